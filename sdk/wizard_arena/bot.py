@@ -1,0 +1,144 @@
+"""The bot API: subclass :class:`Bot` and implement three methods.
+
+>>> from wizard_arena import Card, Suit
+>>> class Lowest(Bot):
+...     def bid(self, view): return 0
+...     def play(self, view): return min(view.legal_cards)
+...     def choose_trump(self, view): return Suit.SPADES
+
+The same class plays in-process (:func:`wizard_arena.local.play_local`), over
+the network (:func:`wizard_arena.client.run_bot`) and in tournaments.
+Methods receive a :class:`~wizard_arena.core.SeatView`; their return value may
+be a plain value (an ``int`` bid, a :class:`Card`, a :class:`Suit`) or the
+matching action (:class:`Bid`, :class:`Play`, :class:`ChooseTrump`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from .core import (
+    Action,
+    Bid,
+    Card,
+    ChooseTrump,
+    Phase,
+    Play,
+    RoundResult,
+    Rules,
+    SeatView,
+    Suit,
+    Trick,
+)
+
+__all__ = ["Bot", "BotError", "GameInfo", "GameSummary", "decide", "to_action"]
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """What a bot learns when its game starts."""
+
+    game_id: str
+    rules: Rules
+    seat: int
+    names: tuple[str, ...]
+    move_time: float | None = None
+    """Seconds allowed per decision, if the referee imposes a limit."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """The end of a game as one seat sees it."""
+
+    game_id: str
+    seat: int
+    totals: tuple[int, ...]
+    ranks: tuple[int, ...]
+    results: tuple[RoundResult, ...]
+
+
+class BotError(Exception):
+    """A bot returned something that is not an action of the kind asked for."""
+
+
+class Bot:
+    """Base class of a Wizard bot. Override :meth:`bid` and :meth:`play`
+    (and :meth:`choose_trump` if the default is not good enough); the
+    ``on_*`` hooks are optional and do nothing by default."""
+
+    #: Shown at the table unless a name is given when the bot is run.
+    name: str = "bot"
+
+    def bid(self, view: SeatView) -> int | Bid:
+        """How many tricks to bid; one of ``view.legal_bids``."""
+        raise NotImplementedError(f"{type(self).__name__} must implement bid(view)")
+
+    def play(self, view: SeatView) -> Card | Play:
+        """Which card to play; one of ``view.legal_cards``."""
+        raise NotImplementedError(f"{type(self).__name__} must implement play(view)")
+
+    def choose_trump(self, view: SeatView) -> Suit | ChooseTrump:
+        """As dealer after a turned Wizard: the trump suit. By default the
+        suit this seat holds most of (ties: the higher cards, then S H D C)."""
+        counts = Counter(c.suit for c in view.hand if c.suit is not None)
+        ranks = Counter()  # type: Counter[Suit]
+        for c in view.hand:
+            if c.suit is not None:
+                ranks[c.suit] += c.rank
+        return max(Suit, key=lambda s: (counts[s], ranks[s], -int(s)))
+
+    # optional hooks -----------------------------------------------------------
+
+    def on_game_start(self, info: GameInfo) -> None:
+        """The game starts; ``info`` tells the seat, names, rules and time limit."""
+
+    def on_trick_end(self, view: SeatView, trick: Trick) -> None:
+        """A trick was completed (``view`` is taken just after it)."""
+
+    def on_round_end(self, view: SeatView, result: RoundResult) -> None:
+        """A round was scored."""
+
+    def on_game_end(self, summary: GameSummary) -> None:
+        """The game is over."""
+
+
+def to_action(view: SeatView, value: Any) -> Action:
+    """Turn a bot method's return value into the action the phase asks for."""
+    phase = view.phase
+    if isinstance(value, Bid | Play | ChooseTrump):
+        return value
+    if phase is Phase.BID and isinstance(value, int) and not isinstance(value, bool):
+        return Bid(value)
+    if phase is Phase.PLAY and isinstance(value, Card):
+        return Play(value)
+    if phase is Phase.PLAY and isinstance(value, str):
+        try:
+            return Play(Card(value))
+        except ValueError:
+            pass
+    if phase is Phase.CHOOSE_TRUMP and isinstance(value, Suit):
+        return ChooseTrump(value)
+    raise BotError(f"in phase {phase.value} a bot must return a {_WANT[phase]}, not {value!r}")
+
+
+_WANT = {
+    Phase.BID: "bid (int)",
+    Phase.PLAY: "card (Card)",
+    Phase.CHOOSE_TRUMP: "suit (Suit)",
+    Phase.DEAL: "nothing",
+    Phase.GAME_OVER: "nothing",
+}
+
+
+def decide(bot: Bot, view: SeatView) -> Action:
+    """Ask ``bot`` for its action in ``view`` (which must be its turn)."""
+    phase = view.phase
+    if phase is Phase.PLAY:
+        return to_action(view, bot.play(view))
+    if phase is Phase.BID:
+        return to_action(view, bot.bid(view))
+    if phase is Phase.CHOOSE_TRUMP:
+        return to_action(view, bot.choose_trump(view))
+    raise BotError(f"no decision in phase {phase.value}")

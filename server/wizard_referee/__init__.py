@@ -1,0 +1,1 @@
+"""Wizard Arena referee: the gRPC server, tournaments, results store and ratings."""
