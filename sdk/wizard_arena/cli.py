@@ -14,10 +14,14 @@ from collections.abc import Sequence
 
 # name -> (module, one-line help). Order is the order shown in --help.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "play": (
-        "wizard_arena.cmd_play",
-        "play one local game among built-in bots and print the scores",
-    ),
+    "demo": ("wizard_referee.cmd_demo", "server + example bots + a small round robin + ratings"),
+    "play": ("wizard_arena.cmd_play", "play one local game among example bots, print scores"),
+    "serve": ("wizard_referee.cmd_serve", "run the gRPC referee server"),
+    "bot": ("wizard_arena.cmd_bot", "connect a bot class (MODULE:CLASS) to a server"),
+    "tournament": ("wizard_referee.cmd_tournament", "run a round-robin tournament (TOML)"),
+    "ratings": ("wizard_referee.cmd_ratings", "rate players from game results (JSON lines)"),
+    "replay": ("wizard_referee.cmd_replay", "print a recorded game trick by trick"),
+    "check": ("wizard_referee.cmd_check", "check a bot against misbehaviour, short deadlines"),
     "conformance": ("wizard_arena.cmd_conformance", "run rules test vectors (JSON files)"),
 }
 
