@@ -1,0 +1,302 @@
+"""The referee server: sessions, the lobby, tables and continuous matchmaking.
+
+trio-style entry points: :func:`serve_arena` runs until cancelled and is
+started with ``arena = await nursery.start(serve_arena, config)``; the
+caller owns the nursery. The gRPC transport lives in :mod:`.bridge`.
+
+Continuous matchmaking (``ArenaConfig.matchmaking``): as soon as
+``rules.players`` greeted bots are waiting, they are seated (first come,
+first seated) at a new table; when the game ends, bots still connected wait
+again. A tournament runner instead turns matchmaking off and seats chosen
+sessions with :meth:`Arena.play_game`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from wizard_arena import __version__
+from wizard_arena.core import Rules
+from wizard_arena.protocol import PROTOCOL_VERSIONS, Hello, ServerInfo, Welcome
+
+from .bridge import Bridge, CloseCode, Connection, open_bridge
+from .logs import get_logger
+from .record import GameRecord
+from .table import SeatSpec, run_table
+
+__all__ = ["Arena", "ArenaConfig", "Session", "serve_arena"]
+
+
+@dataclass(frozen=True)
+class ArenaConfig:
+    host: str = "127.0.0.1"
+    port: int = 0
+    rules: Rules = field(default_factory=lambda: Rules(players=4))
+    move_time: float = 1.0
+    """Seconds allowed for each decision."""
+    tokens: frozenset[str] | None = None
+    """Access tokens accepted in Hello; ``None`` admits any bot."""
+    hello_timeout: float = 10.0
+    inbound_limit: int = 64
+    """Messages a bot may have queued unread before it is cut off for flooding."""
+    max_message_bytes: int = 64 * 1024
+    seed: int | None = None
+    """Base seed for deals; game k of this server uses seed ``f"{seed}:{k}"``."""
+    matchmaking: bool = True
+    """Seat waiting bots continuously (serve mode)."""
+    shutdown_grace: float = 1.0
+
+
+@dataclass(eq=False)
+class Session:
+    """A greeted bot connection."""
+
+    id: str
+    conn: Connection
+    hello: Hello
+    version: int
+    issued: set[str] = field(default_factory=set)
+    busy: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.hello.bot_name or self.id
+
+    @property
+    def alive(self) -> bool:
+        return not self.conn.closed
+
+
+class Arena:
+    """A running referee server (created by :func:`serve_arena`)."""
+
+    def __init__(self, config: ArenaConfig, nursery: trio.Nursery) -> None:
+        self.config = config
+        self._nursery = nursery
+        self.bridge: Bridge | None = None
+        self.sessions: dict[str, Session] = {}
+        self.waiting: list[Session] = []
+        self.records: list[GameRecord] = []
+        self.active_tables = 0
+        self.on_game_end: list[Callable[[GameRecord], None]] = []
+        self.on_session: list[Callable[[Session], None]] = []
+        self._changed = trio.Event()
+        self._game_numbers = itertools.count(1)
+        self._session_numbers = itertools.count(1)
+        self._seeds = random.SystemRandom()
+        self.log = get_logger()
+
+    @property
+    def port(self) -> int:
+        return self.bridge.port if self.bridge is not None else 0
+
+    @property
+    def address(self) -> str:
+        return f"{self.config.host}:{self.port}"
+
+    def server_info(self) -> ServerInfo:
+        c = self.config
+        return ServerInfo(
+            __version__, PROTOCOL_VERSIONS, c.rules, c.move_time, c.tokens is not None
+        )
+
+    # -- change notification ------------------------------------------------------------
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def wait_for_change(self) -> None:
+        """Wait until a session arrives, leaves or becomes free."""
+        await self._changed.wait()
+
+    def live_waiting(self) -> list[Session]:
+        """Sessions greeted, connected and not at a table (oldest first)."""
+        self.waiting = [s for s in self.waiting if s.alive]
+        return [s for s in self.waiting if not s.busy]
+
+    # -- connections --------------------------------------------------------------------
+
+    def _on_connect(self, conn: Connection) -> None:
+        conn.on_closed = self._on_closed
+        self._nursery.start_soon(self._handshake, conn)
+
+    async def _handshake(self, conn: Connection) -> None:
+        log = self.log.bind(conn=conn.id, peer=conn.peer)
+        msg: Any = None
+        with trio.move_on_after(self.config.hello_timeout):
+            try:
+                msg = await conn.receive()
+            except trio.EndOfChannel:
+                log.info("left_before_hello")
+                return
+        if msg is None:
+            conn.close(CloseCode.INVALID_ARGUMENT, "no Hello within the hello timeout")
+            log.info("refused", reason="hello timeout")
+            return
+        if not isinstance(msg, Hello):
+            conn.close(CloseCode.INVALID_ARGUMENT, "the first message must be a Hello")
+            log.info("refused", reason="first message not a hello")
+            return
+        common = [v for v in PROTOCOL_VERSIONS if msg.min_version <= v <= msg.max_version]
+        if not common:
+            details = (
+                "unsupported protocol version: the bot speaks "
+                f"{msg.min_version}..{msg.max_version}, this server speaks "
+                + ", ".join(map(str, PROTOCOL_VERSIONS))
+            )
+            conn.close(CloseCode.FAILED_PRECONDITION, details)
+            log.info("refused", reason="version", bot=msg.bot_name)
+            return
+        tokens = self.config.tokens
+        if tokens is not None and msg.token not in tokens:
+            conn.close(
+                CloseCode.UNAUTHENTICATED,
+                "missing access token" if not msg.token else "invalid access token",
+            )
+            log.info("refused", reason="token", bot=msg.bot_name)
+            return
+        session = Session(
+            f"s{next(self._session_numbers)}-{uuid.uuid4().hex[:8]}", conn, msg, max(common)
+        )
+        conn.send(Welcome(session.version, session.id, __version__))
+        self.sessions[session.id] = session
+        self.waiting.append(session)
+        log.info(
+            "session",
+            session=session.id,
+            bot=session.name,
+            sdk=msg.sdk_name,
+            sdk_version=msg.sdk_version,
+            version=session.version,
+        )
+        for cb in self.on_session:
+            cb(session)
+        self._notify()
+
+    # -- games --------------------------------------------------------------------------
+
+    def next_seed(self) -> int | str:
+        k = next(self._game_numbers)
+        if self.config.seed is None:
+            return self._seeds.randrange(2**63)
+        return f"{self.config.seed}:{k}"
+
+    async def play_game(
+        self,
+        seats: Sequence[Session | None],
+        *,
+        names: Sequence[str] | None = None,
+        game_id: str | None = None,
+        seed: int | str | None = None,
+        rules: Rules | None = None,
+        first_dealer: int = 0,
+        tags: dict[str, Any] | None = None,
+    ) -> GameRecord:
+        """Referee one game between ``seats`` (``None``: the default policy
+        plays that seat). The sessions are busy until it ends."""
+        rules = rules or self.config.rules
+        game_id = game_id or f"g-{uuid.uuid4().hex[:12]}"
+        seed = self.next_seed() if seed is None else seed
+        specs = []
+        for i, s in enumerate(seats):
+            name = names[i] if names is not None else (s.name if s is not None else f"absent-{i}")
+            if s is None:
+                specs.append(SeatSpec(name, None))
+            else:
+                s.busy = True
+                specs.append(SeatSpec(name, s.conn, s.issued))
+        self.active_tables += 1
+        try:
+            record = await run_table(
+                game_id,
+                rules,
+                specs,
+                seed=seed,
+                first_dealer=first_dealer,
+                move_time=self.config.move_time,
+                tags=tags,
+            )
+        finally:
+            self.active_tables -= 1
+            for s in seats:
+                if s is not None:
+                    s.busy = False
+                    if not s.alive:
+                        self.sessions.pop(s.id, None)
+            self._notify()
+        self.records.append(record)
+        for cb in self.on_game_end:
+            cb(record)
+        return record
+
+    async def _matchmaker(self) -> None:
+        n = self.config.rules.players
+        while True:
+            free = self.live_waiting()
+            if len(free) >= n:
+                seats = free[:n]
+                for s in seats:
+                    s.busy = True  # reserve before the table task starts
+                self._nursery.start_soon(self._seated_game, seats)
+                continue
+            await self.wait_for_change()
+
+    async def _seated_game(self, seats: list[Session]) -> None:
+        await self.play_game(seats)
+
+    def _on_closed(self, conn: Connection) -> None:
+        # a waiting bot that leaves is dropped from the lobby at once
+        for sid, s in list(self.sessions.items()):
+            if s.conn is conn and not s.busy:
+                self.sessions.pop(sid, None)
+        self._notify()
+
+
+async def serve_arena(
+    config: ArenaConfig,
+    *,
+    task_status: trio.TaskStatus[Arena] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Run the referee server until cancelled.
+
+    ``task_status.started`` receives the :class:`Arena` once the port is
+    bound (``arena.port``; ``config.port=0`` picks a free one). On
+    cancellation every bot stream ends with UNAVAILABLE and the gRPC server
+    stops.
+    """
+    async with trio.open_nursery() as nursery:
+        arena = Arena(config, nursery)
+        arena.bridge = await open_bridge(
+            config.host,
+            config.port,
+            arena.server_info(),
+            arena._on_connect,
+            inbound_limit=config.inbound_limit,
+            max_message_bytes=config.max_message_bytes,
+        )
+        try:
+            arena.log.info(
+                "serving",
+                address=arena.address,
+                rules=config.rules.describe(),
+                move_time=config.move_time,
+            )
+            if config.matchmaking:
+                nursery.start_soon(arena._matchmaker)
+            task_status.started(arena)
+            await trio.sleep_forever()
+        finally:
+            with trio.CancelScope(shield=True):
+                for s in list(arena.sessions.values()):
+                    s.conn.close(CloseCode.UNAVAILABLE, "server shutting down")
+                await trio.sleep(0.05)  # let the closing statuses go out
+                await arena.bridge.stop(config.shutdown_grace)
+                arena.log.info("stopped", games=len(arena.records))

@@ -1,0 +1,106 @@
+"""``wizard-arena serve``: run the gRPC referee server."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+
+import trio
+
+from wizard_arena.core import BidRestriction, Rules
+
+from .arena import ArenaConfig, serve_arena
+from .logs import configure_logging
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=50051, help="port (0: any free port)")
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=4,
+        choices=range(3, 7),
+        metavar="N",
+        help="players per table, 3-6 (default 4)",
+    )
+    parser.add_argument(
+        "--bid-restriction",
+        default="none",
+        choices=[b.value for b in BidRestriction],
+        help="rule variant",
+    )
+    parser.add_argument(
+        "--move-time",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="deadline per decision (default 1.0)",
+    )
+    parser.add_argument(
+        "--token-file",
+        type=Path,
+        help="file of accepted access tokens, one per line ('#' comments)",
+    )
+    parser.add_argument("--seed", type=int, help="base deal seed (default: random deals)")
+    parser.add_argument(
+        "--log-level", default="info", choices=["debug", "info", "warning", "error"]
+    )
+    parser.add_argument("--log-format", default="auto", choices=["auto", "json", "console"])
+
+
+def read_tokens(path: Path) -> frozenset[str]:
+    """Tokens from a file: one per line; blank lines and ``#`` comments ignored."""
+    tokens = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            tokens.add(line.split()[0])
+    if not tokens:
+        raise ValueError(f"{path}: no tokens in the file")
+    return frozenset(tokens)
+
+
+async def _main(config: ArenaConfig) -> None:
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+            arena = await nursery.start(serve_arena, config)
+            print(
+                f"wizard-arena serving on {arena.address} ({config.rules.describe()})",
+                file=sys.stderr,
+                flush=True,
+            )
+            async for sig in signals:
+                arena.log.info("signal", signal=signal.Signals(sig).name)
+                nursery.cancel_scope.cancel()
+                break
+
+
+def run(args: argparse.Namespace) -> int:
+    configure_logging(args.log_level, args.log_format)
+    if args.move_time <= 0:
+        print("error: --move-time must be positive", file=sys.stderr)
+        return 2
+    tokens = None
+    if args.token_file is not None:
+        try:
+            tokens = read_tokens(args.token_file)
+        except (OSError, ValueError) as e:
+            print(f"error: token file: {e}", file=sys.stderr)
+            return 2
+    config = ArenaConfig(
+        host=args.host,
+        port=args.port,
+        rules=Rules(players=args.players, bid_restriction=BidRestriction(args.bid_restriction)),
+        move_time=args.move_time,
+        tokens=tokens,
+        seed=args.seed,
+    )
+    try:
+        trio.run(_main, config)
+    except OSError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0

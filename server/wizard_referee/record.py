@@ -1,0 +1,194 @@
+"""The complete record of one refereed game, and its replay through the rules core.
+
+A record holds the rules, the seat names, every deal (hands and turned
+card), every action in order with its timing and fault (if the referee had
+to play it), and the results. It round-trips through JSON, and
+:func:`verify_record` replays it through the rules core and lists any
+difference from what was recorded.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from wizard_arena.core import (
+    Action,
+    Bid,
+    Card,
+    ChooseTrump,
+    Game,
+    Play,
+    RoundResult,
+    RuleError,
+    Rules,
+    Suit,
+)
+
+__all__ = [
+    "FAULT_CODES",
+    "GameRecord",
+    "MoveRecord",
+    "RoundRecord",
+    "parse_action",
+    "verify_record",
+]
+
+#: Fault codes recorded against a seat.
+FAULT_CODES = {
+    "timeout": "no valid answer before the deadline; the default action was played",
+    "illegal": "an action the rules refuse (it was rejected; the bot could retry in time)",
+    "malformed": "a message that did not decode, an action without a usable choice, "
+    "or an action quoting a request id that was never issued",
+    "disconnect": "the connection dropped; the default policy played for the seat",
+    "flooding": "the bot sent messages faster than the inbound queue allows; cut off",
+}
+
+
+def parse_action(text: str) -> Action:
+    """Inverse of :func:`wizard_arena.core.action_text`.
+
+    >>> parse_action("play 13H"), parse_action("bid 2"), parse_action("trump S")
+    (Play(card=Card('13H')), Bid(bid=2), ChooseTrump(suit=Suit.SPADES))
+    """
+    kind, _, arg = text.partition(" ")
+    if kind == "bid":
+        return Bid(int(arg))
+    if kind == "play":
+        return Play(Card(arg))
+    if kind == "trump":
+        return ChooseTrump(Suit.from_letter(arg))
+    raise ValueError(f"not an action: {text!r}")
+
+
+@dataclass
+class MoveRecord:
+    """One decision: who, what, how long the bot took (ms), and the fault if
+    the referee played it instead of the bot."""
+
+    seat: int
+    action: str
+    ms: float
+    fault: str | None = None
+
+
+@dataclass
+class RoundRecord:
+    round: int
+    dealer: int
+    hands: list[list[str]]
+    turned_card: str | None
+    moves: list[MoveRecord] = field(default_factory=list)
+
+
+@dataclass
+class GameRecord:
+    game_id: str
+    rules: dict[str, Any]
+    names: list[str]
+    seed: int | str | None
+    first_dealer: int
+    started_at: float
+    finished_at: float | None = None
+    status: str = "running"
+    """``running``, ``finished`` or ``aborted`` (an internal error; see ``error``)."""
+    rounds: list[RoundRecord] = field(default_factory=list)
+    results: list[list[list[int]]] = field(default_factory=list)
+    """Per round: [bids, tricks, points, totals]."""
+    totals: list[int] = field(default_factory=list)
+    ranks: list[int] = field(default_factory=list)
+    faults: list[dict[str, int]] = field(default_factory=list)
+    """Per seat: fault code -> count."""
+    fault_details: list[dict[str, str]] = field(default_factory=list)
+    """Per seat: fault code -> detail of its first occurrence."""
+    error: str = ""
+    tags: dict[str, Any] = field(default_factory=dict)
+    """Free-form metadata (tournament, duplicate set, rotation...)."""
+
+    @property
+    def faulted_seats(self) -> list[int]:
+        return [s for s, f in enumerate(self.faults) if f]
+
+    def add_fault(self, seat: int, code: str, detail: str) -> None:
+        self.faults[seat][code] = self.faults[seat].get(code, 0) + 1
+        self.fault_details[seat].setdefault(code, detail)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
+        rounds = [
+            RoundRecord(
+                r["round"],
+                r["dealer"],
+                r["hands"],
+                r["turned_card"],
+                [MoveRecord(**m) for m in r["moves"]],
+            )
+            for r in data.get("rounds", [])
+        ]
+        return cls(**{**data, "rounds": rounds})
+
+    @classmethod
+    def from_json(cls, text: str) -> GameRecord:
+        return cls.from_dict(json.loads(text))
+
+
+def verify_record(record: GameRecord) -> list[str]:
+    """Replay ``record`` through the rules core; return the differences found
+    (an empty list when the record is consistent with the rules)."""
+    problems: list[str] = []
+    try:
+        rules = Rules.from_dict(record.rules)
+        game = Game(rules, first_dealer=record.first_dealer)
+    except ValueError as e:
+        return [f"cannot set up the game: {e}"]
+    for rr in record.rounds:
+        where = f"round {rr.round}"
+        if rr.round != game.round + 1 or rr.dealer != game.next_dealer():
+            problems.append(f"{where}: round/dealer out of sequence")
+            return problems
+        try:
+            hands = [[Card(c) for c in h] for h in rr.hands]
+            turned = Card(rr.turned_card) if rr.turned_card is not None else None
+            game.deal(hands, turned)
+        except ValueError as e:
+            problems.append(f"{where}: deal refused: {e}")
+            return problems
+        for i, mv in enumerate(rr.moves):
+            if game.to_act != mv.seat:
+                problems.append(f"{where} move {i}: seat {mv.seat} recorded, {game.to_act} to act")
+                return problems
+            try:
+                game.apply(mv.seat, parse_action(mv.action))
+            except (RuleError, ValueError) as e:
+                problems.append(f"{where} move {i}: {mv.action} refused: {e}")
+                return problems
+    for i, res in enumerate(record.results):
+        if i >= len(game.results):
+            problems.append(f"round {i + 1}: result recorded but the round is incomplete")
+            break
+        got = game.results[i]
+        want = RoundResult(i + 1, got.dealer, *map(tuple, res))
+        if got != want:
+            problems.append(f"round {i + 1}: recorded {res}, rules give {list(got[2:])}")
+    if record.status == "finished":
+        if not game.is_over:
+            problems.append("recorded as finished but the game is not over")
+        elif list(game.totals) != record.totals:
+            problems.append(f"totals: recorded {record.totals}, rules give {game.totals}")
+        elif list(game.ranks) != record.ranks:
+            problems.append(f"ranks: recorded {record.ranks}, rules give {game.ranks}")
+    return problems
+
+
+def fault_counts(records: list[GameRecord]) -> Counter[str]:
+    """Faults by code over ``records``."""
+    c: Counter[str] = Counter()
+    for r in records:
+        for f in r.faults:
+            c.update(f)
+    return c

@@ -1,0 +1,376 @@
+"""One table: referee one game between connected bots.
+
+:func:`run_table` deals, asks each seat in turn for its decision under a
+per-move deadline (a trio cancel scope timed on the server's monotonic
+clock), enforces every rule through the rules core, and broadcasts what each
+seat may see. A bot never brings the table down: illegal, malformed, late
+and out-of-turn messages are rejected or ignored and recorded; a timeout or
+a disconnect makes the referee play the core's default action
+(:func:`wizard_arena.core.default_action`). The game always finishes and its
+record says which seats were faulted and why.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from wizard_arena.bot import GameInfo
+from wizard_arena.core import (
+    Action,
+    Game,
+    GameOver,
+    Phase,
+    RoundStarted,
+    RuleError,
+    Rules,
+    SeatView,
+    action_text,
+    default_action,
+)
+from wizard_arena.protocol import (
+    ActionMsg,
+    ActionRejected,
+    DecisionRequest,
+    FaultSummary,
+    GameEnd,
+    Hello,
+    RoundStart,
+    TableEvent,
+)
+
+from .bridge import Connection, Malformed
+from .logs import get_logger
+from .record import GameRecord, MoveRecord, RoundRecord
+
+__all__ = ["SeatSpec", "run_table"]
+
+
+@dataclass
+class SeatSpec:
+    """Who sits in a seat: a name and the bot's connection (``None``: the
+    referee's default policy plays the seat from the start)."""
+
+    name: str
+    conn: Connection | None
+    issued: set[str] = field(default_factory=set)
+    """Request ids ever issued to this bot (so late answers are recognised)."""
+
+
+@dataclass
+class _SeatState:
+    spec: SeatSpec
+    seat: int
+    send_answer: trio.MemorySendChannel[ActionMsg]
+    answers: trio.MemoryReceiveChannel[ActionMsg]
+    open_request: str | None = None
+    gone: bool = False
+
+    @property
+    def conn(self) -> Connection | None:
+        return None if self.gone else self.spec.conn
+
+    def send(self, msg: Any) -> None:
+        conn = self.conn
+        if conn is not None:
+            conn.send(msg)
+
+
+class _Table:
+    def __init__(
+        self,
+        game_id: str,
+        rules: Rules,
+        seats: Sequence[SeatSpec],
+        seed: int | str | None,
+        first_dealer: int,
+        move_time: float,
+        tags: dict[str, Any],
+    ) -> None:
+        n = rules.players
+        if len(seats) != n:
+            raise ValueError(f"{n} players need {n} seats, got {len(seats)}")
+        self.game_id = game_id
+        self.rules = rules
+        self.move_time = move_time
+        self.game = Game(rules, seed=seed, first_dealer=first_dealer)
+        self.log = get_logger(game_id=game_id)
+        self.states: list[_SeatState] = []
+        for s, spec in enumerate(seats):
+            send, recv = trio.open_memory_channel[ActionMsg](64)
+            st = _SeatState(spec, s, send, recv)
+            if spec.conn is None or spec.conn.closed:
+                st.gone = True
+            self.states.append(st)
+        self.record = GameRecord(
+            game_id=game_id,
+            rules=rules.to_dict(),
+            names=[s.name for s in seats],
+            seed=seed,
+            first_dealer=first_dealer,
+            started_at=time.time(),
+            faults=[{} for _ in range(n)],
+            fault_details=[{} for _ in range(n)],
+            tags=dict(tags),
+        )
+        self._requests = 0
+        self._events_seen = 0
+        for st in self.states:
+            if st.gone and spec_disconnected(st.spec):
+                self._fault(st, "disconnect", "not connected when the game started")
+
+    # -- faults and messages ------------------------------------------------------------
+
+    def _fault(self, st: _SeatState, code: str, detail: str) -> None:
+        self.record.add_fault(st.seat, code, detail)
+        self.log.warning(
+            "fault", round=self.game.round, seat=st.seat, bot=st.spec.name, code=code, detail=detail
+        )
+
+    def _reject(
+        self, st: _SeatState, request_id: str, code: str, message: str, left: float
+    ) -> None:
+        st.send(ActionRejected(request_id, self.game_id, code, message, max(0.0, left)))
+
+    def _mark_gone(self, st: _SeatState) -> None:
+        if st.gone:
+            return
+        st.gone = True
+        conn = st.spec.conn
+        if conn is not None and conn.flooded:
+            self._fault(st, "flooding", conn.close_reason)
+        else:
+            reason = conn.close_reason if conn is not None else "not connected"
+            self._fault(st, "disconnect", reason or "the connection dropped")
+        st.send_answer.close()
+
+    # -- per-seat reader: routes everything a bot sends -----------------------------------
+
+    async def _reader(self, st: _SeatState) -> None:
+        conn = st.spec.conn
+        if conn is None or st.gone:
+            return
+        while True:
+            try:
+                msg = await conn.receive()
+            except (trio.EndOfChannel, trio.ClosedResourceError):
+                self._mark_gone(st)
+                return
+            if isinstance(msg, Malformed):
+                self._fault(st, "malformed", msg.detail)
+                self._reject(st, "", "malformed", f"seat {st.seat}: {msg.detail}", 0.0)
+                continue
+            if isinstance(msg, Hello):
+                self._fault(st, "malformed", "a second hello")
+                self._reject(st, "", "malformed", f"seat {st.seat}: hello sent twice", 0.0)
+                continue
+            rid = msg.request_id
+            if rid == st.open_request:
+                try:
+                    st.send_answer.send_nowait(msg)
+                except trio.WouldBlock:
+                    self._fault(st, "flooding", "too many answers to one request")
+                continue
+            if rid in st.spec.issued:
+                self.log.info(
+                    "late_or_duplicate_answer", seat=st.seat, bot=st.spec.name, request_id=rid
+                )
+                continue
+            if st.open_request is None:
+                text = action_text(msg.action) if msg.action is not None else "an action"
+                self._fault(st, "illegal", f"{text} out of turn")
+                self._reject(
+                    st,
+                    rid,
+                    "not_your_turn",
+                    f"seat {st.seat}: {text} refused: not your turn (no decision is open)",
+                    0.0,
+                )
+            else:
+                self._fault(st, "malformed", f"unknown request id {rid!r}")
+                self._reject(
+                    st,
+                    rid,
+                    "unknown_request",
+                    f"seat {st.seat}: request id {rid!r} is not the open request "
+                    f"{st.open_request!r}",
+                    0.0,
+                )
+
+    # -- one decision -----------------------------------------------------------------------
+
+    async def _decide(self, st: _SeatState, view: SeatView) -> tuple[Action, float, str | None]:
+        """Get a legal action from the seat (applying it) or play the default."""
+        game = self.game
+        seat = st.seat
+        if st.gone:
+            action = default_action(view.legal_actions)
+            game.apply(seat, action)
+            return action, 0.0, "disconnect"
+        self._requests += 1
+        rid = f"{self.game_id}-{self._requests}"
+        st.spec.issued.add(rid)
+        st.open_request = rid
+        start = trio.current_time()
+        deadline = start + self.move_time
+        st.send(DecisionRequest(rid, self.game_id, view.with_time_left(self.move_time)))
+        fault: str | None = "timeout"
+        with trio.move_on_at(deadline):
+            while True:
+                try:
+                    msg = await st.answers.receive()
+                except (trio.EndOfChannel, trio.ClosedResourceError):
+                    fault = "disconnect"
+                    break
+                if msg.request_id != rid:
+                    continue
+                left = deadline - trio.current_time()
+                if msg.action is None:
+                    self._fault(st, "malformed", msg.error)
+                    self._reject(st, rid, "malformed", f"seat {seat}: {msg.error}", left)
+                    continue
+                try:
+                    game.apply(seat, msg.action)
+                except RuleError as e:
+                    self._fault(st, "illegal", str(e))
+                    self._reject(st, rid, e.code, str(e), left)
+                    continue
+                st.open_request = None
+                return msg.action, (trio.current_time() - start) * 1000, None
+        st.open_request = None
+        elapsed = (trio.current_time() - start) * 1000
+        if fault == "timeout":
+            self._fault(st, "timeout", f"no legal answer within {self.move_time:g} s")
+        action = default_action(view.legal_actions)
+        game.apply(seat, action)
+        return action, elapsed, fault
+
+    # -- broadcasting -----------------------------------------------------------------------
+
+    def _broadcast_new_events(self) -> None:
+        game = self.game
+        new = game.events[self._events_seen :]
+        self._events_seen = len(game.events)
+        for ev in new:
+            if isinstance(ev, RoundStarted):
+                pending = ev.turned_card is not None and ev.turned_card.is_wizard
+                for st in self.states:
+                    st.send(
+                        RoundStart(
+                            self.game_id,
+                            ev.round,
+                            ev.dealer,
+                            ev.cards,
+                            tuple(game.dealt_hands[st.seat]),
+                            ev.turned_card,
+                            ev.trump,
+                            pending,
+                        )
+                    )
+            elif isinstance(ev, GameOver):
+                continue  # sent with the faults once the record is complete
+            else:
+                msg = TableEvent(self.game_id, ev)
+                for st in self.states:
+                    st.send(msg)
+
+    # -- the game -------------------------------------------------------------------------
+
+    async def run(self) -> GameRecord:
+        game = self.game
+        rec = self.record
+        names = tuple(rec.names)
+        for st in self.states:
+            st.send(GameInfo(self.game_id, self.rules, st.seat, names, self.move_time))
+        async with trio.open_nursery() as nursery:
+            for st in self.states:
+                nursery.start_soon(self._reader, st)
+            while not game.is_over:
+                if game.phase is Phase.DEAL:
+                    game.deal()
+                    rec.rounds.append(
+                        RoundRecord(
+                            game.round,
+                            game.dealer,
+                            [[c.text for c in h] for h in game.dealt_hands],
+                            game.turned_card.text if game.turned_card is not None else None,
+                        )
+                    )
+                    self._broadcast_new_events()
+                    continue
+                seat = game.to_act
+                assert seat is not None
+                st = self.states[seat]
+                view = game.view(seat)
+                action, ms, fault = await self._decide(st, view)
+                rec.rounds[-1].moves.append(
+                    MoveRecord(seat, action_text(action), round(ms, 3), fault)
+                )
+                self.log.info(
+                    "decision",
+                    round=game.round,
+                    seat=seat,
+                    bot=st.spec.name,
+                    action=action_text(action),
+                    ms=round(ms, 3),
+                    fault=fault,
+                )
+                self._broadcast_new_events()
+            nursery.cancel_scope.cancel()
+        rec.results = [
+            [list(r.bids), list(r.tricks), list(r.points), list(r.totals)] for r in game.results
+        ]
+        rec.totals = list(game.totals)
+        rec.ranks = list(game.ranks)
+        rec.status = "finished"
+        rec.finished_at = time.time()
+        faults = tuple(
+            FaultSummary(s, code, count, rec.fault_details[s].get(code, ""))
+            for s, per in enumerate(rec.faults)
+            for code, count in sorted(per.items())
+        )
+        end = GameEnd(self.game_id, tuple(game.totals), tuple(game.ranks), faults)
+        for st in self.states:
+            st.send(end)
+        self.log.info(
+            "game_over",
+            totals=rec.totals,
+            ranks=rec.ranks,
+            faulted=rec.faulted_seats,
+            names=rec.names,
+        )
+        return rec
+
+
+def spec_disconnected(spec: SeatSpec) -> bool:
+    return spec.conn is not None and spec.conn.closed
+
+
+async def run_table(
+    game_id: str,
+    rules: Rules,
+    seats: Sequence[SeatSpec],
+    *,
+    seed: int | str | None = None,
+    first_dealer: int = 0,
+    move_time: float = 1.0,
+    tags: dict[str, Any] | None = None,
+) -> GameRecord:
+    """Referee one full game; return its record.
+
+    An unexpected internal error does not propagate: the record comes back
+    with ``status="aborted"`` and the error, and the other tables go on.
+    """
+    table = _Table(game_id, rules, seats, seed, first_dealer, move_time, tags or {})
+    try:
+        return await table.run()
+    except Exception as e:
+        table.log.exception("table_aborted", error=repr(e))
+        table.record.status = "aborted"
+        table.record.error = f"{type(e).__name__}: {e}"
+        table.record.finished_at = time.time()
+        return table.record
