@@ -33,7 +33,7 @@ import trio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from wizard_arena import wire
+import wizard_arena.wire as wire
 from wizard_arena.protocol import BotMsg, ServerInfo, ServerMsg
 
 __all__ = ["Bridge", "CloseCode", "Connection", "Malformed", "open_bridge"]
