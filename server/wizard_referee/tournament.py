@@ -32,9 +32,10 @@ import sys
 import time
 import tomllib
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any, TextIO
 
 import trio
 
@@ -504,22 +505,28 @@ async def _play(
         arena.on_session.append(on_session)
         if instances:
             log_dir.mkdir(parents=True, exist_ok=True)
+        spawner = _Spawner()
         for inst in instances:
             inst.log_path = log_dir / f"{inst.entrant.name}-{inst.index}.log"
-            nursery.start_soon(_supervise, inst, arena.address, log)
+            nursery.start_soon(_supervise, inst, arena.address, spawner, log)
         await _await_entrants(config, arena, pool, log_dir)
         if progress_stream is not None:
             nursery.start_soon(_show_progress, progress, store, progress_stream, progress_interval)
-        await _schedule(config, arena, store, pending, pool, progress, log, on_record)
-        nursery.cancel_scope.cancel()
+        try:
+            await _schedule(config, arena, store, pending, pool, progress, log, on_record)
+        finally:
+            nursery.cancel_scope.cancel()
+    spawner.close()
     if progress_stream is not None:
         progress_stream.write(progress.line() + "\n")
         progress_stream.flush()
 
 
 def _die_with_parent() -> None:
-    """In the child, before exec: on Linux, get SIGTERM when the runner dies
-    (even by SIGKILL), so no bot outlives its tournament."""
+    """In the child, before exec: on Linux, get SIGTERM when the thread that
+    started it ends. The runner starts every bot from one spawner thread that
+    lives as long as the tournament, so no bot outlives its runner, even one
+    killed with SIGKILL."""
     if sys.platform.startswith("linux"):
         import ctypes
         import signal
@@ -529,7 +536,31 @@ def _die_with_parent() -> None:
             libc.prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
 
 
-async def _supervise(inst: _Instance, address: str, log: Any) -> None:
+class _Spawner:
+    """Starts subprocesses from one long-lived thread (see _die_with_parent)."""
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bot-spawner")
+
+    async def spawn(
+        self, cmd: list[str], env: dict[str, str], out: IO[bytes]
+    ) -> subprocess.Popen[bytes]:
+        future = self._pool.submit(
+            subprocess.Popen,
+            cmd,
+            env=env,
+            stdout=out,
+            stderr=out,
+            stdin=subprocess.DEVNULL,
+            preexec_fn=_die_with_parent,
+        )
+        return await trio.to_thread.run_sync(future.result)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False)
+
+
+async def _supervise(inst: _Instance, address: str, spawner: _Spawner, log: Any) -> None:
     """Run one instance of a command entrant; restart it if it exits (crash)."""
     assert inst.entrant.command is not None and inst.log_path is not None
     subst = {"{server}": address, "{token}": inst.token, "{name}": inst.entrant.name}
@@ -547,20 +578,24 @@ async def _supervise(inst: _Instance, address: str, log: Any) -> None:
     while True:
         with open(inst.log_path, "ab") as out:
             try:
-                proc = await trio.run_process(
-                    cmd,
-                    check=False,
-                    env=env,
-                    stdout=out,
-                    stderr=out,
-                    stdin=subprocess.DEVNULL,
-                    preexec_fn=_die_with_parent,
-                )
+                proc = await spawner.spawn(cmd, env, out)
             except OSError as e:
                 log.error("entrant_start_failed", entrant=inst.entrant.name, error=str(e))
                 raise TournamentError(
                     f"entrant {inst.entrant.name!r}: cannot start {cmd[0]!r}: {e}"
                 ) from None
+            try:
+                while proc.poll() is None:
+                    await trio.sleep(0.1)
+            finally:
+                if proc.poll() is None:
+                    proc.terminate()
+                    with trio.CancelScope(shield=True), trio.move_on_after(3):
+                        while proc.poll() is None:
+                            await trio.sleep(0.05)
+                    if proc.poll() is None:
+                        proc.kill()
+                        proc.wait()
         inst.restarts += 1
         log.warning(
             "entrant_exited",

@@ -1,0 +1,36 @@
+"""A deterministic test bot: its choice depends only on what it sees, never on
+which games the process played before (so tournament results are reproducible)."""
+
+from __future__ import annotations
+
+import random
+
+from wizard_arena import Card, SeatView, Suit
+from wizard_arena.bot import Bot
+
+
+class DeterministicBot(Bot):
+    name = "det"
+
+    def __init__(self, salt: str = "") -> None:
+        self.salt = salt
+
+    def _rng(self, view: SeatView) -> random.Random:
+        key = (
+            self.salt,
+            view.round,
+            view.seat,
+            tuple(c.text for c in view.hand),
+            tuple(c.text for _, c in view.plays),
+            view.bids,
+        )
+        return random.Random(repr(key))
+
+    def bid(self, view: SeatView) -> int:
+        return self._rng(view).choice(view.legal_bids)
+
+    def play(self, view: SeatView) -> Card:
+        return self._rng(view).choice(view.legal_cards)
+
+    def choose_trump(self, view: SeatView) -> Suit:
+        return self._rng(view).choice(list(Suit))

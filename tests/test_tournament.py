@@ -1,0 +1,341 @@
+"""Tournament planning, the results store, resume after SIGKILL, replay and leaderboards."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import trio
+
+from wizard_referee.record import GameRecord
+from wizard_referee.store import ResultsStore
+from wizard_referee.tournament import (
+    TournamentConfig,
+    TournamentError,
+    leaderboard,
+    plan_games,
+    run_tournament,
+)
+
+from .conftest import ROOT
+
+BOT = [sys.executable, "-m", "wizard_arena.cli", "bot"]
+
+
+def _entrant(name: str, target: str, *args: str) -> dict[str, object]:
+    return {
+        "name": name,
+        "command": [
+            *BOT,
+            target,
+            "--server",
+            "{server}",
+            "--token",
+            "{token}",
+            "--name",
+            "{name}",
+            "--quiet",
+            *args,
+        ],
+    }
+
+
+def _det_entrants(n: int) -> list[dict[str, object]]:
+    out = [_entrant("heuristic", "wizard_bots.heuristic:HeuristicBot")]
+    for i in range(n - 1):
+        out.append(
+            _entrant(f"det-{i}", "tests.bots.det_bot:DeterministicBot", "--arg", f"salt=s{i}")
+        )
+    return out
+
+
+def _toml(path: Path, tournament: dict[str, object], entrants: list[dict[str, object]]) -> Path:
+    lines = ["[tournament]"]
+    for k, v in tournament.items():
+        lines.append(f"{k} = {json.dumps(v)}")
+    for e in entrants:
+        lines.append("\n[[entrant]]")
+        for k, v in e.items():
+            lines.append(f"{k} = {json.dumps(v)}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+# -- planning -------------------------------------------------------------------------
+
+
+def _config(entrants: int, players: int, deal_sets: int = 2, **kw: object) -> TournamentConfig:
+    return TournamentConfig.from_dict(
+        {
+            "tournament": {"players": players, "deal_sets": deal_sets, "seed": 5, **kw},
+            "entrant": [{"name": f"e{i}", "command": ["true"]} for i in range(entrants)],
+        }
+    )
+
+
+@pytest.mark.parametrize(("entrants", "players"), [(3, 3), (4, 3), (5, 4), (6, 6), (7, 5)])
+def test_plan_duplicate_sets(entrants: int, players: int) -> None:
+    specs = plan_games(_config(entrants, players))
+    assert len({s.id for s in specs}) == len(specs)
+    assert [s.seq for s in specs] == list(range(len(specs)))
+    sets: dict[str, list] = {}
+    for s in specs:
+        sets.setdefault(s.duplicate_set, []).append(s)
+    for games in sets.values():
+        # one game per rotation, all with the same deal seed
+        assert len(games) == players
+        assert len({g.seed for g in games}) == 1
+        # every entrant of the table holds every seat's hand exactly once
+        members = set(games[0].seats)
+        for seat in range(players):
+            assert {g.seats[seat] for g in games} == members
+    # every entrant plays the same number of games
+    counts = Counter(e for s in specs for e in s.seats)
+    assert len(set(counts.values())) == 1
+
+
+def test_plan_is_deterministic_and_seed_dependent() -> None:
+    a = plan_games(_config(7, 4, max_tables=10))
+    assert a == plan_games(_config(7, 4, max_tables=10))
+    assert [s.seed for s in a] != [s.seed for s in plan_games(_config(7, 4, max_tables=10, seed=6))]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            {"tournament": {"players": 4}, "entrant": [{"name": "a", "command": "x"}] * 1},
+            "cannot fill a table",
+        ),
+        ({"tournament": {"bogus": 1}, "entrant": []}, "unknown [tournament] key"),
+        ({"tournament": {}, "entrant": [{"name": "a"}]}, "needs a command, or a token"),
+        (
+            {"tournament": {"players": 3}, "entrant": [{"name": "a", "command": "x"}] * 3},
+            "names must be unique",
+        ),
+        (
+            {
+                "tournament": {"players": 3, "bid_restriction": "odd"},
+                "entrant": [{"name": n, "command": "x"} for n in "abc"],
+            },
+            "unknown bid_restriction",
+        ),
+    ],
+)
+def test_config_errors(data: dict, message: str) -> None:
+    with pytest.raises(TournamentError, match=message.replace("[", r"\[")):
+        TournamentConfig.from_dict(data)
+
+
+def test_cli_refuses_bad_config_without_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[tournament\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "wizard_arena.cli", "tournament", str(bad)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert "not valid TOML" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# -- store ----------------------------------------------------------------------------
+
+
+def test_store_refuses_counting_a_game_twice(tmp_path: Path) -> None:
+    config = _config(3, 3, deal_sets=1)
+    specs = plan_games(config)
+    store = ResultsStore(tmp_path / "r.sqlite")
+    store.create(
+        "t", {"plan": config.plan_key()}, [("e0", "command", "true")], specs, config.rules.to_dict()
+    )
+    rec = GameRecord(
+        specs[0].id,
+        config.rules.to_dict(),
+        list(specs[0].seats),
+        specs[0].seed,
+        0,
+        0.0,
+        1.0,
+        "finished",
+        [],
+        [[[0, 0, 0], [1, 0, 0], [-10, 20, 20], [-10, 20, 20]]],
+        [-10, 20, 20],
+        [3, 1, 1],
+        [{}, {}, {}],
+        [{}, {}, {}],
+    )
+    store.save_game(specs[0], rec)
+    with pytest.raises(ValueError, match="already finished"):
+        store.save_game(specs[0], rec)
+    assert len(store.seat_results()) == 3
+    assert store.counts() == {"finished": 1, "pending": len(specs) - 1}
+    assert [s.id for s in store.unfinished()] == [s.id for s in specs[1:]]
+
+
+# -- full runs ------------------------------------------------------------------------
+
+
+def _results(db: Path) -> list[tuple]:
+    con = sqlite3.connect(db)
+    rows = con.execute(
+        "SELECT game_id, seat, entrant, total, rank, points FROM seat_results"
+        " ORDER BY game_id, seat"
+    ).fetchall()
+    con.close()
+    return rows
+
+
+TOURNEY = {"name": "det", "players": 6, "deal_sets": 2, "move_time": 5.0, "seed": 11, "parallel": 1}
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+
+@pytest.mark.slow
+def test_sigkill_and_resume_gives_the_uninterrupted_results(tmp_path: Path) -> None:
+    entrants = _det_entrants(6)
+    # 1. uninterrupted run, in-process
+    config_a = TournamentConfig.from_dict(
+        {"tournament": {**TOURNEY, "database": str(tmp_path / "a.sqlite")}, "entrant": entrants}
+    )
+    os.environ["PYTHONPATH"] = _env()["PYTHONPATH"]
+    store = trio.run(run_tournament, config_a)
+    store.close()
+    full = _results(tmp_path / "a.sqlite")
+    assert len(full) == len(plan_games(config_a)) * 6
+
+    # 2. the same tournament as a subprocess, killed with SIGKILL mid-way
+    toml = _toml(tmp_path / "b.toml", {**TOURNEY, "database": "b.sqlite"}, entrants)
+    db = tmp_path / "b.sqlite"
+    cmd = [sys.executable, "-m", "wizard_arena.cli", "tournament", str(toml), "--quiet"]
+    proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    finished = 0
+    while time.monotonic() < deadline and finished < 3:
+        time.sleep(0.2)
+        if db.exists():
+            with sqlite3.connect(db) as con:
+                try:
+                    finished = con.execute(
+                        "SELECT COUNT(*) FROM games WHERE status='finished'"
+                    ).fetchone()[0]
+                except sqlite3.OperationalError:
+                    finished = 0
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert 3 <= finished < len(plan_games(config_a)), "kill did not land mid-tournament"
+    partial = _results(db)
+    assert partial, "finished games were lost"
+
+    # 3. resume completes it; results equal the uninterrupted run
+    res = subprocess.run(
+        [*cmd, "--resume", "--json"],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert res.returncode == 0, res.stderr
+    assert _results(db) == full
+    board = json.loads(res.stdout)
+    assert {r["name"] for r in board} == {e["name"] for e in entrants}
+    assert all(r["games"] == len(plan_games(config_a)) for r in board)
+
+    # 4. replay --verify each stored game through the rules core
+    with ResultsStore(db) as store_b:
+        ids = [g.id for g in store_b.games("finished")]
+    for gid in ids[:3]:
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "wizard_arena.cli",
+                "replay",
+                gid,
+                "--database",
+                str(db),
+                "--verify",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert "verified, no difference" in out.stdout
+    shown = subprocess.run(
+        [sys.executable, "-m", "wizard_arena.cli", "replay", ids[0], "--database", str(db)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "trick 1:" in shown.stdout and "final:" in shown.stdout
+
+    # 5. a resumed, complete tournament has nothing left to play
+    again = subprocess.run(
+        [*cmd, "--resume", "--csv"],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert again.returncode == 0
+    assert again.stdout.splitlines()[0].startswith("rank,name,rating,low,high,games")
+    assert _results(db) == full
+
+
+def test_leaderboard_statistics(tmp_path: Path) -> None:
+    config = _config(3, 3, deal_sets=1)
+    specs = plan_games(config)
+    store = ResultsStore(tmp_path / "r.sqlite")
+    store.create("t", {"plan": config.plan_key()}, [], specs, config.rules.to_dict())
+    # e0 wins every game: 1 round, bid accuracy 1/1 for the winner
+    for spec in specs:
+        winner = spec.seats.index("e0")
+        points = [-10, -10, -10]
+        points[winner] = 30
+        bids = [0, 0, 0]
+        bids[winner] = 1
+        tricks = [1 if s == (winner + 1) % 3 else 0 for s in range(3)]
+        tricks[winner] = 1
+        ranks = [2, 2, 2]
+        ranks[winner] = 1
+        faults: list[dict[str, int]] = [{}, {}, {}]
+        faults[(winner + 2) % 3] = {"timeout": 2}
+        rec = GameRecord(
+            spec.id,
+            config.rules.to_dict(),
+            list(spec.seats),
+            spec.seed,
+            0,
+            0.0,
+            1.0,
+            "finished",
+            [],
+            [[bids, tricks, points, points]],
+            points,
+            ranks,
+            faults,
+            [{}, {}, {}],
+        )
+        store.save_game(spec, rec)
+    board = leaderboard(store, bootstrap=50)
+    top = board.rows[0]
+    assert top.name == "e0" and top.tables_won == 1.0 and top.mean_points == 30
+    assert top.bid_accuracy == 1.0 and top.games == len(specs)
+    assert any("prior" in n for n in board.notes)  # e0 won every comparison
+    assert sum(r.timeouts for r in board.rows) == 2 * len(specs)
+    excluded = leaderboard(store, bootstrap=0, exclude_faulted=True)
+    assert excluded.rows and "kept out of the ratings" in excluded.notes[-1]
