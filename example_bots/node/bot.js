@@ -1,0 +1,156 @@
+#!/usr/bin/env node
+// A Wizard Arena bot in Node.js, written from proto/wizard_arena/v1/arena.proto
+// alone: the .proto is loaded at run time with @grpc/proto-loader, and every
+// decision is taken from the DecisionRequest (its legal actions), so the bot
+// keeps no game state of its own.
+//
+//   node bot.js --server 127.0.0.1:50051 --name node-bot [--games N] [--token T]
+//
+// Strategy: the lowest legal bid, a random legal card, the first legal trump.
+// Exit status: 0 after N games (or when the server ends the stream), 1 when the
+// server refuses or drops the bot, 2 for bad arguments, 130 on Ctrl-C.
+'use strict';
+
+const path = require('node:path');
+const grpc = require('@grpc/grpc-js');
+const protoLoader = require('@grpc/proto-loader');
+
+const PROTO = path.resolve(__dirname, '..', '..', 'proto', 'wizard_arena', 'v1', 'arena.proto');
+const SDK_NAME = 'wizard-arena-node-example';
+const SDK_VERSION = require('./package.json').version;
+const PROTOCOL_VERSION = 1;
+
+function usage(message) {
+  if (message) console.error(`node-bot: error: ${message}`);
+  console.error('usage: node bot.js --server HOST:PORT --name NAME [--games N] [--token TOKEN]');
+  process.exit(2);
+}
+
+function parseArgs(argv) {
+  const args = { server: '127.0.0.1:50051', name: 'node-bot', games: 0, token: '' };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    if (flag === '-h' || flag === '--help') usage();
+    const value = argv[i + 1];
+    if (!['--server', '--name', '--games', '--token'].includes(flag)) usage(`unknown option ${flag}`);
+    if (value === undefined) usage(`${flag} needs a value`);
+    i++;
+    if (flag === '--games') {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 1) usage('--games must be a positive integer');
+      args.games = n;
+    } else {
+      args[flag.slice(2)] = value;
+    }
+  }
+  return args;
+}
+
+// The decision, from the request alone.
+function decide(req) {
+  const action = { requestId: req.requestId };
+  switch (req.kind) {
+    case 'DECISION_KIND_BID':
+      action.bid = Math.min(...req.legalBids);
+      break;
+    case 'DECISION_KIND_PLAY':
+      action.card = req.legalCards[Math.floor(Math.random() * req.legalCards.length)];
+      break;
+    case 'DECISION_KIND_CHOOSE_TRUMP':
+      action.trump = req.legalSuits[0];
+      break;
+    default:
+      throw new Error(`unknown decision kind ${req.kind}`);
+  }
+  return action;
+}
+
+function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const definition = protoLoader.loadSync(PROTO, {
+    keepCase: false, // fields in lowerCamelCase: requestId, legalCards, ...
+    enums: String, // enum values as their names: 'DECISION_KIND_BID', 'SUIT_SPADES'
+    defaults: true,
+    oneofs: true, // a oneof's set member is named in e.g. msg.message
+  });
+  const { WizardArena } = grpc.loadPackageDefinition(definition).wizard_arena.v1;
+  const client = new WizardArena(args.server, grpc.credentials.createInsecure());
+  const call = client.Play();
+  let gamesDone = 0;
+  let decisions = 0;
+  let finished = false;
+
+  const log = (text) => console.error(`[${args.name}] ${text}`);
+
+  call.write({
+    hello: {
+      minVersion: PROTOCOL_VERSION,
+      maxVersion: PROTOCOL_VERSION,
+      botName: args.name,
+      token: args.token,
+      sdkName: SDK_NAME,
+      sdkVersion: SDK_VERSION,
+    },
+  });
+
+  call.on('data', (msg) => {
+    switch (msg.message) {
+      case 'welcome':
+        log(`connected to ${args.server}: protocol ${msg.welcome.version}, session ${msg.welcome.sessionId}`);
+        break;
+      case 'gameStarted': {
+        const g = msg.gameStarted;
+        log(`game ${g.gameId}: seat ${g.yourSeat} of ${g.seatNames.join(', ')}`);
+        break;
+      }
+      case 'decisionRequest': {
+        decisions++;
+        const action = decide(msg.decisionRequest);
+        call.write({ action });
+        break;
+      }
+      case 'actionRejected': {
+        const r = msg.actionRejected;
+        log(`action rejected (${r.reason}): ${r.message}`);
+        break;
+      }
+      case 'gameOver': {
+        const o = msg.gameOver;
+        // seat is known from GameStarted; the totals and ranks are by seat
+        log(`game ${o.gameId} over: totals ${o.totals.join(' ')}, ranks ${o.ranks.join(' ')}`);
+        gamesDone++;
+        if (args.games && gamesDone >= args.games) {
+          finished = true;
+          call.end(); // half-close: the server ends the stream
+        }
+        break;
+      }
+      default:
+        break; // public events (bids, cards, tricks, scores): not needed by this bot
+    }
+  });
+
+  call.on('error', (err) => {
+    if (finished && err.code === grpc.status.CANCELLED) return;
+    log(`stream ended: ${grpc.status[err.code] || err.code}: ${err.details}`);
+    process.exitCode = 1;
+    client.close();
+  });
+
+  call.on('end', () => {
+    log(`done: ${gamesDone} game(s), ${decisions} decisions`);
+    client.close();
+  });
+
+  process.on('SIGINT', () => {
+    log('interrupted');
+    finished = true;
+    call.cancel();
+    client.close();
+    process.exit(130);
+  });
+}
+
+module.exports = { decide };
+
+if (require.main === module) main();

@@ -1,0 +1,730 @@
+"""The Python SDK's networking (wizard_arena.client, the ``bot`` command)
+end to end against the real referee server on 127.0.0.1, plus unit tests
+of the SDK's own game model and its handling of a disagreeing referee."""
+
+from __future__ import annotations
+
+import logging
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from wizard_arena import client
+from wizard_arena.bot import Bot, GameInfo, GameSummary
+from wizard_arena.client import (
+    ActionRejectedError,
+    AsyncBot,
+    AuthenticationError,
+    ConnectionLostError,
+    ProtocolError,
+    RunResult,
+    VersionMismatchError,
+    open_bot_session,
+    run_bot,
+    serve_bot,
+    server_info,
+)
+from wizard_arena.core import (
+    Bid,
+    Card,
+    Game,
+    GameOver,
+    Phase,
+    RoundResult,
+    RoundStarted,
+    Rules,
+    SeatView,
+    Trick,
+)
+from wizard_arena.protocol import (
+    ActionMsg,
+    ActionRejected,
+    DecisionRequest,
+    GameEnd,
+    RoundStart,
+    TableEvent,
+)
+from wizard_bots.random_bot import RandomBot
+from wizard_referee.arena import Arena, ArenaConfig, serve_arena
+
+from .conftest import ROOT
+
+# -- a real referee server in a background thread ---------------------------------------
+
+
+class ArenaThread:
+    """The real referee (``serve_arena``) running in its own trio thread."""
+
+    def __init__(self, config: ArenaConfig) -> None:
+        self.config = config
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self.arena: Arena | None = None
+        self._thread = threading.Thread(target=self._run, name="test-arena", daemon=True)
+
+    def _run(self) -> None:
+        try:
+            trio.run(self._main)
+        except BaseException as e:  # surfaced in __enter__
+            self._error = e
+            self._ready.set()
+
+    async def _main(self) -> None:
+        self._token = trio.lowlevel.current_trio_token()
+        async with trio.open_nursery() as nursery:
+            self._cancel = nursery.cancel_scope
+            self.arena = await nursery.start(serve_arena, self.config)
+            self._ready.set()
+
+    @property
+    def address(self) -> str:
+        assert self.arena is not None
+        return self.arena.address
+
+    @property
+    def records(self) -> list[Any]:
+        assert self.arena is not None
+        return list(self.arena.records)
+
+    def __enter__(self) -> ArenaThread:
+        self._thread.start()
+        assert self._ready.wait(15), "the referee did not start"
+        if self._error is not None:
+            raise self._error
+        return self
+
+    def stop(self) -> None:
+        if self._thread.is_alive():
+            self._token.run_sync_soon(self._cancel.cancel)
+            self._thread.join(15)
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def arena_config(**kw: Any) -> ArenaConfig:
+    kw.setdefault("rules", Rules(players=3))
+    kw.setdefault("move_time", 2.0)
+    kw.setdefault("shutdown_grace", 0.2)
+    return ArenaConfig(host="127.0.0.1", port=kw.pop("port", 0), **kw)
+
+
+@pytest.fixture
+def server() -> Iterator[ArenaThread]:
+    with ArenaThread(arena_config()) as s:
+        yield s
+
+
+def run_bots(
+    bots: Sequence[Bot], address: str, games: int = 1, **kw: Any
+) -> list[RunResult | BaseException]:
+    """run_bot for each bot in its own thread; each result or exception."""
+    out: list[RunResult | BaseException] = [RuntimeError("not finished")] * len(bots)
+
+    def go(i: int) -> None:
+        try:
+            out[i] = run_bot(
+                bots[i], address, name=f"{type(bots[i]).__name__}-{i}", games=games, **kw
+            )
+        except BaseException as e:
+            out[i] = e
+
+    threads = [threading.Thread(target=go, args=(i,), daemon=True) for i in range(len(bots))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+        assert not t.is_alive(), "a bot did not finish"
+    return out
+
+
+def ok(results: Sequence[RunResult | BaseException]) -> list[RunResult]:
+    for r in results:
+        if isinstance(r, BaseException):
+            raise r
+    return [r for r in results if isinstance(r, RunResult)]
+
+
+def finished_records(s: ArenaThread, n: int) -> list[Any]:
+    """The first ``n`` games the server refereed (continuous matchmaking may
+    seat the bots once more before they close their streams)."""
+    deadline = time.monotonic() + 10
+    while len(s.records) < n and time.monotonic() < deadline:
+        time.sleep(0.01)
+    recs = s.records[:n]
+    assert len(recs) == n
+    return recs
+
+
+class Recorder(RandomBot):
+    """A random bot that records its hooks and checks the views they get."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.calls: list[str] = []
+        self.problems: list[str] = []
+
+    def bid(self, view: SeatView) -> int:
+        self._check(view)
+        return super().bid(view)
+
+    def play(self, view: SeatView) -> Card:
+        self._check(view)
+        return super().play(view)
+
+    def _check(self, view: SeatView) -> None:
+        if not view.is_my_turn or not view.legal_actions or not view.time_left:
+            self.problems.append(f"bad decision view {view}")
+
+    def on_game_start(self, info: GameInfo) -> None:
+        self.calls.append("start")
+        self.info = info
+
+    def on_trick_end(self, view: SeatView, trick: Trick) -> None:
+        self.calls.append("trick")
+        if view.tricks[-1] != trick or view.trick:
+            self.problems.append(f"trick view {view.tricks[-1:]} for {trick}")
+
+    def on_round_end(self, view: SeatView, result: RoundResult) -> None:
+        self.calls.append("round")
+        if view.results[-1] != result or view.totals != result.totals:
+            self.problems.append(f"round view for {result}")
+
+    def on_game_end(self, summary: GameSummary) -> None:
+        self.calls.append("end")
+        self.summary = summary
+
+
+# -- end to end ---------------------------------------------------------------------------
+
+
+def test_full_games_on_one_stream(server: ArenaThread) -> None:
+    bots = [Recorder(seed=s) for s in range(3)]
+    results = ok(run_bots(bots, server.address, games=2, strict=True))
+    records = finished_records(server, 2)
+    rounds = Rules(players=3).rounds
+    for seat_bot, res in zip(bots, results, strict=True):
+        assert len(res.games) == 2
+        assert (res.bot_errors, res.rejections, res.mismatches, res.overruns) == (0, 0, 0, 0)
+        assert res.faults == []
+        assert res.welcome is not None and res.welcome.version == 1
+        assert seat_bot.problems == []
+        calls = seat_bot.calls
+        assert calls.count("start") == 2 and calls.count("end") == 2
+        assert calls.count("round") == 2 * rounds
+        assert calls.count("trick") == 2 * sum(Rules(players=3).round_sizes)
+    for rec in records:
+        assert rec.status == "finished"
+        assert all(f == {} for f in rec.faults)
+    by_game = {rec.game_id: rec for rec in records}
+    for res in results:
+        for g in res.games:
+            rec = by_game[g.game_id]
+            assert list(g.totals) == rec.totals and list(g.ranks) == rec.ranks
+            assert len(g.results) == rounds and g.results[-1].totals == g.totals
+
+
+def test_server_info(server: ArenaThread) -> None:
+    info = server_info(server.address)
+    assert 1 in info.protocol_versions
+    assert info.rules == Rules(players=3)
+    assert info.move_time == 2.0 and not info.token_required
+
+
+class Crashy(RandomBot):
+    """Raises on every fifth card."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.plays = 0
+
+    def play(self, view: SeatView) -> Card:
+        self.plays += 1
+        if self.plays % 5 == 0:
+            return self.explode(view)
+        return super().play(view)
+
+    def explode(self, view: SeatView) -> Card:
+        raise ZeroDivisionError(f"kaboom in round {view.round}")
+
+
+def test_bot_exception_is_reported_and_the_game_goes_on(
+    server: ArenaThread, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.ERROR, logger="wizard_arena.client")
+    bots: list[Bot] = [Crashy(seed=1), RandomBot(seed=2), RandomBot(seed=3)]
+    t0 = time.monotonic()
+    results = ok(run_bots(bots, server.address))
+    took = time.monotonic() - t0
+    crashy = next(r for r in results if r.bot_errors)
+    assert crashy.bot_errors > 5 and crashy.defaults_sent == crashy.bot_errors
+    assert len(crashy.games) == 1 and crashy.faults == []
+    # reported with the traceback, naming the bot's own code
+    errors = [r for r in caplog.records if r.levelno == logging.ERROR and r.exc_info]
+    assert len(errors) == crashy.bot_errors
+    text = caplog.text
+    assert "ZeroDivisionError: kaboom in round" in text
+    assert "Traceback (most recent call last)" in text and "in explode" in text
+    # the default went out at once: no timeouts recorded, no waiting for deadlines
+    (rec,) = finished_records(server, 1)
+    assert rec.status == "finished" and all(f == {} for f in rec.faults)
+    assert took < crashy.bot_errors * server.config.move_time
+
+
+def test_version_mismatch(server: ArenaThread, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(client, "PROTOCOL_VERSIONS", (99,))
+    with pytest.raises(VersionMismatchError) as err:
+        run_bot(RandomBot(), server.address, games=1)
+    assert err.value.code == "FAILED_PRECONDITION"
+    assert "version" in str(err.value) and "99" in str(err.value)
+
+
+def test_token_required() -> None:
+    with ArenaThread(arena_config(tokens=frozenset({"s3cret"}))) as s:
+        assert server_info(s.address).token_required
+        for token in (None, "wrong"):
+            with pytest.raises(AuthenticationError) as err:
+                run_bot(RandomBot(), s.address, token=token, games=1, reconnect=True)
+            assert err.value.code == "UNAUTHENTICATED"
+            assert ("missing" if token is None else "invalid") in str(err.value)
+
+        async def greet() -> str:
+            async with open_bot_session(s.address, name="ok", token="s3cret") as session:
+                return session.welcome.session_id
+
+        assert trio.run(greet)
+
+
+def test_unreachable_server() -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    address = f"127.0.0.1:{port}"
+    t0 = time.monotonic()
+    with pytest.raises(ConnectionLostError):
+        run_bot(RandomBot(), address, reconnect=False)
+    with pytest.raises(ConnectionLostError):
+        run_bot(RandomBot(), address, reconnect=True, reconnect_timeout=0.6)
+    with pytest.raises(ConnectionLostError):
+        server_info(address, timeout=1)
+    assert time.monotonic() - t0 < 8
+
+
+def test_reconnects_after_the_server_restarts() -> None:
+    first = ArenaThread(arena_config()).__enter__()
+    port = first.arena.port if first.arena else 0
+    address = first.address
+    box: list[RunResult | BaseException] = []
+
+    def go() -> None:
+        try:
+            box.append(run_bot(RandomBot(seed=9), address, name="phoenix", games=1))
+        except BaseException as e:
+            box.append(e)
+
+    t = threading.Thread(target=go, daemon=True)
+    t.start()
+    deadline = time.monotonic() + 10
+    while not (first.arena and first.arena.sessions) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    first.stop()  # the bot's stream ends with UNAVAILABLE
+    time.sleep(0.3)
+    with ArenaThread(arena_config(port=port)) as second:
+        ok(run_bots([RandomBot(seed=1), RandomBot(seed=2)], address, games=1))
+        t.join(30)
+        (res,) = ok(box)
+        assert len(res.games) == 1 and res.reconnects == 1
+        assert finished_records(second, 1)[0].status == "finished"
+
+
+class Interrupter(RandomBot):
+    def play(self, view: SeatView) -> Card:
+        if view.round == 3:
+            raise KeyboardInterrupt
+        return super().play(view)
+
+
+def test_keyboard_interrupt_closes_the_stream(server: ArenaThread) -> None:
+    bots: list[Bot] = [Interrupter(seed=1), RandomBot(seed=2), RandomBot(seed=3)]
+    results = run_bots(bots, server.address)
+    assert isinstance(results[0], KeyboardInterrupt)
+    ok(results[1:])
+    (rec,) = finished_records(server, 1)
+    # the referee saw the stream close at once: a disconnect, not a timeout
+    assert rec.status == "finished" and "disconnect" in rec.faults[0]
+    assert "timeout" not in rec.faults[0]
+
+
+def test_overrun_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    class Sleepy(RandomBot):
+        def bid(self, view: SeatView) -> int:
+            if view.round == 2:
+                time.sleep(0.45)
+            return super().bid(view)
+
+    caplog.set_level(logging.WARNING, logger="wizard_arena.client")
+    with ArenaThread(arena_config(move_time=0.3)) as s:
+        bots: list[Bot] = [Sleepy(seed=1), RandomBot(seed=2), RandomBot(seed=3)]
+        res = ok(run_bots(bots, s.address))[0]
+        assert res.overruns == 1 and len(res.games) == 1
+        assert "nothing sent" in caplog.text and "the bot took 0.4" in caplog.text
+        assert res.faults and res.faults[0].code == "timeout"
+
+
+# -- the trio form ------------------------------------------------------------------------
+
+
+class Ponderer(AsyncBot):
+    """An async bot that thinks forever on every 25th card."""
+
+    def __init__(self) -> None:
+        self.cards = 0
+        self.hooks: list[str] = []
+
+    async def bid(self, view: SeatView) -> int:
+        await trio.sleep(0)
+        return view.legal_bids[-1]
+
+    async def play(self, view: SeatView) -> Card:
+        self.cards += 1
+        if self.cards % 25 == 0:
+            await trio.sleep_forever()
+        return view.legal_cards[0]
+
+    async def on_game_start(self, info: GameInfo) -> None:
+        self.hooks.append("start")
+
+    async def on_round_end(self, view: SeatView, result: RoundResult) -> None:
+        self.hooks.append("round")
+
+    async def on_game_end(self, summary: GameSummary) -> None:
+        self.hooks.append("end")
+
+
+def test_async_form_with_deadlines() -> None:
+    with ArenaThread(arena_config(move_time=1.0)) as s:
+        ponderer = Ponderer()
+        results: dict[str, RunResult] = {}
+
+        async def main() -> None:
+            async def one(name: str, bot: Bot | AsyncBot) -> None:
+                results[name] = await serve_bot(bot, s.address, name=name, games=1)
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(one, "ponderer", ponderer)
+                nursery.start_soon(one, "r1", RandomBot(seed=1))
+                welcome = await nursery.start(
+                    partial(serve_bot, RandomBot(seed=2), s.address, games=1)
+                )
+                assert welcome.version == 1
+
+        trio.run(main)
+        res = results["ponderer"]
+        assert len(res.games) == 1 and res.overruns >= ponderer.cards // 25 > 0
+        assert res.defaults_sent == res.overruns
+        assert ponderer.hooks == ["start", *["round"] * Rules(players=3).rounds, "end"]
+        (rec,) = finished_records(s, 1)
+        seat = rec.names.index("ponderer")
+        # the defaults beat the deadline (on a loaded machine, at least most of them)
+        assert rec.faults[seat].get("timeout", 0) <= res.overruns // 2
+        assert all(not f for i, f in enumerate(rec.faults) if i != seat)
+
+
+def test_async_cancel_closes_the_stream(server: ArenaThread) -> None:
+    async def main() -> None:
+        with trio.move_on_after(0.5):
+            async with trio.open_nursery() as nursery:
+                for seed in range(3):
+                    nursery.start_soon(
+                        partial(serve_bot, Ponderer(), server.address, name=f"p{seed}")
+                    )
+        # cancelled mid-game: every stream is closed, so the referee finishes alone
+
+    trio.run(main)
+    (rec,) = finished_records(server, 1)
+    assert all("disconnect" in f for f in rec.faults)
+
+
+def test_raw_session_and_rejections(server: ArenaThread) -> None:
+    async def main() -> list[Any]:
+        seen: list[Any] = []
+        async with trio.open_nursery() as nursery:
+            for seed in (1, 2):
+                nursery.start_soon(
+                    partial(serve_bot, RandomBot(seed=seed), server.address, games=1)
+                )
+            async with open_bot_session(server.address, name="raw") as session:
+                async for msg in session:
+                    if isinstance(msg, DecisionRequest):
+                        if not any(isinstance(m, ActionRejected) for m in seen):
+                            await session.send(ActionMsg(msg.request_id, Bid(99)))
+                        else:
+                            await session.send_action(msg.request_id, msg.view.legal_actions[0])
+                    seen.append(msg)
+                    if isinstance(msg, GameEnd):
+                        break
+        return seen
+
+    seen = trio.run(main)
+    rejections = [m for m in seen if isinstance(m, ActionRejected)]
+    assert rejections and rejections[0].code == "bid_out_of_range"
+    assert isinstance(seen[-1], GameEnd)
+
+
+# -- the SDK's model and its checks (no server) --------------------------------------------
+
+
+def test_model_follows_the_rules_core() -> None:
+    """The SDK's model, fed the messages a referee sends, equals the core's views."""
+    for seed in range(12):
+        n = 3 + seed % 4
+        rules = Rules(players=n)
+        game = Game(rules, seed=seed)
+        names = tuple(f"s{i}" for i in range(n))
+        tables = [client._Table(GameInfo("g", rules, s, names)) for s in range(n)]
+        rng = random.Random(seed)
+        seen = 0
+        while not game.is_over:
+            if game.phase is Phase.DEAL:
+                game.deal()
+                pending = game.phase is Phase.CHOOSE_TRUMP
+                for s, t in enumerate(tables):
+                    t.round_started(
+                        RoundStart(
+                            "g", game.round, game.dealer, game.cards, tuple(game.hands[s]),
+                            game.turned_card, game.trump, pending,
+                        )
+                    )  # fmt: skip
+            else:
+                game.apply(game.to_act, rng.choice(game.legal_actions()))
+                for ev in game.events[seen:]:
+                    if not isinstance(ev, RoundStarted | GameOver):
+                        for t in tables:
+                            t.event(ev)
+            seen = len(game.events)
+            for s, t in enumerate(tables):
+                expected = replace(game.view(s), legal_actions=())
+                assert client._view_difference(t.view(), expected) == ""
+                assert t.view() == expected
+
+
+def _request_for(view: SeatView, legal: tuple[Any, ...]) -> DecisionRequest:
+    return DecisionRequest("r1", "g", replace(view, legal_actions=legal, time_left=1.0))
+
+
+def _first_bid_view() -> tuple[GameInfo, SeatView]:
+    game = Game(Rules(players=3), seed=5)
+    game.deal()
+    seat = game.to_act
+    assert seat is not None
+    return GameInfo("g", game.rules, seat, ("a", "b", "c")), game.view(seat)
+
+
+def _driver(strict: bool, games: int | None = None) -> tuple[client._Driver, SeatView]:
+    """A driver that has seen a game start and its first deal."""
+    info, view = _first_bid_view()
+    driver = client._Driver(RunResult(), strict=strict, games=games)
+    driver.receive(info)
+    deal = RoundStart("g", 1, view.dealer, 1, view.hand, view.turned_card, view.trump, False)
+    driver.receive(deal)
+    return driver, view
+
+
+def test_referee_offering_other_actions_is_trusted_with_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    driver, view = _driver(strict=False)
+    (ask,) = driver.receive(_request_for(view, (Bid(0),)))  # the rules allow 0 and 1
+    assert isinstance(ask, client._Ask) and ask.pending.view.legal_actions == (Bid(0),)
+    assert "the referee offers [bid 0] but the rules give [bid 0, bid 1]" in caplog.text
+    assert driver.result.mismatches == 1
+    # an answer outside what the referee offers is replaced by the default
+    assert driver.decided(ask.pending, Bid(1), 0.01) == ActionMsg("r1", Bid(0))
+
+    strict, _ = _driver(strict=True)
+    with pytest.raises(ProtocolError, match="trusting the referee"):
+        strict.receive(_request_for(view, (Bid(0),)))
+
+
+def test_rejected_action_asks_again_once_then_sends_the_default() -> None:
+    driver, view = _driver(strict=False)
+    (ask,) = driver.receive(_request_for(view, view.legal_actions))
+    pending = ask.pending
+    assert driver.decided(pending, Bid(1), 0.01) == ActionMsg("r1", Bid(1))
+    rejected = ActionRejected("r1", "g", "bid_forbidden", "no", 0.5)
+    (again,) = driver.receive(rejected)
+    assert isinstance(again, client._Ask) and again.pending.view.time_left == 0.5
+    # the same answer again: the default goes instead
+    assert driver.decided(pending, Bid(1), 0.01) == ActionMsg("r1", Bid(0))
+    assert driver.receive(rejected) == []  # the default refused too: give up
+    assert driver.receive(replace(rejected, time_left=0.0)) == []
+    assert driver.result.rejections == 3
+
+    strict = client._Driver(RunResult(), strict=True, games=None)
+    with pytest.raises(ActionRejectedError, match="bid_forbidden"):
+        strict.receive(rejected)
+
+
+def test_events_after_a_game_update_the_hook_views() -> None:
+    info, _ = _first_bid_view()
+    driver = client._Driver(RunResult(), strict=False, games=1)
+    (start,) = driver.receive(info)
+    assert start == client._Hook("on_game_start", (info,))
+    end = driver.receive(GameEnd("g", (1, 2, 3), (3, 2, 1)))
+    assert isinstance(end[0], client._Hook) and end[0].name == "on_game_end"
+    assert driver.done and driver.result.games[0].ranks == (3, 2, 1)
+    assert driver.receive(TableEvent("other", GameOver((0,), (1,)))) == []
+
+
+# -- the bot command ----------------------------------------------------------------------
+
+
+def _cli(*args: str, **kw: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "wizard_arena.cli", "bot", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=kw.pop("cwd", ROOT),
+        **kw,
+    )
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("no_such_module_xyz:Bot", "no module named 'no_such_module_xyz'"),
+        ("wizard_bots.random_bot:Nope", "has no class 'Nope'; it defines RandomBot"),
+        ("wizard_bots.random_bot", "expected MODULE:CLASS"),
+        ("missing/file.py:Bot", "no such file: missing/file.py"),
+        ("wizard_arena.core:Card", "Card is not a bot"),
+    ],
+)
+def test_cli_bad_spec(spec: str, message: str) -> None:
+    proc = _cli(spec, "--server", "127.0.0.1:1")
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_cli_bad_args_and_broken_file(tmp_path: Path) -> None:
+    proc = _cli("wizard_bots.random_bot:RandomBot", "--arg", "colour=red")
+    assert proc.returncode == 2 and "cannot build RandomBot" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    broken = tmp_path / "broken.py"
+    broken.write_text("import definitely_not_installed_zz\n")
+    proc = _cli(f"{broken}:Bot")
+    assert proc.returncode == 2 and "definitely_not_installed_zz" in proc.stderr
+    assert f"{broken}:1" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_cli_plays_a_bot_file(server: ArenaThread, tmp_path: Path) -> None:
+    (tmp_path / "helper.py").write_text("FIRST = 0\n")
+    (tmp_path / "mybot.py").write_text(
+        textwrap.dedent(
+            """
+            from helper import FIRST
+            from wizard_arena.bot import Bot
+
+            class Mine(Bot):
+                def __init__(self, bid=0, tag="x"):
+                    self.fixed, self.tag = bid, tag
+
+                def bid(self, view):
+                    return min(view.legal_bids, key=lambda b: abs(b - self.fixed))
+
+                def play(self, view):
+                    return view.legal_cards[FIRST]
+            """
+        )
+    )
+    box: list[Any] = []
+    t = threading.Thread(
+        target=lambda: box.append(run_bots([RandomBot(1), RandomBot(2)], server.address)),
+        daemon=True,
+    )
+    t.start()
+    proc = _cli(
+        "mybot.py:Mine", "--server", server.address, "--name", "mine", "--games", "1",
+        "--arg", "bid=1", "--arg", "tag=hello", "-q",
+        cwd=tmp_path,
+    )  # fmt: skip
+    t.join(30)
+    ok(box[0])
+    assert proc.returncode == 0, proc.stderr
+    assert "1 game played" in proc.stderr and "0 bot errors" in proc.stderr
+    (rec,) = finished_records(server, 1)
+    assert "mine" in rec.names and all(f == {} for f in rec.faults)
+
+
+def test_cli_ctrl_c_exits_130(server: ArenaThread) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wizard_arena.cli", "bot", "wizard_bots.random_bot:RandomBot",
+         "--server", server.address, "--name", "waiting"],
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )  # fmt: skip
+    assert server.arena is not None
+    deadline = time.monotonic() + 20
+    while not server.arena.sessions and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert server.arena.sessions, "the bot did not connect"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    deadline = time.monotonic() + 5
+    while server.arena.sessions and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not server.arena.sessions  # the stream was closed, the lobby is empty
+
+
+def test_cli_connection_refused_exits_1() -> None:
+    proc = _cli("wizard_bots.random_bot:RandomBot", "--server", "127.0.0.1:1", "--no-reconnect")
+    assert proc.returncode == 1
+    assert "cannot reach the server" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# -- documentation ---------------------------------------------------------------------------
+
+
+def test_sdk_reference_is_current() -> None:
+    script = ROOT / "scripts" / "gen_sdk_reference.py"
+    proc = subprocess.run(
+        [sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _tutorial_block(after: str) -> str:
+    text = (ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8")
+    start = text.index("```python\n", text.index(after)) + len("```python\n")
+    return text[start : text.index("```", start)]
+
+
+def test_tutorial_code_runs() -> None:
+    from wizard_arena.local import play_local
+
+    namespace: dict[str, Any] = {}
+    exec(compile(_tutorial_block("Save this as `mybot.py`"), "mybot.py", "exec"), namespace)
+    evaluate = _tutorial_block("Save as\n`evaluate.py`")
+    compile(evaluate, "evaluate.py", "exec")
+    assert "from mybot import MyBot" in evaluate
+    bot_cls = namespace["MyBot"]
+    result = play_local([bot_cls(), RandomBot(seed=1), RandomBot(seed=2)], seed=3)
+    assert result.faults == []

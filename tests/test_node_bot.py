@@ -1,0 +1,97 @@
+"""The Node.js example bot (example_bots/node), built from arena.proto alone,
+plays full games against Python bots on the real referee server."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from wizard_bots.random_bot import RandomBot
+
+from .conftest import ROOT
+from .test_client import ArenaThread, arena_config, finished_records, ok, run_bots
+
+NODE_DIR = ROOT / "example_bots" / "node"
+NODE = shutil.which("node")
+NPM = shutil.which("npm")
+
+pytestmark = pytest.mark.skipif(
+    NODE is None or NPM is None,
+    reason="node and npm are needed for the Node.js example bot (Node.js 18+)",
+)
+
+
+@pytest.fixture(scope="module")
+def node_bot() -> list[str]:
+    """The command that runs the Node bot, after ``npm ci`` if needed."""
+    assert NODE is not None and NPM is not None
+    if not (NODE_DIR / "node_modules" / "@grpc" / "grpc-js").is_dir():
+        proc = subprocess.run(
+            [NPM, "ci", "--no-audit", "--no-fund"],
+            cwd=NODE_DIR,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert proc.returncode == 0, f"npm ci failed:\n{proc.stdout}\n{proc.stderr}"
+    return [NODE, str(NODE_DIR / "bot.js")]
+
+
+def test_node_bot_plays_full_games(node_bot: list[str]) -> None:
+    with ArenaThread(arena_config(move_time=2.0)) as server:
+        box: list[Any] = []
+        pythons = threading.Thread(
+            target=lambda: box.append(
+                run_bots([RandomBot(seed=1), RandomBot(seed=2)], server.address, games=2)
+            ),
+            daemon=True,
+        )
+        t0 = time.monotonic()
+        node = subprocess.Popen(
+            [*node_bot, "--server", server.address, "--name", "node-js", "--games", "2"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        pythons.start()
+        try:
+            _, err = node.communicate(timeout=60)
+        finally:
+            if node.poll() is None:
+                node.kill()
+        took = time.monotonic() - t0
+        pythons.join(30)
+        ok(box[0])
+        assert node.returncode == 0, err
+        assert "done: 2 game(s)" in err
+        records = finished_records(server, 2)
+        for rec in records:
+            assert rec.status == "finished"
+            seat = rec.names.index("node-js")
+            assert rec.faults[seat] == {}, rec.faults  # every answer legal and in time
+            assert all(f == {} for f in rec.faults)
+        print(f"node bot: 2 games of 3 players in {took:.2f} s (including node start-up)")
+
+
+def test_node_bot_reports_refusal(node_bot: list[str]) -> None:
+    with ArenaThread(arena_config(tokens=frozenset({"t0ken"}))) as server:
+        proc = subprocess.run(
+            [*node_bot, "--server", server.address, "--name", "nobody", "--token", "wrong"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    assert proc.returncode == 1
+    assert "UNAUTHENTICATED" in proc.stderr and "invalid access token" in proc.stderr
+
+
+def test_node_bot_bad_arguments(node_bot: list[str]) -> None:
+    proc = subprocess.run(
+        [*node_bot, "--games", "zero"], capture_output=True, text=True, timeout=30
+    )
+    assert proc.returncode == 2 and "--games must be a positive integer" in proc.stderr
