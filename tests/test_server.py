@@ -1,0 +1,741 @@
+"""The referee server end to end, over real gRPC on loopback.
+
+Every test runs :func:`serve_arena` (in trio, in a background thread: see
+``tests/support.py``) on 127.0.0.1 with port 0 and talks to it with scripted
+raw clients. Deadlines are real and short where a test needs them to pass;
+no test asserts on timing.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+import trio
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from wizard_arena import __version__, wire
+from wizard_arena.bot import GameInfo
+from wizard_arena.core import (
+    FULL_DECK,
+    Bid,
+    BidMade,
+    Card,
+    CardPlayed,
+    ChooseTrump,
+    Game,
+    Phase,
+    Play,
+    Rules,
+    Suit,
+    TrickWon,
+    default_action,
+    suit_to_follow,
+)
+from wizard_arena.protocol import (
+    ActionRejected,
+    DecisionRequest,
+    GameEnd,
+    RoundStart,
+    TableEvent,
+)
+from wizard_referee import table as table_module
+from wizard_referee.arena import ArenaConfig
+from wizard_referee.cmd_serve import read_tokens
+from wizard_referee.logs import configure_logging
+from wizard_referee.record import FAULT_CODES, GameRecord, parse_action, verify_record
+from wizard_referee.table import SeatSpec, run_table
+
+from .support import RawBot, ServerThread, run_bots, spawn_aio_bots
+
+pytestmark = pytest.mark.timeout(120)
+
+
+# -- fixtures ---------------------------------------------------------------------------
+
+
+class LogSink(io.TextIOBase):
+    """A thread-safe stream collecting the server's JSON log lines."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._buf: list[str] = []
+
+    def write(self, s: str) -> int:
+        with self._lock:
+            self._buf.append(s)
+        return len(s)
+
+    def isatty(self) -> bool:
+        return False
+
+    def events(self) -> list[dict[str, Any]]:
+        with self._lock:
+            text = "".join(self._buf)
+        return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+
+
+@pytest.fixture
+def logs() -> LogSink:
+    sink = LogSink()
+    configure_logging("warning", "json", stream=sink)
+    return sink
+
+
+@pytest.fixture
+def serve(logs: LogSink) -> Iterator[Any]:
+    """``serve(**config)`` starts a server for the test; all are stopped afterwards."""
+    servers: list[ServerThread] = []
+
+    def start(**kw: Any) -> ServerThread:
+        kw.setdefault("move_time", 5.0)
+        server = ServerThread(ArenaConfig(**kw)).__enter__()
+        servers.append(server)
+        return server
+
+    yield start
+    for s in servers:
+        s.stop()
+
+
+def game_of(bot: RawBot) -> str:
+    """The id of the first game ``bot`` was seated at."""
+    games = bot.messages(GameInfo)
+    assert games, f"{bot.name} was never seated: {bot.received[:3]}"
+    return games[0].game_id
+
+
+def record_of(server: ServerThread, game_id: str) -> GameRecord:
+    for r in server.records():
+        if r.game_id == game_id:
+            return r
+    raise AssertionError(f"no record of {game_id}")
+
+
+def seat_of(record: GameRecord, name: str) -> int:
+    return record.names.index(name)
+
+
+@dataclass(frozen=True)
+class Snap:
+    """The game just before one recorded move."""
+
+    legal: tuple[Any, ...]
+    trick: int
+    round_index: int
+    mv: Any
+
+
+def replay(record: GameRecord) -> list[Snap]:
+    """Replay ``record`` through the rules core, noting the state before each move."""
+    game = Game(Rules.from_dict(record.rules), first_dealer=record.first_dealer)
+    out = []
+    for i, rr in enumerate(record.rounds):
+        game.deal(
+            [[Card(c) for c in h] for h in rr.hands],
+            Card(rr.turned_card) if rr.turned_card else None,
+        )
+        for mv in rr.moves:
+            out.append(Snap(tuple(game.legal_actions()), len(game.trick), i, mv))
+            game.apply(mv.seat, parse_action(mv.action))
+    return out
+
+
+# -- what a seat may see: the information check -------------------------------------------
+
+_CARD_TEXT = re.compile(r"\b(?:1[0-3]|[1-9])[SHDC]\b")
+
+
+def _cards_in(msg: Any, path: str = "") -> Iterator[tuple[str, Card]]:
+    """Every Card anywhere in a protobuf message, and every card named in its text."""
+    for fd, value in msg.ListFields():
+        where = f"{path}.{fd.name}"
+        values = value if fd.is_repeated else [value]
+        for v in values:
+            if fd.message_type is not None:
+                if fd.message_type.name == "Card":
+                    yield where, wire.card_from_pb(v)
+                else:
+                    yield from _cards_in(v, where)
+            elif isinstance(v, str):
+                for token in _CARD_TEXT.findall(v):
+                    yield where, Card(token)
+
+
+def check_information(bot: RawBot, record: GameRecord) -> None:
+    """Fail if ``bot`` was shown a card of another seat's hand before it was played.
+
+    Every card in every message (any field, any text) must be in the seat's
+    own deal, be the turned card, or have been played this round; hands,
+    tricks and plays must match the server's record exactly.
+    """
+    seat = None
+    round_no = 0
+    own: Counter[Card] = Counter()
+    turned: Card | None = None
+    played: list[tuple[int, Card]] = []
+    record_plays: list[tuple[int, Card]] = []
+    in_game = False
+    checked = 0
+    for rec in bot.received:
+        msg = rec.msg
+        assert msg is not None, f"{bot.name}: undecodable message {rec.raw} ({rec.error})"
+        if isinstance(msg, GameInfo):
+            in_game = msg.game_id == record.game_id
+            seat = msg.seat
+            continue
+        if not in_game:
+            continue
+        assert seat is not None
+        if isinstance(msg, RoundStart):
+            round_no = msg.round
+            rr = record.rounds[round_no - 1]
+            dealt = [Card(c) for c in rr.hands[seat]]
+            assert list(msg.hand) == dealt, f"round {round_no}: hand differs from the deal"
+            own = Counter(dealt)
+            turned = Card(rr.turned_card) if rr.turned_card else None
+            assert msg.turned_card == turned
+            played = []
+            record_plays = [
+                (m.seat, parse_action(m.action).card)  # type: ignore[union-attr]
+                for m in rr.moves
+                if m.action.startswith("play ")
+            ]
+        elif isinstance(msg, TableEvent) and isinstance(msg.event, CardPlayed):
+            ev = msg.event
+            played.append((ev.seat, ev.card))
+            assert played == record_plays[: len(played)], "plays differ from the record"
+        allowed = set(own) | {c for _, c in played}
+        if turned is not None:
+            allowed.add(turned)
+        for where, card in _cards_in(rec.raw):
+            assert card in allowed, (
+                f"{bot.name} (seat {seat}) saw {card} in {where} of {type(msg).__name__} "
+                f"in round {round_no} before it was played"
+            )
+            checked += 1
+        if isinstance(msg, DecisionRequest):
+            v = msg.view
+            mine = own - Counter(c for s, c in played if s == seat)
+            assert Counter(v.hand) == mine, "the view's hand is not the seat's own hand"
+            assert [c for _, c in v.plays] == [c for _, c in played]
+            assert set(v.legal_cards) <= set(v.hand)
+            assert v.turned_card == turned
+        elif isinstance(msg, TableEvent) and isinstance(msg.event, TrickWon):
+            cards = msg.event.trick.cards
+            assert list(cards) == [c for _, c in played[-len(cards) :]]
+        elif isinstance(msg, GameEnd):
+            in_game = False
+    assert checked > 0
+
+
+# -- full games -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_full_game(serve: Any, players: int) -> None:
+    server = serve(rules=Rules(players=players), seed=players)
+    bots = run_bots([RawBot(server.address, f"p{players}-{i}") for i in range(players)])
+    gid = game_of(bots[0])
+    assert {game_of(b) for b in bots} == {gid}
+    rec = record_of(server, gid)
+    assert rec.status == "finished"
+    assert verify_record(rec) == []
+    assert rec.faulted_seats == []
+    assert len(rec.rounds) == Rules(players=players).rounds
+    assert sorted(rec.names) == sorted(b.name for b in bots)
+    for b in bots:
+        assert b.status == grpc.StatusCode.OK
+        assert b.welcome is not None and b.welcome.version == 1
+        info = b.messages(GameInfo)[0]
+        assert info.names == tuple(rec.names) and rec.names[info.seat] == b.name
+        assert info.move_time == 5.0
+        end = b.game_ends[0]
+        assert list(end.totals) == rec.totals and list(end.ranks) == rec.ranks
+        assert end.faults == ()
+        assert b.rejections == []
+        # every decision of this seat came to it, and only to it
+        seat = info.seat
+        moves = [m for rr in rec.rounds for m in rr.moves if m.seat == seat]
+        assert len([r for r in b.requests if r.game_id == gid]) == len(moves)
+        check_information(b, rec)
+    assert GameRecord.from_json(rec.to_json()) == rec
+
+
+def test_information_never_leaks(serve: Any) -> None:
+    """Each seat records every message of a whole game; no card of another
+    seat's hand may appear in any of them before it is played."""
+    server = serve(rules=Rules(players=3), seed=11)
+    bots = run_bots([RawBot(server.address, f"info-{i}") for i in range(3)])
+    rec = record_of(server, game_of(bots[0]))
+    assert rec.status == "finished"
+    for b in bots:
+        check_information(b, rec)
+    # the check does catch a leak: show seat 0 a card from seat 1's first hand
+    b = bots[0]
+    seat = b.messages(GameInfo)[0].seat
+    other = rec.rounds[-1].hands[(seat + 1) % 3]
+    mine = set(rec.rounds[-1].hands[seat])
+    secret = next(c for c in other if c not in mine and c != rec.rounds[-1].turned_card)
+    last_start = max(
+        i
+        for i, r in enumerate(b.received)
+        if isinstance(r.msg, RoundStart) and r.msg.game_id == rec.game_id
+    )
+    fake = type(b.received[last_start].raw)()
+    fake.CopyFrom(b.received[last_start].raw)
+    fake.round_started.your_hand[0].CopyFrom(wire.card_to_pb(Card(secret)))
+    b.received[last_start].raw = fake
+    with pytest.raises(AssertionError, match="before it was played"):
+        check_information(b, rec)
+
+
+def test_sixteen_tables_at_once(serve: Any) -> None:
+    """64 random bots (grpc.aio, in a process of their own) at 16 tables of 4."""
+    server = serve(rules=Rules(players=4))
+    bots = spawn_aio_bots(server.address, 64, "m")
+    games = {b["games"][0] for b in bots}
+    assert len(games) == 16
+    for gid in games:
+        rec = record_of(server, gid)
+        assert rec.status == "finished", rec.error
+        assert rec.faulted_seats == []
+        assert verify_record(rec) == []
+    for b in bots:
+        assert b["status"] == "OK", b
+        assert b["ends"] == b["games"][:1] and b["faults"] == []
+
+
+# -- deadlines --------------------------------------------------------------------------
+
+
+def test_slow_bot_gets_default_moves(serve: Any) -> None:
+    server = serve(rules=Rules(players=6), move_time=1.0)
+    slow_at = {2, 5}  # sleep past the deadline on these decisions (1-based)
+
+    def slow(bot: RawBot, req: DecisionRequest) -> bool:
+        n = bot.state["n"] = bot.state.get("n", 0) + 1
+        if n in slow_at:
+            bot.state.setdefault("late", []).append(req.view.legal_actions)
+            time.sleep(1.5)
+            bot.send_action(req.request_id, bot.random_action(req))  # late: ignored
+            return True
+        return False
+
+    bots = [RawBot(server.address, f"s{i}") for i in range(5)]
+    bots.append(RawBot(server.address, "slow", on_request=slow))
+    run_bots(bots, timeout=60)
+    rec = record_of(server, game_of(bots[-1]))
+    assert rec.status == "finished" and verify_record(rec) == []
+    seat = seat_of(rec, "slow")
+    assert rec.faults[seat].get("timeout", 0) >= len(slow_at)
+    assert set(rec.faults[seat]) == {"timeout"}  # the late answers were not faulted
+    mine = [snap for snap in replay(rec) if snap.mv.seat == seat]
+    for n in slow_at:
+        snap = mine[n - 1]
+        assert snap.mv.fault == "timeout"
+        assert snap.mv.action == _text(default_action(snap.legal))
+        assert snap.mv.ms >= 1000
+    assert bots[-1].status == grpc.StatusCode.OK
+    end = bots[0].game_ends[0]
+    assert any(f.seat == seat and f.code == "timeout" for f in end.faults)
+    assert "timeout" in FAULT_CODES
+
+
+def _text(action: Any) -> str:
+    from wizard_arena.core import action_text
+
+    return str(action_text(action))
+
+
+# -- illegal, out-of-turn and wrong-id actions ----------------------------------------------
+
+
+def test_rejected_actions_are_recorded_and_can_be_retried(serve: Any) -> None:
+    server = serve(rules=Rules(players=6), seed=5)
+    tried: Counter[str] = Counter()
+
+    def cheat(bot: RawBot, req: DecisionRequest) -> bool:
+        v = req.view
+        rid = req.request_id
+        done = bot.state.setdefault("done", set())
+        if v.phase is Phase.BID and "bid" not in done:
+            done.add("bid")
+            bot.send_action(rid, Bid(v.cards_per_player + 1))
+            tried["bid_out_of_range"] += 1
+        elif v.phase is Phase.PLAY and "card" not in done:
+            done.add("card")
+            bot.send_action(rid, Play(next(c for c in FULL_DECK if c not in v.hand)))
+            tried["card_not_in_hand"] += 1
+        elif v.phase is Phase.PLAY and "follow" not in done:
+            follow = suit_to_follow(v.trick)
+            off = [c for c in v.hand if c.suit is not None and c.suit is not follow]
+            if follow is None or not off or follow not in {c.suit for c in v.hand}:
+                return False
+            done.add("follow")
+            bot.send_action(rid, Play(off[0]))
+            tried["must_follow_suit"] += 1
+        elif "wrong_id" not in done:
+            done.add("wrong_id")
+            bot.send_action("no-such-request", bot.random_action(req))
+            tried["unknown_request"] += 1
+        elif "empty" not in done:
+            done.add("empty")
+            bot.send_action(rid, None)
+            tried["malformed"] += 1
+        elif v.phase is Phase.PLAY and "trump" not in done:
+            done.add("trump")
+            bot.send_action(rid, ChooseTrump(Suit.HEARTS))
+            tried["trump_choice_not_allowed"] += 1
+        elif v.phase is Phase.PLAY and "bid_in_play" not in done:
+            done.add("bid_in_play")
+            bot.send_action(rid, Bid(0))
+            tried["wrong_phase"] += 1
+        else:
+            return False
+        bot.state.setdefault("pending", []).append(req)
+        return True
+
+    def retry(bot: RawBot, msg: Any) -> None:
+        if isinstance(msg, ActionRejected) and bot.state.get("pending"):
+            req = bot.state["pending"].pop()
+            assert msg.time_left > 0, msg
+            bot.send_action(req.request_id, bot.random_action(req))
+        elif _own_bid(bot, msg) and not bot.state.get("out_of_turn"):
+            # our bid went in: nothing is open for us now, so act out of turn
+            bot.state["out_of_turn"] = True
+            bot.send_action("out-of-turn", Bid(0))
+            tried["not_your_turn"] += 1
+
+    # the others think in round 1, while the cheat acts out of turn
+    def think(req: DecisionRequest) -> float:
+        return 0.05 if req.view.round == 1 else 0.0
+
+    bots = [RawBot(server.address, f"h{i}", think=think) for i in range(5)]
+    bots.append(RawBot(server.address, "cheat", on_request=cheat, on_message=retry))
+    run_bots(bots, timeout=60)
+    cheater = bots[-1]
+    rec = record_of(server, game_of(cheater))
+    assert rec.status == "finished" and verify_record(rec) == []
+    seat = seat_of(rec, "cheat")
+    got = Counter(r.code for r in cheater.rejections)
+    assert got == tried, (got, tried)
+    assert {"bid_out_of_range", "card_not_in_hand", "unknown_request", "not_your_turn"} <= set(got)
+    for r in cheater.rejections:
+        assert r.game_id == rec.game_id
+        assert f"seat {seat}" in r.message
+    wrong = next(r for r in cheater.rejections if r.code == "unknown_request")
+    assert wrong.request_id == "no-such-request" and "not the open request" in wrong.message
+    illegal = sum(tried[k] for k in tried if k not in ("unknown_request", "malformed"))
+    assert rec.faults[seat] == {
+        "illegal": illegal,
+        "malformed": tried["unknown_request"] + tried["malformed"],
+    }
+    # every retry was in time: no move of the cheat was played by the referee
+    assert all(mv.fault is None for rr in rec.rounds for mv in rr.moves)
+    assert cheater.status == grpc.StatusCode.OK
+    assert any(f.seat == seat and f.code == "illegal" for f in cheater.game_ends[0].faults)
+    # the others were told nothing about the cheat's rejections
+    for b in bots[:-1]:
+        assert b.rejections == []
+
+
+def _own_bid(bot: RawBot, msg: Any) -> bool:
+    """Whether ``msg`` is the news of ``bot``'s own bid."""
+    return (
+        isinstance(msg, TableEvent)
+        and isinstance(msg.event, BidMade)
+        and bot.info is not None
+        and msg.event.seat == bot.info.seat
+    )
+
+
+# -- refused streams --------------------------------------------------------------------
+
+
+def _refused(server: ServerThread, **kw: Any) -> RawBot:
+    return RawBot(server.address, "refused", **kw).start().join(20)
+
+
+def test_action_before_hello_is_refused(serve: Any) -> None:
+    server = serve()
+    bot = _refused(server, hello=False, first=[wire.encode_bot(_action("r1"))])
+    assert bot.status == grpc.StatusCode.INVALID_ARGUMENT
+    assert "Hello" in bot.details
+    assert bot.received == []
+
+
+def test_empty_first_message_is_refused(serve: Any) -> None:
+    server = serve()
+    bot = _refused(server, hello=False, first=[wire.pb.BotMessage()])
+    assert bot.status == grpc.StatusCode.INVALID_ARGUMENT
+    assert bot.received == []
+
+
+def test_unsupported_version_is_refused(serve: Any) -> None:
+    server = serve()
+    bot = _refused(server, min_version=2, max_version=3)
+    assert bot.status == grpc.StatusCode.FAILED_PRECONDITION
+    assert "unsupported protocol version" in bot.details
+    assert "2..3" in bot.details and "speaks 1" in bot.details
+
+
+def test_tokens(serve: Any, tmp_path: Path) -> None:
+    path = tmp_path / "tokens.txt"
+    path.write_text("# bots allowed\nalpha-123  # alice\n\nbeta-456\n")
+    tokens = read_tokens(path)
+    assert tokens == {"alpha-123", "beta-456"}
+    server = serve(tokens=tokens)
+    bad = _refused(server, token="alpha-124")
+    assert bad.status == grpc.StatusCode.UNAUTHENTICATED
+    assert bad.details == "invalid access token"
+    missing = _refused(server)
+    assert missing.status == grpc.StatusCode.UNAUTHENTICATED
+    assert missing.details == "missing access token"
+    good = RawBot(server.address, "good", token="beta-456").start()
+    _wait_for(lambda: good.welcome is not None)
+    good.close_send()
+    good.join(10)
+    assert good.status == grpc.StatusCode.OK
+    assert _server_info(server).token_required
+
+
+def _action(rid: str) -> Any:
+    from wizard_arena.protocol import ActionMsg
+
+    return ActionMsg(rid, Bid(0))
+
+
+def _wait_for(cond: Any, timeout: float = 10.0) -> None:
+    end = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > end:
+            raise TimeoutError("condition not met")
+        time.sleep(0.01)
+
+
+# -- a bot that leaves mid-trick --------------------------------------------------------------
+
+
+def test_disconnect_mid_trick(serve: Any) -> None:
+    server = serve(rules=Rules(players=6))
+
+    def leave(bot: RawBot, req: DecisionRequest) -> bool:
+        v = req.view
+        if v.phase is Phase.PLAY and v.round >= 2 and v.trick:
+            bot.state["left_at"] = (v.round, len(v.tricks), len(v.trick))
+            bot.disconnect()
+            return True
+        return False
+
+    bots = [RawBot(server.address, f"d{i}") for i in range(5)]
+    leaver = RawBot(server.address, "leaver", on_request=leave)
+    run_bots([*bots, leaver], timeout=60)
+    assert leaver.status == grpc.StatusCode.CANCELLED
+    rec = record_of(server, game_of(leaver))
+    assert rec.status == "finished" and verify_record(rec) == []
+    seat = seat_of(rec, "leaver")
+    assert rec.faults[seat] == {"disconnect": 1}
+    assert rec.faulted_seats == [seat]
+    rnd, _, in_trick = leaver.state["left_at"]
+    moves = [snap for snap in replay(rec) if snap.mv.seat == seat]
+    asked = len([r for r in leaver.requests if r.game_id == rec.game_id])
+    answered, defaulted = moves[: asked - 1], moves[asked - 1 :]
+    assert all(snap.mv.fault is None for snap in answered)
+    assert defaulted and all(snap.mv.fault == "disconnect" for snap in defaulted)
+    for snap in defaulted:
+        assert snap.mv.action == _text(default_action(snap.legal))
+    first = defaulted[0]
+    assert first.round_index + 1 == rnd and first.trick == in_trick > 0
+    for b in bots:
+        assert b.status == grpc.StatusCode.OK
+        assert [(f.seat, f.code) for f in b.game_ends[0].faults] == [(seat, "disconnect")]
+
+
+# -- one table failing ------------------------------------------------------------------------
+
+
+def test_error_in_one_table_spares_the_others(serve: Any, monkeypatch: Any) -> None:
+    server = serve(rules=Rules(players=6))
+    doomed: list[str] = []
+    real = table_module._Table._decide
+
+    async def flaky(self: Any, st: Any, view: Any) -> Any:
+        if not doomed:
+            doomed.append(self.game_id)
+        if self.game_id == doomed[0] and self._requests >= 20:
+            raise RuntimeError("boom: injected table failure")
+        return await real(self, st, view)
+
+    monkeypatch.setattr(table_module._Table, "_decide", flaky)
+    bots = run_bots([RawBot(server.address, f"e{i}") for i in range(12)], timeout=60)
+    records = {r.game_id: r for r in server.records()}
+    failed = records[doomed[0]]
+    assert failed.status == "aborted" and "boom" in failed.error
+    finished = [r for r in records.values() if r.status == "finished"]
+    # the other table finished, and the doomed table's bots were seated again
+    assert len(finished) >= 2
+    for r in finished:
+        assert verify_record(r) == []
+    for b in bots:
+        assert b.status == grpc.StatusCode.OK
+        assert len(b.game_ends) == 1
+        assert b.game_ends[0].game_id != doomed[0]
+    # and the server still serves
+    assert _server_info(server).server_version == __version__
+
+
+# -- server info, health, reflection ------------------------------------------------------------
+
+
+def _server_info(server: ServerThread) -> Any:
+    with grpc.insecure_channel(server.address) as ch:
+        return wire.decode_server_info(
+            wire.stub(ch).GetServerInfo(wire.server_info_request(), timeout=10)
+        )
+
+
+def test_get_server_info(serve: Any) -> None:
+    server = serve(rules=Rules(players=5), move_time=0.75)
+    info = _server_info(server)
+    assert info.server_version == __version__
+    assert info.protocol_versions == (1,)
+    assert info.rules == Rules(players=5)
+    assert info.move_time == 0.75
+    assert info.token_required is False
+
+
+def test_health_and_reflection(serve: Any) -> None:
+    server = serve()
+    with grpc.insecure_channel(server.address) as ch:
+        health = health_pb2_grpc.HealthStub(ch)
+        for service in ("", wire.SERVICE_NAME):
+            resp = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=10)
+            assert resp.status == health_pb2.HealthCheckResponse.SERVING
+        with pytest.raises(grpc.RpcError) as e:
+            health.Check(health_pb2.HealthCheckRequest(service="no.Such"), timeout=10)
+        assert e.value.code() == grpc.StatusCode.NOT_FOUND
+        refl = reflection_pb2_grpc.ServerReflectionStub(ch)
+        req = reflection_pb2.ServerReflectionRequest(list_services="")
+        (resp,) = list(refl.ServerReflectionInfo(iter([req]), timeout=10))
+        names = {s.name for s in resp.list_services_response.service}
+        assert {
+            "wizard_arena.v1.WizardArena",
+            "grpc.health.v1.Health",
+            "grpc.reflection.v1alpha.ServerReflection",
+        } <= names
+        req = reflection_pb2.ServerReflectionRequest(file_containing_symbol=wire.SERVICE_NAME)
+        (resp,) = list(refl.ServerReflectionInfo(iter([req]), timeout=10))
+        assert resp.file_descriptor_response.file_descriptor_proto
+
+
+# -- shutdown of a real `wizard-arena serve` ---------------------------------------------------
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_serve_shuts_down_cleanly_on_signal(sig: signal.Signals) -> None:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "wizard_arena.cli", "serve", "--port", "0"),
+            *("--players", "3", "--move-time", "5", "--log-format", "json"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stderr is not None
+        lines: list[str] = []
+        address = ""
+        for line in proc.stderr:
+            lines.append(line)
+            if "serving on" in line and not line.startswith("{"):
+                address = line.split("serving on ", 1)[1].split()[0]
+                break
+        assert address, "".join(lines)
+        # three bots in a game (thinking, so it is still on) and one in the lobby
+        players = [RawBot(address, f"sig{i}", think=0.1, games=None).start() for i in range(3)]
+        _wait_for(lambda: all(b.requests or b.messages(GameInfo) for b in players))
+        lobby = RawBot(address, "lobby", games=None).start()
+        _wait_for(lambda: lobby.welcome is not None)
+        proc.send_signal(sig)
+        code = proc.wait(30)
+        rest = proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert code == 0, "".join(lines) + rest
+    for b in [*players, lobby]:
+        b.join(10)
+        assert b.status == grpc.StatusCode.UNAVAILABLE, (b.name, b.status, b.details)
+        assert b.details == "server shutting down"
+    events = [json.loads(x) for x in (lines + rest.splitlines()) if x.startswith("{")]
+    assert {"event": "signal", "signal": sig.name}.items() <= next(
+        e for e in events if e["event"] == "signal"
+    ).items()
+    assert any(e["event"] == "stopped" for e in events)
+
+
+# -- records --------------------------------------------------------------------------------
+
+
+def _offline_record(seed: int) -> GameRecord:
+    """A whole game refereed with no bot connected (the default policy plays)."""
+    rules = Rules(players=4)
+    seats = [SeatSpec(f"absent-{i}", None) for i in range(4)]
+    return trio.run(lambda: run_table("g-offline", rules, seats, seed=seed, move_time=0.1))
+
+
+def test_record_round_trip_and_tampering() -> None:
+    rec = _offline_record(3)
+    assert rec.status == "finished" and verify_record(rec) == []
+    text = rec.to_json()
+    back = GameRecord.from_json(text)
+    assert back == rec and back.to_json() == text
+    assert verify_record(back) == []
+
+    def tampered(change: Any) -> list[str]:
+        t = GameRecord.from_json(text)
+        change(t)
+        return verify_record(t)
+
+    def swap_card(t: GameRecord) -> None:
+        mv = next(m for m in t.rounds[4].moves if m.action.startswith("play "))
+        mv.action = "play W" if mv.action != "play W" else "play J"
+
+    def bid_more(t: GameRecord) -> None:
+        mv = t.rounds[2].moves[0]
+        mv.action = f"bid {int(mv.action.split()[1]) + 1}"
+
+    def hands(t: GameRecord) -> None:
+        t.rounds[3].hands[0], t.rounds[3].hands[1] = t.rounds[3].hands[1], t.rounds[3].hands[0]
+
+    def totals(t: GameRecord) -> None:
+        t.totals[1] += 10
+
+    def result(t: GameRecord) -> None:
+        t.results[5][2][0] += 10
+
+    def seat(t: GameRecord) -> None:
+        t.rounds[1].moves[0].seat = (t.rounds[1].moves[0].seat + 1) % 4
+
+    for change in (swap_card, bid_more, hands, totals, result, seat):
+        assert tampered(change), change.__name__
