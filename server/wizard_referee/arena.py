@@ -250,7 +250,13 @@ class Arena:
             await self.wait_for_change()
 
     async def _seated_game(self, seats: list[Session]) -> None:
-        await self.play_game(seats)
+        # run_table contains errors of the game itself; this also keeps an
+        # error around it (setting up the table, an on_game_end callback)
+        # from taking the whole server down
+        try:
+            await self.play_game(seats)
+        except Exception as e:
+            self.log.exception("table_failed", error=repr(e), bots=[s.name for s in seats])
 
     def _on_closed(self, conn: Connection) -> None:
         # a waiting bot that leaves is dropped from the lobby at once

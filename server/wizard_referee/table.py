@@ -68,6 +68,8 @@ class _SeatState:
     send_answer: trio.MemorySendChannel[ActionMsg]
     answers: trio.MemoryReceiveChannel[ActionMsg]
     open_request: str | None = None
+    deadline: float = 0.0
+    """trio time at which the open request expires."""
     gone: bool = False
 
     @property
@@ -136,6 +138,13 @@ class _Table:
     ) -> None:
         st.send(ActionRejected(request_id, self.game_id, code, message, max(0.0, left)))
 
+    @staticmethod
+    def _time_left(st: _SeatState) -> float:
+        """Seconds left on the seat's open request (0 when none is open)."""
+        if st.open_request is None:
+            return 0.0
+        return max(0.0, st.deadline - trio.current_time())
+
     def _mark_gone(self, st: _SeatState) -> None:
         if st.gone:
             return
@@ -162,11 +171,15 @@ class _Table:
                 return
             if isinstance(msg, Malformed):
                 self._fault(st, "malformed", msg.detail)
-                self._reject(st, "", "malformed", f"seat {st.seat}: {msg.detail}", 0.0)
+                self._reject(
+                    st, "", "malformed", f"seat {st.seat}: {msg.detail}", self._time_left(st)
+                )
                 continue
             if isinstance(msg, Hello):
                 self._fault(st, "malformed", "a second hello")
-                self._reject(st, "", "malformed", f"seat {st.seat}: hello sent twice", 0.0)
+                self._reject(
+                    st, "", "malformed", f"seat {st.seat}: hello sent twice", self._time_left(st)
+                )
                 continue
             rid = msg.request_id
             if rid == st.open_request:
@@ -198,7 +211,7 @@ class _Table:
                     "unknown_request",
                     f"seat {st.seat}: request id {rid!r} is not the open request "
                     f"{st.open_request!r}",
-                    0.0,
+                    self._time_left(st),
                 )
 
     # -- one decision -----------------------------------------------------------------------
@@ -216,7 +229,7 @@ class _Table:
         st.spec.issued.add(rid)
         st.open_request = rid
         start = trio.current_time()
-        deadline = start + self.move_time
+        deadline = st.deadline = start + self.move_time
         st.send(DecisionRequest(rid, self.game_id, view.with_time_left(self.move_time)))
         fault: str | None = "timeout"
         with trio.move_on_at(deadline):
@@ -370,7 +383,11 @@ async def run_table(
         return await table.run()
     except Exception as e:
         table.log.exception("table_aborted", error=repr(e))
+        # the table's nursery wraps the error in an ExceptionGroup: name the cause
+        cause: Exception = e
+        while isinstance(cause, ExceptionGroup) and len(cause.exceptions) == 1:
+            cause = cause.exceptions[0]
         table.record.status = "aborted"
-        table.record.error = f"{type(e).__name__}: {e}"
+        table.record.error = f"{type(cause).__name__}: {cause}"
         table.record.finished_at = time.time()
         return table.record
