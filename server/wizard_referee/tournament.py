@@ -97,6 +97,8 @@ class TournamentConfig:
     connect_timeout: float = 60.0
     exclude_faulted: bool = False
     """Keep games in which any seat was faulted out of the ratings."""
+    workdir: str = ""
+    """Folder entrant commands run in (the TOML file's folder; default: the current one)."""
 
     @property
     def rules(self) -> Rules:
@@ -158,6 +160,8 @@ class TournamentConfig:
         if base is not None and "database" in section:
             db = Path(section["database"])
             section["database"] = str(db if db.is_absolute() else base / db)
+        if base is not None:
+            section.setdefault("workdir", str(base))
         entrants = []
         for i, e in enumerate(data.get("entrant", [])):
             if not isinstance(e, dict) or not isinstance(e.get("name"), str) or not e["name"]:
@@ -508,7 +512,7 @@ async def _play(
         spawner = _Spawner()
         for inst in instances:
             inst.log_path = log_dir / f"{inst.entrant.name}-{inst.index}.log"
-            nursery.start_soon(_supervise, inst, arena.address, spawner, log)
+            nursery.start_soon(_supervise, inst, arena.address, spawner, config.workdir, log)
         await _await_entrants(config, arena, pool, log_dir)
         if progress_stream is not None:
             nursery.start_soon(_show_progress, progress, store, progress_stream, progress_interval)
@@ -543,11 +547,12 @@ class _Spawner:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bot-spawner")
 
     async def spawn(
-        self, cmd: list[str], env: dict[str, str], out: IO[bytes]
+        self, cmd: list[str], env: dict[str, str], out: IO[bytes], cwd: str = ""
     ) -> subprocess.Popen[bytes]:
         future = self._pool.submit(
             subprocess.Popen,
             cmd,
+            cwd=cwd or None,
             env=env,
             stdout=out,
             stderr=out,
@@ -560,7 +565,9 @@ class _Spawner:
         self._pool.shutdown(wait=False)
 
 
-async def _supervise(inst: _Instance, address: str, spawner: _Spawner, log: Any) -> None:
+async def _supervise(
+    inst: _Instance, address: str, spawner: _Spawner, workdir: str, log: Any
+) -> None:
     """Run one instance of a command entrant; restart it if it exits (crash)."""
     assert inst.entrant.command is not None and inst.log_path is not None
     subst = {"{server}": address, "{token}": inst.token, "{name}": inst.entrant.name}
@@ -578,7 +585,7 @@ async def _supervise(inst: _Instance, address: str, spawner: _Spawner, log: Any)
     while True:
         with open(inst.log_path, "ab") as out:
             try:
-                proc = await spawner.spawn(cmd, env, out)
+                proc = await spawner.spawn(cmd, env, out, workdir)
             except OSError as e:
                 log.error("entrant_start_failed", entrant=inst.entrant.name, error=str(e))
                 raise TournamentError(
