@@ -79,6 +79,7 @@ function main() {
   let gamesDone = 0;
   let decisions = 0;
   let finished = false;
+  let lastRequest = null;
 
   const log = (text) => console.error(`[${args.name}] ${text}`);
 
@@ -94,6 +95,9 @@ function main() {
   });
 
   call.on('data', (msg) => {
+    // After the last game the stream is half-closed; the server may already have
+    // seated the bot at another table: ignore everything until the stream ends.
+    if (finished) return;
     switch (msg.message) {
       case 'welcome':
         log(`connected to ${args.server}: protocol ${msg.welcome.version}, session ${msg.welcome.sessionId}`);
@@ -105,13 +109,19 @@ function main() {
       }
       case 'decisionRequest': {
         decisions++;
-        const action = decide(msg.decisionRequest);
-        call.write({ action });
+        lastRequest = msg.decisionRequest;
+        call.write({ action: decide(lastRequest) });
         break;
       }
       case 'actionRejected': {
         const r = msg.actionRejected;
         log(`action rejected (${r.reason}): ${r.message}`);
+        // the request stays open while time is left: answer once more
+        if (lastRequest && r.requestId === lastRequest.requestId && r.timeLeftMs > 0) {
+          const req = lastRequest;
+          lastRequest = null;
+          call.write({ action: decide({ ...req, legalCards: req.legalCards.slice(0, 1) }) });
+        }
         break;
       }
       case 'gameOver': {
@@ -131,9 +141,11 @@ function main() {
   });
 
   call.on('error', (err) => {
-    if (finished && err.code === grpc.status.CANCELLED) return;
-    log(`stream ended: ${grpc.status[err.code] || err.code}: ${err.details}`);
-    process.exitCode = 1;
+    // once the games are played, how the stream ended does not matter
+    if (!finished) {
+      log(`stream ended: ${grpc.status[err.code] || err.code}: ${err.details}`);
+      process.exitCode = 1;
+    }
     client.close();
   });
 

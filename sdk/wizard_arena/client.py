@@ -338,7 +338,8 @@ class _Table:
         self.tricks_won = [0] * n
         self.totals = [0] * n
         self.results: list[RoundResult] = []
-        self.diverged = False
+        self.warned = False
+        """Whether a difference from the referee's view was reported."""
 
     def view(self) -> SeatView:
         return SeatView(
@@ -565,13 +566,12 @@ class _Driver:
             names = tuple("" for _ in range(view.players))
             info = GameInfo(req.game_id, view.rules, view.seat, names)
             table = self.tables[req.game_id] = _Table(info)
-            table.diverged = True  # no model to compare with yet
             log.info("joined game %s in progress (seat %d)", req.game_id, view.seat)
             effects.append(_Hook("on_game_start", (info,)))
-        elif not table.diverged:
+        elif not table.warned:  # (re-synchronised at every request; warn once a game)
             diff = _view_difference(table.view(), view)
             if diff:
-                table.diverged = True
+                table.warned = True
                 self._disagree(
                     f"game {req.game_id}: the SDK's model of the game differs from the "
                     f"referee's view at request {req.request_id} ({diff}); using the referee's"
@@ -643,6 +643,7 @@ class _Driver:
         if action is None:
             return self.default_for(pending)
         pending.tried.append(action)
+        log.debug("%s: %s after %.1f ms", where, action_text(action), took * 1000)
         return ActionMsg(req.request_id, action)
 
     def default_for(self, pending: _Pending) -> ActionMsg | None:

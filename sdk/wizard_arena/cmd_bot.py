@@ -23,6 +23,7 @@ import importlib
 import importlib.util
 import inspect
 import logging
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -50,7 +51,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"the referee server (default {DEFAULT_SERVER})",
     )
     parser.add_argument("--name", help="display name (default: the bot's name or class name)")
-    parser.add_argument("--token", help="access token, if the server requires one")
+    parser.add_argument(
+        "--token",
+        default=os.environ.get("WIZARD_ARENA_TOKEN"),
+        help="access token, if the server requires one (default: $WIZARD_ARENA_TOKEN)",
+    )
     parser.add_argument(
         "--games", type=int, metavar="N", help="stop after N games (default: until the server ends)"
     )
@@ -74,7 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="stop on any bot error, rejected action or disagreement with the referee",
     )
     verbosity = parser.add_mutually_exclusive_group()
-    verbosity.add_argument("-v", "--verbose", action="store_true", help="log every game event")
+    verbosity.add_argument("-v", "--verbose", action="store_true", help="also log every decision")
     verbosity.add_argument(
         "-q", "--quiet", action="store_true", help="log warnings and errors only"
     )
