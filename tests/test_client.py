@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -374,15 +375,16 @@ def test_overrun_is_logged(caplog: pytest.LogCaptureFixture) -> None:
     class Sleepy(RandomBot):
         def bid(self, view: SeatView) -> int:
             if view.round == 2:
-                time.sleep(0.45)
+                time.sleep(0.8)
             return super().bid(view)
 
     caplog.set_level(logging.WARNING, logger="wizard_arena.client")
-    with ArenaThread(arena_config(move_time=0.3)) as s:
+    with ArenaThread(arena_config(move_time=0.5)) as s:
         bots: list[Bot] = [Sleepy(seed=1), RandomBot(seed=2), RandomBot(seed=3)]
         res = ok(run_bots(bots, s.address))[0]
-        assert res.overruns == 1 and len(res.games) == 1
-        assert "nothing sent" in caplog.text and "the bot took 0.4" in caplog.text
+        assert res.overruns >= 1 and len(res.games) == 1  # more only on a loaded machine
+        assert "nothing sent, the referee plays its default" in caplog.text
+        assert re.search(r"the bot took \d+\.\d+ s in game \S+, round 2, bid", caplog.text)
         assert res.faults and res.faults[0].code == "timeout"
 
 
