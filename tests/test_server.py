@@ -51,6 +51,7 @@ from wizard_arena.protocol import (
     ActionRejected,
     DecisionRequest,
     GameEnd,
+    Hello,
     RoundStart,
     TableEvent,
 )
@@ -513,6 +514,33 @@ def test_tokens(serve: Any, tmp_path: Path) -> None:
     good.join(10)
     assert good.status == grpc.StatusCode.OK
     assert _server_info(server).token_required
+
+
+def test_no_hello_in_time_is_refused(serve: Any) -> None:
+    server = serve(hello_timeout=0.3)
+    bot = _refused(server, hello=False)
+    assert bot.status == grpc.StatusCode.INVALID_ARGUMENT
+    assert bot.details == "no Hello within the hello timeout"
+
+
+def test_oversized_message_is_refused(serve: Any) -> None:
+    server = serve()
+    big = wire.encode_bot(Hello(bot_name="x" * (70 * 1024)))
+    bot = _refused(server, hello=False, first=[big])
+    assert bot.status == grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+def test_flooding_bot_is_cut_off(serve: Any) -> None:
+    server = serve(inbound_limit=8)
+    flood = [wire.encode_bot(_action(f"r{i}")) for i in range(50)]
+    bot = RawBot(server.address, "flood", games=None)
+    bot.start()
+    _wait_for(lambda: bot.welcome is not None)
+    for m in flood:  # in the lobby nobody reads them
+        bot.send_raw(m)
+    bot.join(20)
+    assert bot.status == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "inbound queue full (8 messages)" in bot.details
 
 
 def _action(rid: str) -> Any:
