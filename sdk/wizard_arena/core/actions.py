@@ -57,10 +57,26 @@ class Phase(enum.Enum):
         return f"Phase.{self.name}"
 
 
+def _same_action(a: tuple[object, ...], b: object) -> bool:
+    # Actions of different kinds are never equal: without this, Bid(0) ==
+    # ChooseTrump(Suit.SPADES) (a Suit is an int) and a trump choice would be
+    # "in" a list of legal bids.
+    return type(a) is type(b) and tuple.__eq__(a, b)
+
+
 class Bid(NamedTuple):
     """Bid to win exactly ``bid`` tricks this round."""
 
     bid: int
+
+    def __eq__(self, other: object) -> bool:
+        return _same_action(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not _same_action(self, other)
+
+    def __hash__(self) -> int:
+        return tuple.__hash__(self)
 
 
 class Play(NamedTuple):
@@ -68,11 +84,29 @@ class Play(NamedTuple):
 
     card: Card
 
+    def __eq__(self, other: object) -> bool:
+        return _same_action(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not _same_action(self, other)
+
+    def __hash__(self) -> int:
+        return tuple.__hash__(self)
+
 
 class ChooseTrump(NamedTuple):
     """The dealer's trump choice after a turned Wizard."""
 
     suit: Suit
+
+    def __eq__(self, other: object) -> bool:
+        return _same_action(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not _same_action(self, other)
+
+    def __hash__(self) -> int:
+        return tuple.__hash__(self)
 
 
 Action = Bid | Play | ChooseTrump

@@ -199,12 +199,14 @@ class Game:
             rest = n * size
             turned: Card | None = deck[rest] if rest < len(deck) else None
         else:
-            new_hands = [sorted(h) for h in hands]
+            new_hands = [list(h) for h in hands]
             if turned_card is _UNSET:
                 raise DealError("explicit hands need turned_card (None when no card is left)")
-            assert turned_card is None or isinstance(turned_card, Card)
+            if turned_card is not None and not isinstance(turned_card, Card):
+                raise DealError(f"the turned card is not a card: {turned_card!r}")
             turned = turned_card
             self._check_deal(new_hands, turned, size)
+            new_hands = [sorted(h) for h in new_hands]
         self.round = rnd
         self.dealer = dealer
         self.cards = size
