@@ -14,6 +14,7 @@ sessions with :meth:`Arena.play_game`.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 import uuid
 from collections.abc import Callable, Sequence
@@ -51,6 +52,9 @@ class ArenaConfig:
     """Base seed for deals; game k of this server uses seed ``f"{seed}:{k}"``."""
     matchmaking: bool = True
     """Seat waiting bots continuously (serve mode)."""
+    reseat_delay: float = 0.5
+    """Matchmaking waits this long after a bot's game ends before seating it
+    again, so a bot that stops after its last game can leave first."""
     shutdown_grace: float = 1.0
 
 
@@ -64,6 +68,8 @@ class Session:
     version: int
     issued: set[str] = field(default_factory=set)
     busy: bool = False
+    free_at: float = 0.0
+    """trio time from which matchmaking may seat this session again."""
 
     @property
     def name(self) -> str:
@@ -229,6 +235,7 @@ class Arena:
             for s in seats:
                 if s is not None:
                     s.busy = False
+                    s.free_at = trio.current_time() + self.config.reseat_delay
                     if not s.alive:
                         self.sessions.pop(s.id, None)
             self._notify()
@@ -240,14 +247,18 @@ class Arena:
     async def _matchmaker(self) -> None:
         n = self.config.rules.players
         while True:
-            free = self.live_waiting()
+            now = trio.current_time()
+            waiting = self.live_waiting()
+            free = [s for s in waiting if s.free_at <= now]
             if len(free) >= n:
                 seats = free[:n]
                 for s in seats:
                     s.busy = True  # reserve before the table task starts
                 self._nursery.start_soon(self._seated_game, seats)
                 continue
-            await self.wait_for_change()
+            resting = [s.free_at for s in waiting if s.free_at > now]
+            with trio.move_on_at(min(resting) if resting else math.inf):
+                await self.wait_for_change()
 
     async def _seated_game(self, seats: list[Session]) -> None:
         # run_table contains errors of the game itself; this also keeps an
