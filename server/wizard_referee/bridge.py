@@ -24,6 +24,7 @@ import contextlib
 import enum
 import itertools
 import threading
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -216,6 +217,11 @@ class Bridge:
         self._thread: threading.Thread | None = None
         self._trio_open = True
         self.port = 0
+        # trio -> asyncio calls wait here; one wake-up of the asyncio loop
+        # carries every call queued until it runs (a table's broadcast is
+        # one wake-up, not one per seat)
+        self._outbox: deque[tuple[Callable[..., None], tuple[Any, ...]]] = deque()
+        self._outbox_scheduled = False
 
     # -- crossing -----------------------------------------------------------------
 
@@ -231,12 +237,27 @@ class Bridge:
         return True
 
     def _to_aio(self, fn: Callable[..., None], *args: Any) -> None:
-        """From trio: run ``fn(*args)`` in the asyncio thread soon."""
+        """From trio: run ``fn(*args)`` in the asyncio thread soon (calls keep their order)."""
         loop = self._loop
-        if loop is not None and not loop.is_closed():
+        if loop is None or loop.is_closed():
+            return
+        self._outbox.append((fn, args))
+        if not self._outbox_scheduled:
+            self._outbox_scheduled = True
             # the loop may close between the check and the call
             with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(fn, *args)
+                loop.call_soon_threadsafe(self._drain_outbox)
+
+    def _drain_outbox(self) -> None:
+        """In the asyncio thread: run the calls queued by :meth:`_to_aio`.
+
+        The flag is cleared before draining, so a call queued while (or
+        after) this runs is either drained here or schedules a new drain."""
+        self._outbox_scheduled = False
+        outbox = self._outbox
+        while outbox:
+            fn, args = outbox.popleft()
+            fn(*args)
 
     def _on_connect(self, conn: Connection) -> None:
         self._on_connect_cb(conn)

@@ -1,0 +1,515 @@
+"""Referee server over real gRPC on loopback: throughput, latency and CPU, against a floor.
+
+    python bench/bench_server.py                      # both scenarios, arena and floors
+    python bench/bench_server.py --scenario fast      # 16 bots, no think time
+    python bench/bench_server.py --scenario think     # 256 bots thinking 100 ms each
+
+Each run starts, per scenario and server kind, one server process and one
+bots process (all bots of the scenario as grpc.aio clients in one asyncio
+loop), so on a 2-core machine the server has a core of its own. Servers:
+
+- ``arena``: the real ``wizard-arena serve`` (4 players, move time 5 s,
+  ``--log-level warning``: per-decision info lines are not written).
+- ``floor-table``: a plain grpc.aio server with the same service, the same
+  messages (a real mid-game DecisionRequest, CardPlayed events) and the same
+  pattern per decision (one action in; the event to all 4 seats and the next
+  request out; one decision in flight per table of 4) but no trio, no bridge,
+  no rules: what the transport alone costs for this traffic.
+- ``floor-pingpong``: the same server answering every action at once with a
+  DecisionRequest on the same stream (1 message in, 1 out; every bot has a
+  decision in flight).
+
+Figures, all measured by the bots over a window after a warm-up (one clock:
+the bots share a process):
+
+- decisions/s: DecisionRequests received in the window whose table had
+  answered a previous one (one per decision made);
+- cycle: from one DecisionRequest arriving at a table's bot to the next
+  arriving at that table (any seat) = think time + added latency;
+- added: from a bot sending its action to the next DecisionRequest of the
+  table arriving = everything but the bot's think time (server work, both
+  loopback hops, the client's gRPC receive path);
+- server CPU/decision: user+system CPU time of the server process (all its
+  threads, from /proc) over the window / decisions; client CPU is printed
+  too, to show when the bots process, not the server, was the limit.
+
+Linux only (reads /proc/PID/stat).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+
+import wizard_arena.wire as wire
+from wizard_arena.core import Game, Phase, Rules
+from wizard_arena.protocol import (
+    ActionMsg,
+    DecisionRequest,
+    Hello,
+    ServerInfo,
+    TableEvent,
+    Welcome,
+)
+
+PLAYERS = 4
+SCENARIOS = {
+    # name: (bots, think seconds, warm-up seconds, window seconds)
+    "fast": (16, 0.0, 3.0, 15.0),
+    "think": (256, 0.1, 6.0, 20.0),
+}
+KINDS = ("arena", "floor-table", "floor-pingpong")
+CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def proc_cpu(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` (all threads)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+# -- canned messages of a real game (for the floor) ----------------------------------
+
+
+def canned_messages(players: int) -> tuple[Any, Any]:
+    """A real mid-game DecisionRequest and a CardPlayed event, as protobuf."""
+    rng = random.Random(7)
+    game = Game(Rules(players=players), seed=7)
+    target = game.rules.rounds // 2 + 1
+    while True:
+        if game.phase is Phase.DEAL:
+            game.deal()
+            continue
+        if game.round == target and game.phase is Phase.PLAY and len(game.trick) == 1:
+            break
+        game.apply(game.to_act, rng.choice(game.legal_actions()))  # type: ignore[arg-type]
+    seat = game.to_act
+    assert seat is not None
+    view = game.view(seat).with_time_left(5.0)
+    request = wire.encode_server(DecisionRequest("floor-1", "floor", view))
+    event = wire.encode_server(TableEvent("floor", game.events[-1]))
+    return request, event
+
+
+# -- the floor server -------------------------------------------------------------------
+
+
+class _FloorStream:
+    def __init__(self) -> None:
+        self.out: asyncio.Queue[Any] = asyncio.Queue()
+        self.table: _FloorTable | None = None
+        self.seat = 0
+
+
+class _FloorTable:
+    def __init__(self, number: int, seats: list[_FloorStream], request: Any, event: Any) -> None:
+        self.seats = seats
+        self.to_act = 0
+        self.request = type(request)()
+        self.request.CopyFrom(request)
+        self.request.decision_request.game_id = f"floor-table-{number}"
+        self.event = event
+        for i, s in enumerate(seats):
+            s.table, s.seat = self, i
+
+    def start(self) -> None:
+        self.seats[0].out.put_nowait(self.request)
+
+    def on_action(self, stream: _FloorStream) -> None:
+        if stream.seat != self.to_act:
+            return
+        for s in self.seats:
+            s.out.put_nowait(self.event)
+        self.to_act = (self.to_act + 1) % len(self.seats)
+        self.seats[self.to_act].out.put_nowait(self.request)
+
+
+class FloorServicer:
+    """WizardArena with no game: ``table`` or ``pingpong`` traffic of real message sizes."""
+
+    def __init__(self, mode: str, players: int) -> None:
+        self.mode = mode
+        self.players = players
+        self.request, self.event = canned_messages(players)
+        self.waiting: list[_FloorStream] = []
+        self.tables = 0
+        self.streams = 0
+        self.welcome = wire.encode_server(Welcome(1, "floor", "floor"))
+
+    async def GetServerInfo(self, request: Any, context: Any) -> Any:
+        return wire.encode_server_info(
+            ServerInfo("floor", (1,), Rules(players=self.players), 5.0, False)
+        )
+
+    async def Play(self, request_iterator: AsyncIterator[Any], context: Any) -> None:
+        stream = _FloorStream()
+        self.streams += 1
+        own_request = type(self.request)()
+        own_request.CopyFrom(self.request)
+        own_request.decision_request.game_id = f"floor-stream-{self.streams}"
+        reader = asyncio.ensure_future(self._read(request_iterator, stream, own_request))
+        try:
+            while True:
+                item = await stream.out.get()
+                if item is None:
+                    return
+                await context.write(item)
+        finally:
+            reader.cancel()
+
+    async def _read(self, it: AsyncIterator[Any], stream: _FloorStream, own: Any) -> None:
+        try:
+            async for msg in it:
+                kind = msg.WhichOneof("message")
+                if kind == "hello":
+                    stream.out.put_nowait(self.welcome)
+                    if self.mode == "pingpong":
+                        stream.out.put_nowait(own)
+                    else:
+                        self.waiting.append(stream)
+                        if len(self.waiting) >= self.players:
+                            seats, self.waiting = (
+                                self.waiting[: self.players],
+                                self.waiting[self.players :],
+                            )
+                            self.tables += 1
+                            _FloorTable(self.tables, seats, self.request, self.event).start()
+                elif self.mode == "pingpong":
+                    stream.out.put_nowait(own)
+                elif stream.table is not None:
+                    stream.table.on_action(stream)
+        finally:
+            stream.out.put_nowait(None)
+
+
+async def serve_floor(mode: str, players: int) -> None:
+    server = grpc.aio.server()
+    wire.add_servicer(FloorServicer(mode, players), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    print(f"floor serving on 127.0.0.1:{port}", file=sys.stderr, flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await server.stop(0.5)
+
+
+# -- the bots ---------------------------------------------------------------------------
+
+
+@dataclass
+class Stats:
+    measuring: bool = False
+    last_recv: dict[str, float] = field(default_factory=dict)
+    last_send: dict[str, float] = field(default_factory=dict)
+    cycles: list[float] = field(default_factory=list)
+    added: list[float] = field(default_factory=list)
+    thinks: list[float] = field(default_factory=list)
+    decisions: int = 0
+    welcomed: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def on_request(self, table: str, now: float) -> None:
+        prev_recv = self.last_recv.get(table)
+        prev_send = self.last_send.get(table)
+        self.last_recv[table] = now
+        if self.measuring and prev_recv is not None and prev_send is not None:
+            self.decisions += 1
+            self.cycles.append(now - prev_recv)
+            self.added.append(now - prev_send)
+
+    def on_send(self, table: str, received: float, now: float) -> None:
+        self.last_send[table] = now
+        if self.measuring:
+            self.thinks.append(now - received)
+
+
+async def run_bot(number: int, address: str, think: float, stats: Stats) -> None:
+    rng = random.Random(number)
+    out: deque[Any] = deque()
+    ready = asyncio.Event()
+
+    async def outgoing() -> AsyncIterator[Any]:
+        yield wire.encode_bot(Hello(f"bench-{number}", sdk_name="bench"))
+        while True:
+            await ready.wait()
+            ready.clear()
+            while out:
+                yield out.popleft()
+
+    async def answer(raw: Any, received: float) -> None:
+        msg = wire.decode_server(raw)
+        assert isinstance(msg, DecisionRequest)
+        action = rng.choice(msg.view.legal_actions)
+        if think:
+            await asyncio.sleep(think)
+        now = time.perf_counter()
+        stats.on_send(msg.game_id, received, now)
+        out.append(wire.encode_bot(ActionMsg(msg.request_id, action)))
+        ready.set()
+
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = wire.stub(channel).Play(outgoing())
+        tasks: set[asyncio.Task[None]] = set()
+        try:
+            async for raw in call:
+                kind = raw.WhichOneof("message")
+                if kind == "decision_request":
+                    now = time.perf_counter()
+                    stats.on_request(raw.decision_request.game_id, now)
+                    if think:
+                        task = asyncio.ensure_future(answer(raw, now))
+                        tasks.add(task)
+                        task.add_done_callback(tasks.discard)
+                    else:
+                        await answer(raw, now)
+                elif kind == "welcome":
+                    stats.welcomed += 1
+        except grpc.aio.AioRpcError as e:
+            if e.code() != grpc.StatusCode.CANCELLED:
+                stats.errors.append(f"bot {number}: {e.code().name} {e.details()}")
+
+
+async def run_bots(args: argparse.Namespace) -> dict[str, Any]:
+    stats = Stats()
+    tasks = [
+        asyncio.ensure_future(run_bot(i, args.address, args.think, stats)) for i in range(args.bots)
+    ]
+    end = time.monotonic() + 30
+    while stats.welcomed < args.bots and time.monotonic() < end:
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(args.warmup)
+    stats.measuring = True
+    t0, s0, c0 = time.perf_counter(), proc_cpu(args.server_pid), time.process_time()
+    await asyncio.sleep(args.window)
+    t1, s1, c1 = time.perf_counter(), proc_cpu(args.server_pid), time.process_time()
+    stats.measuring = False
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    elapsed = t1 - t0
+    d = max(stats.decisions, 1)
+
+    def pct(xs: list[float], q: float) -> float:
+        if not xs:
+            return float("nan")
+        return statistics.quantiles(xs, n=1000, method="inclusive")[int(q * 10) - 1] * 1000
+
+    return {
+        "bots": args.bots,
+        "welcomed": stats.welcomed,
+        "think_ms": args.think * 1000,
+        "window_s": round(elapsed, 3),
+        "decisions": stats.decisions,
+        "decisions_per_s": stats.decisions / elapsed,
+        "cycle_p50_ms": pct(stats.cycles, 50),
+        "cycle_p99_ms": pct(stats.cycles, 99),
+        "added_p50_ms": pct(stats.added, 50),
+        "added_p99_ms": pct(stats.added, 99),
+        "think_p50_ms": pct(stats.thinks, 50),
+        "server_cpu_us_per_decision": (s1 - s0) / d * 1e6,
+        "server_cpu_util": (s1 - s0) / elapsed,
+        "client_cpu_util": (c1 - c0) / elapsed,
+        "errors": stats.errors[:5],
+    }
+
+
+# -- the orchestrator ---------------------------------------------------------------------
+
+
+class ServerProcess:
+    def __init__(self, argv: list[str]) -> None:
+        self.proc = subprocess.Popen(
+            argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+        self.lines: deque[str] = deque(maxlen=50)
+        assert self.proc.stderr is not None
+        self.address = ""
+        for line in self.proc.stderr:
+            self.lines.append(line.rstrip())
+            if " serving on " in line:
+                self.address = line.split(" serving on ", 1)[1].split()[0]
+                break
+        if not self.address:
+            raise RuntimeError("server did not start:\n" + "\n".join(self.lines))
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.lines.append(line.rstrip())
+
+    def stop(self) -> int:
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            return self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait()
+
+
+def server_argv(kind: str) -> list[str]:
+    if kind == "arena":
+        return [
+            sys.executable,
+            "-m",
+            "wizard_arena.cli",
+            "serve",
+            "--port",
+            "0",
+            "--players",
+            str(PLAYERS),
+            "--move-time",
+            "5",
+            "--seed",
+            "1",
+            "--log-level",
+            "warning",
+            "--log-format",
+            "json",
+        ]
+    mode = kind.split("-", 1)[1]
+    return [sys.executable, __file__, "floor-server", "--mode", mode, "--players", str(PLAYERS)]
+
+
+def measure(kind: str, scenario: str) -> dict[str, Any]:
+    bots, think, warmup, window = SCENARIOS[scenario]
+    server = ServerProcess(server_argv(kind))
+    try:
+        out = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "bots",
+                "--address",
+                server.address,
+                "--server-pid",
+                str(server.proc.pid),
+                "--bots",
+                str(bots),
+                "--think",
+                str(think),
+                "--warmup",
+                str(warmup),
+                "--window",
+                str(window),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=warmup + window + 120,
+        )
+    finally:
+        server.stop()
+    if out.returncode != 0:
+        raise RuntimeError(f"bots process failed:\n{out.stderr}")
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    result["kind"] = kind
+    result["scenario"] = scenario
+    result["loadavg_1m"] = os.getloadavg()[0]
+    return result
+
+
+def report(results: list[dict[str, Any]]) -> None:
+    head = (
+        f"{'scenario':<8} {'server':<15} {'bots':>5} {'think':>6} {'dec/s':>8} "
+        f"{'cycle p50':>10} {'cycle p99':>10} {'added p50':>10} {'added p99':>10} "
+        f"{'srv CPU/dec':>12} {'srv CPU':>8} {'bots CPU':>9}"
+    )
+    print(head)
+    print("-" * len(head))
+    for r in results:
+        print(
+            f"{r['scenario']:<8} {r['kind']:<15} {r['bots']:>5} {r['think_ms']:>4.0f}ms "
+            f"{r['decisions_per_s']:>8,.0f} {r['cycle_p50_ms']:>8.2f}ms "
+            f"{r['cycle_p99_ms']:>8.2f}ms {r['added_p50_ms']:>8.2f}ms "
+            f"{r['added_p99_ms']:>8.2f}ms {r['server_cpu_us_per_decision']:>10.0f}us "
+            f"{r['server_cpu_util']:>7.0%} {r['client_cpu_util']:>8.0%}"
+        )
+        for e in r["errors"]:
+            print(f"    error: {e}")
+    by = {(r["scenario"], r["kind"]): r for r in results}
+    print()
+    for scenario in SCENARIOS:
+        arena = by.get((scenario, "arena"))
+        if arena is None:
+            continue
+        for floor in ("floor-table", "floor-pingpong"):
+            f = by.get((scenario, floor))
+            if f is not None:
+                ratio = arena["decisions_per_s"] / f["decisions_per_s"]
+                print(f"{scenario}: arena throughput = {ratio:.2f} x {floor}")
+        print(
+            f"{scenario}: arena added latency p99 = {arena['added_p99_ms']:.2f} ms, "
+            f"server CPU {arena['server_cpu_us_per_decision']:.0f} us/decision"
+        )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="role")
+    run = sub.add_parser("run", help="(default) run the scenarios and print the figures")
+    for p in (ap, run):
+        p.add_argument("--scenario", choices=[*SCENARIOS, "all"], default="all")
+        p.add_argument("--kinds", default=",".join(KINDS), help="comma-separated server kinds")
+        p.add_argument("--json", action="store_true", help="also print the raw results as JSON")
+    fl = sub.add_parser("floor-server", help="(internal) run the floor server")
+    fl.add_argument("--mode", choices=["table", "pingpong"], default="table")
+    fl.add_argument("--players", type=int, default=PLAYERS)
+    bt = sub.add_parser("bots", help="(internal) run the bots and print JSON")
+    bt.add_argument("--address", required=True)
+    bt.add_argument("--server-pid", type=int, required=True)
+    bt.add_argument("--bots", type=int, default=16)
+    bt.add_argument("--think", type=float, default=0.0)
+    bt.add_argument("--warmup", type=float, default=3.0)
+    bt.add_argument("--window", type=float, default=10.0)
+    args = ap.parse_args()
+    if args.role == "floor-server":
+        asyncio.run(serve_floor(args.mode, args.players))
+        return
+    if args.role == "bots":
+        print(json.dumps(asyncio.run(run_bots(args))))
+        return
+    scenarios = list(SCENARIOS) if args.scenario == "all" else [args.scenario]
+    kinds = [k for k in args.kinds.split(",") if k]
+    print(
+        f"bench_server: {time.strftime('%Y-%m-%d %H:%M:%S')}, {os.cpu_count()} cores, "
+        f"python {sys.version.split()[0]}, grpcio {grpc.__version__}; "
+        "arena runs with --log-level warning",
+        flush=True,
+    )
+    results = []
+    for scenario in scenarios:
+        for kind in kinds:
+            r = measure(kind, scenario)
+            results.append(r)
+            print(
+                f"  {scenario:<6} {kind:<15} {r['decisions_per_s']:>8,.0f} decisions/s "
+                f"(load average {r['loadavg_1m']:.1f} at the end)",
+                flush=True,
+            )
+    print()
+    report(results)
+    if args.json:
+        print(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
