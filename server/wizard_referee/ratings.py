@@ -1,0 +1,622 @@
+"""Ratings from game results: Bradley-Terry (default) and provisional incremental Elo.
+
+A game is a list of players with their final scores. For rating, every game is
+split into all pairs of its players: in each pair the higher final score wins
+(1 point), the lower loses (0), equal scores are half a point each. A game of
+N players gives N(N-1)/2 such comparisons.
+
+Bradley-Terry (:func:`bradley_terry`, the default)
+    One batch maximum-likelihood fit over all comparisons on the 400-point Elo
+    curve: a rating difference ``d`` gives the expected score
+    ``1 / (1 + 10 ** (-d / 400))``. Ratings are shifted so that the pool mean is
+    exactly 1500. The fit is Newton's method on the (concave) log-likelihood in
+    natural-log strengths, each Newton system solved by Jacobi-preconditioned
+    conjugate gradients over the pairs that met, with a backtracking line
+    search; it stops when the largest update is below ``tol`` Elo points.
+    The aggregated counts are multiples of 1/2, so the fit is exactly
+    independent of the order of the games.
+
+    The maximum-likelihood estimate exists (finite, unique) exactly when the
+    directed comparison graph (an arc i -> j when i scored anything against j)
+    is strongly connected. When it is not (a bot won, or lost, every one of its
+    comparisons; or two groups never met, or one group never lost to the
+    other), a small prior is added: every player gets one virtual draw against a
+    pseudo-player fixed at the origin of the scale (1500). Only then; the
+    result says so (``prior_used``) and carries a note. After such a fit the
+    ratings are shifted to mean 1500 like any other.
+
+    95% intervals: percentile bootstrap. Whole games are resampled with
+    replacement (a seeded :class:`random.Random`); games that carry a
+    ``duplicate_set`` are resampled as whole sets, each set's games kept
+    together (games without one are units of their own). Each resample is
+    refitted (warm-started at the full-data fit) with the same rule for the
+    prior, and the 2.5% and 97.5% percentiles (linear interpolation) of each
+    player's resampled ratings give ``low`` and ``high``. A player missing from
+    a resample (all their games left out) gets no value from it. Units are put
+    in a canonical order before resampling, so intervals too are independent of
+    the input order.
+
+Incremental Elo (:func:`elo`, provisional)
+    Games in the given order; every player at a table of N is updated at once
+    from the pre-game ratings: ``R_i += K / (N - 1) * sum_j (S_ij - E_ij)`` over
+    the other N - 1 players, ``E_ij = 1 / (1 + 10 ** ((R_j - R_i) / 400))``.
+    Start 1500 (per-name overrides), K = 32. It depends on game order and has no
+    intervals, so its results are labelled provisional.
+
+>>> games = [GameResult(("a", "b"), (10, 0))]
+>>> [(r.name, r.rating) for r in elo(games).players]
+[('a', 1516.0), ('b', 1484.0)]
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "BASE_RATING",
+    "ELO_PER_NAT",
+    "PRIOR_DRAWS",
+    "ConvergenceError",
+    "GameResult",
+    "PlayerRating",
+    "RatingResult",
+    "ResultFormatError",
+    "bradley_terry",
+    "elo",
+    "expected_score",
+    "game_from_dict",
+    "strongly_connected",
+]
+
+BASE_RATING = 1500.0
+"""Pool mean for Bradley-Terry ratings and the starting rating for Elo."""
+
+ELO_PER_NAT = 400.0 / math.log(10.0)
+"""Elo points per unit of natural-log strength (about 173.72)."""
+
+PRIOR_DRAWS = 1.0
+"""Virtual draws per player against the 1500 pseudo-player when the prior is needed."""
+
+DUPLICATE_SET_KEY = "duplicate_set"
+
+
+class ResultFormatError(ValueError):
+    """A game result is malformed (the message says what is wrong)."""
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """One finished game: players and their final scores, seat order irrelevant."""
+
+    players: tuple[str, ...]
+    scores: tuple[float, ...]
+    duplicate_set: str | int | None = None
+
+    def __post_init__(self) -> None:
+        _check_game(self.players, self.scores)
+
+
+@dataclass(frozen=True)
+class PlayerRating:
+    name: str
+    rating: float
+    low: float | None  # 95% interval; None for Elo or without bootstrap
+    high: float | None
+    games: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "rating": self.rating,
+            "low": self.low,
+            "high": self.high,
+            "games": self.games,
+        }
+
+
+@dataclass(frozen=True)
+class RatingResult:
+    method: str  # "bt" or "elo"
+    players: tuple[PlayerRating, ...]  # best first (rating descending, then name)
+    provisional: bool = False  # Elo: order-dependent, no intervals
+    prior_used: bool = False  # BT point estimate needed the prior (no finite MLE)
+    bootstrap: int = 0  # resamples used for the intervals
+    bootstrap_prior_used: int = 0  # resamples whose fit needed the prior
+    iterations: int = 0  # Newton iterations of the point fit
+    notes: tuple[str, ...] = field(default=())
+
+    def by_name(self) -> dict[str, PlayerRating]:
+        return {p.name: p for p in self.players}
+
+    def as_dicts(self) -> list[dict[str, Any]]:
+        return [p.as_dict() for p in self.players]
+
+
+def expected_score(diff: float) -> float:
+    """Expected score of a player rated ``diff`` points above the opponent.
+
+    >>> expected_score(0.0), round(expected_score(400.0), 4)
+    (0.5, 0.9091)
+    """
+    return 1.0 / (1.0 + math.pow(10.0, -diff / 400.0))
+
+
+# --------------------------------------------------------------------------- input
+
+
+def _is_number(x: object) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _check_game(players: Sequence[object], scores: Sequence[object]) -> None:
+    if len(players) < 2:
+        raise ResultFormatError(f"a game needs at least 2 players, got {len(players)}")
+    if len(scores) != len(players):
+        raise ResultFormatError(f"{len(players)} players but {len(scores)} scores")
+    for p in players:
+        if not isinstance(p, str) or not p:
+            raise ResultFormatError(f"player names must be non-empty strings, got {p!r}")
+    if len(set(players)) != len(players):
+        dup = sorted({str(p) for p in players if players.count(p) > 1})
+        raise ResultFormatError(f"player listed twice in one game: {', '.join(dup)}")
+    for s in scores:
+        if not _is_number(s):
+            raise ResultFormatError(f"scores must be finite numbers, got {s!r}")
+
+
+def game_from_dict(obj: object) -> GameResult:
+    """Validate one decoded JSON object ``{"players": [...], "scores": [...], ...}``.
+
+    Extra keys are ignored except ``duplicate_set`` (a string or integer, or null).
+
+    >>> game_from_dict({"players": ["a", "b", "c"], "scores": [10, -20, 30], "game_id": 7})
+    GameResult(players=('a', 'b', 'c'), scores=(10, -20, 30), duplicate_set=None)
+    """
+    if not isinstance(obj, Mapping):
+        raise ResultFormatError(f"expected a JSON object, got {type(obj).__name__}")
+    for key in ("players", "scores"):
+        if key not in obj:
+            raise ResultFormatError(f'missing key "{key}"')
+        if not isinstance(obj[key], list):
+            raise ResultFormatError(f'"{key}" must be a list, got {type(obj[key]).__name__}')
+    dset = obj.get(DUPLICATE_SET_KEY)
+    if dset is not None and (isinstance(dset, bool) or not isinstance(dset, str | int)):
+        raise ResultFormatError(f'"duplicate_set" must be a string or integer, got {dset!r}')
+    players, scores = obj["players"], obj["scores"]
+    _check_game(players, scores)
+    return GameResult(tuple(players), tuple(scores), dset)
+
+
+def _coerce(games: Iterable[GameResult | Mapping[str, Any]]) -> list[GameResult]:
+    return [g if isinstance(g, GameResult) else game_from_dict(g) for g in games]
+
+
+def _game_key(g: GameResult) -> tuple[tuple[str, float], ...]:
+    return tuple(sorted(zip(g.players, g.scores, strict=True)))
+
+
+# --------------------------------------------------------------------------- Elo
+
+
+def elo(
+    games: Iterable[GameResult | Mapping[str, Any]],
+    *,
+    k: float = 32.0,
+    initial: Mapping[str, float] | None = None,
+    start: float = BASE_RATING,
+) -> RatingResult:
+    """Provisional incremental pairwise Elo over ``games`` in the order given."""
+    init = dict(initial or {})
+    ratings: dict[str, float] = {}
+    played: Counter[str] = Counter()
+    for g in _coerce(games):
+        pre = [ratings.setdefault(p, float(init.get(p, start))) for p in g.players]
+        n = len(pre)
+        scale = k / (n - 1)
+        for i, name in enumerate(g.players):
+            delta = 0.0
+            for j in range(n):
+                if j != i:
+                    s = g.scores[i]
+                    t = g.scores[j]
+                    actual = 1.0 if s > t else 0.0 if s < t else 0.5
+                    delta += actual - expected_score(pre[i] - pre[j])
+            ratings[name] = pre[i] + scale * delta
+            played[name] += 1
+    rated = [PlayerRating(p, r, None, None, played[p]) for p, r in ratings.items()]
+    rated.sort(key=lambda p: (-p.rating, p.name))
+    note = f"provisional: incremental Elo (K={k:g}) depends on game order and has no intervals"
+    return RatingResult("elo", tuple(rated), provisional=True, notes=(note,))
+
+
+# --------------------------------------------------------------------------- Bradley-Terry
+
+
+@dataclass
+class _Pairs:
+    """Aggregated comparisons between players 0..n-1, for pairs that met (i < j)."""
+
+    n: int
+    i: list[int]
+    j: list[int]
+    w: list[float]  # score of i against j (wins + half the draws)
+    m: list[float]  # number of comparisons
+
+
+def strongly_connected(
+    n: int, i: Sequence[int], j: Sequence[int], w: Sequence[float], m: Sequence[float]
+) -> bool:
+    """Whether the directed graph with an arc a -> b whenever a scored against b is
+    strongly connected (the condition for a finite maximum-likelihood fit).
+
+    >>> strongly_connected(2, [0], [1], [1.0], [1.0])  # 0 beat 1, 1 never scored
+    False
+    >>> strongly_connected(2, [0], [1], [0.5], [1.0])  # a draw: both scored
+    True
+    """
+    if n <= 1:
+        return True
+    fwd: list[list[int]] = [[] for _ in range(n)]
+    rev: list[list[int]] = [[] for _ in range(n)]
+    for a, b, wab, mab in zip(i, j, w, m, strict=True):
+        if wab > 0:  # a scored against b
+            fwd[a].append(b)
+            rev[b].append(a)
+        if mab - wab > 0:  # b scored against a
+            fwd[b].append(a)
+            rev[a].append(b)
+    for adj in (fwd, rev):
+        seen = [False] * n
+        seen[0] = True
+        stack = [0]
+        count = 1
+        while stack:
+            for b in adj[stack.pop()]:
+                if not seen[b]:
+                    seen[b] = True
+                    count += 1
+                    stack.append(b)
+        if count != n:
+            return False
+    return True
+
+
+def _loglik(p: _Pairs, theta: Sequence[float], prior: float) -> float:
+    total = 0.0
+    for a, b, w, m in zip(p.i, p.j, p.w, p.m, strict=True):
+        d = theta[a] - theta[b]
+        # w*ta + (m-w)*tb - m*log(e^ta + e^tb) = w*d - m*log(1 + e^d) + const; stable form:
+        total += w * d - m * (max(d, 0.0) + math.log1p(math.exp(-abs(d))))
+    if prior:
+        for t in theta:  # PRIOR_DRAWS/2 won and lost against a pseudo-player at 0
+            total += 0.5 * prior * t - prior * (max(t, 0.0) + math.log1p(math.exp(-abs(t))))
+    return total
+
+
+def _sigmoid(d: float) -> float:
+    if d >= 0:
+        return 1.0 / (1.0 + math.exp(-d))
+    e = math.exp(d)
+    return e / (1.0 + e)
+
+
+class ConvergenceError(RuntimeError):
+    pass
+
+
+def _fit(
+    p: _Pairs,
+    prior: float,
+    theta0: Sequence[float] | None = None,
+    tol: float = 1e-6,
+    max_iter: int = 200,
+) -> tuple[list[float], int]:
+    """Maximum-likelihood natural-log strengths (mean 0) and the Newton iterations used.
+
+    ``prior`` > 0 adds ``prior`` virtual draws per player against a pseudo-player
+    fixed at 0. Without it the caller guarantees strong connectivity.
+    """
+    n = p.n
+    theta = list(theta0) if theta0 is not None else [0.0] * n
+    score = [0.5 * prior] * n
+    for a, b, w, m in zip(p.i, p.j, p.w, p.m, strict=True):
+        score[a] += w
+        score[b] += m - w
+    tol_nat = tol / ELO_PER_NAT
+    ground = prior == 0.0  # without the anchor, fix player 0's step at 0 (shift invariance)
+    ll = _loglik(p, theta, prior)
+    iterations = 0
+    while True:
+        iterations += 1
+        if iterations > max_iter:
+            raise ConvergenceError(f"Bradley-Terry fit did not converge in {max_iter} iterations")
+        grad = score[:]
+        diag = [0.0] * n
+        if prior:
+            for a in range(n):
+                q = _sigmoid(theta[a])
+                grad[a] -= prior * q
+                diag[a] = prior * q * (1.0 - q)
+        anchor = diag[:]  # the prior's diagonal (not part of the Laplacian)
+        v = []
+        for a, b, m in zip(p.i, p.j, p.m, strict=True):
+            e = _sigmoid(theta[a] - theta[b])
+            grad[a] -= m * e
+            grad[b] -= m * (1.0 - e)
+            h = m * e * (1.0 - e)
+            diag[a] += h
+            diag[b] += h
+            v.append(h)
+        step = _pcg(p, v, anchor, diag, grad, ground)
+        size = max(abs(x) for x in step)
+        # Backtracking line search on the concave log-likelihood.
+        t = 1.0
+        while True:
+            trial = [x + t * s for x, s in zip(theta, step, strict=True)]
+            ll_trial = _loglik(p, trial, prior)
+            if ll_trial >= ll - 1e-12 * (1.0 + abs(ll)) or t * size < tol_nat:
+                break
+            t *= 0.5
+        theta, ll = trial, ll_trial
+        if t * size < tol_nat:
+            break
+    mean = math.fsum(theta) / n
+    return [x - mean for x in theta], iterations
+
+
+def _pcg(
+    p: _Pairs,
+    v: list[float],
+    anchor: list[float],
+    diag: list[float],
+    rhs: list[float],
+    ground: bool,
+) -> list[float]:
+    """Solve (L + diag(anchor)) x = rhs, L the Laplacian with pair weights v, by
+    Jacobi-preconditioned conjugate gradients (x[0] = 0 when ``ground``)."""
+    n = p.n
+    pi, pj = p.i, p.j
+
+    def matvec(x: list[float]) -> list[float]:
+        y = [a * xa for a, xa in zip(anchor, x, strict=True)]
+        for a, b, h in zip(pi, pj, v, strict=True):
+            f = h * (x[a] - x[b])
+            y[a] += f
+            y[b] -= f
+        if ground:
+            y[0] = 0.0
+        return y
+
+    inv = [1.0 / d if d > 0 else 0.0 for d in diag]
+    if ground:
+        inv[0] = 0.0
+    x = [0.0] * n
+    r = rhs[:]
+    if ground:
+        r[0] = 0.0
+    z = [a * b for a, b in zip(inv, r, strict=True)]
+    d = z[:]
+    rz = sum(a * b for a, b in zip(r, z, strict=True))
+    r0 = math.sqrt(sum(a * a for a in r))
+    if r0 == 0.0:
+        return x
+    for _ in range(2 * n + 20):
+        ad = matvec(d)
+        dad = sum(a * b for a, b in zip(d, ad, strict=True))
+        if dad <= 0.0:
+            break
+        alpha = rz / dad
+        x = [a + alpha * b for a, b in zip(x, d, strict=True)]
+        r = [a - alpha * b for a, b in zip(r, ad, strict=True)]
+        if math.sqrt(sum(a * a for a in r)) <= 1e-10 * r0:
+            break
+        z = [a * b for a, b in zip(inv, r, strict=True)]
+        rz_new = sum(a * b for a, b in zip(r, z, strict=True))
+        beta = rz_new / rz
+        rz = rz_new
+        d = [a + beta * b for a, b in zip(z, d, strict=True)]
+    return x
+
+
+@dataclass
+class _Incidence:
+    """For each pair (a < b) that met: the resampling units (repeated once per game)
+    in which a beat b, drew with b, lost to b."""
+
+    names: list[str]
+    pair_a: list[int]
+    pair_b: list[int]
+    win: list[list[int]]
+    draw: list[list[int]]
+    loss: list[list[int]]
+    units: int
+
+
+def _units(games: list[GameResult]) -> list[list[GameResult]]:
+    """Resampling units in a canonical order: duplicate sets, then single games."""
+    sets: dict[str | int, list[GameResult]] = {}
+    singles: list[GameResult] = []
+    for g in games:
+        if g.duplicate_set is None:
+            singles.append(g)
+        else:
+            sets.setdefault(g.duplicate_set, []).append(g)
+    ordered = sorted(sets.items(), key=lambda kv: (type(kv[0]).__name__, kv[0]))
+    out = [sorted(unit, key=_game_key) for _, unit in ordered]
+    out += [[g] for g in sorted(singles, key=_game_key)]
+    return out
+
+
+def _incidence(units: list[list[GameResult]]) -> _Incidence:
+    names = sorted({p for unit in units for g in unit for p in g.players})
+    index = {name: k for k, name in enumerate(names)}
+    lists: dict[tuple[int, int], tuple[list[int], list[int], list[int]]] = {}
+    for u, unit in enumerate(units):
+        for g in unit:
+            seated = sorted(zip((index[p] for p in g.players), g.scores, strict=True))
+            for x in range(len(seated)):
+                a, sa = seated[x]
+                for y in range(x + 1, len(seated)):
+                    b, sb = seated[y]
+                    entry = lists.get((a, b))
+                    if entry is None:
+                        entry = lists[(a, b)] = ([], [], [])
+                    entry[0 if sa > sb else 2 if sa < sb else 1].append(u)
+    keys = sorted(lists)
+    return _Incidence(
+        names,
+        [a for a, _ in keys],
+        [b for _, b in keys],
+        [lists[key][0] for key in keys],
+        [lists[key][1] for key in keys],
+        [lists[key][2] for key in keys],
+        len(units),
+    )
+
+
+def _aggregate(inc: _Incidence, counts: list[int] | None) -> tuple[_Pairs, list[int]]:
+    """Comparisons weighted by unit ``counts`` (None: each unit once), restricted to
+    the players who appear; returns the pairs and the global index of each player."""
+    ws: list[float] = []
+    ms: list[float] = []
+    if counts is None:
+        for win, draw, loss in zip(inc.win, inc.draw, inc.loss, strict=True):
+            w = len(win) + 0.5 * len(draw)
+            ws.append(w)
+            ms.append(w + 0.5 * len(draw) + len(loss))
+    else:
+        get = counts.__getitem__
+        for win, draw, loss in zip(inc.win, inc.draw, inc.loss, strict=True):
+            dr = sum(map(get, draw))
+            w = sum(map(get, win)) + 0.5 * dr
+            ws.append(w)
+            ms.append(w + 0.5 * dr + sum(map(get, loss)))
+    present = sorted(
+        {a for a, m in zip(inc.pair_a, ms, strict=True) if m}
+        | {b for b, m in zip(inc.pair_b, ms, strict=True) if m}
+    )
+    local = {g: k for k, g in enumerate(present)}
+    keep = [k for k, m in enumerate(ms) if m]
+    pairs = _Pairs(
+        len(present),
+        [local[inc.pair_a[k]] for k in keep],
+        [local[inc.pair_b[k]] for k in keep],
+        [ws[k] for k in keep],
+        [ms[k] for k in keep],
+    )
+    return pairs, present
+
+
+def _needs_prior(p: _Pairs) -> bool:
+    return not strongly_connected(p.n, p.i, p.j, p.w, p.m)
+
+
+def _percentile(sorted_values: Sequence[float], q: float) -> float:
+    """Linear-interpolation percentile (``q`` in [0, 1]) of sorted values."""
+    pos = q * (len(sorted_values) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (pos - lo) * (sorted_values[hi] - sorted_values[lo])
+
+
+def _prior_note(p: _Pairs, names: list[str]) -> str:
+    won = [0.0] * p.n
+    lost = [0.0] * p.n
+    for a, b, w, m in zip(p.i, p.j, p.w, p.m, strict=True):
+        won[a] += w
+        lost[a] += m - w
+        won[b] += m - w
+        lost[b] += w
+    unbeaten = [names[k] for k in range(p.n) if lost[k] == 0]
+    winless = [names[k] for k in range(p.n) if won[k] == 0]
+    why = []
+    if unbeaten:
+        why.append("won every comparison: " + ", ".join(unbeaten))
+    if winless:
+        why.append("lost every comparison: " + ", ".join(winless))
+    if not why:
+        why.append("some group of players never lost to (or never met) the rest")
+    return (
+        "no finite maximum-likelihood fit ("
+        + "; ".join(why)
+        + f"); added a prior of {PRIOR_DRAWS:g} virtual draw per player against a"
+        " pseudo-player rated 1500"
+    )
+
+
+def bradley_terry(
+    games: Iterable[GameResult | Mapping[str, Any]],
+    *,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    tol: float = 1e-6,
+) -> RatingResult:
+    """Bradley-Terry maximum-likelihood ratings (pool mean 1500) with bootstrap 95% intervals.
+
+    ``bootstrap`` resamples (0: no intervals, ``low``/``high`` are None), drawn with
+    ``random.Random(seed)``; ``tol`` is the convergence tolerance in Elo points.
+    """
+    glist = _coerce(games)
+    if not glist:
+        return RatingResult("bt", ())
+    units = _units(glist)
+    inc = _incidence(units)
+    names = inc.names
+    played = Counter(p for g in glist for p in g.players)
+    pairs, present = _aggregate(inc, None)
+    assert len(present) == len(names)
+    prior_used = _needs_prior(pairs)
+    notes: list[str] = []
+    if prior_used:
+        notes.append(_prior_note(pairs, names))
+    theta, iterations = _fit(pairs, PRIOR_DRAWS if prior_used else 0.0, tol=tol)
+
+    samples: list[list[float]] = [[] for _ in names]
+    boot_prior = 0
+    if bootstrap > 0:
+        rng = random.Random(seed)
+        population = range(inc.units)
+        for _ in range(bootstrap):
+            counts = [0] * inc.units
+            for u, c in Counter(rng.choices(population, k=inc.units)).items():
+                counts[u] = c
+            bp, bpresent = _aggregate(inc, counts)
+            need = _needs_prior(bp)
+            boot_prior += need
+            start = [theta[g] for g in bpresent]
+            bt, _ = _fit(bp, PRIOR_DRAWS if need else 0.0, start, tol=tol)
+            for g, t in zip(bpresent, bt, strict=True):
+                samples[g].append(BASE_RATING + ELO_PER_NAT * t)
+        if boot_prior:
+            notes.append(
+                f"{boot_prior} of {bootstrap} bootstrap resamples had no finite"
+                " maximum-likelihood fit and used the prior"
+            )
+        short = [names[g] for g in range(len(names)) if len(samples[g]) < bootstrap]
+        if short:
+            notes.append(
+                "missing from some resamples (intervals from the rest): " + ", ".join(short)
+            )
+
+    rated = []
+    for g, name in enumerate(names):
+        s = sorted(samples[g])
+        low = _percentile(s, 0.025) if s else None
+        high = _percentile(s, 0.975) if s else None
+        rating = BASE_RATING + ELO_PER_NAT * theta[g]
+        rated.append(PlayerRating(name, rating, low, high, played[name]))
+    rated.sort(key=lambda r: (-r.rating, r.name))
+    return RatingResult(
+        "bt",
+        tuple(rated),
+        prior_used=prior_used,
+        bootstrap=max(bootstrap, 0),
+        bootstrap_prior_used=boot_prior,
+        iterations=iterations,
+        notes=tuple(notes),
+    )

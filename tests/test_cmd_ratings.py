@@ -1,0 +1,195 @@
+"""``wizard-arena ratings``: the command, run as a subprocess (and, for the many
+small refusal cases, in-process through the same ``main`` to keep the suite fast)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wizard_arena.cli import main
+
+
+def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "wizard_arena.cli", "ratings", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        input=stdin,
+        timeout=60,
+    )
+
+
+def _inproc(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["ratings", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _write(tmp_path: Path, lines: list[object], name: str = "results.jsonl") -> str:
+    path = tmp_path / name
+    path.write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines))
+    return str(path)
+
+
+CYCLE = (
+    [{"players": ["A", "B"], "scores": [1, 0]}] * 75
+    + [{"players": ["A", "B"], "scores": [0, 1]}] * 25
+    + [{"players": ["B", "C"], "scores": [1, 0]}] * 75
+    + [{"players": ["B", "C"], "scores": [0, 1]}] * 25
+    + [{"players": ["C", "A"], "scores": [1, 0]}] * 90
+    + [{"players": ["C", "A"], "scores": [0, 1]}] * 10
+)
+
+
+def test_table(tmp_path: Path) -> None:
+    path = _write(tmp_path, CYCLE)
+    out = _cli(path, "--bootstrap", "50")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].split() == ["rank", "name", "rating", "95%", "low", "95%", "high", "games"]
+    rows = [line.split() for line in lines[1:4]]
+    assert [r[:3] for r in rows] == [
+        ["1", "C", "1535.1"],
+        ["2", "B", "1500.0"],
+        ["3", "A", "1464.9"],
+    ]
+    assert all(r[5] == "200" for r in rows)
+    for r in rows:
+        assert float(r[3]) < float(r[2]) < float(r[4])
+    assert (
+        "note: Bradley-Terry fit, pool mean 1500, 300 games, 50 bootstrap resamples" in out.stdout
+    )
+
+
+def test_json_bt(tmp_path: Path) -> None:
+    lines: list[object] = [
+        {"players": ["a", "b", "c"], "scores": [30, 20, 10], "game_id": 1},
+        "",
+        "   ",
+        {"players": ["b", "c", "a"], "scores": [30, 20, 10], "duplicate_set": "d1"},
+        {"players": ["c", "a", "b"], "scores": [30, 20, 20], "duplicate_set": "d1"},
+    ]
+    out = _cli(_write(tmp_path, lines), "--json", "--seed", "3", "--bootstrap", "100")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert [set(d) for d in data] == [{"name", "rating", "low", "high", "games"}] * 3
+    assert [d["games"] for d in data] == [3, 3, 3]
+    ratings = [d["rating"] for d in data]
+    assert ratings == sorted(ratings, reverse=True)
+    assert sum(ratings) / 3 == pytest.approx(1500.0)
+    assert all(isinstance(d["low"], float) and isinstance(d["high"], float) for d in data)
+    assert "note: Bradley-Terry fit" in out.stderr  # notes stay off stdout
+    again = _cli(_write(tmp_path, lines), "--json", "--seed", "3", "--bootstrap", "100")
+    assert again.stdout == out.stdout
+
+
+def test_json_elo(tmp_path: Path) -> None:
+    path = _write(tmp_path, [{"players": ["w", "l"], "scores": [120, 80]}])
+    out = _cli(path, "--method", "elo", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == [
+        {"name": "w", "rating": 1516.0, "low": None, "high": None, "games": 1},
+        {"name": "l", "rating": 1484.0, "low": None, "high": None, "games": 1},
+    ]
+    assert "provisional" in out.stderr
+    out = _cli(path, "--method", "elo", "--json", "--k", "16", "--initial", "w=1400", "x=1")
+    data = {d["name"]: d["rating"] for d in json.loads(out.stdout)}
+    expected = 16 * (1 - 1 / (1 + 10 ** (100 / 400)))
+    assert data == pytest.approx({"w": 1400 + expected, "l": 1500 - expected})
+    table = _cli(path, "--method", "elo")
+    assert table.returncode == 0
+    assert "note: provisional" in table.stdout
+    assert table.stdout.splitlines()[1].split() == ["1", "w", "1516.0", "-", "-", "1"]
+
+
+def test_prior_is_reported(tmp_path: Path) -> None:
+    path = _write(tmp_path, [{"players": ["a", "b"], "scores": [2, 1]}] * 3)
+    out = _cli(path, "--bootstrap", "0")
+    assert out.returncode == 0, out.stderr
+    assert "no finite maximum-likelihood fit (won every comparison: a" in out.stdout
+    assert "virtual draw" in out.stdout
+    js = _cli(path, "--bootstrap", "0", "--json")
+    assert [d["low"] for d in json.loads(js.stdout)] == [None, None]
+    assert "virtual draw" in js.stderr
+
+
+def test_stdin(tmp_path: Path) -> None:
+    out = _cli("-", "--method", "elo", stdin='{"players": ["a", "b"], "scores": [0, 1]}\n')
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[1].split()[:3] == ["1", "b", "1516.0"]
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"players": ["a", "b"], "scores": [1, 2}', "not valid JSON"),
+        ('{"players": ["a", "b"]}', 'missing key "scores"'),
+        ('{"players": ["a", "b", "c"], "scores": [1, 2]}', "3 players but 2 scores"),
+        ('{"players": ["a", "a"], "scores": [1, 2]}', "player listed twice"),
+        ("[1, 2]", "expected a JSON object"),
+        ('{"players": ["a", "b"], "scores": [1, null]}', "finite numbers"),
+    ],
+)
+def test_malformed_line_is_refused_with_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, message: str
+) -> None:
+    good = '{"players": ["a", "b"], "scores": [1, 2]}'
+    path = _write(tmp_path, [good, "", line, good])
+    code, out, err = _inproc(capsys, path)
+    assert code == 2
+    assert out == ""
+    assert err.startswith(f"wizard-arena ratings: error: {path}:3: ")
+    assert message in err
+
+
+def test_malformed_line_subprocess(tmp_path: Path) -> None:
+    good = '{"players": ["a", "b"], "scores": [1, 2]}'
+    path = _write(tmp_path, [good, good, '{"players": ["a", "b"], "scores": [1]}'])
+    out = _cli(path)
+    assert out.returncode == 2
+    assert out.stdout == ""
+    assert out.stderr == (f"wizard-arena ratings: error: {path}:3: 2 players but 1 scores\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--k", "10"], "--k applies only to --method elo"),
+        (["--initial", "a=1600"], "--initial applies only to --method elo"),
+        (["--method", "elo", "--bootstrap", "10"], "--bootstrap applies only to --method bt"),
+        (["--method", "elo", "--seed", "1"], "--seed applies only to --method bt"),
+        (["--method", "elo", "--initial", "a"], "--initial expects NAME=RATING"),
+        (["--method", "elo", "--initial", "a=high"], "--initial expects NAME=RATING"),
+        (["--method", "elo", "--k", "0"], "--k must be a positive number"),
+        (["--bootstrap", "-1"], "--bootstrap must be 0 or more"),
+    ],
+)
+def test_bad_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    path = _write(tmp_path, [{"players": ["a", "b"], "scores": [1, 2]}])
+    code, out, err = _inproc(capsys, path, *args)
+    assert code == 2 and out == ""
+    assert message in err
+
+
+def test_bad_option_subprocess(tmp_path: Path) -> None:
+    path = _write(tmp_path, [{"players": ["a", "b"], "scores": [1, 2]}])
+    out = _cli(path, "--k", "10")
+    assert out.returncode == 2
+    assert out.stderr == "wizard-arena ratings: error: --k applies only to --method elo\n"
+
+
+def test_missing_and_empty_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = _cli(str(tmp_path / "nope.jsonl"))
+    assert out.returncode == 2
+    assert "cannot read" in out.stderr and "nope.jsonl" in out.stderr
+    assert "Traceback" not in out.stderr
+    empty = _write(tmp_path, ["", ""], "empty.jsonl")
+    code, _, err = _inproc(capsys, empty)
+    assert code == 2 and "no game results" in err
