@@ -25,6 +25,7 @@ from typing import Any
 
 import grpc
 import pytest
+import structlog
 import trio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
@@ -92,10 +93,12 @@ class LogSink(io.TextIOBase):
 
 
 @pytest.fixture
-def logs() -> LogSink:
+def logs() -> Iterator[LogSink]:
+    """The server's log (level warning and up) as JSON events."""
     sink = LogSink()
     configure_logging("warning", "json", stream=sink)
-    return sink
+    yield sink
+    structlog.reset_defaults()
 
 
 @pytest.fixture
@@ -560,7 +563,7 @@ def _wait_for(cond: Any, timeout: float = 10.0) -> None:
 # -- a bot that leaves mid-trick --------------------------------------------------------------
 
 
-def test_disconnect_mid_trick(serve: Any) -> None:
+def test_disconnect_mid_trick(serve: Any, logs: LogSink) -> None:
     server = serve(rules=Rules(players=6))
 
     def leave(bot: RawBot, req: DecisionRequest) -> bool:
@@ -593,6 +596,10 @@ def test_disconnect_mid_trick(serve: Any) -> None:
     for b in bots:
         assert b.status == grpc.StatusCode.OK
         assert [(f.seat, f.code) for f in b.game_ends[0].faults] == [(seat, "disconnect")]
+    faults = [e for e in logs.events() if e["event"] == "fault" and e["game_id"] == rec.game_id]
+    assert [(e["seat"], e["bot"], e["code"], e["level"]) for e in faults] == [
+        (seat, "leaver", "disconnect", "warning")
+    ]
 
 
 # -- one table failing ------------------------------------------------------------------------
