@@ -317,3 +317,35 @@ def test_docstring_examples() -> None:
     from wizard_referee import ratings
 
     assert doctest.testmod(ratings).failed == 0
+
+
+def test_bt_three_bots_consistent_records_give_plus_minus_190_85() -> None:
+    """The worked example: A beats B 75-25, B beats C 75-25, A beats C 90-10.
+
+    The records are mutually consistent on the Elo curve: 75-25 is a gap of
+    400*log10(3) = 190.85 and 90-10 is 400*log10(9) = 2 * 190.85, so the fit is
+    exactly A = 1500 + 190.85, B = 1500, C = 1500 - 190.85.
+    """
+    games = (
+        [GameResult(("A", "B"), (1, 0))] * 75
+        + [GameResult(("A", "B"), (0, 1))] * 25
+        + [GameResult(("B", "C"), (1, 0))] * 75
+        + [GameResult(("B", "C"), (0, 1))] * 25
+        + [GameResult(("A", "C"), (1, 0))] * 90
+        + [GameResult(("A", "C"), (0, 1))] * 10
+    )
+    r = bradley_terry(games, bootstrap=0).by_name()
+    assert r["A"].rating == pytest.approx(1690.85, abs=0.01)
+    assert r["B"].rating == pytest.approx(1500.00, abs=0.01)
+    assert r["C"].rating == pytest.approx(1309.15, abs=0.01)
+
+
+def test_bt_single_unit_gives_no_interval() -> None:
+    games = [
+        GameResult(("a", "b", "c"), (30, 20, 10), duplicate_set="t0-d0"),
+        GameResult(("b", "c", "a"), (30, 20, 10), duplicate_set="t0-d0"),
+        GameResult(("c", "a", "b"), (30, 20, 10), duplicate_set="t0-d0"),
+    ]
+    result = bradley_terry(games, bootstrap=200)
+    assert all(p.low is None and p.high is None for p in result.players)
+    assert any("no 95% interval" in n for n in result.notes)

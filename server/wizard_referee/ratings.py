@@ -578,6 +578,12 @@ def bradley_terry(
 
     samples: list[list[float]] = [[] for _ in names]
     boot_prior = 0
+    if bootstrap > 0 and inc.units < 2:
+        # resampling one unit reproduces it: a zero-width interval would lie
+        notes.append(
+            "only one independent unit (a game or duplicate set): no 95% interval can be given"
+        )
+        bootstrap = 0
     if bootstrap > 0:
         rng = random.Random(seed)
         population = range(inc.units)
