@@ -21,7 +21,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tournament": ("wizard_referee.cmd_tournament", "run a round-robin tournament (TOML)"),
     "ratings": ("wizard_referee.cmd_ratings", "rate players from game results (JSON lines)"),
     "replay": ("wizard_referee.cmd_replay", "print a recorded game trick by trick"),
-    "check": ("wizard_referee.cmd_check", "check a bot against misbehaviour, short deadlines"),
     "conformance": ("wizard_arena.cmd_conformance", "run rules test vectors (JSON files)"),
 }
 

@@ -45,6 +45,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print the leaderboard as JSON")
     out.add_argument("--csv", action="store_true", help="print the leaderboard as CSV")
+    parser.add_argument(
+        "--export-results",
+        metavar="FILE",
+        help="also write one JSON line per finished game (players, scores, "
+        "game_id, duplicate_set), the input of 'wizard-arena ratings'",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress display")
     parser.add_argument(
         "--log-level", default="warning", choices=["debug", "info", "warning", "error"]
@@ -76,6 +82,21 @@ def run(args: argparse.Namespace) -> int:
         return 2
     with store:
         board = leaderboard(store, method=args.method, exclude_faulted=config.exclude_faulted)
+        if args.export_results:
+            with open(args.export_results, "w", encoding="utf-8") as out:
+                for spec, seats, faulted in store.finished_games():
+                    out.write(
+                        json.dumps(
+                            {
+                                "players": [s.entrant for s in seats],
+                                "scores": [s.total for s in seats],
+                                "game_id": spec.id,
+                                "duplicate_set": spec.duplicate_set,
+                                "faulted": faulted,
+                            }
+                        )
+                        + "\n"
+                    )
     if args.json:
         print(json.dumps([r.as_dict() for r in board.rows], indent=2))
     elif args.csv:

@@ -1,0 +1,46 @@
+"""The README's promises: two set-up commands, a first bot that really plays."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from wizard_arena.local import play_local
+from wizard_bots.heuristic import HeuristicBot
+
+from .conftest import ROOT
+
+README = (ROOT / "README.md").read_text()
+
+
+def test_readme_opens_with_two_setup_commands() -> None:
+    block = re.search(r"```sh\n(.*?)```", README, re.S)
+    assert block is not None
+    lines = block.group(1).strip().splitlines()
+    assert len(lines) == 2
+    assert "pip install -e '.[dev]'" in lines[0] and lines[0].endswith("wizard-arena demo")
+    assert "pytest" in lines[1]
+
+
+def test_readme_first_bot_plays_without_faults() -> None:
+    code = re.search(r"```python\n(.*?)```", README, re.S)
+    assert code is not None
+    namespace: dict[str, object] = {}
+    exec(compile(code.group(1), "README.md", "exec"), namespace)
+    bot_class = namespace["MyBot"]
+    result = play_local([bot_class(), HeuristicBot(), HeuristicBot(), HeuristicBot()], seed=3)  # type: ignore[operator]
+    assert result.faults == []
+    assert len(result.results) == 15
+
+
+def test_every_documented_command_has_help() -> None:
+    for name in re.findall(r"^\| `wizard-arena (\w+)", README, re.M):
+        proc = subprocess.run(
+            [sys.executable, "-m", "wizard_arena.cli", name, "--help"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert proc.returncode == 0, (name, proc.stderr)
+        assert "usage: wizard-arena" in proc.stdout
