@@ -294,9 +294,14 @@ def _check_round(game: Game, rd: _Round) -> str | None:
         return None
     if "trump" in exp:
         want = None if exp["trump"] is None else Suit.from_letter(exp["trump"])
-        if game.trump is not want:
-            got = game.trump.letter if game.trump else None
+        trump = game.round_trump if game.tricks or game.trick else game.trump
+        if trump is not want:
+            got = trump.letter if trump is not None else None
             return f"trump: expected {exp['trump']}, got {got}"
+    if "trumps" in exp:
+        got_t = [t.letter if t is not None else None for t in game.trick_trumps]
+        if got_t != exp["trumps"]:
+            return f"trumps: expected {exp['trumps']}, got {got_t}"
     result = game.results[-1] if game.results and game.results[-1].round == rd.round else None
     if "bids" in exp and game.bids != exp["bids"]:
         return f"bids: expected {exp['bids']}, got {game.bids}"

@@ -89,9 +89,7 @@ def play_local(
             game.deal()
             seen = len(game.events)
             continue
-        to_act = game.to_act
-        assert to_act is not None
-        seat = to_act
+        seat = game.acting[0]
         view = game.view(seat)
         action: Action | None = None
         try:

@@ -65,6 +65,10 @@ class Suit(enum.IntEnum):
 
     __str__ = __repr__
 
+    def __bool__(self) -> bool:
+        # every suit is a value: ``if trump:`` must not treat spades (0) as "no trump"
+        return True
+
 
 _SUIT_BY_LETTER: Final = {s.letter: s for s in Suit}
 

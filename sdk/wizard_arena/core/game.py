@@ -104,6 +104,14 @@ class Game:
         self.dealt_hands: tuple[tuple[Card, ...], ...] = ()
         self.turned_card: Card | None = None
         self.trump: Suit | None = None
+        """Trump in force for the current trick (None: no trump, or not yet chosen)."""
+        self.next_trump: Suit | None = None
+        """Tricksy: a trump named during the current trick, in force from the next."""
+        self.round_trump: Suit | None = None
+        """The trump in force when the round's first trick was led."""
+        self.trick_trumps: list[Suit | None] = []
+        """Tricksy: the trump that was in force in each completed trick of the round."""
+        self._resume: int | None = None  # tricksy: who plays after the trump choice
         self.bids: list[int | None] = [None] * n
         self.tricks_won = [0] * n
         self.totals = [0] * n
@@ -128,8 +136,40 @@ class Game:
         return rank_totals(self.totals)
 
     def next_dealer(self) -> int:
-        """The seat that deals the next round."""
-        return (self.dealer + 1) % self.players
+        """The seat that deals the next round: ``first_dealer`` for round 1, then
+        clockwise; with ``lowest_score_deals`` the seat with the fewest points
+        (ties: the first tied seat clockwise from the current dealer's left)."""
+        n = self.players
+        if self.round > 0 and self.rules.lowest_score_deals:
+            low = min(self.totals)
+            for k in range(1, n + 1):
+                seat = (self.dealer + k) % n
+                if self.totals[seat] == low:
+                    return seat
+        return (self.dealer + 1) % n
+
+    @property
+    def acting(self) -> tuple[int, ...]:
+        """The seats that may act now: the seat to act, or with hidden bids every
+        seat that has not bid yet (in bidding order)."""
+        if self.phase is Phase.BID and self.rules.hidden_bids:
+            n = self.players
+            order = ((self.dealer + 1 + k) % n for k in range(n))
+            return tuple(s for s in order if self.bids[s] is None)
+        return () if self.to_act is None else (self.to_act,)
+
+    @property
+    def blind(self) -> bool:
+        """True while seats see the others' cards but not their own (blind first round)."""
+        return (
+            self.rules.blind_first_round
+            and self.round == 1
+            and self.phase
+            in (
+                Phase.CHOOSE_TRUMP,
+                Phase.BID,
+            )
+        )
 
     def legal_bids(self, seat: int) -> list[int]:
         """Bids ``seat`` could make now if it were to bid (ignores whose turn it is)."""
@@ -146,19 +186,26 @@ class Game:
                 return [c for c in hand if c.suit is follow or c.suit is None]
         return list(hand)
 
-    def legal_actions(self) -> list[Action]:
-        """The distinct actions the seat to act may take (empty between rounds and at the end)."""
+    def legal_actions(self, seat: int | None = None) -> list[Action]:
+        """The distinct actions ``seat`` (default: the seat to act) may take now;
+        empty when it may not act (and between rounds and at the end)."""
         phase = self.phase
+        if seat is None:
+            seat = self.to_act
+            if seat is None:
+                return []
         if phase is Phase.PLAY:
-            assert self.to_act is not None
+            if seat != self.to_act:
+                return []
             play = _PLAY
-            return [play[c] for c in dict.fromkeys(self.legal_cards(self.to_act))]
+            return [play[c] for c in dict.fromkeys(self.legal_cards(seat))]
         if phase is Phase.BID:
-            assert self.to_act is not None
+            if seat not in self.acting:
+                return []
             bids = _BIDS
-            return [bids[b] for b in self.legal_bids(self.to_act)]
+            return [bids[b] for b in self.legal_bids(seat)]
         if phase is Phase.CHOOSE_TRUMP:
-            return list(_CHOICES)
+            return list(_CHOICES) if seat == self.to_act else []
         return []
 
     def view(self, seat: int) -> SeatView:
@@ -217,17 +264,23 @@ class Game:
         self.tricks_won = [0] * n
         self.trick = []
         self.tricks = []
+        self.trick_trumps = []
+        self.next_trump = None
+        self._resume = None
         self._follow = None
         self._free = False
         self.leader = (dealer + 1) % n
-        if turned is not None and turned.is_wizard:
+        fixed, fixed_suit = self.rules.fixed_trump(rnd)
+        if fixed:
+            self.trump = fixed_suit
+            self._start_bidding()
+        elif turned is not None and turned.is_wizard:
             self.trump = None
             self.phase = Phase.CHOOSE_TRUMP
             self.to_act = dealer
         else:
             self.trump = turned.suit if turned is not None else None
-            self.phase = Phase.BID
-            self.to_act = (dealer + 1) % n
+            self._start_bidding()
         self.events.append(RoundStarted(rnd, dealer, size, turned, self.trump))
 
     def _check_deal(self, hands: list[list[Card]], turned: Card | None, size: int) -> None:
@@ -284,19 +337,49 @@ class Game:
             raise NotYourTurnError(seat, action_text(action), f"seat {self.to_act} is to act")
 
     def choose_trump(self, seat: int, suit: Suit) -> None:
-        """The dealer names trump after a turned Wizard."""
+        """The dealer names trump after a turned Wizard; with ``tricksy``, the
+        player of a Wizard names the trump in force from the next trick on."""
         if self.phase is not Phase.CHOOSE_TRUMP or seat != self.to_act:
             self._check_turn(seat, Phase.CHOOSE_TRUMP, ChooseTrump(suit))
         if not isinstance(suit, Suit):
             raise TrumpChoiceError(seat, f"trump {suit!r}", "not a suit")
-        self.trump = suit
         self.events.append(TrumpChosen(seat, suit))
+        if self._resume is None:  # the dealer's choice before the bidding
+            self.trump = suit
+            self._start_bidding()
+            return
+        if self.trick:  # tricksy, mid-trick: in force once this trick is complete
+            self.next_trump = suit
+        else:  # tricksy, between tricks: the next trick has not started
+            self.trump = suit
+        self.phase = Phase.PLAY
+        self.to_act = self._resume
+        self._resume = None
+
+    def _start_bidding(self) -> None:
         self.phase = Phase.BID
-        self.to_act = (self.dealer + 1) % self.players
+        self.to_act = None if self.rules.hidden_bids else (self.dealer + 1) % self.players
+
+    def _start_play(self) -> None:
+        self.phase = Phase.PLAY
+        self.to_act = self.leader
+        self.round_trump = self.trump
+        if self.rules.blind_first_round and self.round == 1:
+            # nobody can choose among cards they cannot see: the referee plays
+            # each seat's only card in turn
+            while self.phase is Phase.PLAY and self.round == 1:
+                seat = self.to_act
+                assert seat is not None
+                self.play(seat, self.hands[seat][0])
 
     def bid(self, seat: int, bid: int) -> None:
         """``seat`` bids ``bid`` tricks."""
-        if self.phase is not Phase.BID or seat != self.to_act:
+        if self.rules.hidden_bids and self.phase is Phase.BID:
+            if not 0 <= seat < self.players or self.bids[seat] is not None:
+                raise NotYourTurnError(
+                    seat, f"bid {bid!r}", "this seat has already bid (bids are hidden)"
+                )
+        elif self.phase is not Phase.BID or seat != self.to_act:
             self._check_turn(seat, Phase.BID, Bid(bid))
         if type(bid) is not int or not 0 <= bid <= self.cards:
             raise BidOutOfRangeError(seat, f"bid {bid!r}", f"bids are 0..{self.cards} this round")
@@ -309,10 +392,18 @@ class Game:
                 f"add up to {self.cards} (others bid {made})",
             )
         self.bids[seat] = bid
+        if self.rules.hidden_bids:
+            if any(b is None for b in self.bids):
+                return
+            n = self.players  # all bids are in: revealed together, in bidding order
+            for k in range(n):
+                s = (self.dealer + 1 + k) % n
+                self.events.append(BidMade(s, self.bids[s]))  # type: ignore[arg-type]
+            self._start_play()
+            return
         self.events.append(BidMade(seat, bid))
         if seat == self.dealer:
-            self.phase = Phase.PLAY
-            self.to_act = self.leader
+            self._start_play()
         else:
             self.to_act = (seat + 1) % self.players
 
@@ -344,16 +435,27 @@ class Game:
         trick.append(card)
         self.events.append(CardPlayed(seat, card))
         n = self.players
+        # tricksy: a Wizard's player names trump, unless no trick follows this one
+        choose = card.is_wizard and self.rules.tricksy and len(self.tricks) + 1 < self.cards
         if len(trick) < n:
-            self.to_act = (seat + 1) % n
+            if choose:
+                self.phase = Phase.CHOOSE_TRUMP
+                self.to_act = seat
+                self._resume = (seat + 1) % n
+            else:
+                self.to_act = (seat + 1) % n
             return
         # the trick is complete
         leader = self.leader
         winner = (leader + trick_winner(trick, self.trump)) % n
         done = Trick(leader, tuple(trick), winner)
         self.tricks.append(done)
+        self.trick_trumps.append(self.trump)
         self.tricks_won[winner] += 1
         self.events.append(TrickWon(len(self.tricks), winner, done))
+        if self.next_trump is not None:
+            self.trump = self.next_trump
+            self.next_trump = None
         self.trick = []
         self._follow = None
         self._free = False
@@ -361,6 +463,10 @@ class Game:
         self.to_act = winner
         if len(self.tricks) == self.cards:
             self._score_round()
+        elif choose:
+            self.phase = Phase.CHOOSE_TRUMP
+            self.to_act = seat
+            self._resume = winner
 
     def _score_round(self) -> None:
         bids = tuple(b if b is not None else 0 for b in self.bids)
@@ -392,6 +498,10 @@ class Game:
             tuple(tuple(h) for h in self.hands),
             self.turned_card,
             self.trump,
+            self.next_trump,
+            self.round_trump,
+            tuple(self.trick_trumps),
+            self._resume,
             tuple(self.bids),
             tuple(self.tricks_won),
             tuple(self.totals),
@@ -417,6 +527,7 @@ class Game:
         new.totals = list(self.totals)
         new.trick = list(self.trick)
         new.tricks = list(self.tricks)
+        new.trick_trumps = list(self.trick_trumps)
         new.results = list(self.results)
         new.events = list(self.events)
         if rng is None:

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from .cards import Card, Suit, parse_cards  # noqa: F401  (parse_cards: used by doctests)
 
 __all__ = [
+    "MAXIMUS_TRUMPS",
     "MAX_PLAYERS",
     "MIN_PLAYERS",
+    "VARIANT_OPTIONS",
     "BidRestriction",
     "Rules",
     "allowed_bids",
@@ -48,30 +50,108 @@ class BidRestriction(enum.StrEnum):
         return f"BidRestriction.{self.name}"
 
 
+#: Trump of each round of Wizard Maximus: clubs, diamonds, hearts, spades, then none.
+MAXIMUS_TRUMPS: tuple[Suit | None, ...] = (
+    Suit.CLUBS,
+    Suit.DIAMONDS,
+    Suit.HEARTS,
+    Suit.SPADES,
+    None,
+)
+
+#: Names of the optional rule variants (the names used in ``Rules.to_dict``,
+#: conformance vectors, tournament files and the protocol's ``rule_options``).
+VARIANT_OPTIONS: tuple[str, ...] = (
+    "hidden_bids",
+    "blind_first_round",
+    "maximus",
+    "tricksy",
+    "lowest_score_deals",
+    "round_sizes",
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """The options of one game.
+    """The options of one game: table size, bid restriction and variants.
 
     >>> Rules(players=4).round_sizes
     (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+    >>> Rules(players=5, maximus=True).round_sizes
+    (12, 12, 12, 12, 12)
     >>> Rules(players=7)
     Traceback (most recent call last):
     ...
     ValueError: players must be 3..6, not 7
+    >>> Rules(hidden_bids=True, bid_restriction=BidRestriction.CANADIAN)
+    Traceback (most recent call last):
+    ...
+    ValueError: hidden_bids cannot be combined with bid_restriction canadian: ...
     """
 
     players: int = 4
     bid_restriction: BidRestriction = BidRestriction.NONE
+    hidden_bids: bool = False
+    """Everyone bids without seeing the others' bids; all are revealed together."""
+    blind_first_round: bool = False
+    """Round 1 (one card each): each player sees every other card but not their own."""
+    maximus: bool = False
+    """Wizard Maximus: five rounds dealing every card; trump C, D, H, S, then none."""
+    tricksy: bool = False
+    """Whoever plays a Wizard names the trump in force from the next trick on."""
+    lowest_score_deals: bool = False
+    """From round 2 the player with the fewest points deals."""
+    hand_sizes: tuple[int, ...] | None = None
+    """Short game: cards dealt in each round, instead of 1 .. 60 / players."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.players, int) or not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
             raise ValueError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, not {self.players}")
         if not isinstance(self.bid_restriction, BidRestriction):
             object.__setattr__(self, "bid_restriction", BidRestriction(self.bid_restriction))
+        for name in (
+            "hidden_bids",
+            "blind_first_round",
+            "maximus",
+            "tricksy",
+            "lowest_score_deals",
+        ):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be true or false, not {getattr(self, name)!r}")
+        most = 60 // self.players
+        if self.hand_sizes is not None:
+            sizes = tuple(self.hand_sizes)
+            object.__setattr__(self, "hand_sizes", sizes)
+            if not sizes:
+                raise ValueError("round_sizes must list at least one round")
+            for size in sizes:
+                if type(size) is not int or not 1 <= size <= most:
+                    raise ValueError(
+                        f"round_sizes: each round deals 1..{most} cards at "
+                        f"{self.players} players, not {size!r}"
+                    )
+            if self.maximus:
+                raise ValueError("round_sizes cannot be combined with maximus (it deals all cards)")
+        if self.hidden_bids and self.bid_restriction is not BidRestriction.NONE:
+            raise ValueError(
+                f"hidden_bids cannot be combined with bid_restriction "
+                f"{self.bid_restriction.value}: the dealer does not see the other bids"
+            )
+        if self.blind_first_round and self.round_sizes[0] != 1:
+            raise ValueError(
+                "blind_first_round needs a first round of one card each (a player cannot "
+                "choose among cards they cannot see)"
+            )
 
     @property
     def round_sizes(self) -> tuple[int, ...]:
-        """Cards dealt to each player in each round: 1, 2, ... 60 / players."""
+        """Cards dealt to each player in each round: 1, 2, ... 60 / players by
+        default; ``hand_sizes`` for a short game; five rounds of all cards for
+        Wizard Maximus."""
+        if self.maximus:
+            return (60 // self.players,) * 5
+        if self.hand_sizes is not None:
+            return self.hand_sizes
         return tuple(range(1, 60 // self.players + 1))
 
     @property
@@ -79,18 +159,50 @@ class Rules:
         """Number of rounds in the game."""
         return len(self.round_sizes)
 
+    @property
+    def options(self) -> tuple[str, ...]:
+        """Names of the variant options in force (see :data:`VARIANT_OPTIONS`)."""
+        out = [name for name in VARIANT_OPTIONS[:-1] if getattr(self, name)]
+        if self.hand_sizes is not None:
+            out.append("round_sizes")
+        return tuple(out)
+
+    def fixed_trump(self, round_: int) -> tuple[bool, Suit | None]:
+        """``(True, suit)`` when the variant fixes round ``round_``'s trump
+        (Wizard Maximus), else ``(False, None)``: trump comes from the turned card."""
+        if self.maximus:
+            return True, MAXIMUS_TRUMPS[round_ - 1]
+        return False, None
+
     def describe(self) -> str:
-        """A one-line human description of the options in force."""
-        return f"{self.players} players, bid restriction {self.bid_restriction.value}"
+        """A one-line human description of the options in force.
+
+        >>> Rules(3, tricksy=True, hand_sizes=(2, 4)).describe()
+        '3 players, bid restriction none, tricksy, round_sizes 2,4'
+        """
+        text = f"{self.players} players, bid restriction {self.bid_restriction.value}"
+        for name in self.options:
+            if name == "round_sizes":
+                text += ", round_sizes " + ",".join(map(str, self.round_sizes))
+            else:
+                text += f", {name}"
+        return text
 
     def to_dict(self) -> dict[str, object]:
-        """The options as a JSON-ready dict, in the conformance format's ``rules`` shape."""
-        return {"players": self.players, "bid_restriction": self.bid_restriction.value}
+        """The options as a JSON-ready dict, in the conformance format's ``rules``
+        shape; variant keys appear only when in force."""
+        d: dict[str, object] = {
+            "players": self.players,
+            "bid_restriction": self.bid_restriction.value,
+        }
+        for name in self.options:
+            d[name] = list(self.round_sizes) if name == "round_sizes" else True
+        return d
 
     @classmethod
     def from_dict(cls, data: dict[str, object]) -> Rules:
         """Inverse of :meth:`to_dict`; unknown keys are refused."""
-        known = {"players", "bid_restriction"}
+        known = {"players", "bid_restriction", *VARIANT_OPTIONS}
         unknown = set(data) - known
         if unknown:
             raise ValueError(f"unknown rule option(s): {', '.join(sorted(unknown))}")
@@ -103,7 +215,19 @@ class Rules:
         except ValueError:
             names = ", ".join(b.value for b in BidRestriction)
             raise ValueError(f"unknown bid_restriction {restriction!r} (one of {names})") from None
-        return cls(players=players, bid_restriction=br)
+        flags: dict[str, bool] = {}
+        for name in VARIANT_OPTIONS[:-1]:
+            value = data.get(name, False)
+            if not isinstance(value, bool):
+                raise ValueError(f"{name} must be true or false, not {value!r}")
+            flags[name] = value
+        sizes = data.get("round_sizes")
+        hand_sizes: tuple[int, ...] | None = None
+        if sizes is not None:
+            if not isinstance(sizes, list | tuple) or not all(type(x) is int for x in sizes):
+                raise ValueError(f"round_sizes must be a list of integers, not {sizes!r}")
+            hand_sizes = tuple(sizes)
+        return cls(players=players, bid_restriction=br, hand_sizes=hand_sizes, **flags)
 
 
 def suit_to_follow(trick: Sequence[Card]) -> Suit | None:

@@ -61,6 +61,12 @@ class SeatView:
     """Running totals by seat (before this round's points until it is scored)."""
     results: tuple[RoundResult, ...] = ()
     """Results of the rounds played so far."""
+    others_hands: tuple[tuple[Card, ...], ...] = ()
+    """Blind first round: every other seat's cards, by seat (this seat's own
+    entry is empty and :attr:`hand` is empty: it cannot see its own card).
+    Empty otherwise."""
+    next_trump: Suit | None = None
+    """Tricksy: the trump named during the current trick, in force from the next."""
     legal_actions: tuple[Action, ...] = ()
     """The actions this seat may take now (empty unless it is to act)."""
     time_left: float | None = field(default=None, compare=False)
@@ -71,7 +77,16 @@ class SeatView:
         """The view of ``seat`` in ``game``."""
         if not 0 <= seat < game.players:
             raise ValueError(f"no seat {seat} at a {game.players}-player table")
-        legal: tuple[Action, ...] = tuple(game.legal_actions()) if game.to_act == seat else ()
+        acting = game.acting
+        legal: tuple[Action, ...] = tuple(game.legal_actions(seat)) if seat in acting else ()
+        blind = game.blind
+        if game.rules.hidden_bids and game.phase is Phase.BID:
+            # bids are revealed together: until then a seat sees only its own
+            bids = tuple(b if s == seat else None for s, b in enumerate(game.bids))
+            to_act = seat if seat in acting else None
+        else:
+            bids = tuple(game.bids)
+            to_act = game.to_act
         return cls(
             rules=game.rules,
             seat=seat,
@@ -79,17 +94,21 @@ class SeatView:
             round=game.round,
             cards_per_player=game.cards,
             dealer=game.dealer,
-            to_act=game.to_act,
-            hand=tuple(game.hands[seat]),
+            to_act=to_act,
+            hand=() if blind else tuple(game.hands[seat]),
             turned_card=game.turned_card,
             trump=game.trump,
-            bids=tuple(game.bids),
+            bids=bids,
             leader=game.leader,
             trick=tuple(game.trick),
             tricks=tuple(game.tricks),
             tricks_won=tuple(game.tricks_won),
             totals=tuple(game.totals),
             results=tuple(game.results),
+            others_hands=tuple(() if s == seat else tuple(h) for s, h in enumerate(game.hands))
+            if blind
+            else (),
+            next_trump=game.next_trump,
             legal_actions=legal,
         )
 
@@ -161,9 +180,12 @@ class SeatView:
 
     def unseen_cards(self) -> list[Card]:
         """The cards this seat has not seen this round (a multiset, deck order):
-        the deck less its hand, the turned card and every card played."""
+        the deck less its hand, the others' cards it sees (blind first round),
+        the turned card and every card played."""
         left = Counter(FULL_DECK)
         left.subtract(self.hand)
+        for cards in self.others_hands:
+            left.subtract(cards)
         if self.turned_card is not None:
             left[self.turned_card] -= 1
         for _, card in self.plays:
