@@ -1,0 +1,360 @@
+"""Playing strength of the example bots, by duplicate games played locally.
+
+Each deal seed is played once for every cyclic rotation of the bots around
+the table: with ``--bots montecarlo,heuristic,heuristic,heuristic`` and 50
+deals that is 200 games in which every bot entry has held every seat's cards
+of every deal. The deals (hands, turned cards) of a seed are the same in all
+its rotations, so luck of the cards largely cancels out.
+
+Per bot (entries with the same name are pooled) it prints the mean final
+score per game, the share of tables won (per seat-game: 1 if ranked first
+alone, 1/k if k seats tie for first, so an even field gives 1/players) and
+the bid accuracy (share of rounds with bid = tricks taken). Each figure has a
+95% confidence interval computed over the duplicate sets: every deal seed
+gives one value per bot (its mean over the set's games), and the interval is
+mean +- t(0.975, sets - 1) * sd / sqrt(sets). The paired difference of
+mean scores between bots, set by set, is printed the same way.
+
+    python bench/bench_strength.py --bots heuristic,random --players 4 --deals 25
+    python bench/bench_strength.py --bots montecarlo,heuristic,heuristic,heuristic \\
+        --deals 50 --samples 8 --jobs 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from wizard_arena.bot import Bot
+from wizard_arena.core import MAX_PLAYERS, MIN_PLAYERS, Rules
+from wizard_arena.local import play_local
+
+BOT_NAMES = ("random", "heuristic", "montecarlo")
+
+
+@dataclass(frozen=True)
+class Config:
+    bots: tuple[str, ...]
+    deals: int
+    seed: int
+    think_time: float | None
+    samples: int | None
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """One bot entry's outcome in one game."""
+
+    deal: int
+    rotation: int
+    entry: int
+    bot: str
+    seat: int
+    score: int
+    win: float
+    """1/k if this seat is one of k seats ranked first, else 0."""
+    exact: int
+    """Rounds in which the bid was exactly the tricks taken."""
+    rounds: int
+    cpu_seconds: float
+    """Processor time spent deciding (this entry, this game)."""
+
+
+class _Timed(Bot):
+    """Wraps a bot to measure its thinking time."""
+
+    def __init__(self, inner: Bot) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.seconds = 0.0
+
+    def bid(self, view: Any) -> Any:
+        t = time.process_time()
+        try:
+            return self.inner.bid(view)
+        finally:
+            self.seconds += time.process_time() - t
+
+    def play(self, view: Any) -> Any:
+        t = time.process_time()
+        try:
+            return self.inner.play(view)
+        finally:
+            self.seconds += time.process_time() - t
+
+    def choose_trump(self, view: Any) -> Any:
+        t = time.process_time()
+        try:
+            return self.inner.choose_trump(view)
+        finally:
+            self.seconds += time.process_time() - t
+
+
+def make_bot(name: str, seed: int, config: Config) -> Bot:
+    """A fresh bot of kind ``name``, seeded with ``seed``."""
+    if name == "random":
+        from wizard_bots.random_bot import RandomBot
+
+        return RandomBot(seed=seed)
+    if name == "heuristic":
+        from wizard_bots.heuristic import HeuristicBot
+
+        return HeuristicBot()
+    if name == "montecarlo":
+        from wizard_bots.montecarlo import MonteCarloBot
+
+        return MonteCarloBot(think_time=config.think_time, samples=config.samples, seed=seed)
+    raise ValueError(f"unknown bot {name!r} (one of {', '.join(BOT_NAMES)})")
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    return seed * 1_000_003 + deal
+
+
+def play_game(config: Config, deal: int, rotation: int) -> list[SeatResult]:
+    """Play deal ``deal`` with entry ``i`` of ``config.bots`` in seat ``(i + rotation) % n``."""
+    n = len(config.bots)
+    gseed = deal_seed(config.seed, deal)
+    seats: list[_Timed | None] = [None] * n
+    entry_of = [0] * n
+    for i, name in enumerate(config.bots):
+        seat = (i + rotation) % n
+        bot_seed = (gseed * 7 + rotation) * 16 + i
+        seats[seat] = _Timed(make_bot(name, bot_seed, config))
+        entry_of[seat] = i
+    bots = [b for b in seats if b is not None]
+    result = play_local(bots, Rules(players=n), seed=gseed, hooks=False)
+    if result.faults:
+        raise RuntimeError(f"deal {deal} rotation {rotation}: faults {result.faults}")
+    firsts = result.ranks.count(1)
+    out = []
+    for seat, bot in enumerate(bots):
+        exact = sum(1 for r in result.results if r.bids[seat] == r.tricks[seat])
+        out.append(
+            SeatResult(
+                deal=deal,
+                rotation=rotation,
+                entry=entry_of[seat],
+                bot=config.bots[entry_of[seat]],
+                seat=seat,
+                score=result.totals[seat],
+                win=1.0 / firsts if result.ranks[seat] == 1 else 0.0,
+                exact=exact,
+                rounds=len(result.results),
+                cpu_seconds=bot.seconds,
+            )
+        )
+    return out
+
+
+def _task(args: tuple[Config, int, int]) -> list[SeatResult]:
+    return play_game(*args)
+
+
+# -- statistics --------------------------------------------------------------------
+
+
+def t_quantile(df: int, p: float = 0.975) -> float:
+    """Student's t quantile (Cornish-Fisher expansion; within 0.5% for df >= 3)."""
+    z = statistics.NormalDist().inv_cdf(p)
+    if df <= 0:
+        return math.inf
+    g1 = (z**3 + z) / 4
+    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
+    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
+    return z + g1 / df + g2 / df**2 + g3 / df**3
+
+
+@dataclass(frozen=True)
+class Estimate:
+    mean: float
+    half: float
+    """Half-width of the 95% interval."""
+    n: int
+
+    def fmt(self, scale: float = 1.0, digits: int = 1) -> str:
+        return f"{self.mean * scale:.{digits}f} ± {self.half * scale:.{digits}f}"
+
+
+def estimate(values: Sequence[float]) -> Estimate:
+    """Mean and 95% t-interval half-width over ``values`` (one per duplicate set)."""
+    m = len(values)
+    mean = statistics.fmean(values)
+    if m < 2:
+        return Estimate(mean, math.inf, m)
+    sd = statistics.stdev(values)
+    return Estimate(mean, t_quantile(m - 1) * sd / math.sqrt(m), m)
+
+
+def summarize(results: Sequence[SeatResult]) -> dict[str, Any]:
+    """Per-bot estimates and pairwise score differences, by duplicate set."""
+    names = sorted({r.bot for r in results}, key=BOT_NAMES.index)
+    deals = sorted({r.deal for r in results})
+    per: dict[str, dict[str, list[float]]] = {
+        n: {"score": [], "win": [], "accuracy": []} for n in names
+    }
+    for d in deals:
+        rows = [r for r in results if r.deal == d]
+        for n in names:
+            mine = [r for r in rows if r.bot == n]
+            per[n]["score"].append(statistics.fmean(r.score for r in mine))
+            per[n]["win"].append(statistics.fmean(r.win for r in mine))
+            per[n]["accuracy"].append(sum(r.exact for r in mine) / sum(r.rounds for r in mine))
+    bots = {}
+    for n in names:
+        mine = [r for r in results if r.bot == n]
+        bots[n] = {
+            "seat_games": len(mine),
+            "score": asdict(estimate(per[n]["score"])),
+            "win": asdict(estimate(per[n]["win"])),
+            "accuracy": asdict(estimate(per[n]["accuracy"])),
+            "cpu_seconds_per_game": statistics.fmean(r.cpu_seconds for r in mine),
+        }
+    pairs = {}
+    for i, b in enumerate(names):
+        for a in names[i + 1 :]:
+            diff = [x - y for x, y in zip(per[a]["score"], per[b]["score"], strict=True)]
+            pairs[f"{a} - {b}"] = asdict(estimate(diff))
+    return {"sets": len(deals), "bots": bots, "differences": pairs}
+
+
+def print_summary(summary: dict[str, Any], games: int, players: int) -> None:
+    sets = summary["sets"]
+    print(f"{games} games, {players} players, {sets} duplicate sets; 95% intervals over sets")
+    head = f"{'bot':<11} {'seat-games':>10} {'mean score':>16} {'tables won %':>15}"
+    print(head + f" {'bid accuracy %':>15} {'cpu s/game':>10}")
+    for name, b in summary["bots"].items():
+        score = Estimate(**b["score"]).fmt()
+        win = Estimate(**b["win"]).fmt(100)
+        acc = Estimate(**b["accuracy"]).fmt(100)
+        print(
+            f"{name:<11} {b['seat_games']:>10} {score:>16} {win:>15} {acc:>15} "
+            f"{b['cpu_seconds_per_game']:>10.2f}"
+        )
+    for pair, e in summary["differences"].items():
+        est = Estimate(**e)
+        lo, hi = est.mean - est.half, est.mean + est.half
+        print(f"score difference {pair}: {est.fmt()}  (95% interval {lo:.1f} .. {hi:.1f})")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description="Duplicate-game strength benchmark of the example bots.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__,
+    )
+    ap.add_argument(
+        "--bots",
+        default="heuristic,random,heuristic,random",
+        help="comma-separated bot names, one per seat, repeats allowed "
+        f"({', '.join(BOT_NAMES)}); default %(default)s",
+    )
+    ap.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        help="table size; a list of fewer bots is repeated to fill it (default: len(--bots))",
+    )
+    ap.add_argument("--deals", type=int, default=10, help="deal seeds (duplicate sets)")
+    ap.add_argument("--seed", type=int, default=1, help="base seed of deals and bots")
+    effort = ap.add_mutually_exclusive_group()
+    effort.add_argument("--think-time", type=float, default=None, help="montecarlo s/decision")
+    effort.add_argument(
+        "--samples", type=int, default=None, help="montecarlo deals/decision (default 8)"
+    )
+    ap.add_argument("--jobs", type=int, default=multiprocessing.cpu_count(), help="processes")
+    ap.add_argument("--json", metavar="PATH", help="also write the raw results and summary")
+    ap.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    args = ap.parse_args(argv)
+
+    names = [s.strip() for s in args.bots.split(",") if s.strip()]
+    for name in names:
+        if name not in BOT_NAMES:
+            ap.error(f"unknown bot {name!r} (one of {', '.join(BOT_NAMES)})")
+    players = args.players if args.players is not None else len(names)
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        ap.error(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}")
+    if len(names) > players:
+        ap.error(f"{len(names)} bots for {players} seats")
+    names = [names[i % len(names)] for i in range(players)]
+    samples = args.samples
+    if samples is None and args.think_time is None:
+        samples = 8
+    config = Config(tuple(names), args.deals, args.seed, args.think_time, samples)
+    tasks = [(config, d, k) for d in range(args.deals) for k in range(players)]
+
+    start = time.perf_counter()
+    cpu_start = os.times()
+    results: list[SeatResult] = []
+    jobs = max(1, args.jobs)
+    with multiprocessing.Pool(jobs) if jobs > 1 else _Serial() as pool:
+        for i, rows in enumerate(pool.imap_unordered(_task, tasks), 1):
+            results.extend(rows)
+            if not args.quiet:
+                el = time.perf_counter() - start
+                print(f"\r{i}/{len(tasks)} games, {el:.0f} s", end="", file=sys.stderr, flush=True)
+    if not args.quiet:
+        print(file=sys.stderr)
+    elapsed = time.perf_counter() - start
+    cpu_end = os.times()
+    cpu = sum(cpu_end[:4]) - sum(cpu_start[:4])
+    results.sort(key=lambda r: (r.deal, r.rotation, r.seat))
+
+    effort_txt = ""
+    if "montecarlo" in names:
+        effort_txt = (
+            f"; montecarlo samples={samples}"
+            if samples is not None
+            else f"; montecarlo think_time={args.think_time}"
+        )
+    print(f"bots: {', '.join(names)}{effort_txt}; seed {args.seed}")
+    summary = summarize(results)
+    print_summary(summary, len(tasks), players)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(
+        f"wall time {elapsed:.0f} s, processor time {cpu:.0f} s, {jobs} job(s), "
+        f"{os.cpu_count()} cpus, load average {load:.1f}, Python {platform.python_version()}"
+    )
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(
+                {
+                    "command": sys.argv,
+                    "config": asdict(config),
+                    "games": len(tasks),
+                    "wall_seconds": elapsed,
+                    "cpu_seconds": cpu,
+                    "summary": summary,
+                    "results": [asdict(r) for r in results],
+                },
+                f,
+                indent=1,
+            )
+    return 0
+
+
+class _Serial:
+    """A stand-in for a Pool that runs tasks in this process."""
+
+    def __enter__(self) -> _Serial:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def imap_unordered(self, fn: Any, tasks: Sequence[Any]) -> Any:
+        return map(fn, tasks)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

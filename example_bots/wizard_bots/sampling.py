@@ -1,0 +1,202 @@
+"""Guess the hidden cards of a seat's view, and rebuild a full game from a guess.
+
+A seat sees its own hand, the turned card and the cards played. The other
+seats' remaining hands and the undealt stock are hidden; :func:`sample_deal`
+draws one assignment of the unseen cards to them that fits everything the
+seat knows: the hand sizes, and the suits a player has shown it is out of
+(:meth:`~wizard_arena.core.SeatView.known_voids`). :func:`game_from_view`
+then builds a :class:`~wizard_arena.core.Game` in exactly the view's position
+with those hands, by dealing the round's original hands (remaining cards plus
+the cards each seat already played) and replaying the trump choice, the bids
+and the plays through the rules core, so a search can play on from there.
+
+>>> import random
+>>> from wizard_arena.core import Game, Rules
+>>> game = Game(Rules(players=3), seed=5)
+>>> game.deal()
+>>> view = game.view(1)
+>>> deal = sample_deal(view, random.Random(0))
+>>> [len(h) for h in deal.hands], len(deal.stock)
+([1, 1, 1], 56)
+>>> game_from_view(view, deal.hands).view(1) == view
+True
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from wizard_arena.core import Card, Game, Phase, SeatView
+
+__all__ = ["SampledDeal", "game_from_view", "hidden_hand_sizes", "sample_deal"]
+
+_SPECIAL = 4  # class of Wizards and Jesters (never constrained)
+_ALL_SUITS = 0b1111
+
+
+@dataclass(frozen=True, slots=True)
+class SampledDeal:
+    """One guess at the hidden cards."""
+
+    hands: tuple[tuple[Card, ...], ...]
+    """Every seat's current hand (the viewing seat's own hand as it is)."""
+    stock: tuple[Card, ...]
+    """The unseen cards that were not dealt this round."""
+
+
+def hidden_hand_sizes(view: SeatView) -> list[int]:
+    """Cards each seat holds now (the round's hand size less the cards it played)."""
+    sizes = [view.cards_per_player] * view.players
+    for seat, _ in view.plays:
+        sizes[seat] -= 1
+    return sizes
+
+
+def sample_deal(view: SeatView, rng: random.Random) -> SampledDeal:
+    """Deal the cards ``view.seat`` has not seen to the other seats and the stock.
+
+    Every seat gets as many cards as it holds, no seat gets a suit it is known
+    to be out of, and only unseen cards are dealt. With no known voids the deal
+    is uniform over all such deals; with voids, cards of the constrained suits
+    are placed one at a time, each uniformly among the places that still admit
+    a complete deal (a close approximation of the uniform distribution).
+    """
+    n = view.players
+    me = view.seat
+    sizes = hidden_hand_sizes(view)
+    if len(view.hand) != sizes[me]:
+        raise ValueError("the view's hand does not match the cards it played")
+    unseen = view.unseen_cards()
+    others = [s for s in range(n) if s != me]
+    # places: the other seats, then the stock (which may hold anything)
+    caps = [sizes[s] for s in others]
+    caps.append(len(unseen) - sum(caps))
+    if caps[-1] < 0:
+        raise ValueError("more hidden cards in hands than unseen cards")
+    voids = view.known_voids()
+    allowed = [_ALL_SUITS & ~sum(1 << int(s) for s in voids[seat]) for seat in others]
+    allowed.append(_ALL_SUITS)
+    constrained = 0
+    for mask in allowed:
+        constrained |= _ALL_SUITS & ~mask
+    places: list[list[Card]] = [[] for _ in caps]
+
+    if constrained:
+        fixed = [c for c in unseen if c.suit is not None and constrained >> int(c.suit) & 1]
+        free = [c for c in unseen if c.suit is None or not constrained >> int(c.suit) & 1]
+        _place_constrained(fixed, caps, allowed, constrained, places, rng)
+    else:
+        free = list(unseen)
+    rng.shuffle(free)
+    i = 0
+    for k, cap in enumerate(caps):
+        places[k].extend(free[i : i + cap])
+        i += cap
+    hands: list[tuple[Card, ...]] = [()] * n
+    hands[me] = tuple(view.hand)
+    for k, seat in enumerate(others):
+        hands[seat] = tuple(sorted(places[k]))
+    return SampledDeal(tuple(hands), tuple(sorted(places[-1])))
+
+
+def _place_constrained(
+    cards: list[Card],
+    caps: list[int],
+    allowed: list[int],
+    constrained: int,
+    places: list[list[Card]],
+    rng: random.Random,
+) -> None:
+    """Put ``cards`` (all of constrained suits) into ``places``, using up ``caps``."""
+    counts = [0] * 4
+    for c in cards:
+        assert c.suit is not None
+        counts[int(c.suit)] += 1
+    # every non-empty set of constrained suits, with its suits and the places open to it
+    subsets = []
+    for mask in range(1, 16):
+        if mask & ~constrained:
+            continue
+        suits = [s for s in range(4) if mask >> s & 1]
+        open_ = [k for k, a in enumerate(allowed) if a & mask]
+        subsets.append((suits, open_))
+
+    def feasible() -> bool:
+        # Hall's condition for placing the remaining constrained cards
+        for suits, open_ in subsets:
+            demand = sum(counts[s] for s in suits)
+            if demand and demand > sum(caps[k] for k in open_):
+                return False
+        return True
+
+    if not feasible():
+        raise ValueError("no deal fits the known voids and hand sizes")
+    order = list(cards)
+    rng.shuffle(order)
+    for card in order:
+        assert card.suit is not None
+        s = int(card.suit)
+        bit = 1 << s
+        candidates = [k for k, a in enumerate(allowed) if a & bit and caps[k] > 0]
+        while True:
+            # uniformly among the free slots of the candidate places
+            total = sum(caps[k] for k in candidates)
+            r = rng.randrange(total)
+            for k in candidates:
+                r -= caps[k]
+                if r < 0:
+                    break
+            caps[k] -= 1
+            counts[s] -= 1
+            if feasible():
+                places[k].append(card)
+                break
+            caps[k] += 1
+            counts[s] += 1
+            candidates.remove(k)
+
+
+def game_from_view(
+    view: SeatView,
+    hands: Sequence[Sequence[Card]],
+    rng: random.Random | None = None,
+) -> Game:
+    """A :class:`Game` in the position of ``view`` with every seat's current ``hands``.
+
+    The game starts at ``view.round`` with the view's dealer and running
+    totals, deals each seat its current hand plus the cards it has played this
+    round, and replays the trump choice, bids and plays of the round. Only this
+    round is in its history. ``rng`` is the game's RNG (it never deals again
+    within the round; pass one to avoid seeding a fresh one).
+    """
+    n = view.players
+    if len(hands) != n:
+        raise ValueError(f"need {n} hands, got {len(hands)}")
+    dealt = [list(h) for h in hands]
+    plays = view.plays
+    for seat, card in plays:
+        dealt[seat].append(card)
+    game = Game(
+        view.rules,
+        rng=rng if rng is not None else random.Random(0),
+        first_dealer=view.dealer,  # deal() passes the deal on: view.dealer deals
+    )
+    # The core has no public constructor for a mid-game position: start at the
+    # view's round by setting the public fields deal() starts from.
+    game.round = view.round - 1
+    game.totals = list(view.totals)
+    game.deal(dealt, view.turned_card)
+    if game.phase is Phase.CHOOSE_TRUMP and view.phase is not Phase.CHOOSE_TRUMP:
+        assert view.trump is not None
+        game.choose_trump(view.dealer, view.trump)
+    for k in range(n):
+        seat = (view.dealer + 1 + k) % n
+        bid = view.bids[seat]
+        if bid is None:
+            break
+        game.bid(seat, bid)
+    for seat, card in plays:
+        game.play(seat, card)
+    return game
