@@ -81,7 +81,8 @@ class RawBot:
     ``on_request(bot, request) -> bool``: called for each decision request
     before the default answer; return True when the hook answered (or
     deliberately did not). ``on_message(bot, msg)``: called for every
-    decoded message.
+    decoded message. ``rule_options``: the Hello's (none by default, as a
+    bot written for the base game).
     """
 
     def __init__(
@@ -99,6 +100,7 @@ class RawBot:
         seed: int | None = None,
         on_request: RequestHook | None = None,
         on_message: MessageHook | None = None,
+        rule_options: tuple[str, ...] = (),
     ) -> None:
         self.address = address
         self.name = name
@@ -109,6 +111,7 @@ class RawBot:
             token=token,
             sdk_name="tests-raw-bot",
             sdk_version="0",
+            rule_options=rule_options,
         )
         self.send_hello = hello
         self.first = list(first or [])

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from wizard_arena.core import Rules
 from wizard_bots.random_bot import RandomBot
 
 from .conftest import ROOT
@@ -88,6 +89,24 @@ def test_node_bot_reports_refusal(node_bot: list[str]) -> None:
         )
     assert proc.returncode == 1
     assert "UNAUTHENTICATED" in proc.stderr and "invalid access token" in proc.stderr
+
+
+def test_node_bot_refused_at_variant_tables(node_bot: list[str]) -> None:
+    """The Node bot sends no Hello.rule_options: a server playing rule variants
+    refuses it with a clear message, rather than feeding it states it cannot read."""
+    rules = Rules(players=3, hidden_bids=True, blind_first_round=True)
+    with ArenaThread(arena_config(rules=rules)) as server:
+        proc = subprocess.run(
+            [*node_bot, "--server", server.address, "--name", "node-js", "--games", "1"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert server.records == []
+    assert proc.returncode == 1, proc.stderr
+    assert "FAILED_PRECONDITION" in proc.stderr
+    assert "rule option(s) hidden_bids, blind_first_round" in proc.stderr
+    assert "Hello.rule_options (none)" in proc.stderr
 
 
 def test_node_bot_bad_arguments(node_bot: list[str]) -> None:

@@ -19,12 +19,19 @@ What the SDK does for the bot, and the choices it makes:
 
 * **Hello**: protocol versions :data:`~wizard_arena.protocol.PROTOCOL_VERSIONS`,
   ``sdk_name`` ``wizard-arena-python``, this package's version, the bot's
-  name and token. Any number of games is played on one stream (``games``
-  stops after that many).
+  name and token, and as ``rule_options`` every rule variant the SDK can
+  play (:data:`RULE_OPTIONS`, all of :data:`~wizard_arena.core.VARIANT_OPTIONS`;
+  pass ``rule_options`` to list fewer, e.g. ``()`` for a bot that plays the
+  base game only: a server whose tables use another option then refuses it
+  with :class:`VersionMismatchError`). Any number of games is played on one
+  stream (``games`` stops after that many).
 * **Hooks**: ``on_game_start`` on GameStarted, ``on_trick_end`` and
   ``on_round_end`` on the TrickWon / RoundScored events with a view built
   from the SDK's own model of the game (updated from every event and
-  re-synchronised from each DecisionRequest's complete view),
+  re-synchronised from each DecisionRequest's complete view; it follows
+  every variant: bids revealed together, the blind first round's
+  ``others_hands`` and the cards the rules play for it, trump named in the
+  middle of play, the dealer chosen by score, fixed trumps),
   ``on_game_end`` on GameOver. A hook that raises is logged with its
   traceback; play goes on.
 * **Checking the referee**: each DecisionRequest's offered legal actions
@@ -102,6 +109,7 @@ from .core import (
     action_text,
     default_action,
 )
+from .core.rules import VARIANT_OPTIONS
 from .protocol import (
     PROTOCOL_VERSIONS,
     ActionMsg,
@@ -119,6 +127,7 @@ from .protocol import (
 
 __all__ = [
     "DEFAULT_SERVER",
+    "RULE_OPTIONS",
     "SDK_NAME",
     "ActionRejectedError",
     "ArenaError",
@@ -143,6 +152,9 @@ log = logging.getLogger("wizard_arena.client")
 DEFAULT_SERVER: Final = "127.0.0.1:50051"
 #: ``Hello.sdk_name`` of this SDK.
 SDK_NAME: Final = "wizard-arena-python"
+#: The rule options this SDK can play, sent in ``Hello.rule_options`` unless
+#: a bot gives its own list: every variant of the rules core.
+RULE_OPTIONS: Final[tuple[str, ...]] = VARIANT_OPTIONS
 
 _BACKOFF_START = 0.25
 _BACKOFF_MAX = 8.0
@@ -316,7 +328,15 @@ async def _decide_async(bot: AsyncBot, view: SeatView) -> Action:
 
 class _Table:
     """One game as this seat sees it, kept up to date from the server's
-    messages (the SDK's own model, checked against every DecisionRequest)."""
+    messages (the SDK's own model, checked against every DecisionRequest).
+
+    It follows the rules core through the variants: with hidden bids every
+    seat bids at once and the BidMade events arrive together; in a blind
+    first round the seat holds ``others_hands`` and no hand of its own, and
+    the rules play the cards after the last bid (only CardPlayed events
+    arrive); with tricksy a Wizard's player names the trump in the middle
+    of play (CHOOSE_TRUMP, then TrumpChosen; ``next_trump`` until the trick
+    is complete)."""
 
     def __init__(self, info: GameInfo) -> None:
         self.info = info
@@ -329,8 +349,10 @@ class _Table:
         self.dealer = 0
         self.to_act: int | None = None
         self.hand: list[Any] = []
+        self.others_hands: tuple[tuple[Any, ...], ...] = ()
         self.turned_card: Any = None
         self.trump: Any = None
+        self.next_trump: Any = None
         self.bids: list[int | None] = [None] * n
         self.leader = 0
         self.trick: list[Any] = []
@@ -338,6 +360,8 @@ class _Table:
         self.tricks_won = [0] * n
         self.totals = [0] * n
         self.results: list[RoundResult] = []
+        self.resume: int | None = None
+        """Tricksy: who plays once the pending trump choice is made."""
         self.warned = False
         """Whether a difference from the referee's view was reported."""
 
@@ -360,6 +384,8 @@ class _Table:
             tricks_won=tuple(self.tricks_won),
             totals=tuple(self.totals),
             results=tuple(self.results),
+            others_hands=self.others_hands,
+            next_trump=self.next_trump,
         )
 
     def sync(self, v: SeatView) -> None:
@@ -370,8 +396,10 @@ class _Table:
         self.dealer = v.dealer
         self.to_act = v.to_act
         self.hand = list(v.hand)
+        self.others_hands = v.others_hands
         self.turned_card = v.turned_card
         self.trump = v.trump
+        self.next_trump = v.next_trump
         self.bids = list(v.bids)
         self.leader = v.leader
         self.trick = list(v.trick)
@@ -379,6 +407,17 @@ class _Table:
         self.tricks_won = list(v.tricks_won)
         self.totals = list(v.totals)
         self.results = list(v.results)
+        self.resume = None
+        if v.phase is Phase.CHOOSE_TRUMP and (v.trick or v.tricks) and v.to_act is not None:
+            # tricksy: play resumes after the Wizard, or with the winner of its trick
+            self.resume = (v.to_act + 1) % self.n if v.trick else v.leader
+
+    def _start_bidding(self) -> None:
+        self.phase = Phase.BID
+        if self.info.rules.hidden_bids:  # everyone bids at once, this seat too
+            self.to_act = self.info.seat
+        else:
+            self.to_act = (self.dealer + 1) % self.n
 
     def round_started(self, m: RoundStart) -> None:
         n = self.n
@@ -386,8 +425,11 @@ class _Table:
         self.dealer = m.dealer
         self.cards = m.cards
         self.hand = list(m.hand)
+        self.others_hands = m.others_hands
         self.turned_card = m.turned_card
         self.trump = m.trump
+        self.next_trump = None
+        self.resume = None
         self.bids = [None] * n
         self.leader = (m.dealer + 1) % n
         self.trick = []
@@ -397,38 +439,66 @@ class _Table:
             self.phase = Phase.CHOOSE_TRUMP
             self.to_act = m.dealer
         else:
-            self.phase = Phase.BID
-            self.to_act = (m.dealer + 1) % n
+            self._start_bidding()
 
     def event(self, ev: object) -> None:
         n = self.n
+        rules = self.info.rules
         if isinstance(ev, CardPlayed):
+            # tricksy: a Wizard's player names trump, unless no trick follows this one
+            choose = ev.card.is_wizard and rules.tricksy and len(self.tricks) + 1 < self.cards
             self.trick.append(ev.card)
             if ev.seat == self.info.seat and ev.card in self.hand:
                 self.hand.remove(ev.card)
-            self.to_act = (ev.seat + 1) % n if len(self.trick) < n else None
+            complete = len(self.trick) >= n
+            if choose:
+                self.phase = Phase.CHOOSE_TRUMP
+                self.to_act = ev.seat
+                self.resume = None if complete else (ev.seat + 1) % n
+            else:
+                self.to_act = None if complete else (ev.seat + 1) % n
         elif isinstance(ev, TrickWon):
             self.tricks.append(ev.trick)
             self.tricks_won[ev.winner] += 1
             self.trick = []
             self.leader = ev.winner
-            self.to_act = ev.winner if len(self.tricks) < self.cards else None
+            if self.next_trump is not None:
+                self.trump = self.next_trump
+                self.next_trump = None
+            if self.phase is Phase.CHOOSE_TRUMP:  # tricksy: the choice comes first
+                self.resume = ev.winner
+            else:
+                self.to_act = ev.winner if len(self.tricks) < self.cards else None
         elif isinstance(ev, BidMade):
             self.bids[ev.seat] = ev.bid
-            if ev.seat == self.dealer:
+            if ev.seat == self.dealer:  # the last bid (hidden bids: revealed in this order)
                 self.phase = Phase.PLAY
                 self.to_act = self.leader
+                self.others_hands = ()  # a blind first round's cards are played now
+            elif rules.hidden_bids:
+                self.to_act = None
             else:
                 self.to_act = (ev.seat + 1) % n
         elif isinstance(ev, TrumpChosen):
-            self.trump = ev.suit
-            self.phase = Phase.BID
-            self.to_act = (self.dealer + 1) % n
+            if self.phase is Phase.CHOOSE_TRUMP and (self.trick or self.tricks):
+                # tricksy: in force from the next trick (at once between tricks)
+                if self.trick:
+                    self.next_trump = ev.suit
+                else:
+                    self.trump = ev.suit
+                self.phase = Phase.PLAY
+                self.to_act = self.resume
+                self.resume = None
+            else:  # the dealer's choice after a turned Wizard
+                self.trump = ev.suit
+                self._start_bidding()
         elif isinstance(ev, RoundScored):
             self.results.append(ev.result)
             self.totals = list(ev.result.totals)
             self.to_act = None
-            last = self.round >= self.info.rules.rounds
+            self.next_trump = None
+            self.resume = None
+            last = self.round >= rules.rounds
             self.phase = Phase.GAME_OVER if last else Phase.DEAL
 
 
@@ -438,7 +508,7 @@ def _view_difference(model: SeatView, server: SeatView) -> str:
     for name in (
         "seat", "phase", "round", "cards_per_player", "dealer", "to_act", "hand",
         "turned_card", "trump", "bids", "leader", "trick", "tricks", "tricks_won",
-        "totals", "results",
+        "totals", "results", "others_hands", "next_trump",
     ):  # fmt: skip
         a, b = getattr(model, name), getattr(server, name)
         if a != b:
@@ -713,7 +783,7 @@ def _actions(actions: Sequence[Action]) -> str:
 # -- connection helpers ------------------------------------------------------------------
 
 
-def _hello(name: str, token: str | None, rule_options: Sequence[str]) -> Hello:
+def _hello(name: str, token: str | None, rule_options: Sequence[str] | None) -> Hello:
     return Hello(
         bot_name=name,
         min_version=min(PROTOCOL_VERSIONS),
@@ -721,7 +791,7 @@ def _hello(name: str, token: str | None, rule_options: Sequence[str]) -> Hello:
         token=token or "",
         sdk_name=SDK_NAME,
         sdk_version=__version__,
-        rule_options=tuple(rule_options),
+        rule_options=RULE_OPTIONS if rule_options is None else tuple(rule_options),
     )
 
 
@@ -817,7 +887,7 @@ def run_bot(
     *,
     reconnect_timeout: float = 60.0,
     strict: bool = False,
-    rule_options: Sequence[str] = (),
+    rule_options: Sequence[str] | None = None,
     credentials: grpc.ChannelCredentials | None = None,
     channel_options: Sequence[tuple[str, Any]] = (),
 ) -> RunResult:
@@ -825,8 +895,9 @@ def run_bot(
     server ends the stream, or ``games`` games are over. Blocks.
 
     ``name`` defaults to the bot's ``name`` attribute (or its class name);
-    ``token`` is sent when the server requires one. See the module
-    documentation for errors, deadlines, rejections and reconnecting.
+    ``token`` is sent when the server requires one; ``rule_options`` (default
+    :data:`RULE_OPTIONS`) are the rule variants the bot can play. See the
+    module documentation for errors, deadlines, rejections and reconnecting.
     Raises an :class:`ArenaError`; ``KeyboardInterrupt`` closes the stream
     and propagates.
     """
@@ -1045,7 +1116,7 @@ async def open_bot_session(
     *,
     name: str,
     token: str | None = None,
-    rule_options: Sequence[str] = (),
+    rule_options: Sequence[str] | None = None,
     credentials: grpc.ChannelCredentials | None = None,
     channel_options: Sequence[tuple[str, Any]] = (),
 ) -> AsyncIterator[BotSession]:
@@ -1105,7 +1176,7 @@ async def serve_bot(
     reconnect_timeout: float = 60.0,
     strict: bool = False,
     margin: float = 0.1,
-    rule_options: Sequence[str] = (),
+    rule_options: Sequence[str] | None = None,
     credentials: grpc.ChannelCredentials | None = None,
     channel_options: Sequence[tuple[str, Any]] = (),
     task_status: trio.TaskStatus[Welcome] = trio.TASK_STATUS_IGNORED,

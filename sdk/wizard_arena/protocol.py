@@ -93,7 +93,11 @@ class Welcome:
 
 @dataclass(frozen=True, slots=True)
 class RoundStart:
-    """A round was dealt; ``hand`` is the receiving seat's own hand only."""
+    """A round was dealt; ``hand`` is the receiving seat's own hand only.
+
+    In a blind first round ``hand`` is empty and ``others_hands`` holds every
+    seat's cards by seat (the receiving seat's own entry empty); otherwise
+    ``others_hands`` is empty."""
 
     game_id: str
     round: int
@@ -103,6 +107,7 @@ class RoundStart:
     turned_card: Card | None
     trump: Suit | None
     trump_pending: bool
+    others_hands: tuple[tuple[Card, ...], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

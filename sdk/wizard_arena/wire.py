@@ -14,7 +14,7 @@ Card('13H')
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from ._generated.v1 import arena_pb2 as pb
 from ._generated.v1 import arena_pb2_grpc as pb_grpc
@@ -159,6 +159,12 @@ def _rules_to_pb(rules: Rules, out: pb.Rules) -> None:
     out.players = rules.players
     out.bid_restriction = _RESTRICTION_TO_PB[rules.bid_restriction]
     out.round_sizes.extend(rules.round_sizes)
+    out.hidden_bids = rules.hidden_bids
+    out.blind_first_round = rules.blind_first_round
+    out.maximus = rules.maximus
+    out.tricksy = rules.tricksy
+    out.lowest_score_deals = rules.lowest_score_deals
+    out.short_game = rules.hand_sizes is not None
 
 
 def _rules_from_pb(msg: pb.Rules) -> Rules:
@@ -166,13 +172,42 @@ def _rules_from_pb(msg: pb.Rules) -> Rules:
         restriction = _RESTRICTION_FROM_PB[msg.bid_restriction]
     except KeyError:
         raise WireError(f"unknown bid restriction {msg.bid_restriction}") from None
+    hand_sizes: tuple[int, ...] | None = None
+    if msg.short_game:
+        if not msg.round_sizes:
+            raise WireError("rules: a short game needs its round_sizes")
+        hand_sizes = tuple(msg.round_sizes)
     try:
-        rules = Rules(players=msg.players, bid_restriction=restriction)
+        rules = Rules(
+            players=msg.players,
+            bid_restriction=restriction,
+            hidden_bids=msg.hidden_bids,
+            blind_first_round=msg.blind_first_round,
+            maximus=msg.maximus,
+            tricksy=msg.tricksy,
+            lowest_score_deals=msg.lowest_score_deals,
+            hand_sizes=hand_sizes,
+        )
     except ValueError as e:
         raise WireError(f"rules: {e}") from None
     if msg.round_sizes and tuple(msg.round_sizes) != rules.round_sizes:
         raise WireError(f"round sizes {list(msg.round_sizes)} do not match the rules")
     return rules
+
+
+def _fill_hands(field: object, hands: Iterable[Iterable[Card]]) -> None:
+    add = field.add  # type: ignore[attr-defined]
+    for cards in hands:
+        _fill_cards(add().cards, cards)
+
+
+def _hands_from_pb(msgs: Sequence[pb.Hand], players: int | None) -> tuple[tuple[Card, ...], ...]:
+    """Decode ``others_hands``: empty, or one entry per seat."""
+    if not msgs:
+        return ()
+    if players is not None and len(msgs) != players:
+        raise WireError(f"others_hands must have one entry per seat ({players}), not {len(msgs)}")
+    return tuple(_cards(h.cards) for h in msgs)
 
 
 _PHASE_TO_PB = {
@@ -263,6 +298,10 @@ def _view_to_pb(v: SeatView, out: pb.SeatView) -> None:
     out.totals.extend(v.totals)
     for r in v.results:
         _result_to_pb(r, out.results.add())
+    if v.others_hands:
+        _fill_hands(out.others_hands, v.others_hands)
+    if v.next_trump is not None:
+        out.next_trump = _SUIT_TO_PB[v.next_trump]
 
 
 def _view_from_pb(
@@ -296,6 +335,8 @@ def _view_from_pb(
         tricks_won=tuple(m.tricks_won),
         totals=tuple(m.totals),
         results=tuple(_result_from_pb(r) for r in m.results),
+        others_hands=_hands_from_pb(m.others_hands, n),
+        next_trump=_suit_from_pb(m.next_trump),
         legal_actions=legal,
         time_left=time_left,
     )
@@ -400,6 +441,8 @@ def encode_server(msg: ServerMsg) -> pb.ServerMessage:
             r.turned_card.CopyFrom(card_to_pb(msg.turned_card))
         r.trump = _SUIT_TO_PB[msg.trump]
         r.trump_pending = msg.trump_pending
+        if msg.others_hands:
+            _fill_hands(r.others_hands, msg.others_hands)
     elif isinstance(msg, GameInfo):
         g = out.game_started
         g.game_id = msg.game_id
@@ -518,6 +561,7 @@ def decode_server(msg: pb.ServerMessage) -> ServerMsg:
             card_from_pb(r.turned_card) if r.HasField("turned_card") else None,
             _suit_from_pb(r.trump),
             r.trump_pending,
+            _hands_from_pb(r.others_hands, None),
         )
     if which == "game_started":
         g = msg.game_started

@@ -32,7 +32,18 @@ from .logs import get_logger
 from .record import GameRecord
 from .table import SeatSpec, run_table
 
-__all__ = ["Arena", "ArenaConfig", "Session", "serve_arena"]
+__all__ = ["Arena", "ArenaConfig", "Session", "missing_options", "serve_arena"]
+
+
+def missing_options(rules: Rules, supported: Sequence[str]) -> list[str]:
+    """The options in force under ``rules`` that a bot listing ``supported``
+    (its ``Hello.rule_options``) cannot play, in :data:`VARIANT_OPTIONS` order.
+
+    >>> missing_options(Rules(players=3, tricksy=True, maximus=True), ["tricksy"])
+    ['maximus']
+    """
+    have = set(supported)
+    return [name for name in rules.options if name not in have]
 
 
 @dataclass(frozen=True)
@@ -93,6 +104,10 @@ class Arena:
         self.active_tables = 0
         self.on_game_end: list[Callable[[GameRecord], None]] = []
         self.on_session: list[Callable[[Session], None]] = []
+        self.refused_options: dict[str, str] = {}
+        """Access token -> why the last bot greeting with it was refused for
+        its rule options (so a tournament runner can say why an entrant
+        never joined)."""
         self._changed = trio.Event()
         self._game_numbers = itertools.count(1)
         self._session_numbers = itertools.count(1)
@@ -110,7 +125,12 @@ class Arena:
     def server_info(self) -> ServerInfo:
         c = self.config
         return ServerInfo(
-            __version__, PROTOCOL_VERSIONS, c.rules, c.move_time, c.tokens is not None
+            __version__,
+            PROTOCOL_VERSIONS,
+            c.rules,
+            c.move_time,
+            c.tokens is not None,
+            c.rules.options,
         )
 
     # -- change notification ------------------------------------------------------------
@@ -169,6 +189,19 @@ class Arena:
             )
             log.info("refused", reason="token", bot=msg.bot_name)
             return
+        missing = missing_options(self.config.rules, msg.rule_options)
+        if missing:
+            conn.close(
+                CloseCode.FAILED_PRECONDITION,
+                f"this server's tables play the rule option(s) {', '.join(missing)} "
+                f"({self.config.rules.describe()}); the bot's Hello.rule_options "
+                f"({', '.join(msg.rule_options) or 'none'}) do not include them",
+            )
+            log.info("refused", reason="rule options", bot=msg.bot_name, missing=missing)
+            self.refused_options[msg.token] = (
+                f"refused: it cannot play the rule option(s) {', '.join(missing)}"
+            )
+            return
         session = Session(
             f"s{next(self._session_numbers)}-{uuid.uuid4().hex[:8]}", conn, msg, max(common)
         )
@@ -209,6 +242,12 @@ class Arena:
         """Referee one game between ``seats`` (``None``: the default policy
         plays that seat). The sessions are busy until it ends."""
         rules = rules or self.config.rules
+        for s in seats:
+            lacking = missing_options(rules, s.hello.rule_options) if s is not None else []
+            if s is not None and lacking:
+                raise ValueError(
+                    f"bot {s.name!r} cannot play the rule option(s) {', '.join(lacking)}"
+                )
         game_id = game_id or f"g-{uuid.uuid4().hex[:12]}"
         seed = self.next_seed() if seed is None else seed
         specs = []

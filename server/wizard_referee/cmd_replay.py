@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from wizard_arena.core import Card, Game, Rules, Trick
+from wizard_arena.core import Bid, Card, ChooseTrump, Game, Phase, RuleError, Rules, Suit, Trick
 
 from .record import GameRecord, parse_action, verify_record
 from .store import ResultsStore
@@ -28,8 +28,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _suit(suit: Suit | None) -> str:
+    return "none" if suit is None else suit.letter
+
+
 def render(record: GameRecord) -> str:
-    """The game as text: deals, bids, every trick with its winner, scores."""
+    """The game as text: deals, trump (and its changes with tricksy), bids,
+    every trick with its winner, scores. The cards of a blind first round,
+    played by the rules themselves after the last bid, are shown as such."""
     rules = Rules.from_dict(record.rules)
     names = record.names
     lines = [
@@ -44,26 +50,44 @@ def render(record: GameRecord) -> str:
         hands = [[Card(c) for c in h] for h in rr.hands]
         turned = Card(rr.turned_card) if rr.turned_card else None
         game.deal(hands, turned)
+        blind = game.blind
         lines.append("")
-        lines.append(f"round {rr.round}: dealer {names[rr.dealer]}, turned {rr.turned_card or '-'}")
+        head = f"round {rr.round}: dealer {names[rr.dealer]}, turned {rr.turned_card or '-'}"
+        if game.phase is not Phase.CHOOSE_TRUMP:
+            head += f", trump {_suit(game.trump)}"
+        if blind:
+            head += " (blind: each player sees the others' cards, not their own)"
+        lines.append(head)
         for s in range(n):
             lines.append(f"  {names[s]:<16} {' '.join(rr.hands[s])}")
         shown = 0
         for mv in rr.moves:
             action = parse_action(mv.action)
+            during_play = bool(game.trick or game.tricks)
             game.apply(mv.seat, action)
             flag = f"  [{mv.fault}]" if mv.fault else ""
-            if mv.action.startswith("trump"):
-                lines.append(f"  {names[mv.seat]} chooses trump {mv.action[6:]}{flag}")
-            elif mv.action.startswith("bid"):
-                lines.append(f"  {names[mv.seat]} bids {mv.action[4:]}{flag}")
+            if isinstance(action, ChooseTrump):
+                if during_play:  # tricksy: a Wizard's player names the next trump
+                    lines.append(
+                        f"  {names[mv.seat]} names trump {action.suit.letter} "
+                        f"from the next trick{flag}"
+                    )
+                else:
+                    lines.append(f"  {names[mv.seat]} chooses trump {action.suit.letter}{flag}")
+            elif isinstance(action, Bid):
+                lines.append(f"  {names[mv.seat]} bids {action.bid}{flag}")
             while shown < len(game.tricks):
                 t: Trick = game.tricks[shown]
                 shown += 1
                 cards = ", ".join(
                     f"{names[s]} {c.text}" for s, c in zip(t.seats(n), t.cards, strict=True)
                 )
-                lines.append(f"  trick {shown}: {cards} -> {names[t.winner]}")
+                note = ""
+                if rules.tricksy and shown <= len(game.trick_trumps):
+                    note += f" (trump {_suit(game.trick_trumps[shown - 1])})"
+                if blind:
+                    note += " (blind: played by the rules after the bids)"
+                lines.append(f"  trick {shown}: {cards} -> {names[t.winner]}{note}")
         if game.results and game.results[-1].round == rr.round:
             r = game.results[-1]
             for s in range(n):
@@ -115,5 +139,13 @@ def run(args: argparse.Namespace) -> int:
             + ("verified, no difference" if not problems else f"{len(problems)} difference(s)")
         )
         return 1 if problems else 0
-    print(render(record))
+    try:
+        text = render(record)
+    except (RuleError, ValueError) as e:
+        print(
+            f"error: {record.game_id} cannot be replayed: {e} (--verify lists the differences)",
+            file=sys.stderr,
+        )
+        return 1
+    print(text)
     return 0

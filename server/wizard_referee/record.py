@@ -1,10 +1,10 @@
 """The complete record of one refereed game, and its replay through the rules core.
 
-A record holds the rules, the seat names, every deal (hands and turned
-card), every action in order with its timing and fault (if the referee had
-to play it), and the results. It round-trips through JSON, and
-:func:`verify_record` replays it through the rules core and lists any
-difference from what was recorded.
+A record holds the rules (``Rules.to_dict()``: every option in force), the
+seat names, every deal (hands and turned card), every decision in order with
+its timing and fault (if the referee had to play it), and the results. It
+round-trips through JSON, and :func:`verify_record` replays it through the
+rules core and lists any difference from what was recorded.
 """
 
 from __future__ import annotations
@@ -139,7 +139,12 @@ class GameRecord:
 
 def verify_record(record: GameRecord) -> list[str]:
     """Replay ``record`` through the rules core; return the differences found
-    (an empty list when the record is consistent with the rules)."""
+    (an empty list when the record is consistent with the rules).
+
+    The moves are the seats' decisions only, in the order they were applied
+    (with hidden bids, the order the bids arrived). Cards the rules play by
+    themselves (the blind first round) are not moves: the core plays them
+    when the last bid is applied, as the referee's did."""
     problems: list[str] = []
     try:
         rules = Rules.from_dict(record.rules)
@@ -159,8 +164,10 @@ def verify_record(record: GameRecord) -> list[str]:
             problems.append(f"{where}: deal refused: {e}")
             return problems
         for i, mv in enumerate(rr.moves):
-            if game.to_act != mv.seat:
-                problems.append(f"{where} move {i}: seat {mv.seat} recorded, {game.to_act} to act")
+            acting = game.acting
+            if mv.seat not in acting:
+                who = ", ".join(map(str, acting)) or "none"
+                problems.append(f"{where} move {i}: seat {mv.seat} recorded, {who} to act")
                 return problems
             try:
                 game.apply(mv.seat, parse_action(mv.action))

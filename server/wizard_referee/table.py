@@ -3,9 +3,12 @@
 :func:`run_table` deals, asks each seat in turn for its decision under a
 per-move deadline (a trio cancel scope timed on the server's monotonic
 clock), enforces every rule through the rules core, and broadcasts what each
-seat may see. A bot never brings the table down: illegal, malformed, late
-and out-of-turn messages are rejected or ignored and recorded; a timeout or
-a disconnect makes the referee play the core's default action
+seat may see. The seats asked are the core's :attr:`Game.acting`: with
+hidden bids every seat that has not bid yet is asked at once, each under its
+own deadline, and the core reveals the bids together once the last is in.
+A bot never brings the table down: illegal, malformed, late and out-of-turn
+messages are rejected or ignored and recorded; a timeout or a disconnect
+makes the referee play the core's default action
 (:func:`wizard_arena.core.default_action`). The game always finishes and its
 record says which seats were faulted and why.
 """
@@ -272,16 +275,20 @@ class _Table:
             if isinstance(ev, RoundStarted):
                 pending = ev.turned_card is not None and ev.turned_card.is_wizard
                 for st in self.states:
+                    # what the seat may see of the deal comes from its view:
+                    # its own hand, or in a blind first round the others' cards
+                    view = game.view(st.seat)
                     st.send(
                         RoundStart(
                             self.game_id,
                             ev.round,
                             ev.dealer,
                             ev.cards,
-                            tuple(game.dealt_hands[st.seat]),
+                            view.hand,
                             ev.turned_card,
                             ev.trump,
                             pending,
+                            view.others_hands,
                         )
                     )
             elif isinstance(ev, GameOver):
@@ -292,6 +299,26 @@ class _Table:
                     st.send(msg)
 
     # -- the game -------------------------------------------------------------------------
+
+    async def _turn(self, seat: int) -> None:
+        """Ask ``seat`` for its decision (it is applied) and record the move."""
+        game = self.game
+        st = self.states[seat]
+        round_no = game.round
+        view = game.view(seat)
+        action, ms, fault = await self._decide(st, view)
+        self.record.rounds[-1].moves.append(
+            MoveRecord(seat, action_text(action), round(ms, 3), fault)
+        )
+        self.log.info(
+            "decision",
+            round=round_no,
+            seat=seat,
+            bot=st.spec.name,
+            action=action_text(action),
+            ms=round(ms, 3),
+            fault=fault,
+        )
 
     async def run(self) -> GameRecord:
         game = self.game
@@ -315,23 +342,16 @@ class _Table:
                     )
                     self._broadcast_new_events()
                     continue
-                seat = game.to_act
-                assert seat is not None
-                st = self.states[seat]
-                view = game.view(seat)
-                action, ms, fault = await self._decide(st, view)
-                rec.rounds[-1].moves.append(
-                    MoveRecord(seat, action_text(action), round(ms, 3), fault)
-                )
-                self.log.info(
-                    "decision",
-                    round=game.round,
-                    seat=seat,
-                    bot=st.spec.name,
-                    action=action_text(action),
-                    ms=round(ms, 3),
-                    fault=fault,
-                )
+                acting = game.acting
+                if len(acting) == 1:
+                    await self._turn(acting[0])
+                else:
+                    # hidden bids: every seat that has not bid is asked at once;
+                    # each applies its own bid, and the core reveals them all
+                    # together once the last is in
+                    async with trio.open_nursery() as asking:
+                        for seat in acting:
+                            asking.start_soon(self._turn, seat)
                 self._broadcast_new_events()
             nursery.cancel_scope.cancel()
         rec.results = [

@@ -99,10 +99,33 @@ class TournamentConfig:
     """Keep games in which any seat was faulted out of the ratings."""
     workdir: str = ""
     """Folder entrant commands run in (the TOML file's folder; default: the current one)."""
+    hidden_bids: bool = False
+    """Rule variant: everyone bids at once; the bids are revealed together."""
+    blind_first_round: bool = False
+    """Rule variant: round 1, each player sees the others' cards, not their own."""
+    maximus: bool = False
+    """Rule variant: Wizard Maximus (five rounds of all cards, trump C D H S none)."""
+    tricksy: bool = False
+    """Rule variant: whoever plays a Wizard names the trump from the next trick on."""
+    lowest_score_deals: bool = False
+    """Rule variant: from round 2 the player with the fewest points deals."""
+    round_sizes: tuple[int, ...] | None = None
+    """Rule variant: a short game dealing these numbers of cards, round by round."""
 
     @property
     def rules(self) -> Rules:
-        return Rules(players=self.players, bid_restriction=BidRestriction(self.bid_restriction))
+        """The rules of every game (raises ValueError for options that cannot
+        be combined; :meth:`validate` turns that into a TournamentError)."""
+        return Rules(
+            players=self.players,
+            bid_restriction=BidRestriction(self.bid_restriction),
+            hidden_bids=self.hidden_bids,
+            blind_first_round=self.blind_first_round,
+            maximus=self.maximus,
+            tricksy=self.tricksy,
+            lowest_score_deals=self.lowest_score_deals,
+            hand_sizes=self.round_sizes,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -117,8 +140,10 @@ class TournamentConfig:
         return d
 
     def plan_key(self) -> dict[str, Any]:
-        """What the game plan depends on (must match to resume)."""
-        return {
+        """What the game plan depends on (must match to resume). The rule
+        variants in force are part of it (absent when not in force, so a
+        tournament of the base game stored before variants existed resumes)."""
+        key: dict[str, Any] = {
             "entrants": [e.name for e in self.entrants],
             "players": self.players,
             "deal_sets": self.deal_sets,
@@ -126,6 +151,10 @@ class TournamentConfig:
             "bid_restriction": self.bid_restriction,
             "max_tables": self.max_tables,
         }
+        rules = self.rules.to_dict()
+        for name in self.rules.options:
+            key[name] = rules[name]
+        return key
 
     @classmethod
     def from_toml(cls, path: str | Path, **overrides: Any) -> TournamentConfig:
@@ -157,6 +186,13 @@ class TournamentConfig:
                 f"(known: {', '.join(sorted(fields))})"
             )
         section.update({k: v for k, v in overrides.items() if v is not None})
+        sizes = section.get("round_sizes")
+        if sizes is not None:
+            if not isinstance(sizes, list | tuple) or not all(type(x) is int for x in sizes):
+                raise TournamentError(
+                    f"round_sizes must be a list of whole numbers, e.g. [2, 4, 6], not {sizes!r}"
+                )
+            section["round_sizes"] = tuple(sizes)
         if base is not None and "database" in section:
             db = Path(section["database"])
             section["database"] = str(db if db.is_absolute() else base / db)
@@ -207,6 +243,10 @@ class TournamentConfig:
             BidRestriction(self.bid_restriction)
         except ValueError:
             raise TournamentError(f"unknown bid_restriction {self.bid_restriction!r}") from None
+        try:
+            self.rules  # noqa: B018  (the core refuses combinations that cannot work)
+        except ValueError as e:
+            raise TournamentError(f"rules: {e}") from None
 
 
 def plan_games(config: TournamentConfig) -> list[GameSpec]:
@@ -457,9 +497,26 @@ async def run_tournament(
         total = len(specs)
         log.info("tournament", games=total, pending=len(pending), resume=resume)
         if pending:
-            await _play(
-                config, store, pending, total, log, progress_stream, progress_interval, on_record
-            )
+            try:
+                await _play(
+                    config,
+                    store,
+                    pending,
+                    total,
+                    log,
+                    progress_stream,
+                    progress_interval,
+                    on_record,
+                )
+            except BaseExceptionGroup as group:
+                # trio's nurseries wrap errors in groups: surface the runner's own
+                # error (an entrant that did not connect or cannot start) as itself
+                cause: BaseException = group
+                while isinstance(cause, BaseExceptionGroup) and len(cause.exceptions) == 1:
+                    cause = cause.exceptions[0]
+                if isinstance(cause, TournamentError):
+                    raise cause from None
+                raise
     except BaseException:
         store.close()
         raise
@@ -513,7 +570,7 @@ async def _play(
         for inst in instances:
             inst.log_path = log_dir / f"{inst.entrant.name}-{inst.index}.log"
             nursery.start_soon(_supervise, inst, arena.address, spawner, config.workdir, log)
-        await _await_entrants(config, arena, pool, log_dir)
+        await _await_entrants(config, arena, pool, log_dir, token_owner)
         if progress_stream is not None:
             nursery.start_soon(_show_progress, progress, store, progress_stream, progress_interval)
         try:
@@ -619,17 +676,27 @@ async def _supervise(
 
 
 async def _await_entrants(
-    config: TournamentConfig, arena: Arena, pool: dict[str, list[Session]], log_dir: Path
+    config: TournamentConfig,
+    arena: Arena,
+    pool: dict[str, list[Session]],
+    log_dir: Path,
+    token_owner: dict[str, str],
 ) -> None:
     with trio.move_on_after(config.connect_timeout):
         while any(not any(s.alive for s in sessions) for sessions in pool.values()):
             await arena.wait_for_change()
         return
     missing = [name for name, sessions in pool.items() if not any(s.alive for s in sessions)]
-    raise TournamentError(
-        f"entrant(s) {', '.join(missing)} did not connect within {config.connect_timeout:g} s"
-        f" (see the logs in {log_dir})"
-    )
+    why = {
+        token_owner[tok]: reason
+        for tok, reason in arena.refused_options.items()
+        if tok in token_owner
+    }
+    text = f"entrant(s) {', '.join(missing)} did not connect within {config.connect_timeout:g} s"
+    for name in missing:
+        if name in why:
+            text += f"; {name}: {why[name]} ({config.rules.describe()})"
+    raise TournamentError(f"{text} (see the logs in {log_dir})")
 
 
 def _free_session(sessions: list[Session]) -> Session | None:

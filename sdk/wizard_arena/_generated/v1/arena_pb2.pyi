@@ -102,14 +102,32 @@ class Card(_message.Message):
     def __init__(self, kind: _Optional[_Union[CardKind, str]] = ..., suit: _Optional[_Union[Suit, str]] = ..., rank: _Optional[int] = ...) -> None: ...
 
 class Rules(_message.Message):
-    __slots__ = ("players", "bid_restriction", "round_sizes")
+    __slots__ = ("players", "bid_restriction", "round_sizes", "hidden_bids", "blind_first_round", "maximus", "tricksy", "lowest_score_deals", "short_game")
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     BID_RESTRICTION_FIELD_NUMBER: _ClassVar[int]
     ROUND_SIZES_FIELD_NUMBER: _ClassVar[int]
+    HIDDEN_BIDS_FIELD_NUMBER: _ClassVar[int]
+    BLIND_FIRST_ROUND_FIELD_NUMBER: _ClassVar[int]
+    MAXIMUS_FIELD_NUMBER: _ClassVar[int]
+    TRICKSY_FIELD_NUMBER: _ClassVar[int]
+    LOWEST_SCORE_DEALS_FIELD_NUMBER: _ClassVar[int]
+    SHORT_GAME_FIELD_NUMBER: _ClassVar[int]
     players: int
     bid_restriction: BidRestriction
     round_sizes: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, players: _Optional[int] = ..., bid_restriction: _Optional[_Union[BidRestriction, str]] = ..., round_sizes: _Optional[_Iterable[int]] = ...) -> None: ...
+    hidden_bids: bool
+    blind_first_round: bool
+    maximus: bool
+    tricksy: bool
+    lowest_score_deals: bool
+    short_game: bool
+    def __init__(self, players: _Optional[int] = ..., bid_restriction: _Optional[_Union[BidRestriction, str]] = ..., round_sizes: _Optional[_Iterable[int]] = ..., hidden_bids: _Optional[bool] = ..., blind_first_round: _Optional[bool] = ..., maximus: _Optional[bool] = ..., tricksy: _Optional[bool] = ..., lowest_score_deals: _Optional[bool] = ..., short_game: _Optional[bool] = ...) -> None: ...
+
+class Hand(_message.Message):
+    __slots__ = ("cards",)
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    cards: _containers.RepeatedCompositeFieldContainer[Card]
+    def __init__(self, cards: _Optional[_Iterable[_Union[Card, _Mapping]]] = ...) -> None: ...
 
 class Trick(_message.Message):
     __slots__ = ("leader", "cards", "winner")
@@ -138,7 +156,7 @@ class RoundResult(_message.Message):
     def __init__(self, round: _Optional[int] = ..., dealer: _Optional[int] = ..., bids: _Optional[_Iterable[int]] = ..., tricks: _Optional[_Iterable[int]] = ..., points: _Optional[_Iterable[int]] = ..., totals: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class SeatView(_message.Message):
-    __slots__ = ("rules", "seat", "phase", "round", "cards_per_player", "dealer", "to_act", "hand", "turned_card", "trump", "bids", "leader", "trick", "tricks", "tricks_won", "totals", "results")
+    __slots__ = ("rules", "seat", "phase", "round", "cards_per_player", "dealer", "to_act", "hand", "turned_card", "trump", "bids", "leader", "trick", "tricks", "tricks_won", "totals", "results", "others_hands", "next_trump")
     RULES_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
@@ -156,6 +174,8 @@ class SeatView(_message.Message):
     TRICKS_WON_FIELD_NUMBER: _ClassVar[int]
     TOTALS_FIELD_NUMBER: _ClassVar[int]
     RESULTS_FIELD_NUMBER: _ClassVar[int]
+    OTHERS_HANDS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_TRUMP_FIELD_NUMBER: _ClassVar[int]
     rules: Rules
     seat: int
     phase: Phase
@@ -173,7 +193,9 @@ class SeatView(_message.Message):
     tricks_won: _containers.RepeatedScalarFieldContainer[int]
     totals: _containers.RepeatedScalarFieldContainer[int]
     results: _containers.RepeatedCompositeFieldContainer[RoundResult]
-    def __init__(self, rules: _Optional[_Union[Rules, _Mapping]] = ..., seat: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., round: _Optional[int] = ..., cards_per_player: _Optional[int] = ..., dealer: _Optional[int] = ..., to_act: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., turned_card: _Optional[_Union[Card, _Mapping]] = ..., trump: _Optional[_Union[Suit, str]] = ..., bids: _Optional[_Iterable[int]] = ..., leader: _Optional[int] = ..., trick: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., tricks_won: _Optional[_Iterable[int]] = ..., totals: _Optional[_Iterable[int]] = ..., results: _Optional[_Iterable[_Union[RoundResult, _Mapping]]] = ...) -> None: ...
+    others_hands: _containers.RepeatedCompositeFieldContainer[Hand]
+    next_trump: Suit
+    def __init__(self, rules: _Optional[_Union[Rules, _Mapping]] = ..., seat: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., round: _Optional[int] = ..., cards_per_player: _Optional[int] = ..., dealer: _Optional[int] = ..., to_act: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., turned_card: _Optional[_Union[Card, _Mapping]] = ..., trump: _Optional[_Union[Suit, str]] = ..., bids: _Optional[_Iterable[int]] = ..., leader: _Optional[int] = ..., trick: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., tricks_won: _Optional[_Iterable[int]] = ..., totals: _Optional[_Iterable[int]] = ..., results: _Optional[_Iterable[_Union[RoundResult, _Mapping]]] = ..., others_hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ..., next_trump: _Optional[_Union[Suit, str]] = ...) -> None: ...
 
 class BotMessage(_message.Message):
     __slots__ = ("hello", "action")
@@ -264,7 +286,7 @@ class GameStarted(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., seat_names: _Optional[_Iterable[str]] = ..., your_seat: _Optional[int] = ..., move_time_ms: _Optional[int] = ...) -> None: ...
 
 class RoundStarted(_message.Message):
-    __slots__ = ("game_id", "round", "dealer", "cards_per_player", "your_hand", "turned_card", "trump", "trump_pending")
+    __slots__ = ("game_id", "round", "dealer", "cards_per_player", "your_hand", "turned_card", "trump", "trump_pending", "others_hands")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     ROUND_FIELD_NUMBER: _ClassVar[int]
     DEALER_FIELD_NUMBER: _ClassVar[int]
@@ -273,6 +295,7 @@ class RoundStarted(_message.Message):
     TURNED_CARD_FIELD_NUMBER: _ClassVar[int]
     TRUMP_FIELD_NUMBER: _ClassVar[int]
     TRUMP_PENDING_FIELD_NUMBER: _ClassVar[int]
+    OTHERS_HANDS_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     round: int
     dealer: int
@@ -281,7 +304,8 @@ class RoundStarted(_message.Message):
     turned_card: Card
     trump: Suit
     trump_pending: bool
-    def __init__(self, game_id: _Optional[str] = ..., round: _Optional[int] = ..., dealer: _Optional[int] = ..., cards_per_player: _Optional[int] = ..., your_hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., turned_card: _Optional[_Union[Card, _Mapping]] = ..., trump: _Optional[_Union[Suit, str]] = ..., trump_pending: _Optional[bool] = ...) -> None: ...
+    others_hands: _containers.RepeatedCompositeFieldContainer[Hand]
+    def __init__(self, game_id: _Optional[str] = ..., round: _Optional[int] = ..., dealer: _Optional[int] = ..., cards_per_player: _Optional[int] = ..., your_hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., turned_card: _Optional[_Union[Card, _Mapping]] = ..., trump: _Optional[_Union[Suit, str]] = ..., trump_pending: _Optional[bool] = ..., others_hands: _Optional[_Iterable[_Union[Hand, _Mapping]]] = ...) -> None: ...
 
 class TrumpChosen(_message.Message):
     __slots__ = ("game_id", "seat", "suit")

@@ -54,7 +54,8 @@ class WizardArenaServicer:
     def Play(self, request_iterator, context):
         """The game stream. The bot opens it, sends a Hello, then answers requests.
         Errors end the stream with a status: FAILED_PRECONDITION (no protocol
-        version in common, or the bot cannot play the table's rule options),
+        version in common, or the bot's Hello.rule_options lack an option in force
+        at the server's tables),
         UNAUTHENTICATED (bad or missing access token), INVALID_ARGUMENT (first
         message not a Hello), RESOURCE_EXHAUSTED (server full), UNAVAILABLE
         (server shutting down).
