@@ -34,6 +34,7 @@ from wizard_arena.bot import GameInfo
 from wizard_arena.client import RULE_OPTIONS, RunResult, VersionMismatchError, run_bot, server_info
 from wizard_arena.core import (
     BidMade,
+    BidRestriction,
     Card,
     CardPlayed,
     Game,
@@ -767,3 +768,90 @@ def test_records_of_every_variant_verify_and_replay() -> None:
             assert verify_record(rec) == [], name
             rr.moves = [*head, *bids, *bids[:1], *rest]  # a seat bidding twice
             assert any("recorded" in p or "refused" in p for p in verify_record(rec)), name
+
+
+# -- the example bots ---------------------------------------------------------------------------
+
+
+def _example_bots(kind: str, players: int) -> list[Any]:
+    from wizard_bots.heuristic import HeuristicBot
+    from wizard_bots.montecarlo import MonteCarloBot
+
+    if kind == "random":
+        return [RandomBot(seed=s) for s in range(players)]
+    if kind == "heuristic":
+        return [HeuristicBot() for _ in range(players)]
+    # one Monte Carlo bot (a few samples per decision) among heuristic ones
+    return [MonteCarloBot(samples=3, seed=1), *(HeuristicBot() for _ in range(players - 1))]
+
+
+@pytest.mark.parametrize("kind", ["random", "heuristic", "montecarlo"])
+@pytest.mark.parametrize("variant", [*VARIANTS, "maximus_tricksy_hidden", "blind_tricksy_canadian"])
+def test_example_bots_play_every_variant(kind: str, variant: str) -> None:
+    from wizard_arena.local import play_local
+
+    rules = {
+        **VARIANTS,
+        "maximus_tricksy_hidden": Rules(players=4, maximus=True, tricksy=True, hidden_bids=True),
+        "blind_tricksy_canadian": Rules(
+            players=4,
+            blind_first_round=True,
+            tricksy=True,
+            bid_restriction=BidRestriction.CANADIAN,
+            hand_sizes=(1, 2, 3, 15, 4),
+        ),
+    }[variant]
+    result = play_local(_example_bots(kind, rules.players), rules, seed=f"{kind}-{variant}")
+    assert result.faults == []
+    assert len(result.results) == rules.rounds
+
+
+def test_heuristic_blind_bid() -> None:
+    """Blind first round: the bid follows the chance that the unseen own card wins."""
+    from wizard_bots.heuristic import HeuristicBot, blind_bid
+
+    rules = Rules(players=3, blind_first_round=True)
+    game = Game(rules, first_dealer=0)  # seat 1 leads, seat 2 plays last
+    game.deal([[Card("J")], [Card("W")], [Card("5H")]], Card("2S"))
+    game.bid(1, 1)
+    # after a Wizard, nothing wins: bid 0; behind two Jesters almost anything wins
+    assert blind_bid(game.view(2)) == 0 == HeuristicBot().bid(game.view(2))
+    game = Game(rules, first_dealer=0)
+    game.deal([[Card("J")], [Card("J")], [Card("5H")]], Card("2S"))
+    game.bid(1, 0)
+    assert blind_bid(game.view(2)) == 1 == HeuristicBot().bid(game.view(2))
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules(players=3, tricksy=True),
+        Rules(players=4, maximus=True, tricksy=True, hidden_bids=True),
+        Rules(players=5, tricksy=True, lowest_score_deals=True, hand_sizes=(4, 8, 12)),
+    ],
+    ids=["tricksy", "maximus_tricksy_hidden", "tricksy_lowest_short"],
+)
+def test_sampled_games_rebuild_tricksy_views(rules: Rules) -> None:
+    """The Monte Carlo bot's rebuilt game is in exactly the view's position,
+    though the view does not say which trumps were named during play."""
+    import random
+    from dataclasses import replace
+
+    from wizard_bots.sampling import game_from_view, sample_deal
+
+    rng = random.Random(1)
+    game = Game(rules, seed=5)
+    checked = 0
+    while not game.is_over:
+        if game.phase is Phase.DEAL:
+            game.deal()
+            continue
+        for seat in game.acting:
+            view = game.view(seat)
+            for hands in ([tuple(h) for h in game.hands], sample_deal(view, rng).hands):
+                rebuilt = game_from_view(view, hands).view(seat)
+                assert replace(rebuilt, results=()) == replace(view, results=())
+                checked += 1
+        seat = rng.choice(game.acting)
+        game.apply(seat, rng.choice(game.legal_actions(seat)))
+    assert checked > 100

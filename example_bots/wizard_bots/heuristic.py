@@ -28,11 +28,12 @@ from dataclasses import dataclass, field
 
 from wizard_arena import FULL_DECK, JESTER, WIZARD, Card, SeatView, Suit
 from wizard_arena.bot import Bot
-from wizard_arena.core import suit_to_follow, trick_winner
+from wizard_arena.core import score, suit_to_follow, trick_winner
 
 __all__ = [
     "HeuristicBot",
     "Opponent",
+    "blind_bid",
     "card_counts",
     "choose_bid",
     "choose_card",
@@ -199,6 +200,32 @@ def estimate_tricks(
 def choose_bid(estimate: float, legal_bids: Sequence[int]) -> int:
     """The legal bid nearest to ``estimate`` (ties: the lower)."""
     return min(legal_bids, key=lambda b: (abs(b - estimate), b))
+
+
+def blind_bid(view: SeatView) -> int:
+    """A bid in a blind first round (one card each; the seat sees the others'
+    cards, not its own): the legal bid with the best expected score, its own
+    card being equally likely any card it has not seen.
+
+    >>> from wizard_arena.core import Game, Rules
+    >>> game = Game(Rules(players=3, blind_first_round=True), seed=2)
+    >>> game.deal()
+    >>> blind_bid(game.view(1)) in game.view(1).legal_bids
+    True
+    """
+    n = view.players
+    me = view.seat
+    order = [(view.leader + i) % n for i in range(n)]
+    unseen = view.unseen_cards()
+    wins = 0
+    for card in unseen:
+        trick = [card if s == me else view.others_hands[s][0] for s in order]
+        wins += order[trick_winner(trick, view.trump)] == me
+    p = wins / len(unseen) if unseen else 0.0
+    return max(
+        view.legal_bids,
+        key=lambda b: (p * score(b, 1) + (1 - p) * score(b, 0), -b),
+    )
 
 
 def choose_trump_suit(hand: Sequence[Card], players: int) -> Suit:
@@ -382,6 +409,8 @@ class HeuristicBot(Bot):
     name = "heuristic"
 
     def bid(self, view: SeatView) -> int:
+        if view.others_hands and not view.hand:  # a blind first round
+            return blind_bid(view)
         n = view.players
         position = (view.seat - view.dealer - 1) % n
         before = [

@@ -61,6 +61,8 @@ BID_SIGMA = 1.0
 def _bids_before(game: Game, seat: int) -> tuple[list[int], int]:
     n = game.players
     position = (seat - game.dealer - 1) % n
+    if game.rules.hidden_bids:  # nobody sees the others' bids
+        return [], position
     bids = [b for k in range(position) if (b := game.bids[(game.dealer + 1 + k) % n]) is not None]
     return bids, position
 
@@ -90,20 +92,22 @@ def play_out_round(
         [set(v) for v in voids] if voids is not None else [set() for _ in range(n)]
     )
     rnd = game.round
-    if game.phase is Phase.CHOOSE_TRUMP:
+    if game.phase is Phase.CHOOSE_TRUMP and not (game.trick or game.tricks):
         game.choose_trump(game.dealer, choose_trump_suit(game.hands[game.dealer], n))
     while game.phase is Phase.BID:
-        seat = game.to_act
-        assert seat is not None
-        game.bid(seat, heuristic_bid(game, seat))
+        bidder = game.acting[0]  # (with hidden bids, any seat that has not bid)
+        game.bid(bidder, heuristic_bid(game, bidder))
     # unseen cards of the table (every hand and the stock), by card index
     remaining = card_counts(stock)
     for hand in game.hands:
         for c in hand:
             remaining[c.index] += 1
-    while game.phase is Phase.PLAY and game.round == rnd:
+    while game.phase in (Phase.PLAY, Phase.CHOOSE_TRUMP) and game.round == rnd:
         seat = game.to_act
         assert seat is not None
+        if game.phase is Phase.CHOOSE_TRUMP:  # tricksy: a Wizard's player names trump
+            game.choose_trump(seat, choose_trump_suit(game.hands[seat], n))
+            continue
         legal = game.legal_cards(seat)
         trick = game.trick
         first = legal[0]
@@ -192,6 +196,8 @@ class MonteCarloBot(Bot):
     def bid(self, view: SeatView) -> int:
         prior = self._heuristic.bid(view)
         legal = view.legal_bids
+        if not view.hand:  # a blind first round: the heuristic's bid is exact
+            return prior
         if len(legal) == 1:
             return legal[0]
         cands = [b for b in legal if abs(b - prior) <= self.bid_window]
@@ -210,6 +216,8 @@ class MonteCarloBot(Bot):
 
     def choose_trump(self, view: SeatView) -> Suit:
         prior = self._heuristic.choose_trump(view)
+        if not view.hand:  # a blind round: nothing to sample from
+            return prior
         best = self._search(view, [ChooseTrump(s) for s in Suit], prior=ChooseTrump(prior))
         assert isinstance(best, ChooseTrump)
         return best.suit

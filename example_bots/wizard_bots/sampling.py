@@ -28,7 +28,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from wizard_arena.core import Card, Game, Phase, SeatView
+from wizard_arena.core import Card, Game, Phase, SeatView, Suit, trick_winner
 
 __all__ = ["SampledDeal", "game_from_view", "hidden_hand_sizes", "sample_deal"]
 
@@ -167,9 +167,11 @@ def game_from_view(
 
     The game starts at ``view.round`` with the view's dealer and running
     totals, deals each seat its current hand plus the cards it has played this
-    round, and replays the trump choice, bids and plays of the round. Only this
-    round is in its history. ``rng`` is the game's RNG (it never deals again
-    within the round; pass one to avoid seeding a fresh one).
+    round, and replays the trump choice, bids and plays of the round (with
+    Tricksy, the suits named during play are not in the view: each is chosen
+    to fit it, see :func:`_replayed_trump`). Only this round is in its history.
+    ``rng`` is the game's RNG (it never deals again within the round; pass one
+    to avoid seeding a fresh one).
     """
     n = view.players
     if len(hands) != n:
@@ -188,15 +190,60 @@ def game_from_view(
     game.round = view.round - 1
     game.totals = list(view.totals)
     game.deal(dealt, view.turned_card)
-    if game.phase is Phase.CHOOSE_TRUMP and view.phase is not Phase.CHOOSE_TRUMP:
-        assert view.trump is not None
-        game.choose_trump(view.dealer, view.trump)
+    if game.phase is Phase.CHOOSE_TRUMP and (view.phase is not Phase.CHOOSE_TRUMP or plays):
+        game.choose_trump(view.dealer, _replayed_trump(view, -1))
     for k in range(n):
         seat = (view.dealer + 1 + k) % n
         bid = view.bids[seat]
         if bid is None:
             break
         game.bid(seat, bid)
-    for seat, card in plays:
+    for i, (seat, card) in enumerate(plays):
         game.play(seat, card)
+        if game.phase is Phase.CHOOSE_TRUMP and (
+            i + 1 < len(plays) or view.phase is not Phase.CHOOSE_TRUMP
+        ):
+            game.choose_trump(seat, _replayed_trump(view, i))  # tricksy: already named
     return game
+
+
+def _replayed_trump(view: SeatView, i: int) -> Suit:
+    """The trump to name, replaying ``view``'s round, for the choice made after
+    play ``i`` (-1: the dealer's, after a turned Wizard).
+
+    The view does not say which suits were named during play (Tricksy). The
+    choice in force for the current trick gave the view's ``trump``, and the
+    last one made during the current trick its ``next_trump``; an earlier
+    choice only has to give the recorded winner of each trick it was in
+    force for.
+    """
+    n = view.players
+    plays = view.plays
+    current = len(view.tricks)
+    first = i // n + 1 if i >= 0 else 0  # the first trick the choice is in force for
+    # the next choice made: after a Wizard that is not in the round's last
+    # trick (the view's own pending choice, if any, is not made yet)
+    made = len(plays) - (view.phase is Phase.CHOOSE_TRUMP and bool(plays))
+    j = next(
+        (
+            k
+            for k in range(i + 1, made)
+            if view.rules.tricksy and plays[k][1].is_wizard and k // n + 1 < view.cards_per_player
+        ),
+        None,
+    )
+    until = current + 1 if j is None else j // n + 1  # in force before this trick
+    suit: Suit | None = None
+    if first > current:  # named during the current trick
+        suit = view.next_trump if j is None else None
+    elif until > current:  # in force now
+        suit = view.trump
+    if suit is not None:
+        return suit
+    for suit in Suit:
+        if all(
+            (t.leader + trick_winner(t.cards, suit)) % n == t.winner
+            for t in view.tricks[first:until]
+        ):
+            return suit
+    return Suit.SPADES
