@@ -201,6 +201,7 @@ class Arena:
             self.refused_options[msg.token] = (
                 f"refused: it cannot play the rule option(s) {', '.join(missing)}"
             )
+            self._notify()
             return
         session = Session(
             f"s{next(self._session_numbers)}-{uuid.uuid4().hex[:8]}", conn, msg, max(common)

@@ -682,21 +682,34 @@ async def _await_entrants(
     log_dir: Path,
     token_owner: dict[str, str],
 ) -> None:
+    """Wait until every entrant has a session. An entrant refused for its rule
+    options can never join: that ends the wait at once, with the reason."""
+
+    def missing() -> list[str]:
+        return [name for name, sessions in pool.items() if not any(s.alive for s in sessions)]
+
+    def refused() -> dict[str, str]:
+        return {
+            token_owner[tok]: reason
+            for tok, reason in arena.refused_options.items()
+            if tok in token_owner and token_owner[tok] in missing()
+        }
+
     with trio.move_on_after(config.connect_timeout):
-        while any(not any(s.alive for s in sessions) for sessions in pool.values()):
+        while missing() and not refused():
             await arena.wait_for_change()
-        return
-    missing = [name for name, sessions in pool.items() if not any(s.alive for s in sessions)]
-    why = {
-        token_owner[tok]: reason
-        for tok, reason in arena.refused_options.items()
-        if tok in token_owner
-    }
-    text = f"entrant(s) {', '.join(missing)} did not connect within {config.connect_timeout:g} s"
-    for name in missing:
-        if name in why:
-            text += f"; {name}: {why[name]} ({config.rules.describe()})"
-    raise TournamentError(f"{text} (see the logs in {log_dir})")
+    why = refused()
+    if why:
+        reasons = "; ".join(f"entrant {name} was {reason}" for name, reason in why.items())
+        raise TournamentError(
+            f"{reasons}: this tournament plays {config.rules.describe()} "
+            f"(see the logs in {log_dir})"
+        )
+    if missing():
+        raise TournamentError(
+            f"entrant(s) {', '.join(missing())} did not connect within "
+            f"{config.connect_timeout:g} s (see the logs in {log_dir})"
+        )
 
 
 def _free_session(sessions: list[Session]) -> Session | None:
