@@ -67,7 +67,12 @@ What the SDK does for the bot, and the choices it makes:
 * **Reconnecting**: with ``reconnect=True`` a refused or dropped connection
   (UNAVAILABLE) is retried with exponential backoff (0.25 s doubling to
   8 s, with jitter) until ``reconnect_timeout`` seconds pass without a
-  successful Welcome; then :class:`ConnectionLostError` is raised. A game
+  successful Welcome; then :class:`ConnectionLostError` is raised. The
+  reconnecting Hello carries the lost session's ``Welcome.resume_token``:
+  within the server's reconnect window the bot takes its seat back and the
+  game goes on (the server sends the game in progress again; ``on_game_start``
+  is not called a second time). Otherwise (the window has passed, or the
+  server does not know the token) the bot starts a new session and a game
   cut off by the drop is forgotten (the referee plays it on).
 * **Ctrl-C**: :class:`KeyboardInterrupt` (or trio cancellation) cancels the
   stream and closes the channel before it propagates; the ``wizard-arena
@@ -364,6 +369,8 @@ class _Table:
         """Tricksy: who plays once the pending trump choice is made."""
         self.warned = False
         """Whether a difference from the referee's view was reported."""
+        self.resumed = False
+        """Re-created on a resumed session: the next view is taken as it is."""
 
     def view(self) -> SeatView:
         return SeatView(
@@ -565,17 +572,24 @@ class _Driver:
         self.games = games
         self.tables: dict[str, _Table] = {}
         self.pending: _Pending | None = None
+        self.resume_token = ""
+        """The current session's Welcome.resume_token (sent when reconnecting)."""
 
     @property
     def done(self) -> bool:
         return self.games is not None and len(self.result.games) >= self.games
 
     def reset(self) -> None:
-        """A new connection: games in progress are gone."""
+        """The connection dropped: games in progress are kept while the
+        session may be resumed, else they are gone."""
+        self.pending = None
+        if not self.resume_token:
+            self.forget_games()
+
+    def forget_games(self) -> None:
         for gid in self.tables:
             log.warning("game %s was cut off by the lost connection", gid)
         self.tables.clear()
-        self.pending = None
 
     def receive(self, msg: ServerMsg, at: float | None = None) -> list[_Effect]:
         """Handle ``msg``, received at ``at`` (``time.monotonic()``; now by default)."""
@@ -589,6 +603,11 @@ class _Driver:
                 table.round_started(msg)
             return []
         if isinstance(msg, GameInfo):
+            if msg.game_id in self.tables:  # a resumed session: the game goes on
+                table = self.tables[msg.game_id] = _Table(msg)
+                table.resumed = True
+                log.info("game %s resumed: seat %d", msg.game_id, msg.seat)
+                return []
             self.tables[msg.game_id] = _Table(msg)
             log.info(
                 "game %s started: seat %d of %s, %s",
@@ -613,6 +632,25 @@ class _Driver:
                 f"this SDK speaks {list(PROTOCOL_VERSIONS)}"
             )
         self.result.welcome = msg
+        if msg.resumed:
+            log.info("session %s resumed", msg.session_id)
+        else:
+            self.forget_games()
+        self.resume_token = msg.resume_token
+
+    def hello(self, hello: Hello) -> Hello:
+        """The Hello to send on a new stream: with the resume token, if any."""
+        return replace(hello, resume_token=self.resume_token)
+
+    def refused_resume(self, err: ArenaError) -> bool:
+        """Whether ``err`` refuses the resume token (the server does not know
+        it, e.g. it restarted): then the token is dropped, to start afresh."""
+        if self.resume_token and err.details == "unknown resume token":
+            log.warning("the server does not know the session any more; starting a new one")
+            self.resume_token = ""
+            self.forget_games()
+            return True
+        return False
 
     def _event(self, msg: TableEvent) -> list[_Effect]:
         table = self.tables.get(msg.game_id)
@@ -638,6 +676,8 @@ class _Driver:
             table = self.tables[req.game_id] = _Table(info)
             log.info("joined game %s in progress (seat %d)", req.game_id, view.seat)
             effects.append(_Hook("on_game_start", (info,)))
+        elif table.resumed:  # the events missed while away come with this view
+            table.resumed = False
         elif not table.warned:  # (re-synchronised at every request; warn once a game)
             diff = _view_difference(table.view(), view)
             if diff:
@@ -905,7 +945,7 @@ def run_bot(
         raise ValueError("games must be at least 1")
     result = RunResult()
     driver = _Driver(result, strict=strict, games=games)
-    hello = wire.encode_bot(_hello(_bot_name(bot, name), token, rule_options))
+    hello = _hello(_bot_name(bot, name), token, rule_options)
     backoff = _Backoff(reconnect_timeout)
     connected_before = False
     while True:
@@ -920,9 +960,21 @@ def run_bot(
             backoff.reset()
 
         try:
-            _run_stream(bot, server, hello, driver, credentials, channel_options, on_welcome)
+            _run_stream(
+                bot,
+                server,
+                wire.encode_bot(driver.hello(hello)),
+                driver,
+                credentials,
+                channel_options,
+                on_welcome,
+            )
             return result
-        except ConnectionLostError as e:
+        except ArenaError as e:
+            if not isinstance(e, ConnectionLostError):
+                if driver.refused_resume(e):
+                    continue
+                raise
             if welcomed:
                 driver.reset()
             if not reconnect:
@@ -1119,15 +1171,20 @@ async def open_bot_session(
     rule_options: Sequence[str] | None = None,
     credentials: grpc.ChannelCredentials | None = None,
     channel_options: Sequence[tuple[str, Any]] = (),
+    resume_token: str = "",
 ) -> AsyncIterator[BotSession]:
     """Open a Play stream, send the Hello and wait for the Welcome.
+
+    ``resume_token`` (a lost session's ``Welcome.resume_token``) asks to take
+    that session back.
 
     Yields a :class:`BotSession`; leaving the block (normally, by an
     exception or by cancellation) cancels the stream and closes the channel.
     Raises an :class:`ArenaError` if the server refuses the bot.
     """
     outbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
-    outbox.put(wire.encode_bot(_hello(name, token, rule_options)))
+    hello = replace(_hello(name, token, rule_options), resume_token=resume_token)
+    outbox.put(wire.encode_bot(hello))
     send, inbox = trio.open_memory_channel[Any](math.inf)
     channel = _channel(server, credentials, channel_options)
     session: BotSession | None = None
@@ -1207,6 +1264,7 @@ async def serve_bot(
                 rule_options=rule_options,
                 credentials=credentials,
                 channel_options=channel_options,
+                resume_token=driver.resume_token,
             ) as session:
                 welcomed = True
                 backoff.reset()
@@ -1231,7 +1289,11 @@ async def serve_bot(
                                 pass
                         return result
             return result
-        except ConnectionLostError as e:
+        except ArenaError as e:
+            if not isinstance(e, ConnectionLostError):
+                if driver.refused_resume(e):
+                    continue
+                raise
             if welcomed:
                 driver.reset()
             if not reconnect:

@@ -64,6 +64,8 @@ class Hello:
     sdk_name: str = ""
     sdk_version: str = ""
     rule_options: tuple[str, ...] = ()
+    resume_token: str = ""
+    """The Welcome.resume_token of a lost stream, to take the seat back."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +91,10 @@ class Welcome:
     version: int
     session_id: str
     server_version: str
+    resume_token: str = ""
+    """Secret for this session: present it in Hello.resume_token to resume."""
+    resumed: bool = False
+    """True when this stream resumed an earlier session."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -356,6 +356,7 @@ def encode_bot(msg: BotMsg) -> pb.BotMessage:
         h.sdk_name = msg.sdk_name
         h.sdk_version = msg.sdk_version
         h.rule_options.extend(msg.rule_options)
+        h.resume_token = msg.resume_token
         return out
     a = out.action
     a.request_id = msg.request_id
@@ -387,6 +388,7 @@ def decode_bot(msg: pb.BotMessage) -> BotMsg:
             sdk_name=h.sdk_name,
             sdk_version=h.sdk_version,
             rule_options=tuple(h.rule_options),
+            resume_token=h.resume_token,
         )
     if which != "action":
         raise WireError("empty message: neither hello nor action is set")
@@ -469,6 +471,8 @@ def encode_server(msg: ServerMsg) -> pb.ServerMessage:
         w.version = msg.version
         w.session_id = msg.session_id
         w.server_version = msg.server_version
+        w.resume_token = msg.resume_token
+        w.resumed = msg.resumed
     else:  # pragma: no cover - exhaustive over ServerMsg
         raise TypeError(f"not a server message: {msg!r}")
     return out
@@ -585,7 +589,7 @@ def decode_server(msg: pb.ServerMessage) -> ServerMsg:
         return GameEnd(o.game_id, tuple(o.totals), tuple(o.ranks), faults)
     if which == "welcome":
         w = msg.welcome
-        return Welcome(w.version, w.session_id, w.server_version)
+        return Welcome(w.version, w.session_id, w.server_version, w.resume_token, w.resumed)
     raise WireError("empty server message")
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import secrets
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -67,6 +68,9 @@ class ArenaConfig:
     """Matchmaking waits this long after a bot's game ends before seating it
     again, so a bot that stops after its last game can leave first."""
     shutdown_grace: float = 1.0
+    reconnect_window: float = 30.0
+    """Seconds a bot whose connection dropped in a game may take its seat
+    back (Hello.resume_token); 0 disables resuming (no resume token is issued)."""
 
 
 @dataclass(eq=False)
@@ -81,6 +85,14 @@ class Session:
     busy: bool = False
     free_at: float = 0.0
     """trio time from which matchmaking may seat this session again."""
+    resume_token: str = ""
+    """The secret that lets the bot take this session back after a drop."""
+    dropped_at: float | None = None
+    """trio time the connection dropped while at a table (None: connected)."""
+    spec: SeatSpec | None = None
+    """The seat of the game the session is playing, while it plays."""
+    resumes: int = 0
+    """Times the session was resumed on a new connection."""
 
     @property
     def name(self) -> str:
@@ -104,6 +116,10 @@ class Arena:
         self.active_tables = 0
         self.on_game_end: list[Callable[[GameRecord], None]] = []
         self.on_session: list[Callable[[Session], None]] = []
+        self._by_resume: dict[str, Session] = {}
+        """Resume token -> its session, while the session may be resumed."""
+        self._issued_resume: set[str] = set()
+        """Every resume token this server has issued."""
         self.refused_options: dict[str, str] = {}
         """Access token -> why the last bot greeting with it was refused for
         its rule options (so a tournament runner can say why an entrant
@@ -189,6 +205,13 @@ class Arena:
             )
             log.info("refused", reason="token", bot=msg.bot_name)
             return
+        if msg.resume_token:
+            if msg.resume_token not in self._issued_resume:
+                conn.close(CloseCode.FAILED_PRECONDITION, "unknown resume token")
+                log.info("refused", reason="resume token", bot=msg.bot_name)
+                return
+            if self._resume(conn, msg, common, log):
+                return
         missing = missing_options(self.config.rules, msg.rule_options)
         if missing:
             conn.close(
@@ -206,7 +229,11 @@ class Arena:
         session = Session(
             f"s{next(self._session_numbers)}-{uuid.uuid4().hex[:8]}", conn, msg, max(common)
         )
-        conn.send(Welcome(session.version, session.id, __version__))
+        if self.config.reconnect_window > 0:
+            session.resume_token = secrets.token_urlsafe(24)
+            self._issued_resume.add(session.resume_token)
+            self._by_resume[session.resume_token] = session
+        conn.send(Welcome(session.version, session.id, __version__, session.resume_token))
         self.sessions[session.id] = session
         self.waiting.append(session)
         log.info(
@@ -220,6 +247,38 @@ class Arena:
         for cb in self.on_session:
             cb(session)
         self._notify()
+
+    def _resume(self, conn: Connection, msg: Hello, common: list[int], log: Any) -> bool:
+        """Give the session of ``msg.resume_token`` back to the bot on ``conn``
+        if it may still be resumed (at a table, within the reconnect window);
+        False: the token has expired and the bot starts a new session."""
+        s = self._by_resume.get(msg.resume_token)
+        now = trio.current_time()
+        if (
+            s is None
+            or s.spec is None
+            or s.spec.reattach is None
+            or s.version not in common
+            or s.hello.token != msg.token
+            or (s.dropped_at is not None and now - s.dropped_at > self.config.reconnect_window)
+        ):
+            if s is not None and not s.alive:
+                self._by_resume.pop(msg.resume_token, None)
+            log.info("resume_expired", bot=msg.bot_name)
+            return False
+        old = s.conn
+        s.conn = conn
+        s.dropped_at = None
+        s.resumes += 1
+        conn.send(Welcome(s.version, s.id, __version__, s.resume_token, True))
+        s.spec.reattach(conn)
+        if old is not conn and not old.closed:
+            old.close(CloseCode.UNAVAILABLE, "the session was resumed on another stream")
+        if s not in self.waiting:
+            self.waiting.append(s)
+        log.info("resumed", session=s.id, bot=s.name)
+        self._notify()
+        return True
 
     # -- games --------------------------------------------------------------------------
 
@@ -258,7 +317,8 @@ class Arena:
                 specs.append(SeatSpec(name, None))
             else:
                 s.busy = True
-                specs.append(SeatSpec(name, s.conn, s.issued))
+                s.spec = SeatSpec(name, s.conn, s.issued)
+                specs.append(s.spec)
         self.active_tables += 1
         try:
             record = await run_table(
@@ -275,9 +335,10 @@ class Arena:
             for s in seats:
                 if s is not None:
                     s.busy = False
+                    s.spec = None
                     s.free_at = trio.current_time() + self.config.reseat_delay
                     if not s.alive:
-                        self.sessions.pop(s.id, None)
+                        self._forget(s)
             self._notify()
         self.records.append(record)
         for cb in self.on_game_end:
@@ -309,11 +370,20 @@ class Arena:
         except Exception as e:
             self.log.exception("table_failed", error=repr(e), bots=[s.name for s in seats])
 
+    def _forget(self, s: Session) -> None:
+        self.sessions.pop(s.id, None)
+        self._by_resume.pop(s.resume_token, None)
+
     def _on_closed(self, conn: Connection) -> None:
-        # a waiting bot that leaves is dropped from the lobby at once
-        for sid, s in list(self.sessions.items()):
-            if s.conn is conn and not s.busy:
-                self.sessions.pop(sid, None)
+        # a waiting bot that leaves is dropped from the lobby at once; one at a
+        # table may take its seat back within the reconnect window
+        for s in list(self.sessions.values()):
+            if s.conn is not conn:
+                continue
+            if s.busy:
+                s.dropped_at = trio.current_time()
+            else:
+                self._forget(s)
         self._notify()
 
 

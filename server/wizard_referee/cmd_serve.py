@@ -78,6 +78,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="file of accepted access tokens, one per line ('#' comments)",
     )
     parser.add_argument("--seed", type=int, help="base deal seed (default: random deals)")
+    r = parser.add_argument_group("resilience and limits")
+    r.add_argument(
+        "--reconnect-window",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="a bot whose connection drops in a game may take its seat back within this "
+        "time (Hello.resume_token; default 30, 0 disables)",
+    )
     parser.add_argument(
         "--log-level", default="info", choices=["debug", "info", "warning", "error"]
     )
@@ -147,6 +156,9 @@ def run(args: argparse.Namespace) -> int:
     if args.move_time <= 0:
         print("error: --move-time must be positive", file=sys.stderr)
         return 2
+    if args.reconnect_window < 0:
+        print("error: --reconnect-window must not be negative", file=sys.stderr)
+        return 2
     tokens = None
     if args.token_file is not None:
         try:
@@ -166,6 +178,7 @@ def run(args: argparse.Namespace) -> int:
         move_time=args.move_time,
         tokens=tokens,
         seed=args.seed,
+        reconnect_window=args.reconnect_window,
     )
     try:
         trio.run(_main, config)

@@ -42,7 +42,8 @@ FAULT_CODES = {
     "illegal": "an action the rules refuse (it was rejected; the bot could retry in time)",
     "malformed": "a message that did not decode, an action without a usable choice, "
     "or an action quoting a request id that was never issued",
-    "disconnect": "the connection dropped; the default policy played for the seat",
+    "disconnect": "the connection dropped (once per drop); the default policy played for "
+    "the seat until the bot resumed its session, if it did",
     "flooding": "the bot sent messages faster than the inbound queue allows; cut off",
 }
 

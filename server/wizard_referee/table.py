@@ -16,7 +16,7 @@ record says which seats were faulted and why.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +46,7 @@ from wizard_arena.protocol import (
     TableEvent,
 )
 
-from .bridge import Connection, Malformed
+from .bridge import CloseCode, Connection, Malformed
 from .logs import get_logger
 from .record import GameRecord, MoveRecord, RoundRecord
 
@@ -62,6 +62,10 @@ class SeatSpec:
     conn: Connection | None
     issued: set[str] = field(default_factory=set)
     """Request ids ever issued to this bot (so late answers are recognised)."""
+    reattach: Callable[[Connection], None] | None = None
+    """Set by the table while the game runs: give the seat back to the bot on
+    a new connection (a resumed session). The table sends it the game in
+    progress and, if a decision is open for the seat, the request again."""
 
 
 @dataclass
@@ -124,9 +128,12 @@ class _Table:
         )
         self._requests = 0
         self._events_seen = 0
+        self._nursery: trio.Nursery | None = None
         for st in self.states:
             if st.gone and spec_disconnected(st.spec):
                 self._fault(st, "disconnect", "not connected when the game started")
+            if st.spec.conn is not None:
+                st.spec.reattach = lambda conn, st=st: self._reattach(st, conn)
 
     # -- faults and messages ------------------------------------------------------------
 
@@ -148,17 +155,64 @@ class _Table:
             return 0.0
         return max(0.0, st.deadline - trio.current_time())
 
-    def _mark_gone(self, st: _SeatState) -> None:
-        if st.gone:
-            return
+    def _mark_gone(self, st: _SeatState, conn: Connection | None) -> None:
+        if st.gone or conn is not st.spec.conn:
+            return  # already gone, or the seat has been taken back on a new stream
         st.gone = True
-        conn = st.spec.conn
         if conn is not None and conn.flooded:
             self._fault(st, "flooding", conn.close_reason)
         else:
             reason = conn.close_reason if conn is not None else "not connected"
             self._fault(st, "disconnect", reason or "the connection dropped")
         st.send_answer.close()
+
+    def _reattach(self, st: _SeatState, conn: Connection) -> None:
+        """The seat's bot is back on ``conn`` (a resumed session): route its
+        messages again and send it the game in progress."""
+        if self._nursery is None or self.game.is_over:
+            return
+        old = st.spec.conn
+        if not st.gone and old is not None and old is not conn:
+            # the bot came back before its old stream was seen to drop: a drop all the same
+            self._fault(st, "disconnect", "resumed on a new stream")
+        st.spec.conn = conn
+        if st.gone:
+            # the answers channel was closed when the bot went: a fresh one
+            st.send_answer, st.answers = trio.open_memory_channel[ActionMsg](64)
+            st.gone = False
+        if old is not None and old is not conn:
+            old.close(CloseCode.UNAVAILABLE, "the session was resumed on another stream")
+        self.log.info("seat_resumed", seat=st.seat, bot=st.spec.name, conn=conn.id)
+        names = tuple(self.record.names)
+        conn.send(GameInfo(self.game_id, self.rules, st.seat, names, self.move_time))
+        game = self.game
+        view = game.view(st.seat)
+        if view.round > 0 and view.phase is not Phase.DEAL:
+            pending = (
+                view.phase is Phase.CHOOSE_TRUMP
+                and not view.trick
+                and not view.tricks
+                and view.turned_card is not None
+                and view.turned_card.is_wizard
+            )
+            conn.send(
+                RoundStart(
+                    self.game_id,
+                    view.round,
+                    view.dealer,
+                    view.cards_per_player,
+                    view.hand,
+                    view.turned_card,
+                    view.trump,
+                    pending,
+                    view.others_hands,
+                )
+            )
+        if st.open_request is not None:
+            left = self._time_left(st)
+            request = DecisionRequest(st.open_request, self.game_id, view.with_time_left(left))
+            conn.send(request)
+        self._nursery.start_soon(self._reader, st)
 
     # -- per-seat reader: routes everything a bot sends -----------------------------------
 
@@ -170,8 +224,10 @@ class _Table:
             try:
                 msg = await conn.receive()
             except (trio.EndOfChannel, trio.ClosedResourceError):
-                self._mark_gone(st)
+                self._mark_gone(st, conn)
                 return
+            if conn is not st.spec.conn:
+                return  # a stale stream: the seat was resumed on another
             if isinstance(msg, Malformed):
                 self._fault(st, "malformed", msg.detail)
                 self._reject(
@@ -327,6 +383,7 @@ class _Table:
         for st in self.states:
             st.send(GameInfo(self.game_id, self.rules, st.seat, names, self.move_time))
         async with trio.open_nursery() as nursery:
+            self._nursery = nursery
             for st in self.states:
                 nursery.start_soon(self._reader, st)
             while not game.is_over:
@@ -354,6 +411,9 @@ class _Table:
                             asking.start_soon(self._turn, seat)
                 self._broadcast_new_events()
             nursery.cancel_scope.cancel()
+        self._nursery = None
+        for st in self.states:
+            st.spec.reattach = None
         rec.results = [
             [list(r.bids), list(r.tricks), list(r.points), list(r.totals)] for r in game.results
         ]

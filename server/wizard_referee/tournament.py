@@ -111,6 +111,8 @@ class TournamentConfig:
     """Rule variant: from round 2 the player with the fewest points deals."""
     round_sizes: tuple[int, ...] | None = None
     """Rule variant: a short game dealing these numbers of cards, round by round."""
+    reconnect_window: float = 30.0
+    """Seconds a bot whose connection dropped may take its seat back (0: never)."""
 
     @property
     def rules(self) -> Rules:
@@ -239,6 +241,8 @@ class TournamentConfig:
             )
         if self.deal_sets < 1 or self.parallel < 1 or self.move_time <= 0:
             raise TournamentError("deal_sets and parallel must be >= 1, move_time > 0")
+        if self.reconnect_window < 0:
+            raise TournamentError("reconnect_window must not be negative")
         try:
             BidRestriction(self.bid_restriction)
         except ValueError:
@@ -554,6 +558,7 @@ async def _play(
         move_time=config.move_time,
         tokens=frozenset(token_owner),
         matchmaking=False,
+        reconnect_window=config.reconnect_window,
     )
     async with trio.open_nursery() as nursery:
         arena: Arena = await nursery.start(serve_arena, arena_config)

@@ -206,7 +206,7 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("min_version", "max_version", "bot_name", "token", "sdk_name", "sdk_version", "rule_options")
+    __slots__ = ("min_version", "max_version", "bot_name", "token", "sdk_name", "sdk_version", "rule_options", "resume_token")
     MIN_VERSION_FIELD_NUMBER: _ClassVar[int]
     MAX_VERSION_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -214,6 +214,7 @@ class Hello(_message.Message):
     SDK_NAME_FIELD_NUMBER: _ClassVar[int]
     SDK_VERSION_FIELD_NUMBER: _ClassVar[int]
     RULE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    RESUME_TOKEN_FIELD_NUMBER: _ClassVar[int]
     min_version: int
     max_version: int
     bot_name: str
@@ -221,7 +222,8 @@ class Hello(_message.Message):
     sdk_name: str
     sdk_version: str
     rule_options: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, min_version: _Optional[int] = ..., max_version: _Optional[int] = ..., bot_name: _Optional[str] = ..., token: _Optional[str] = ..., sdk_name: _Optional[str] = ..., sdk_version: _Optional[str] = ..., rule_options: _Optional[_Iterable[str]] = ...) -> None: ...
+    resume_token: str
+    def __init__(self, min_version: _Optional[int] = ..., max_version: _Optional[int] = ..., bot_name: _Optional[str] = ..., token: _Optional[str] = ..., sdk_name: _Optional[str] = ..., sdk_version: _Optional[str] = ..., rule_options: _Optional[_Iterable[str]] = ..., resume_token: _Optional[str] = ...) -> None: ...
 
 class Action(_message.Message):
     __slots__ = ("request_id", "bid", "card", "trump")
@@ -262,14 +264,18 @@ class ServerMessage(_message.Message):
     def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., game_started: _Optional[_Union[GameStarted, _Mapping]] = ..., round_started: _Optional[_Union[RoundStarted, _Mapping]] = ..., trump_chosen: _Optional[_Union[TrumpChosen, _Mapping]] = ..., bid_made: _Optional[_Union[BidMade, _Mapping]] = ..., card_played: _Optional[_Union[CardPlayed, _Mapping]] = ..., trick_won: _Optional[_Union[TrickWon, _Mapping]] = ..., round_scored: _Optional[_Union[RoundScored, _Mapping]] = ..., decision_request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., action_rejected: _Optional[_Union[ActionRejected, _Mapping]] = ..., game_over: _Optional[_Union[GameOver, _Mapping]] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("version", "session_id", "server_version")
+    __slots__ = ("version", "session_id", "server_version", "resume_token", "resumed")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     SERVER_VERSION_FIELD_NUMBER: _ClassVar[int]
+    RESUME_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    RESUMED_FIELD_NUMBER: _ClassVar[int]
     version: int
     session_id: str
     server_version: str
-    def __init__(self, version: _Optional[int] = ..., session_id: _Optional[str] = ..., server_version: _Optional[str] = ...) -> None: ...
+    resume_token: str
+    resumed: bool
+    def __init__(self, version: _Optional[int] = ..., session_id: _Optional[str] = ..., server_version: _Optional[str] = ..., resume_token: _Optional[str] = ..., resumed: _Optional[bool] = ...) -> None: ...
 
 class GameStarted(_message.Message):
     __slots__ = ("game_id", "rules", "seat_names", "your_seat", "move_time_ms")

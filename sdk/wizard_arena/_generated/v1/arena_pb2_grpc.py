@@ -55,10 +55,11 @@ class WizardArenaServicer:
         """The game stream. The bot opens it, sends a Hello, then answers requests.
         Errors end the stream with a status: FAILED_PRECONDITION (no protocol
         version in common, or the bot's Hello.rule_options lack an option in force
-        at the server's tables),
+        at the server's tables, or a Hello.resume_token this server never issued),
         UNAUTHENTICATED (bad or missing access token), INVALID_ARGUMENT (first
-        message not a Hello), RESOURCE_EXHAUSTED (server full), UNAVAILABLE
-        (server shutting down).
+        message not a Hello), RESOURCE_EXHAUSTED (server full, or too many
+        sessions with this access token), UNAVAILABLE (server shutting down, or
+        the session was resumed on another stream).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

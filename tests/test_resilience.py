@@ -1,0 +1,301 @@
+"""Resilience: resuming a dropped session, graded fault policies, time banks, limits."""
+
+from __future__ import annotations
+
+import argparse
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import grpc
+import pytest
+
+from wizard_arena.bot import Bot, GameInfo
+from wizard_arena.client import RunResult, run_bot
+from wizard_arena.core import Card, Rules, SeatView, Suit
+from wizard_arena.protocol import DecisionRequest, RoundStart, Welcome
+from wizard_referee import cmd_serve
+from wizard_referee.arena import ArenaConfig
+from wizard_referee.bridge import CloseCode
+from wizard_referee.record import GameRecord, verify_record
+from wizard_referee.tournament import TournamentConfig, TournamentError
+
+from .support import RawBot, ServerThread, run_bots
+
+
+@pytest.fixture
+def serve() -> Iterator[Any]:
+    servers: list[ServerThread] = []
+
+    def start(**kw: Any) -> ServerThread:
+        kw.setdefault("move_time", 5.0)
+        kw.setdefault("rules", Rules(players=3))
+        kw.setdefault("shutdown_grace", 0.2)
+        server = ServerThread(ArenaConfig(**kw)).__enter__()
+        servers.append(server)
+        return server
+
+    yield start
+    for s in servers:
+        s.stop()
+
+
+def serve_args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    cmd_serve.add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+def seat_of(rec: GameRecord, name: str) -> int:
+    return rec.names.index(name)
+
+
+def wait_for(cond: Any, timeout: float = 30.0) -> None:
+    end = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > end:
+            raise TimeoutError("condition not met")
+        time.sleep(0.01)
+
+
+def leave_at(n: int) -> Any:
+    """An on_request hook: drop the connection, unanswered, at the n-th request."""
+
+    def hook(bot: RawBot, req: DecisionRequest) -> bool:
+        if len(bot.requests) >= n:
+            bot.state["left_at"] = req
+            bot.disconnect()
+            return True
+        return False
+
+    return hook
+
+
+# -- 1. resuming a dropped session -----------------------------------------------------------
+
+
+def test_welcome_carries_a_secret_resume_token(serve: Any) -> None:
+    server = serve(tokens=frozenset({"access-1"}))
+    a = RawBot(server.address, "a", token="access-1", games=None).start()
+    b = RawBot(server.address, "b", token="access-1", games=None).start()
+    wait_for(lambda: a.welcome is not None and b.welcome is not None)
+    assert a.welcome and b.welcome
+    assert len(a.welcome.resume_token) >= 24 and a.welcome.resume_token != "access-1"
+    assert a.welcome.resume_token != b.welcome.resume_token
+    assert not a.welcome.resumed
+    a.close_send()
+    b.close_send()
+    off = serve(reconnect_window=0)
+    c = RawBot(off.address, "c", games=None).start()
+    wait_for(lambda: c.welcome is not None)
+    assert c.welcome and c.welcome.resume_token == ""
+    c.close_send()
+
+
+def test_drop_mid_game_and_resume(serve: Any) -> None:
+    server = serve()
+    leaver = RawBot(server.address, "leaver", on_request=leave_at(3))
+    others = [RawBot(server.address, f"o{i}") for i in range(2)]
+    for b in [leaver, *others]:
+        b.start()
+    leaver.join(30)
+    assert leaver.status == grpc.StatusCode.CANCELLED
+    welcome = leaver.welcome
+    assert welcome is not None and leaver.info is not None
+    back = RawBot(server.address, "leaver")
+    back.hello = replace(back.hello, resume_token=welcome.resume_token)
+    back.start().join(60)
+    for b in others:
+        b.join(60)
+    assert back.status == grpc.StatusCode.OK
+    (again,) = back.messages(Welcome)
+    assert again.resumed and again.session_id == welcome.session_id
+    assert again.resume_token == welcome.resume_token
+    # the game in progress is sent again: GameStarted, then the round from the seat's view
+    first = [r.msg for r in back.received[1:3]]
+    assert isinstance(first[0], GameInfo) and first[0].game_id == leaver.info.game_id
+    assert first[0].seat == leaver.info.seat
+    assert isinstance(first[1], RoundStart)
+    (rec,) = server.wait_records(1)
+    assert rec.status == "finished" and verify_record(rec) == []
+    seat = seat_of(rec, "leaver")
+    assert rec.faults[seat] == {"disconnect": 1}
+    mine = [mv for rnd in rec.rounds for mv in rnd.moves if mv.seat == seat]
+    # answered before the drop, then (perhaps) defaults, then its own moves again
+    assert [mv.fault for mv in mine[:2]] == [None, None]
+    later = mine[2:]
+    own_again = [i for i, mv in enumerate(later) if mv.fault is None]
+    assert own_again, "the resumed bot made no move of its own"
+    assert all(mv.fault is None for mv in later[own_again[0] :])
+    assert len(back.requests) == len(later) - own_again[0]
+    assert back.game_ends and back.game_ends[0].game_id == rec.game_id
+    assert [(f.seat, f.code) for f in back.game_ends[0].faults] == [(seat, "disconnect")]
+
+
+def test_resume_while_the_old_stream_is_still_open_takes_over(serve: Any) -> None:
+    server = serve()
+    hold = threading.Event()
+
+    def stall(bot: RawBot, req: DecisionRequest) -> bool:
+        if len(bot.requests) >= 2:
+            hold.set()  # do not answer: the request stays open
+            return True
+        return False
+
+    old = RawBot(server.address, "twin", on_request=stall, games=None)
+    others = [RawBot(server.address, f"t{i}") for i in range(2)]
+    for b in [old, *others]:
+        b.start()
+    assert hold.wait(30)
+    pending = old.requests[-1]
+    assert old.welcome is not None
+    new = RawBot(server.address, "twin")
+    new.hello = replace(new.hello, resume_token=old.welcome.resume_token)
+    new.start().join(60)
+    old.join(30)
+    assert old.status == grpc.StatusCode.UNAVAILABLE
+    assert "resumed on another stream" in old.details
+    # the open request is sent again, same id, with the time left
+    reqs = new.requests
+    assert reqs[0].request_id == pending.request_id
+    assert reqs[0].view.time_left is not None
+    assert 0 < reqs[0].view.time_left <= server.config.move_time
+    (rec,) = server.wait_records(1)
+    seat = seat_of(rec, "twin")
+    assert rec.faults[seat] == {"disconnect": 1}
+    assert all(mv.fault is None for rnd in rec.rounds for mv in rnd.moves if mv.seat == seat)
+
+
+def test_resume_after_the_window_starts_a_new_session(serve: Any) -> None:
+    server = serve(reconnect_window=0.2)
+    leaver = RawBot(server.address, "late", on_request=leave_at(2))
+    others = [RawBot(server.address, f"w{i}") for i in range(2)]
+    for b in [leaver, *others]:
+        b.start()
+    leaver.join(30)
+    time.sleep(0.5)  # past the window (or the game is over: expired either way)
+    assert leaver.welcome is not None
+    back = RawBot(server.address, "late", games=None)
+    back.hello = replace(back.hello, resume_token=leaver.welcome.resume_token)
+    back.start()
+    wait_for(lambda: back.welcome is not None)
+    assert back.welcome is not None and not back.welcome.resumed
+    assert back.welcome.session_id != leaver.welcome.session_id
+    assert back.welcome.resume_token not in ("", leaver.welcome.resume_token)
+    for b in others:
+        b.join(60)
+    (rec,) = server.wait_records(1)
+    seat = seat_of(rec, "late")
+    mine = [mv for rnd in rec.rounds for mv in rnd.moves if mv.seat == seat]
+    assert rec.faults[seat] == {"disconnect": 1}
+    assert mine[0].fault is None and all(mv.fault == "disconnect" for mv in mine[1:])
+    assert not [m for m in back.messages() if not isinstance(m, Welcome)]
+    back.close_send()
+    back.join(10)
+
+
+def test_a_wrong_resume_token_is_refused(serve: Any) -> None:
+    server = serve()
+    bot = RawBot(server.address, "forger")
+    bot.hello = replace(bot.hello, resume_token="not-a-token-of-this-server")
+    bot.start().join(20)
+    assert bot.status == grpc.StatusCode.FAILED_PRECONDITION
+    assert bot.details == "unknown resume token"
+    assert bot.welcome is None
+
+
+def test_a_resume_token_is_bound_to_its_access_token(serve: Any) -> None:
+    server = serve(tokens=frozenset({"alpha", "beta"}), reconnect_window=30)
+    leaver = RawBot(server.address, "victim", token="alpha", on_request=leave_at(2))
+    others = [RawBot(server.address, f"b{i}", token="alpha") for i in range(2)]
+    for b in [leaver, *others]:
+        b.start()
+    leaver.join(30)
+    assert leaver.welcome is not None
+    thief = RawBot(server.address, "thief", token="beta", games=None)
+    thief.hello = replace(thief.hello, resume_token=leaver.welcome.resume_token)
+    thief.start()
+    wait_for(lambda: thief.welcome is not None)
+    assert thief.welcome is not None and not thief.welcome.resumed
+    thief.close_send()
+    for b in others:
+        b.join(60)
+
+
+class Dropper(Bot):
+    """Plays the lowest legal card; at its 4th play decision it has the
+    server cut its connection (UNAVAILABLE), then goes on."""
+
+    name = "dropper"
+
+    def __init__(self, cut: Any) -> None:
+        self.cut = cut
+        self.plays = 0
+        self.dropped = False
+
+    def bid(self, view: SeatView) -> int:
+        return view.legal_bids[0]
+
+    def play(self, view: SeatView) -> Card:
+        self.plays += 1
+        if self.plays == 4 and not self.dropped:
+            self.dropped = True
+            self.cut()
+        return min(view.legal_cards)
+
+    def choose_trump(self, view: SeatView) -> Suit:
+        return Suit.SPADES
+
+
+def test_the_sdk_resumes_its_seat(serve: Any) -> None:
+    server = serve()
+    arena = server.arena
+    assert arena is not None
+
+    def cut() -> None:
+        def close() -> None:
+            for s in arena.sessions.values():
+                if s.name == "dropper":
+                    s.conn.close(CloseCode.UNAVAILABLE, "cut by the test")
+
+        server.call(close)
+
+    box: list[RunResult | BaseException] = []
+
+    def go() -> None:
+        try:
+            box.append(run_bot(Dropper(cut), server.address, games=1))
+        except BaseException as e:  # pragma: no cover - reported below
+            box.append(e)
+
+    t = threading.Thread(target=go, daemon=True)
+    t.start()
+    others = run_bots([RawBot(server.address, f"r{i}") for i in range(2)], timeout=60)
+    t.join(60)
+    (res,) = box
+    assert isinstance(res, RunResult), res
+    assert res.reconnects == 1 and len(res.games) == 1
+    assert res.welcome is not None and res.welcome.resumed
+    (rec,) = server.wait_records(1)
+    seat = seat_of(rec, "dropper")
+    assert rec.faults[seat] == {"disconnect": 1}
+    mine = [mv for rnd in rec.rounds for mv in rnd.moves if mv.seat == seat]
+    assert mine[-1].fault is None  # its own moves again after the drop
+    assert res.games[0].game_id == rec.game_id
+    assert all(b.status == grpc.StatusCode.OK for b in others)
+
+
+def test_reconnect_window_settings() -> None:
+    assert serve_args("--reconnect-window", "5").reconnect_window == 5.0
+    assert serve_args().reconnect_window == 30.0
+    entrants = [{"name": n, "command": ["x"]} for n in "abc"]
+    cfg = TournamentConfig.from_dict(
+        {"tournament": {"players": 3, "reconnect_window": 2.5}, "entrant": entrants}
+    )
+    assert cfg.reconnect_window == 2.5
+    with pytest.raises(TournamentError, match="reconnect_window"):
+        TournamentConfig.from_dict(
+            {"tournament": {"players": 3, "reconnect_window": -1}, "entrant": entrants}
+        )
