@@ -14,13 +14,19 @@ import pytest
 
 from wizard_arena.bot import Bot, GameInfo
 from wizard_arena.client import RunResult, run_bot
-from wizard_arena.core import Card, Rules, SeatView, Suit
-from wizard_arena.protocol import DecisionRequest, RoundStart, Welcome
+from wizard_arena.core import Bid, Card, Rules, SeatView, Suit
+from wizard_arena.protocol import ActionRejected, DecisionRequest, RoundStart, Welcome
 from wizard_referee import cmd_serve
 from wizard_referee.arena import ArenaConfig
 from wizard_referee.bridge import CloseCode
-from wizard_referee.record import GameRecord, verify_record
-from wizard_referee.tournament import TournamentConfig, TournamentError
+from wizard_referee.record import GameRecord, MoveRecord, RoundRecord, verify_record
+from wizard_referee.tournament import (
+    EntrantConfig,
+    TournamentConfig,
+    TournamentError,
+    _Instance,
+    relabel_crashes,
+)
 
 from .support import RawBot, ServerThread, run_bots
 
@@ -299,3 +305,125 @@ def test_reconnect_window_settings() -> None:
         TournamentConfig.from_dict(
             {"tournament": {"players": 3, "reconnect_window": -1}, "entrant": entrants}
         )
+
+
+# -- 2. graded fault policy ------------------------------------------------------------------
+
+
+def bad_bid_in(rounds: set[int], times: int = 1) -> Any:
+    """An on_request hook: in ``rounds`` the first ``times`` answers to the
+    bid request are out of range (an illegal bid), then a legal one."""
+
+    def hook(bot: RawBot, req: DecisionRequest) -> bool:
+        v = req.view
+        if v.round in rounds and v.legal_bids:
+            sent = bot.state.setdefault(req.request_id, 0)
+            if sent < times:
+                bot.state[req.request_id] = sent + 1
+                bot.send_action(req.request_id, Bid(v.cards_per_player + 1))
+                return True
+        return False
+
+    return hook
+
+
+def resend_on_reject(bot: RawBot, msg: Any) -> None:
+    if isinstance(msg, ActionRejected) and msg.time_left > 0:
+        req = next(r for r in bot.requests if r.request_id == msg.request_id)
+        bot.send_action(req.request_id, bot.random_action(req))
+
+
+def test_fault_policy_forfeit_round(serve: Any) -> None:
+    server = serve(fault_policy="forfeit_round")
+    bad = RawBot(server.address, "bad", on_request=bad_bid_in({2}), on_message=resend_on_reject)
+    run_bots([bad, *[RawBot(server.address, f"f{i}") for i in range(2)]])
+    (rec,) = server.wait_records(1)
+    assert rec.status == "finished" and verify_record(rec) == []
+    assert rec.fault_policy == "forfeit_round"
+    seat = seat_of(rec, "bad")
+    assert rec.faults[seat] == {"illegal": 1}
+    by_round = {rr.round: [mv for mv in rr.moves if mv.seat == seat] for rr in rec.rounds}
+    # round 2: the faulted bid and every later decision of the round are the default's
+    assert by_round[2] and all(mv.fault == "forfeit_round" for mv in by_round[2])
+    assert all(mv.fault is None for r, mvs in by_round.items() if r != 2 for mv in mvs)
+    points = rec.results[1][2][seat]
+    assert rec.penalties == [
+        {"round": 2, "seat": seat, "points": -10 * 2 - points, "reason": "forfeit_round"}
+    ]
+    core_totals = rec.results[-1][3]
+    want = [t + (-20 - points if s == seat else 0) for s, t in enumerate(core_totals)]
+    assert rec.totals == want
+    (end,) = bad.game_ends
+    assert list(end.totals) == rec.totals and list(end.ranks) == rec.ranks
+
+
+def test_fault_policy_remove_after_k_faults(serve: Any) -> None:
+    server = serve(fault_policy="remove", max_faults=2)
+    bad = RawBot(
+        server.address, "bad", on_request=bad_bid_in({1, 2, 3, 4}), on_message=resend_on_reject
+    )
+    run_bots([bad, *[RawBot(server.address, f"k{i}") for i in range(2)]])
+    (rec,) = server.wait_records(1)
+    assert rec.status == "finished" and verify_record(rec) == []
+    seat = seat_of(rec, "bad")
+    assert rec.faults[seat] == {"illegal": 2}
+    assert rec.removed[seat] == 2 and [r for s, r in enumerate(rec.removed) if s != seat] == [
+        None,
+        None,
+    ]
+    mine = [(rr.round, mv) for rr in rec.rounds for mv in rr.moves if mv.seat == seat]
+    # round 1: its own moves; from the second fault (the bid of round 2) the default's
+    assert all(mv.fault is None for r, mv in mine if r == 1)
+    assert all(mv.fault == "removed" for r, mv in mine if r >= 2)
+    # no request was sent to it after its removal
+    assert max(r.view.round for r in bad.requests) == 2
+    assert bad.game_ends and rec.penalties == []
+
+
+def test_fault_policy_settings() -> None:
+    with pytest.raises(ValueError, match="fault policy"):
+        ArenaConfig(fault_policy="expel")
+    with pytest.raises(ValueError, match="max_faults"):
+        ArenaConfig(max_faults=0)
+    args = serve_args("--fault-policy", "remove", "--max-faults", "5")
+    assert (args.fault_policy, args.max_faults) == ("remove", 5)
+    assert (serve_args().fault_policy, serve_args().max_faults) == ("default", 3)
+    entrants = [{"name": n, "command": ["x"]} for n in "abc"]
+    cfg = TournamentConfig.from_dict(
+        {
+            "tournament": {"players": 3, "fault_policy": "forfeit_round", "max_faults": 2},
+            "entrant": entrants,
+        }
+    )
+    assert (cfg.fault_policy, cfg.max_faults) == ("forfeit_round", 2)
+    with pytest.raises(TournamentError, match="fault_policy"):
+        TournamentConfig.from_dict(
+            {"tournament": {"players": 3, "fault_policy": "expel"}, "entrant": entrants}
+        )
+
+
+class _Proc:
+    def __init__(self, code: int | None) -> None:
+        self.code = code
+
+    def poll(self) -> int | None:
+        return self.code
+
+
+def test_a_launched_bot_that_exits_is_faulted_crash() -> None:
+    rec = GameRecord("g", {}, ["a", "b", "c"], 1, 0, 0.0)
+    rec.faults = [{"disconnect": 1}, {"disconnect": 1, "timeout": 2}, {"disconnect": 1}]
+    rec.fault_details = [{"disconnect": "gone"}, {"disconnect": "gone"}, {"disconnect": "x"}]
+    rec.rounds = [RoundRecord(1, 0, [], None, [MoveRecord(0, "bid 0", 0.0, "disconnect")])]
+    exited = _Instance(EntrantConfig("a", ("x",), None), 0, "t", proc=_Proc(1))
+    restarted = _Instance(EntrantConfig("b", ("x",), None), 0, "u", restarts=1, proc=_Proc(None))
+    running = _Instance(EntrantConfig("c", ("x",), None), 0, "v", proc=_Proc(None))
+    relabel_crashes(rec, [exited, restarted, running], [0, 0, 0])
+    assert rec.faults == [{"crash": 1}, {"crash": 1, "timeout": 2}, {"disconnect": 1}]
+    assert rec.fault_details[0] == {"crash": "the bot's process exited (gone)"}
+    assert rec.rounds[0].moves[0].fault == "crash"
+    # an external bot (no instance) keeps its disconnect
+    rec2 = GameRecord("g", {}, ["a"], 1, 0, 0.0, faults=[{"disconnect": 1}])
+    rec2.fault_details = [{}]
+    relabel_crashes(rec2, [None], [0])
+    assert rec2.faults == [{"disconnect": 1}]

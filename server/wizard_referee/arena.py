@@ -30,7 +30,7 @@ from wizard_arena.protocol import PROTOCOL_VERSIONS, Hello, ServerInfo, Welcome
 
 from .bridge import Bridge, CloseCode, Connection, open_bridge
 from .logs import get_logger
-from .record import GameRecord
+from .record import FAULT_POLICIES, GameRecord
 from .table import SeatSpec, run_table
 
 __all__ = ["Arena", "ArenaConfig", "Session", "missing_options", "serve_arena"]
@@ -68,9 +68,24 @@ class ArenaConfig:
     """Matchmaking waits this long after a bot's game ends before seating it
     again, so a bot that stops after its last game can leave first."""
     shutdown_grace: float = 1.0
+    fault_policy: str = "default"
+    """What a fault costs beyond the default action: ``default`` (nothing),
+    ``forfeit_round`` or ``remove`` (after ``max_faults``); see docs/protocol.md."""
+    max_faults: int = 3
+    """Faults in one game after which fault policy ``remove`` removes the seat."""
     reconnect_window: float = 30.0
     """Seconds a bot whose connection dropped in a game may take its seat
     back (Hello.resume_token); 0 disables resuming (no resume token is issued)."""
+
+    def __post_init__(self) -> None:
+        if self.fault_policy not in FAULT_POLICIES:
+            raise ValueError(
+                f"unknown fault policy {self.fault_policy!r} (one of {', '.join(FAULT_POLICIES)})"
+            )
+        if self.max_faults < 1:
+            raise ValueError("max_faults must be at least 1")
+        if self.reconnect_window < 0:
+            raise ValueError("reconnect_window must not be negative")
 
 
 @dataclass(eq=False)
@@ -329,6 +344,8 @@ class Arena:
                 first_dealer=first_dealer,
                 move_time=self.config.move_time,
                 tags=tags,
+                fault_policy=self.config.fault_policy,
+                max_faults=self.config.max_faults,
             )
         finally:
             self.active_tables -= 1

@@ -13,6 +13,7 @@ from wizard_arena.core import BidRestriction, Rules
 
 from .arena import ArenaConfig, serve_arena
 from .logs import configure_logging
+from .record import FAULT_POLICIES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -87,6 +88,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a bot whose connection drops in a game may take its seat back within this "
         "time (Hello.resume_token; default 30, 0 disables)",
     )
+    r.add_argument(
+        "--fault-policy",
+        choices=FAULT_POLICIES,
+        default="default",
+        help="what a fault costs beyond the default action: nothing (default), the "
+        "round (forfeit_round: -10 points per card dealt) or, after --max-faults "
+        "faults in a game, the seat (remove)",
+    )
+    r.add_argument(
+        "--max-faults",
+        type=int,
+        default=3,
+        metavar="K",
+        help="faults in one game after which --fault-policy remove removes the seat (default 3)",
+    )
     parser.add_argument(
         "--log-level", default="info", choices=["debug", "info", "warning", "error"]
     )
@@ -159,6 +175,9 @@ def run(args: argparse.Namespace) -> int:
     if args.reconnect_window < 0:
         print("error: --reconnect-window must not be negative", file=sys.stderr)
         return 2
+    if args.max_faults < 1:
+        print("error: --max-faults must be at least 1", file=sys.stderr)
+        return 2
     tokens = None
     if args.token_file is not None:
         try:
@@ -179,6 +198,8 @@ def run(args: argparse.Namespace) -> int:
         tokens=tokens,
         seed=args.seed,
         reconnect_window=args.reconnect_window,
+        fault_policy=args.fault_policy,
+        max_faults=args.max_faults,
     )
     try:
         trio.run(_main, config)

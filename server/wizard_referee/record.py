@@ -25,10 +25,13 @@ from wizard_arena.core import (
     RuleError,
     Rules,
     Suit,
+    rank_totals,
 )
 
 __all__ = [
     "FAULT_CODES",
+    "FAULT_POLICIES",
+    "FORFEIT_POINTS_PER_CARD",
     "GameRecord",
     "MoveRecord",
     "RoundRecord",
@@ -45,7 +48,15 @@ FAULT_CODES = {
     "disconnect": "the connection dropped (once per drop); the default policy played for "
     "the seat until the bot resumed its session, if it did",
     "flooding": "the bot sent messages faster than the inbound queue allows; cut off",
+    "crash": "a bot process the tournament launched exited during the game (recorded "
+    "instead of its disconnect)",
 }
+
+#: Fault policies: what a fault costs the seat beyond the default action.
+FAULT_POLICIES: tuple[str, ...] = ("default", "forfeit_round", "remove")
+
+#: Points a forfeited round scores, per card dealt in it.
+FORFEIT_POINTS_PER_CARD = -10
 
 
 def parse_action(text: str) -> Action:
@@ -107,6 +118,24 @@ class GameRecord:
     error: str = ""
     tags: dict[str, Any] = field(default_factory=dict)
     """Free-form metadata (tournament, duplicate set, rotation...)."""
+    fault_policy: str = "default"
+    """The fault policy in force (:data:`FAULT_POLICIES`)."""
+    penalties: list[dict[str, Any]] = field(default_factory=list)
+    """Referee penalties (fault policy ``forfeit_round``), each
+    ``{"round", "seat", "points", "reason"}``: ``points`` is added to the
+    seat's total on top of the rules' scores (``results``), so that the
+    seat's score for that round is ``FORFEIT_POINTS_PER_CARD`` per card dealt.
+    ``totals`` and ``ranks`` include them."""
+    removed: list[int | None] = field(default_factory=list)
+    """Per seat: the round in which the seat was removed from the game (fault
+    policy ``remove``), or None."""
+
+    def penalty_totals(self) -> list[int]:
+        """Per seat: the sum of its penalties."""
+        out = [0] * len(self.names)
+        for p in self.penalties:
+            out[p["seat"]] += p["points"]
+        return out
 
     @property
     def faulted_seats(self) -> list[int]:
@@ -184,12 +213,15 @@ def verify_record(record: GameRecord) -> list[str]:
         if got != want:
             problems.append(f"round {i + 1}: recorded {res}, rules give {list(got[2:])}")
     if record.status == "finished":
+        extra = record.penalty_totals()
+        totals = [t + p for t, p in zip(game.totals, extra, strict=True)]
+        ranks = rank_totals(totals)
         if not game.is_over:
             problems.append("recorded as finished but the game is not over")
-        elif list(game.totals) != record.totals:
-            problems.append(f"totals: recorded {record.totals}, rules give {game.totals}")
-        elif list(game.ranks) != record.ranks:
-            problems.append(f"ranks: recorded {record.ranks}, rules give {game.ranks}")
+        elif totals != record.totals:
+            problems.append(f"totals: recorded {record.totals}, rules and penalties give {totals}")
+        elif ranks != record.ranks:
+            problems.append(f"ranks: recorded {record.ranks}, rules and penalties give {ranks}")
     return problems
 
 

@@ -34,6 +34,7 @@ from wizard_arena.core import (
     SeatView,
     action_text,
     default_action,
+    rank_totals,
 )
 from wizard_arena.protocol import (
     ActionMsg,
@@ -48,7 +49,13 @@ from wizard_arena.protocol import (
 
 from .bridge import CloseCode, Connection, Malformed
 from .logs import get_logger
-from .record import GameRecord, MoveRecord, RoundRecord
+from .record import (
+    FAULT_POLICIES,
+    FORFEIT_POINTS_PER_CARD,
+    GameRecord,
+    MoveRecord,
+    RoundRecord,
+)
 
 __all__ = ["SeatSpec", "run_table"]
 
@@ -78,6 +85,10 @@ class _SeatState:
     deadline: float = 0.0
     """trio time at which the open request expires."""
     gone: bool = False
+    removed: bool = False
+    """Fault policy ``remove``: the default policy plays the seat to the end."""
+    forfeited: set[int] = field(default_factory=set)
+    """Fault policy ``forfeit_round``: the rounds the seat forfeited."""
 
     @property
     def conn(self) -> Connection | None:
@@ -99,8 +110,18 @@ class _Table:
         first_dealer: int,
         move_time: float,
         tags: dict[str, Any],
+        fault_policy: str = "default",
+        max_faults: int = 3,
     ) -> None:
         n = rules.players
+        if fault_policy not in FAULT_POLICIES:
+            raise ValueError(
+                f"unknown fault policy {fault_policy!r} (one of {', '.join(FAULT_POLICIES)})"
+            )
+        if max_faults < 1:
+            raise ValueError("max_faults must be at least 1")
+        self.fault_policy = fault_policy
+        self.max_faults = max_faults
         if len(seats) != n:
             raise ValueError(f"{n} players need {n} seats, got {len(seats)}")
         self.game_id = game_id
@@ -125,6 +146,8 @@ class _Table:
             faults=[{} for _ in range(n)],
             fault_details=[{} for _ in range(n)],
             tags=dict(tags),
+            fault_policy=fault_policy,
+            removed=[None] * n,
         )
         self._requests = 0
         self._events_seen = 0
@@ -138,10 +161,33 @@ class _Table:
     # -- faults and messages ------------------------------------------------------------
 
     def _fault(self, st: _SeatState, code: str, detail: str) -> None:
+        if st.removed:
+            return  # out of the game: nothing more is held against it
         self.record.add_fault(st.seat, code, detail)
         self.log.warning(
             "fault", round=self.game.round, seat=st.seat, bot=st.spec.name, code=code, detail=detail
         )
+        rnd = max(self.game.round, 1)
+        if self.fault_policy == "forfeit_round" and rnd not in st.forfeited:
+            st.forfeited.add(rnd)
+            self.log.warning("round_forfeited", round=rnd, seat=st.seat, bot=st.spec.name)
+        elif (
+            self.fault_policy == "remove"
+            and sum(self.record.faults[st.seat].values()) >= self.max_faults
+        ):
+            st.removed = True
+            self.record.removed[st.seat] = rnd
+            self.log.warning("seat_removed", round=rnd, seat=st.seat, bot=st.spec.name)
+
+    def _benched(self, st: _SeatState) -> str | None:
+        """Why the default policy plays the seat's decisions now, if it does."""
+        if st.removed:
+            return "removed"
+        if st.forfeited and self.game.round in st.forfeited:
+            return "forfeit_round"
+        if st.gone:
+            return "disconnect"
+        return None
 
     def _reject(
         self, st: _SeatState, request_id: str, code: str, message: str, left: float
@@ -279,10 +325,11 @@ class _Table:
         """Get a legal action from the seat (applying it) or play the default."""
         game = self.game
         seat = st.seat
-        if st.gone:
+        benched = self._benched(st)
+        if benched is not None:
             action = default_action(view.legal_actions)
             game.apply(seat, action)
-            return action, 0.0, "disconnect"
+            return action, 0.0, benched
         self._requests += 1
         rid = f"{self.game_id}-{self._requests}"
         st.spec.issued.add(rid)
@@ -304,12 +351,18 @@ class _Table:
                 if msg.action is None:
                     self._fault(st, "malformed", msg.error)
                     self._reject(st, rid, "malformed", f"seat {seat}: {msg.error}", left)
+                    if self._benched(st) is not None:
+                        fault = self._benched(st)
+                        break
                     continue
                 try:
                     game.apply(seat, msg.action)
                 except RuleError as e:
                     self._fault(st, "illegal", str(e))
                     self._reject(st, rid, e.code, str(e), left)
+                    if self._benched(st) is not None:
+                        fault = self._benched(st)
+                        break
                     continue
                 st.open_request = None
                 return msg.action, (trio.current_time() - start) * 1000, None
@@ -320,6 +373,25 @@ class _Table:
         action = default_action(view.legal_actions)
         game.apply(seat, action)
         return action, elapsed, fault
+
+    def _penalties(self) -> None:
+        """Fault policy ``forfeit_round``: record the referee penalty that
+        makes each forfeited round score FORFEIT_POINTS_PER_CARD per card dealt."""
+        results = self.game.results
+        for st in self.states:
+            for rnd in sorted(st.forfeited):
+                if rnd > len(results):
+                    continue
+                cards = len(self.record.rounds[rnd - 1].hands[st.seat])
+                scored = results[rnd - 1].points[st.seat]
+                self.record.penalties.append(
+                    {
+                        "round": rnd,
+                        "seat": st.seat,
+                        "points": FORFEIT_POINTS_PER_CARD * cards - scored,
+                        "reason": "forfeit_round",
+                    }
+                )
 
     # -- broadcasting -----------------------------------------------------------------------
 
@@ -417,8 +489,10 @@ class _Table:
         rec.results = [
             [list(r.bids), list(r.tricks), list(r.points), list(r.totals)] for r in game.results
         ]
-        rec.totals = list(game.totals)
-        rec.ranks = list(game.ranks)
+        self._penalties()
+        extra = rec.penalty_totals()
+        rec.totals = [t + p for t, p in zip(game.totals, extra, strict=True)]
+        rec.ranks = rank_totals(rec.totals)
         rec.status = "finished"
         rec.finished_at = time.time()
         faults = tuple(
@@ -426,7 +500,7 @@ class _Table:
             for s, per in enumerate(rec.faults)
             for code, count in sorted(per.items())
         )
-        end = GameEnd(self.game_id, tuple(game.totals), tuple(game.ranks), faults)
+        end = GameEnd(self.game_id, tuple(rec.totals), tuple(rec.ranks), faults)
         for st in self.states:
             st.send(end)
         self.log.info(
@@ -452,13 +526,29 @@ async def run_table(
     first_dealer: int = 0,
     move_time: float = 1.0,
     tags: dict[str, Any] | None = None,
+    fault_policy: str = "default",
+    max_faults: int = 3,
 ) -> GameRecord:
     """Referee one full game; return its record.
+
+    ``fault_policy`` (``default``, ``forfeit_round`` or ``remove``) and
+    ``max_faults`` say what a fault costs the seat beyond the default action
+    (docs/protocol.md, "Fault policy").
 
     An unexpected internal error does not propagate: the record comes back
     with ``status="aborted"`` and the error, and the other tables go on.
     """
-    table = _Table(game_id, rules, seats, seed, first_dealer, move_time, tags or {})
+    table = _Table(
+        game_id,
+        rules,
+        seats,
+        seed,
+        first_dealer,
+        move_time,
+        tags or {},
+        fault_policy,
+        max_faults,
+    )
     try:
         return await table.run()
     except Exception as e:

@@ -31,7 +31,7 @@ import subprocess
 import sys
 import time
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -44,7 +44,7 @@ from wizard_arena.core import BidRestriction, Rules
 from . import ratings as rating_lib
 from .arena import Arena, ArenaConfig, Session, serve_arena
 from .logs import get_logger
-from .record import GameRecord
+from .record import FAULT_POLICIES, GameRecord
 from .schedule import round_robin, seat_rotations
 from .store import GameSpec, ResultsStore
 
@@ -113,6 +113,10 @@ class TournamentConfig:
     """Rule variant: a short game dealing these numbers of cards, round by round."""
     reconnect_window: float = 30.0
     """Seconds a bot whose connection dropped may take its seat back (0: never)."""
+    fault_policy: str = "default"
+    """What a fault costs: ``default``, ``forfeit_round`` or ``remove`` (docs/protocol.md)."""
+    max_faults: int = 3
+    """Faults in one game after which fault policy ``remove`` removes the seat."""
 
     @property
     def rules(self) -> Rules:
@@ -243,6 +247,12 @@ class TournamentConfig:
             raise TournamentError("deal_sets and parallel must be >= 1, move_time > 0")
         if self.reconnect_window < 0:
             raise TournamentError("reconnect_window must not be negative")
+        if self.fault_policy not in FAULT_POLICIES:
+            raise TournamentError(
+                f"unknown fault_policy {self.fault_policy!r} (one of {', '.join(FAULT_POLICIES)})"
+            )
+        if self.max_faults < 1:
+            raise TournamentError("max_faults must be at least 1")
         try:
             BidRestriction(self.bid_restriction)
         except ValueError:
@@ -438,6 +448,8 @@ class _Instance:
     token: str
     restarts: int = 0
     log_path: Path | None = None
+    proc: Any = None
+    """The running process (a subprocess.Popen), once started."""
 
 
 @dataclass
@@ -559,6 +571,8 @@ async def _play(
         tokens=frozenset(token_owner),
         matchmaking=False,
         reconnect_window=config.reconnect_window,
+        fault_policy=config.fault_policy,
+        max_faults=config.max_faults,
     )
     async with trio.open_nursery() as nursery:
         arena: Arena = await nursery.start(serve_arena, arena_config)
@@ -576,10 +590,11 @@ async def _play(
             inst.log_path = log_dir / f"{inst.entrant.name}-{inst.index}.log"
             nursery.start_soon(_supervise, inst, arena.address, spawner, config.workdir, log)
         await _await_entrants(config, arena, pool, log_dir, token_owner)
+        launched = {inst.token: inst for inst in instances}
         if progress_stream is not None:
             nursery.start_soon(_show_progress, progress, store, progress_stream, progress_interval)
         try:
-            await _schedule(config, arena, store, pending, pool, progress, log, on_record)
+            await _schedule(config, arena, store, pending, pool, progress, log, on_record, launched)
         finally:
             nursery.cancel_scope.cancel()
     spawner.close()
@@ -647,7 +662,7 @@ async def _supervise(
     while True:
         with open(inst.log_path, "ab") as out:
             try:
-                proc = await spawner.spawn(cmd, env, out, workdir)
+                proc = inst.proc = await spawner.spawn(cmd, env, out, workdir)
             except OSError as e:
                 log.error("entrant_start_failed", entrant=inst.entrant.name, error=str(e))
                 raise TournamentError(
@@ -717,6 +732,28 @@ async def _await_entrants(
         )
 
 
+def relabel_crashes(record: GameRecord, insts: Sequence[Any], exits: Sequence[int]) -> None:
+    """A seat played by a bot process the runner launched, faulted
+    ``disconnect`` while that process exited during the game (it was
+    restarted since the game began, or is not running now): the fault is
+    recorded as ``crash`` instead (in the record; the bots' GameOver said
+    ``disconnect``)."""
+    for seat, (inst, before) in enumerate(zip(insts, exits, strict=True)):
+        if inst is None or "disconnect" not in record.faults[seat]:
+            continue
+        proc = inst.proc
+        if inst.restarts == before and (proc is None or proc.poll() is None):
+            continue
+        faults, details = record.faults[seat], record.fault_details[seat]
+        faults["crash"] = faults.get("crash", 0) + faults.pop("disconnect")
+        detail = details.pop("disconnect", "")
+        details.setdefault("crash", f"the bot's process exited ({detail})" if detail else "")
+        for rnd in record.rounds:
+            for mv in rnd.moves:
+                if mv.seat == seat and mv.fault == "disconnect":
+                    mv.fault = "crash"
+
+
 def _free_session(sessions: list[Session]) -> Session | None:
     sessions[:] = [s for s in sessions if s.alive]
     for s in sessions:
@@ -734,13 +771,17 @@ async def _schedule(
     progress: Progress,
     log: Any,
     on_record: Callable[[GameRecord], None] | None,
+    launched: dict[str, _Instance] | None = None,
 ) -> None:
     queue = list(pending)
+    launched = launched or {}
     running = 0
     absent_since: dict[str, float] = {}
 
     async def play(spec: GameSpec, seats: list[Session | None]) -> None:
         nonlocal running
+        insts = [launched.get(s.hello.token) if s is not None else None for s in seats]
+        exits = [i.restarts if i is not None else 0 for i in insts]
         try:
             record = await arena.play_game(
                 seats,
@@ -755,6 +796,7 @@ async def _schedule(
                     "tournament": config.name,
                 },
             )
+            relabel_crashes(record, insts, exits)
             store.save_game(spec, record)
             if record.status == "finished":
                 progress.done += 1
