@@ -427,3 +427,70 @@ def test_a_launched_bot_that_exits_is_faulted_crash() -> None:
     rec2.fault_details = [{}]
     relabel_crashes(rec2, [None], [0])
     assert rec2.faults == [{"disconnect": 1}]
+
+
+# -- 3. time bank ------------------------------------------------------------------------------
+
+
+def think_first(seconds: float) -> Any:
+    def think(req: DecisionRequest) -> float:
+        return seconds if req.view.round == 1 and req.view.legal_bids else 0.0
+
+    return think
+
+
+def test_a_decision_may_draw_on_the_time_bank(serve: Any) -> None:
+    server = serve(move_time=0.3, time_bank=3.0)
+    slow = RawBot(server.address, "slow", think=think_first(0.6))
+    run_bots([slow, *[RawBot(server.address, f"q{i}") for i in range(2)]])
+    (rec,) = server.wait_records(1)
+    seat = seat_of(rec, "slow")
+    assert rec.faults[seat] == {}
+    assert slow.info is not None and slow.info.time_bank == 3.0
+    first, second = slow.requests[:2]
+    assert first.time_bank == 3.0 and first.view.time_left == pytest.approx(0.3)
+    # the first bid ran past the move time: what it took beyond it came off the bank
+    took = next(mv for mv in rec.rounds[0].moves if mv.seat == seat).ms / 1000
+    assert took > 0.3
+    assert second.time_bank == pytest.approx(3.0 - (took - 0.3), abs=0.002)
+    assert all(r.time_bank == second.time_bank for r in slow.requests[2:])
+
+
+def test_an_exhausted_time_bank_times_out(serve: Any) -> None:
+    server = serve(move_time=0.2, time_bank=0.3)
+
+    def silent_once(bot: RawBot, req: DecisionRequest) -> bool:
+        return len(bot.requests) == 1  # the first request is never answered
+
+    slow = RawBot(server.address, "slow", on_request=silent_once)
+    run_bots([slow, *[RawBot(server.address, f"x{i}") for i in range(2)]])
+    (rec,) = server.wait_records(1)
+    seat = seat_of(rec, "slow")
+    assert rec.faults[seat] == {"timeout": 1}
+    assert "0.3 s time bank" in rec.fault_details[seat]["timeout"]
+    assert slow.requests[0].time_bank == 0.3
+    assert all(r.time_bank == 0 for r in slow.requests[1:])
+
+
+def test_without_a_time_bank_nothing_changes(serve: Any) -> None:
+    server = serve()
+    bot = RawBot(server.address, "plain")
+    run_bots([bot, *[RawBot(server.address, f"n{i}") for i in range(2)]])
+    assert bot.info is not None and bot.info.time_bank == 0
+    assert all(r.time_bank == 0 for r in bot.requests)
+
+
+def test_time_bank_settings() -> None:
+    assert serve_args("--time-bank", "7.5").time_bank == 7.5
+    assert serve_args().time_bank == 0.0
+    with pytest.raises(ValueError, match="time_bank"):
+        ArenaConfig(time_bank=-1)
+    entrants = [{"name": n, "command": ["x"]} for n in "abc"]
+    cfg = TournamentConfig.from_dict(
+        {"tournament": {"players": 3, "time_bank": 4}, "entrant": entrants}
+    )
+    assert cfg.time_bank == 4
+    with pytest.raises(TournamentError, match="time_bank"):
+        TournamentConfig.from_dict(
+            {"tournament": {"players": 3, "time_bank": -2}, "entrant": entrants}
+        )

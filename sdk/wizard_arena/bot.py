@@ -46,6 +46,9 @@ class GameInfo:
     names: tuple[str, ...]
     move_time: float | None = None
     """Seconds allowed per decision, if the referee imposes a limit."""
+    time_bank: float = 0.0
+    """Seconds of this seat's time bank (a decision may run past
+    ``move_time`` by drawing on it; 0: no time bank)."""
 
 
 @dataclass(frozen=True, slots=True)

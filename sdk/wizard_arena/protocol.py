@@ -126,11 +126,13 @@ class TableEvent:
 
 @dataclass(frozen=True, slots=True)
 class DecisionRequest:
-    """The seat must act. ``view`` carries the legal actions and ``time_left``."""
+    """The seat must act. ``view`` carries the legal actions and ``time_left``
+    (the move time); ``time_bank`` is the seat's time bank left, in seconds."""
 
     request_id: str
     game_id: str
     view: SeatView
+    time_bank: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -429,6 +429,7 @@ def encode_server(msg: ServerMsg) -> pb.ServerMessage:
             else:
                 d.legal_suits.append(_SUIT_TO_PB[act.suit])
         d.time_left_ms = _ms(view.time_left)
+        d.time_bank_ms = _ms(msg.time_bank)
         _view_to_pb(view, d.view)
     elif isinstance(msg, TableEvent):
         _event_to_pb(msg, out)
@@ -452,6 +453,7 @@ def encode_server(msg: ServerMsg) -> pb.ServerMessage:
         g.seat_names.extend(msg.names)
         g.your_seat = msg.seat
         g.move_time_ms = _ms(msg.move_time)
+        g.time_bank_ms = _ms(msg.time_bank)
     elif isinstance(msg, ActionRejected):
         x = out.action_rejected
         x.request_id = msg.request_id
@@ -535,7 +537,7 @@ def decode_server(msg: pb.ServerMessage) -> ServerMsg:
         view = _view_from_pb(d.view, legal, d.time_left_ms / 1000)
         if view.phase is not phase:
             raise WireError(f"decision kind {d.kind} does not match the view's phase")
-        return DecisionRequest(d.request_id, d.game_id, view)
+        return DecisionRequest(d.request_id, d.game_id, view, d.time_bank_ms / 1000)
     if which == "card_played":
         c = msg.card_played
         return TableEvent(c.game_id, CardPlayed(c.seat, card_from_pb(c.card)))
@@ -575,6 +577,7 @@ def decode_server(msg: pb.ServerMessage) -> ServerMsg:
             g.your_seat,
             tuple(g.seat_names),
             g.move_time_ms / 1000 if g.move_time_ms else None,
+            g.time_bank_ms / 1000,
         )
     if which == "action_rejected":
         x = msg.action_rejected

@@ -73,6 +73,9 @@ class ArenaConfig:
     ``forfeit_round`` or ``remove`` (after ``max_faults``); see docs/protocol.md."""
     max_faults: int = 3
     """Faults in one game after which fault policy ``remove`` removes the seat."""
+    time_bank: float = 0.0
+    """Seconds per seat and game a decision may run past ``move_time`` by
+    drawing on (0: none)."""
     reconnect_window: float = 30.0
     """Seconds a bot whose connection dropped in a game may take its seat
     back (Hello.resume_token); 0 disables resuming (no resume token is issued)."""
@@ -86,6 +89,8 @@ class ArenaConfig:
             raise ValueError("max_faults must be at least 1")
         if self.reconnect_window < 0:
             raise ValueError("reconnect_window must not be negative")
+        if self.time_bank < 0:
+            raise ValueError("time_bank must not be negative")
 
 
 @dataclass(eq=False)
@@ -346,6 +351,7 @@ class Arena:
                 tags=tags,
                 fault_policy=self.config.fault_policy,
                 max_faults=self.config.max_faults,
+                time_bank=self.config.time_bank,
             )
         finally:
             self.active_tables -= 1

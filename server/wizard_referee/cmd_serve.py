@@ -89,6 +89,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "time (Hello.resume_token; default 30, 0 disables)",
     )
     r.add_argument(
+        "--time-bank",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="per seat and game: time a decision may run past --move-time by drawing on "
+        "it (default 0: none)",
+    )
+    r.add_argument(
         "--fault-policy",
         choices=FAULT_POLICIES,
         default="default",
@@ -175,6 +183,9 @@ def run(args: argparse.Namespace) -> int:
     if args.reconnect_window < 0:
         print("error: --reconnect-window must not be negative", file=sys.stderr)
         return 2
+    if args.time_bank < 0:
+        print("error: --time-bank must not be negative", file=sys.stderr)
+        return 2
     if args.max_faults < 1:
         print("error: --max-faults must be at least 1", file=sys.stderr)
         return 2
@@ -200,6 +211,7 @@ def run(args: argparse.Namespace) -> int:
         reconnect_window=args.reconnect_window,
         fault_policy=args.fault_policy,
         max_faults=args.max_faults,
+        time_bank=args.time_bank,
     )
     try:
         trio.run(_main, config)

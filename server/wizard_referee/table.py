@@ -89,6 +89,10 @@ class _SeatState:
     """Fault policy ``remove``: the default policy plays the seat to the end."""
     forfeited: set[int] = field(default_factory=set)
     """Fault policy ``forfeit_round``: the rounds the seat forfeited."""
+    bank: float = 0.0
+    """Seconds left in the seat's time bank (at the open request's start)."""
+    started: float = 0.0
+    """trio time the open request was issued."""
 
     @property
     def conn(self) -> Connection | None:
@@ -112,8 +116,12 @@ class _Table:
         tags: dict[str, Any],
         fault_policy: str = "default",
         max_faults: int = 3,
+        time_bank: float = 0.0,
     ) -> None:
         n = rules.players
+        if time_bank < 0:
+            raise ValueError("time_bank must not be negative")
+        self.time_bank = time_bank
         if fault_policy not in FAULT_POLICIES:
             raise ValueError(
                 f"unknown fault policy {fault_policy!r} (one of {', '.join(FAULT_POLICIES)})"
@@ -132,7 +140,7 @@ class _Table:
         self.states: list[_SeatState] = []
         for s, spec in enumerate(seats):
             send, recv = trio.open_memory_channel[ActionMsg](64)
-            st = _SeatState(spec, s, send, recv)
+            st = _SeatState(spec, s, send, recv, bank=time_bank)
             if spec.conn is None or spec.conn.closed:
                 st.gone = True
             self.states.append(st)
@@ -229,8 +237,7 @@ class _Table:
         if old is not None and old is not conn:
             old.close(CloseCode.UNAVAILABLE, "the session was resumed on another stream")
         self.log.info("seat_resumed", seat=st.seat, bot=st.spec.name, conn=conn.id)
-        names = tuple(self.record.names)
-        conn.send(GameInfo(self.game_id, self.rules, st.seat, names, self.move_time))
+        conn.send(self._game_info(st))
         game = self.game
         view = game.view(st.seat)
         if view.round > 0 and view.phase is not Phase.DEAL:
@@ -255,8 +262,12 @@ class _Table:
                 )
             )
         if st.open_request is not None:
-            left = self._time_left(st)
-            request = DecisionRequest(st.open_request, self.game_id, view.with_time_left(left))
+            now = trio.current_time()
+            move_left = max(0.0, st.started + self.move_time - now)
+            bank_left = max(0.0, min(st.bank, st.deadline - now))
+            request = DecisionRequest(
+                st.open_request, self.game_id, view.with_time_left(move_left), bank_left
+            )
             conn.send(request)
         self._nursery.start_soon(self._reader, st)
 
@@ -334,9 +345,9 @@ class _Table:
         rid = f"{self.game_id}-{self._requests}"
         st.spec.issued.add(rid)
         st.open_request = rid
-        start = trio.current_time()
-        deadline = st.deadline = start + self.move_time
-        st.send(DecisionRequest(rid, self.game_id, view.with_time_left(self.move_time)))
+        start = st.started = trio.current_time()
+        deadline = st.deadline = start + self.move_time + st.bank
+        st.send(DecisionRequest(rid, self.game_id, view.with_time_left(self.move_time), st.bank))
         fault: str | None = "timeout"
         with trio.move_on_at(deadline):
             while True:
@@ -365,14 +376,25 @@ class _Table:
                         break
                     continue
                 st.open_request = None
-                return msg.action, (trio.current_time() - start) * 1000, None
+                took = trio.current_time() - start
+                st.bank = max(0.0, st.bank - max(0.0, took - self.move_time))
+                return msg.action, took * 1000, None
         st.open_request = None
-        elapsed = (trio.current_time() - start) * 1000
+        took = trio.current_time() - start
+        elapsed = took * 1000
         if fault == "timeout":
-            self._fault(st, "timeout", f"no legal answer within {self.move_time:g} s")
+            bank = f" and the {st.bank:g} s time bank" if st.bank else ""
+            st.bank = 0.0
+            self._fault(st, "timeout", f"no legal answer within {self.move_time:g} s{bank}")
+        else:
+            st.bank = max(0.0, st.bank - max(0.0, took - self.move_time))
         action = default_action(view.legal_actions)
         game.apply(seat, action)
         return action, elapsed, fault
+
+    def _game_info(self, st: _SeatState) -> GameInfo:
+        names = tuple(self.record.names)
+        return GameInfo(self.game_id, self.rules, st.seat, names, self.move_time, st.bank)
 
     def _penalties(self) -> None:
         """Fault policy ``forfeit_round``: record the referee penalty that
@@ -451,9 +473,8 @@ class _Table:
     async def run(self) -> GameRecord:
         game = self.game
         rec = self.record
-        names = tuple(rec.names)
         for st in self.states:
-            st.send(GameInfo(self.game_id, self.rules, st.seat, names, self.move_time))
+            st.send(self._game_info(st))
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             for st in self.states:
@@ -528,12 +549,14 @@ async def run_table(
     tags: dict[str, Any] | None = None,
     fault_policy: str = "default",
     max_faults: int = 3,
+    time_bank: float = 0.0,
 ) -> GameRecord:
     """Referee one full game; return its record.
 
     ``fault_policy`` (``default``, ``forfeit_round`` or ``remove``) and
     ``max_faults`` say what a fault costs the seat beyond the default action
-    (docs/protocol.md, "Fault policy").
+    (docs/protocol.md, "Fault policy"). ``time_bank``: seconds each seat
+    may draw on, over the game, to run past ``move_time``.
 
     An unexpected internal error does not propagate: the record comes back
     with ``status="aborted"`` and the error, and the other tables go on.
@@ -548,6 +571,7 @@ async def run_table(
         tags or {},
         fault_policy,
         max_faults,
+        time_bank,
     )
     try:
         return await table.run()

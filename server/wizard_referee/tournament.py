@@ -113,6 +113,8 @@ class TournamentConfig:
     """Rule variant: a short game dealing these numbers of cards, round by round."""
     reconnect_window: float = 30.0
     """Seconds a bot whose connection dropped may take its seat back (0: never)."""
+    time_bank: float = 0.0
+    """Seconds per seat and game a decision may run past move_time (0: none)."""
     fault_policy: str = "default"
     """What a fault costs: ``default``, ``forfeit_round`` or ``remove`` (docs/protocol.md)."""
     max_faults: int = 3
@@ -253,6 +255,8 @@ class TournamentConfig:
             )
         if self.max_faults < 1:
             raise TournamentError("max_faults must be at least 1")
+        if self.time_bank < 0:
+            raise TournamentError("time_bank must not be negative")
         try:
             BidRestriction(self.bid_restriction)
         except ValueError:
@@ -573,6 +577,7 @@ async def _play(
         reconnect_window=config.reconnect_window,
         fault_policy=config.fault_policy,
         max_faults=config.max_faults,
+        time_bank=config.time_bank,
     )
     async with trio.open_nursery() as nursery:
         arena: Arena = await nursery.start(serve_arena, arena_config)

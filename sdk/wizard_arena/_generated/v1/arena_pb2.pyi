@@ -278,18 +278,20 @@ class Welcome(_message.Message):
     def __init__(self, version: _Optional[int] = ..., session_id: _Optional[str] = ..., server_version: _Optional[str] = ..., resume_token: _Optional[str] = ..., resumed: _Optional[bool] = ...) -> None: ...
 
 class GameStarted(_message.Message):
-    __slots__ = ("game_id", "rules", "seat_names", "your_seat", "move_time_ms")
+    __slots__ = ("game_id", "rules", "seat_names", "your_seat", "move_time_ms", "time_bank_ms")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
     YOUR_SEAT_FIELD_NUMBER: _ClassVar[int]
     MOVE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     rules: Rules
     seat_names: _containers.RepeatedScalarFieldContainer[str]
     your_seat: int
     move_time_ms: int
-    def __init__(self, game_id: _Optional[str] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., seat_names: _Optional[_Iterable[str]] = ..., your_seat: _Optional[int] = ..., move_time_ms: _Optional[int] = ...) -> None: ...
+    time_bank_ms: int
+    def __init__(self, game_id: _Optional[str] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., seat_names: _Optional[_Iterable[str]] = ..., your_seat: _Optional[int] = ..., move_time_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ...) -> None: ...
 
 class RoundStarted(_message.Message):
     __slots__ = ("game_id", "round", "dealer", "cards_per_player", "your_hand", "turned_card", "trump", "trump_pending", "others_hands")
@@ -362,7 +364,7 @@ class RoundScored(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., result: _Optional[_Union[RoundResult, _Mapping]] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
-    __slots__ = ("request_id", "game_id", "kind", "legal_bids", "legal_cards", "legal_suits", "time_left_ms", "view")
+    __slots__ = ("request_id", "game_id", "kind", "legal_bids", "legal_cards", "legal_suits", "time_left_ms", "view", "time_bank_ms")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -371,6 +373,7 @@ class DecisionRequest(_message.Message):
     LEGAL_SUITS_FIELD_NUMBER: _ClassVar[int]
     TIME_LEFT_MS_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
+    TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     game_id: str
     kind: DecisionKind
@@ -379,7 +382,8 @@ class DecisionRequest(_message.Message):
     legal_suits: _containers.RepeatedScalarFieldContainer[Suit]
     time_left_ms: int
     view: SeatView
-    def __init__(self, request_id: _Optional[str] = ..., game_id: _Optional[str] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., legal_bids: _Optional[_Iterable[int]] = ..., legal_cards: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., legal_suits: _Optional[_Iterable[_Union[Suit, str]]] = ..., time_left_ms: _Optional[int] = ..., view: _Optional[_Union[SeatView, _Mapping]] = ...) -> None: ...
+    time_bank_ms: int
+    def __init__(self, request_id: _Optional[str] = ..., game_id: _Optional[str] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., legal_bids: _Optional[_Iterable[int]] = ..., legal_cards: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., legal_suits: _Optional[_Iterable[_Union[Suit, str]]] = ..., time_left_ms: _Optional[int] = ..., view: _Optional[_Union[SeatView, _Mapping]] = ..., time_bank_ms: _Optional[int] = ...) -> None: ...
 
 class ActionRejected(_message.Message):
     __slots__ = ("request_id", "game_id", "reason", "message", "time_left_ms")
