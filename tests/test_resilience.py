@@ -13,7 +13,7 @@ import grpc
 import pytest
 
 from wizard_arena.bot import Bot, GameInfo
-from wizard_arena.client import RunResult, run_bot
+from wizard_arena.client import RunResult, ServerFullError, run_bot
 from wizard_arena.core import Bid, Card, Rules, SeatView, Suit
 from wizard_arena.protocol import ActionRejected, DecisionRequest, RoundStart, Welcome
 from wizard_referee import cmd_serve
@@ -493,4 +493,97 @@ def test_time_bank_settings() -> None:
     with pytest.raises(TournamentError, match="time_bank"):
         TournamentConfig.from_dict(
             {"tournament": {"players": 3, "time_bank": -2}, "entrant": entrants}
+        )
+
+
+# -- 4. limits ---------------------------------------------------------------------------------
+
+
+def open_count(server: ServerThread) -> int:
+    arena = server.arena
+    assert arena is not None
+    return int(server.call(lambda: len(arena.connections)))
+
+
+def test_max_connections(serve: Any) -> None:
+    server = serve(max_connections=2)
+    a = RawBot(server.address, "a", games=None).start()
+    b = RawBot(server.address, "b", games=None).start()
+    wait_for(lambda: a.welcome is not None and b.welcome is not None)
+    c = RawBot(server.address, "c", games=None).start().join(20)
+    assert c.status == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert c.details.startswith("server full") and c.welcome is None
+    with pytest.raises(ServerFullError, match="server full"):
+        run_bot(Dropper(lambda: None), server.address, games=1)
+    a.close_send()
+    a.join(20)
+    wait_for(lambda: open_count(server) < 2)
+    d = RawBot(server.address, "d", games=None).start()
+    wait_for(lambda: d.welcome is not None)
+    for bot in (b, d):
+        bot.close_send()
+        bot.join(20)
+
+
+def test_max_sessions_per_token(serve: Any) -> None:
+    server = serve(tokens=frozenset({"one", "two"}), max_sessions_per_token=1)
+    first = RawBot(server.address, "first", token="one", games=None).start()
+    wait_for(lambda: first.welcome is not None)
+    again = RawBot(server.address, "again", token="one", games=None).start().join(20)
+    assert again.status == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "too many sessions with this access token" in again.details
+    other = RawBot(server.address, "other", token="two", games=None).start()
+    wait_for(lambda: other.welcome is not None)
+    first.close_send()
+    first.join(20)
+    arena = server.arena
+    assert arena is not None
+    wait_for(
+        lambda: (
+            not server.call(
+                lambda: [s for s in arena.sessions.values() if s.alive and s.hello.token == "one"]
+            )
+        )
+    )
+    later = RawBot(server.address, "later", token="one", games=None).start()
+    wait_for(lambda: later.welcome is not None)
+    for bot in (other, later):
+        bot.close_send()
+        bot.join(20)
+
+
+def test_limit_settings() -> None:
+    args = serve_args(
+        "--max-connections", "50", "--max-sessions-per-token", "2", "--max-message-bytes", "4096"
+    )
+    assert (args.max_connections, args.max_sessions_per_token, args.max_message_bytes) == (
+        50,
+        2,
+        4096,
+    )
+    plain = serve_args()
+    assert (plain.max_connections, plain.max_sessions_per_token) == (0, 0)
+    assert plain.max_message_bytes == 64 * 1024
+    with pytest.raises(ValueError, match="max_connections"):
+        ArenaConfig(max_connections=-1)
+    entrants = [{"name": n, "command": ["x"]} for n in "abc"]
+    cfg = TournamentConfig.from_dict(
+        {
+            "tournament": {
+                "players": 3,
+                "max_connections": 10,
+                "max_sessions_per_token": 1,
+                "max_message_bytes": 8192,
+            },
+            "entrant": entrants,
+        }
+    )
+    assert (cfg.max_connections, cfg.max_sessions_per_token, cfg.max_message_bytes) == (
+        10,
+        1,
+        8192,
+    )
+    with pytest.raises(TournamentError, match="max_message_bytes"):
+        TournamentConfig.from_dict(
+            {"tournament": {"players": 3, "max_message_bytes": 0}, "entrant": entrants}
         )

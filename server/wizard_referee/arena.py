@@ -60,6 +60,12 @@ class ArenaConfig:
     inbound_limit: int = 64
     """Messages a bot may have queued unread before it is cut off for flooding."""
     max_message_bytes: int = 64 * 1024
+    max_connections: int = 0
+    """Open Play streams at most (lobby, tables and greeting); a further one
+    ends at once with RESOURCE_EXHAUSTED ``server full``. 0: no limit."""
+    max_sessions_per_token: int = 0
+    """Connected sessions at most per (non-empty) access token; a further
+    Hello with that token is refused with RESOURCE_EXHAUSTED. 0: no limit."""
     seed: int | None = None
     """Base seed for deals; game k of this server uses seed ``f"{seed}:{k}"``."""
     matchmaking: bool = True
@@ -91,6 +97,8 @@ class ArenaConfig:
             raise ValueError("reconnect_window must not be negative")
         if self.time_bank < 0:
             raise ValueError("time_bank must not be negative")
+        if self.max_connections < 0 or self.max_sessions_per_token < 0:
+            raise ValueError("max_connections and max_sessions_per_token must not be negative")
 
 
 @dataclass(eq=False)
@@ -136,6 +144,8 @@ class Arena:
         self.active_tables = 0
         self.on_game_end: list[Callable[[GameRecord], None]] = []
         self.on_session: list[Callable[[Session], None]] = []
+        self.connections: set[Connection] = set()
+        """Open Play streams."""
         self._by_resume: dict[str, Session] = {}
         """Resume token -> its session, while the session may be resumed."""
         self._issued_resume: set[str] = set()
@@ -187,6 +197,15 @@ class Arena:
     # -- connections --------------------------------------------------------------------
 
     def _on_connect(self, conn: Connection) -> None:
+        limit = self.config.max_connections
+        if limit and len(self.connections) >= limit:
+            conn.close(
+                CloseCode.RESOURCE_EXHAUSTED,
+                f"server full: {limit} connections at most",
+            )
+            self.log.info("refused", conn=conn.id, peer=conn.peer, reason="server full")
+            return
+        self.connections.add(conn)
         conn.on_closed = self._on_closed
         self._nursery.start_soon(self._handshake, conn)
 
@@ -231,6 +250,16 @@ class Arena:
                 log.info("refused", reason="resume token", bot=msg.bot_name)
                 return
             if self._resume(conn, msg, common, log):
+                return
+        per_token = self.config.max_sessions_per_token
+        if per_token and msg.token:
+            using = [s for s in self.sessions.values() if s.alive and s.hello.token == msg.token]
+            if len(using) >= per_token:
+                conn.close(
+                    CloseCode.RESOURCE_EXHAUSTED,
+                    f"too many sessions with this access token ({per_token} at most)",
+                )
+                log.info("refused", reason="sessions per token", bot=msg.bot_name)
                 return
         missing = missing_options(self.config.rules, msg.rule_options)
         if missing:
@@ -398,6 +427,7 @@ class Arena:
         self._by_resume.pop(s.resume_token, None)
 
     def _on_closed(self, conn: Connection) -> None:
+        self.connections.discard(conn)
         # a waiting bot that leaves is dropped from the lobby at once; one at a
         # table may take its seat back within the reconnect window
         for s in list(self.sessions.values()):

@@ -89,6 +89,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "time (Hello.resume_token; default 30, 0 disables)",
     )
     r.add_argument(
+        "--max-connections",
+        type=int,
+        default=0,
+        metavar="N",
+        help="open bot streams at most; more are refused with RESOURCE_EXHAUSTED "
+        "(default 0: no limit)",
+    )
+    r.add_argument(
+        "--max-sessions-per-token",
+        type=int,
+        default=0,
+        metavar="N",
+        help="connected sessions at most per access token (default 0: no limit)",
+    )
+    r.add_argument(
+        "--max-message-bytes",
+        type=int,
+        default=64 * 1024,
+        metavar="BYTES",
+        help="largest message a bot may send (default 65536)",
+    )
+    r.add_argument(
         "--time-bank",
         type=float,
         default=0.0,
@@ -183,6 +205,15 @@ def run(args: argparse.Namespace) -> int:
     if args.reconnect_window < 0:
         print("error: --reconnect-window must not be negative", file=sys.stderr)
         return 2
+    if args.max_connections < 0 or args.max_sessions_per_token < 0:
+        print(
+            "error: --max-connections and --max-sessions-per-token must not be negative",
+            file=sys.stderr,
+        )
+        return 2
+    if args.max_message_bytes < 1:
+        print("error: --max-message-bytes must be positive", file=sys.stderr)
+        return 2
     if args.time_bank < 0:
         print("error: --time-bank must not be negative", file=sys.stderr)
         return 2
@@ -212,6 +243,9 @@ def run(args: argparse.Namespace) -> int:
         fault_policy=args.fault_policy,
         max_faults=args.max_faults,
         time_bank=args.time_bank,
+        max_connections=args.max_connections,
+        max_sessions_per_token=args.max_sessions_per_token,
+        max_message_bytes=args.max_message_bytes,
     )
     try:
         trio.run(_main, config)

@@ -115,6 +115,12 @@ class TournamentConfig:
     """Seconds a bot whose connection dropped may take its seat back (0: never)."""
     time_bank: float = 0.0
     """Seconds per seat and game a decision may run past move_time (0: none)."""
+    max_connections: int = 0
+    """Open bot streams at most on the tournament's referee (0: no limit)."""
+    max_sessions_per_token: int = 0
+    """Connected sessions at most per entrant token (0: no limit)."""
+    max_message_bytes: int = 64 * 1024
+    """Largest message a bot may send."""
     fault_policy: str = "default"
     """What a fault costs: ``default``, ``forfeit_round`` or ``remove`` (docs/protocol.md)."""
     max_faults: int = 3
@@ -257,6 +263,10 @@ class TournamentConfig:
             raise TournamentError("max_faults must be at least 1")
         if self.time_bank < 0:
             raise TournamentError("time_bank must not be negative")
+        if self.max_connections < 0 or self.max_sessions_per_token < 0:
+            raise TournamentError("max_connections and max_sessions_per_token must not be negative")
+        if self.max_message_bytes < 1:
+            raise TournamentError("max_message_bytes must be positive")
         try:
             BidRestriction(self.bid_restriction)
         except ValueError:
@@ -578,6 +588,9 @@ async def _play(
         fault_policy=config.fault_policy,
         max_faults=config.max_faults,
         time_bank=config.time_bank,
+        max_connections=config.max_connections,
+        max_sessions_per_token=config.max_sessions_per_token,
+        max_message_bytes=config.max_message_bytes,
     )
     async with trio.open_nursery() as nursery:
         arena: Arena = await nursery.start(serve_arena, arena_config)
