@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ratings": ("wizard_referee.cmd_ratings", "rate players from game results (JSON lines)"),
     "replay": ("wizard_referee.cmd_replay", "print a recorded game trick by trick"),
     "conformance": ("wizard_arena.cmd_conformance", "run rules test vectors (JSON files)"),
+    "check": ("wizard_referee.cmd_check", "check a bot against misbehaviour and short deadlines"),
 }
 
 

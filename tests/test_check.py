@@ -1,0 +1,197 @@
+"""``wizard-arena check``: a good bot passes, flawed bots fail with the problems
+named and advice, usage errors exit 2.
+
+Each check runs as the real command (a subprocess; it starts its own referee
+on loopback and the bot under test as a further subprocess), at tables of 6
+(the shortest game) and 2 games, so the bot sits in two different seats.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from wizard_arena.cli import COMMANDS
+
+from .conftest import ROOT
+
+pytestmark = pytest.mark.timeout(120)
+
+SHORT = ["--players", "6", "--games", "2"]
+
+
+def check(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "wizard_arena.cli", "check", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+    )
+
+
+def check_json(*args: str) -> tuple[int, dict[str, Any]]:
+    proc = check(*args, "--json")
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def codes(report: dict[str, Any]) -> set[str]:
+    return {p["code"] for p in report["problems"]}
+
+
+def test_a_good_bot_is_clean() -> None:
+    # a generous move time: this test is about a clean report, not about speed
+    rc, report = check_json("wizard_bots.heuristic:HeuristicBot", *SHORT, "--move-time", "2")
+    assert rc == 0, report["problems"]
+    assert report["clean"] is True and report["problems"] == []
+    assert report["faults"] == {} and report["exit_code"] == 0 and not report["stopped"]
+    assert [g["seat"] for g in report["games"]] == [0, 1]
+    assert all(g["status"] == "finished" for g in report["games"])
+    assert report["decisions"] == 2 * 65  # 10 rounds: 55 cards and 10 bids per seat
+    assert set(report["latency_ms"]) == {"p50", "p95", "max"}
+    assert report["sdk_summary"]["games"] == 2
+    assert report["sdk_summary"]["bot_errors"] == 0
+
+
+def test_a_slow_and_illegal_bot_is_reported_with_advice() -> None:
+    proc = check("tests.bots.check_bots:SlowAndIllegalBot", *SHORT)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "PROBLEMS (2):" in out
+    # once a game on its first 6-card play (a loaded machine may add more)
+    timeouts = re.search(r"timeout x(\d+): no legal answer within 0.5 s for (.*)", out)
+    assert timeouts and int(timeouts[1]) >= 2, out
+    assert timeouts[2].startswith("a 6-card play decision (round 6), ")
+    # the SDK's log says how long the bot really took
+    assert re.search(r"advice: your bot took 0\.6\d* s for a 6-card play decision \(round 6\)", out)
+    assert "time left is in view.time_left" in out
+    assert "bot_error x2: the bot chose play" in out and "which is not legal" in out
+    assert "last lines of the bot's stderr:" in out
+    assert out.rstrip().endswith("Result: 2 problem(s) found.")
+
+
+def test_the_json_report_of_a_flawed_bot() -> None:
+    rc, report = check_json("tests.bots.check_bots:SlowAndIllegalBot", *SHORT)
+    assert rc == 1 and report["clean"] is False
+    assert codes(report) == {"timeout", "bot_error"}
+    assert set(report["faults"]) == {"timeout"} and report["faults"]["timeout"] >= 2
+    assert report["sdk_summary"]["bot_errors"] == 2
+    assert report["sdk_summary"]["overruns"] >= 2
+    assert all(p["advice"] for p in report["problems"])
+
+
+def test_a_crashing_bot_is_reported_with_its_exit_status_and_stderr() -> None:
+    rc, report = check_json("tests.bots.check_bots:CrashingBot", *SHORT)
+    assert rc == 1
+    assert codes(report) == {"disconnect", "crash"}
+    assert report["exit_code"] == 3
+    crash = next(p for p in report["problems"] if p["code"] == "crash")
+    assert crash["detail"] == "the bot process exited with status 3 after 1 of 2 games"
+    assert "crasher: out of memory (simulated)" in report["stderr_tail"]
+
+
+def test_a_command_bot_in_any_language() -> None:
+    """--command: here the kit's malformed bot, taking --server/--name/--token/--games."""
+    command = f"{sys.executable} -m wizard_bots.misbehaving malformed --rate 1 --limit 1 -q"
+    rc, report = check_json("--command", command, *SHORT)
+    assert rc == 1
+    assert codes(report) == {"malformed"}
+    assert report["faults"] == {"malformed": 2}
+    (problem,) = report["problems"]
+    assert problem["detail"].startswith("check-1: empty message")
+    assert "exactly one choice set" in problem["advice"]
+    assert report["exit_code"] == 0
+
+
+def test_a_command_with_placeholders_that_never_connects() -> None:
+    proc = check(
+        "--command",
+        "sh -c 'echo waiting for {server} as {name} >&2; sleep 30'",
+        "--games",
+        "1",
+        "--connect-timeout",
+        "1",
+    )
+    assert proc.returncode == 1
+    assert "no_connection x1: the bot did not connect within the connect timeout" in proc.stdout
+    assert "waiting for 127.0.0.1:" in proc.stdout and "as bot-under-test" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["wizard_bots.random_bot:RandomBot", "--command", "x"],
+        ["no_colon"],
+        ["wizard_bots.random_bot:RandomBot", "--arg", "1=2"],
+        ["wizard_bots.random_bot:RandomBot", "--games", "0"],
+        ["wizard_bots.random_bot:RandomBot", "--move-time", "0"],
+        ["wizard_bots.random_bot:RandomBot", "--players", "9"],
+        ["wizard_bots.random_bot:RandomBot", "--opponent", "no_such_module:Bot"],
+        ["--command", "no-such-program-anywhere"],
+        ["--command", "x", "--arg", "a=1"],
+    ],
+)
+def test_usage_errors_exit_2(args: list[str]) -> None:
+    proc = check(*args)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "error" in proc.stderr
+
+
+def test_a_spec_the_bot_command_refuses_exits_2() -> None:
+    proc = check("wizard_bots.random_bot:NoSuchBot", "--games", "1")
+    assert proc.returncode == 2
+    assert "has no class 'NoSuchBot'" in proc.stderr
+
+
+def test_check_is_a_registered_command() -> None:
+    assert COMMANDS["check"][0] == "wizard_referee.cmd_check"
+    proc = subprocess.run(
+        [sys.executable, "-m", "wizard_arena.cli", "check", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert proc.returncode == 0
+    assert "--command" in proc.stdout and "{server}" in proc.stdout
+
+
+def test_the_report_reads_the_sdk_log() -> None:
+    """Problems only the bot's own log shows: exceptions, cancelled AsyncBot decisions."""
+    from wizard_referee.cmd_check import CheckReport, analyse, format_report
+
+    stderr = "\n".join(
+        [
+            "2026-01-01 10:00:00,000 ERROR wizard_arena.client: the bot raised in game check-1, "
+            "round 4, bid (request check-1-17); sending the default action",
+            "Traceback (most recent call last):",
+            '  File "my_bot.py", line 9, in bid',
+            "ZeroDivisionError: division by zero",
+            "2026-01-01 10:00:01,000 WARNING wizard_arena.client: the bot did not decide within "
+            "0.400 s (game check-1, round 7, play); sending the default action",
+            "wizard-arena bot: 1 game played, 65 decisions, 1 bot errors, 1 overruns, 0 rejected",
+        ]
+    )
+    report = CheckReport("x:Y", 6, 0.5, 0, ["RandomBot"], exit_code=0)
+    analyse(report, [], [], True, stderr)
+    problems = {p.code: p for p in report.problems}
+    assert set(problems) == {"bot_error", "cancelled"}
+    assert problems["bot_error"].detail == (
+        "the bot raised in game check-1, round 4, bid (ZeroDivisionError: division by zero)"
+    )
+    assert "game check-1, round 7, play, 0.400 s allowed" in problems["cancelled"].detail
+    assert report.sdk_summary == {
+        "games": 1,
+        "decisions": 65,
+        "bot_errors": 1,
+        "overruns": 1,
+        "rejected": 0,
+    }
+    text = format_report(report)
+    assert "PROBLEMS (2):" in text and "| ZeroDivisionError: division by zero" in text
