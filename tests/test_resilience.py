@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
+import trio
 
 from wizard_arena.bot import Bot, GameInfo
 from wizard_arena.client import RunResult, ServerFullError, run_bot
@@ -26,8 +29,10 @@ from wizard_referee.tournament import (
     TournamentError,
     _Instance,
     relabel_crashes,
+    run_tournament,
 )
 
+from .conftest import ROOT
 from .support import RawBot, ServerThread, run_bots
 
 
@@ -587,3 +592,48 @@ def test_limit_settings() -> None:
         TournamentConfig.from_dict(
             {"tournament": {"players": 3, "max_message_bytes": 0}, "entrant": entrants}
         )
+
+
+def test_a_tournament_records_a_launched_bot_that_dies_as_crash(tmp_path: Path) -> None:
+    bot = [sys.executable, "-m", "wizard_arena.cli", "bot"]
+    common = ["--server", "{server}", "--token", "{token}", "--name", "{name}", "--quiet"]
+    marker = tmp_path / "crashed"
+    entrants = [
+        {
+            "name": "crashy",
+            "command": [
+                *bot,
+                "tests.bots.crash_bot:CrashOnceBot",
+                *common,
+                "--arg",
+                f"marker={marker}",
+            ],
+        },
+        *[
+            {"name": f"det-{i}", "command": [*bot, "tests.bots.det_bot:DeterministicBot", *common]}
+            for i in range(2)
+        ],
+    ]
+    config = TournamentConfig.from_dict(
+        {
+            "tournament": {
+                "players": 3,
+                "move_time": 5.0,
+                "round_sizes": [1, 2, 3],
+                "database": str(tmp_path / "t.sqlite"),
+            },
+            "entrant": entrants,
+        },
+        base=ROOT,
+    )
+    records: list[GameRecord] = []
+    trio.run(lambda: run_tournament(config, on_record=records.append))
+    assert marker.exists()
+    crashed = [r for r in records if any("crash" in f for f in r.faults)]
+    assert len(crashed) == 1
+    (rec,) = crashed
+    seat = seat_of(rec, "crashy")
+    assert rec.faults[seat] == {"crash": 1}
+    assert "exited" in rec.fault_details[seat]["crash"]
+    assert all("disconnect" not in f for r in records for f in r.faults)
+    assert all(r.status == "finished" and verify_record(r) == [] for r in records)
