@@ -31,7 +31,9 @@ the bots share a process):
   loopback hops, the client's gRPC receive path);
 - server CPU/decision: user+system CPU time of the server process (all its
   threads, from /proc) over the window / decisions; client CPU is printed
-  too, to show when the bots process, not the server, was the limit.
+  too, to show when the bots process, not the server, was the limit;
+- server CPU by thread: the same per thread of the server process (main
+  thread, other Python threads in start order, gRPC core's threads by name).
 
 Linux only (reads /proc/PID/stat).
 """
@@ -82,6 +84,35 @@ def proc_cpu(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def thread_cpu(pid: int) -> dict[str, float]:
+    """User + system CPU seconds of each thread of process ``pid``, by name.
+
+    The main thread is ``main``; other Python threads (named ``python`` by
+    the OS) are numbered in start order (``python#1``, ...: in the referee
+    the grpc-aio thread, then grpc's completion-queue poller); grpc's own
+    threads (``event_engine``, ...) are summed per name."""
+    out: dict[str, float] = {}
+    tasks = sorted(int(t) for t in os.listdir(f"/proc/{pid}/task"))
+    python = 0
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                comm, rest = f.read().split(" (", 1)[1].rsplit(")", 1)
+        except OSError:
+            continue
+        fields = rest.split()
+        cpu = (int(fields[11]) + int(fields[12])) / CLK_TCK
+        if tid == pid:
+            name = "main"
+        elif comm.startswith("python"):
+            python += 1
+            name = f"python#{python}"
+        else:
+            name = comm
+        out[name] = out.get(name, 0.0) + cpu
+    return out
 
 
 # -- canned messages of a real game (for the floor) ----------------------------------
@@ -299,8 +330,10 @@ async def run_bots(args: argparse.Namespace) -> dict[str, Any]:
     await asyncio.sleep(args.warmup)
     stats.measuring = True
     t0, s0, c0 = time.perf_counter(), proc_cpu(args.server_pid), time.process_time()
+    th0 = thread_cpu(args.server_pid)
     await asyncio.sleep(args.window)
     t1, s1, c1 = time.perf_counter(), proc_cpu(args.server_pid), time.process_time()
+    th1 = thread_cpu(args.server_pid)
     stats.measuring = False
     for t in tasks:
         t.cancel()
@@ -328,6 +361,11 @@ async def run_bots(args: argparse.Namespace) -> dict[str, Any]:
         "server_cpu_us_per_decision": (s1 - s0) / d * 1e6,
         "server_cpu_util": (s1 - s0) / elapsed,
         "client_cpu_util": (c1 - c0) / elapsed,
+        "server_thread_cpu_us_per_decision": {
+            name: round((cpu - th0.get(name, 0.0)) / d * 1e6)
+            for name, cpu in sorted(th1.items())
+            if cpu - th0.get(name, 0.0) > 0
+        },
         "errors": stats.errors[:5],
     }
 
@@ -443,6 +481,11 @@ def report(results: list[dict[str, Any]]) -> None:
             f"{r['added_p99_ms']:>8.2f}ms {r['server_cpu_us_per_decision']:>10.0f}us "
             f"{r['server_cpu_util']:>7.0%} {r['client_cpu_util']:>8.0%}"
         )
+        threads = ", ".join(
+            f"{name} {us}" for name, us in r.get("server_thread_cpu_us_per_decision", {}).items()
+        )
+        if threads:
+            print(f"    server CPU by thread, us/decision: {threads}")
         for e in r["errors"]:
             print(f"    error: {e}")
     by = {(r["scenario"], r["kind"]): r for r in results}

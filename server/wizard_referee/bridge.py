@@ -85,8 +85,10 @@ class Connection:
         self.on_closed: Callable[[Connection], None] | None = None
         """Called (in trio) once, when the stream ends for any reason."""
         self._send_ch, self._recv_ch = trio.open_memory_channel[BotMsg | Malformed](inbound_limit)
-        # asyncio side: outbound queue, created in the asyncio thread
-        self._out: asyncio.Queue[ServerMsg | _Close] | None = None
+        # asyncio side: outbound queue and its wake-up, both used in the asyncio
+        # thread only; the event is set when an item arrives in an empty queue
+        self._out: deque[ServerMsg | _Close] = deque()
+        self._wake: asyncio.Event | None = None
 
     # -- trio side ----------------------------------------------------------------
 
@@ -139,8 +141,11 @@ class Connection:
     # -- asyncio side -----------------------------------------------------------------
 
     def _put(self, item: ServerMsg | _Close) -> None:
-        if self._out is not None:
-            self._out.put_nowait(item)
+        wake = self._wake
+        if wake is not None:
+            self._out.append(item)
+            if len(self._out) == 1:
+                wake.set()
 
     def __repr__(self) -> str:
         return f"<Connection {self.id} {self.peer}{' closed' if self.closed else ''}>"
@@ -158,18 +163,27 @@ class _Servicer:
     async def Play(self, request_iterator: AsyncIterator[Any], context: Any) -> None:
         bridge = self._bridge
         conn = Connection(bridge, f"c{next(bridge._ids)}", context.peer(), bridge.inbound_limit)
-        conn._out = asyncio.Queue()
+        out = conn._out
+        wake = conn._wake = asyncio.Event()
         if not bridge._to_trio(bridge._on_connect, conn):
             await context.abort(grpc.StatusCode.UNAVAILABLE, "server shutting down")
         reader = asyncio.ensure_future(self._read(request_iterator, conn))
+        encode = bridge._encode
+        write = context.write
         try:
             while True:
-                item = await conn._out.get()
+                if not out:
+                    wake.clear()
+                    await wake.wait()
+                    continue
+                # everything queued so far goes out back to back, in order,
+                # without waiting for another wake-up between messages
+                item = out.popleft()
                 if isinstance(item, _Close):
                     if item.code is not CloseCode.OK:
                         await context.abort(item.code.value, item.details)
                     return
-                await context.write(wire.encode_server(item))
+                await write(encode(item))
         finally:
             reader.cancel()
             bridge._to_trio(conn._mark_closed, "stream ended")
@@ -222,19 +236,38 @@ class Bridge:
         # one wake-up, not one per seat)
         self._outbox: deque[tuple[Callable[..., None], tuple[Any, ...]]] = deque()
         self._outbox_scheduled = False
+        self._last_msg: object = None
+        self._last_pb: Any = None
+        # asyncio -> trio calls, likewise
+        self._inbox: deque[tuple[Callable[..., None], tuple[Any, ...]]] = deque()
+        self._inbox_scheduled = False
 
     # -- crossing -----------------------------------------------------------------
 
     def _to_trio(self, fn: Callable[..., None], *args: Any) -> bool:
-        """From the asyncio thread: run ``fn(*args)`` in trio soon. False if trio is gone."""
+        """From the asyncio thread: run ``fn(*args)`` in trio soon (calls keep their
+        order). False if trio is gone."""
         if not self._trio_open:
             return False
-        try:
-            self._token.run_sync_soon(fn, *args)
-        except trio.RunFinishedError:
-            self._trio_open = False
-            return False
+        self._inbox.append((fn, args))
+        if not self._inbox_scheduled:
+            self._inbox_scheduled = True
+            try:
+                self._token.run_sync_soon(self._drain_inbox)
+            except trio.RunFinishedError:
+                self._trio_open = False
+                return False
         return True
+
+    def _drain_inbox(self) -> None:
+        """In trio: run the calls queued by :meth:`_to_trio` (one trio wake-up
+        for everything the asyncio thread handed over meanwhile; same flag
+        protocol as :meth:`_drain_outbox`)."""
+        self._inbox_scheduled = False
+        inbox = self._inbox
+        while inbox:
+            fn, args = inbox.popleft()
+            fn(*args)
 
     def _to_aio(self, fn: Callable[..., None], *args: Any) -> None:
         """From trio: run ``fn(*args)`` in the asyncio thread soon (calls keep their order)."""
@@ -258,6 +291,16 @@ class Bridge:
         while outbox:
             fn, args = outbox.popleft()
             fn(*args)
+
+    def _encode(self, msg: ServerMsg) -> Any:
+        """In the asyncio thread: ``msg`` as protobuf. A table sends the same
+        event object to every seat and the seats' writers run one after the
+        other, so the last message encoded is kept and reused (by identity:
+        messages are frozen, and ``context.write`` only reads the protobuf)."""
+        if msg is not self._last_msg:
+            self._last_pb = wire.encode_server(msg)
+            self._last_msg = msg
+        return self._last_pb
 
     def _on_connect(self, conn: Connection) -> None:
         self._on_connect_cb(conn)
