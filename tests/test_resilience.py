@@ -396,6 +396,28 @@ def test_fault_policy_forfeit_round(serve: Any) -> None:
     assert list(end.totals) == rec.totals and list(end.ranks) == rec.ranks
 
 
+def test_a_fault_found_by_the_reader_forfeits_the_open_decision(serve: Any) -> None:
+    server = serve(fault_policy="forfeit_round")
+
+    def wrong_id_first(bot: RawBot, req: DecisionRequest) -> bool:
+        if req.view.round == 2 and req.view.legal_bids:
+            # a wrong request id (a malformed fault, found by the reader), then the answer
+            bot.send_action("no-such-request", Bid(0))
+            bot.send_action(req.request_id, bot.random_action(req))
+            return True
+        return False
+
+    bad = RawBot(server.address, "bad", on_request=wrong_id_first)
+    run_bots([bad, *[RawBot(server.address, f"m{i}") for i in range(2)]])
+    (rec,) = server.wait_records(1)
+    assert rec.status == "finished" and verify_record(rec) == []
+    seat = seat_of(rec, "bad")
+    assert rec.faults[seat] == {"malformed": 1}
+    round2 = [mv for mv in rec.rounds[1].moves if mv.seat == seat]
+    assert round2 and all(mv.fault == "forfeit_round" for mv in round2)
+    assert [p["round"] for p in rec.penalties] == [2]
+
+
 def test_fault_policy_remove_after_k_faults(serve: Any) -> None:
     server = serve(fault_policy="remove", max_faults=2)
     bad = RawBot(

@@ -93,6 +93,8 @@ class _SeatState:
     """Seconds left in the seat's time bank (at the open request's start)."""
     started: float = 0.0
     """trio time the open request was issued."""
+    waiting: trio.CancelScope | None = None
+    """The wait for the answer to the open request."""
 
     @property
     def conn(self) -> Connection | None:
@@ -179,6 +181,8 @@ class _Table:
         if self.fault_policy == "forfeit_round" and rnd not in st.forfeited:
             st.forfeited.add(rnd)
             self.log.warning("round_forfeited", round=rnd, seat=st.seat, bot=st.spec.name)
+            if st.waiting is not None:
+                st.waiting.cancel()  # the open decision is the default policy's too
         elif (
             self.fault_policy == "remove"
             and sum(self.record.faults[st.seat].values()) >= self.max_faults
@@ -186,6 +190,8 @@ class _Table:
             st.removed = True
             self.record.removed[st.seat] = rnd
             self.log.warning("seat_removed", round=rnd, seat=st.seat, bot=st.spec.name)
+            if st.waiting is not None:
+                st.waiting.cancel()
 
     def _benched(self, st: _SeatState) -> str | None:
         """Why the default policy plays the seat's decisions now, if it does."""
@@ -349,7 +355,8 @@ class _Table:
         deadline = st.deadline = start + self.move_time + st.bank
         st.send(DecisionRequest(rid, self.game_id, view.with_time_left(self.move_time), st.bank))
         fault: str | None = "timeout"
-        with trio.move_on_at(deadline):
+        with trio.move_on_at(deadline) as waiting:
+            st.waiting = waiting  # a fault that benches the seat ends the wait (_fault)
             while True:
                 try:
                     msg = await st.answers.receive()
@@ -362,27 +369,25 @@ class _Table:
                 if msg.action is None:
                     self._fault(st, "malformed", msg.error)
                     self._reject(st, rid, "malformed", f"seat {seat}: {msg.error}", left)
-                    if self._benched(st) is not None:
-                        fault = self._benched(st)
-                        break
                     continue
                 try:
                     game.apply(seat, msg.action)
                 except RuleError as e:
                     self._fault(st, "illegal", str(e))
                     self._reject(st, rid, e.code, str(e), left)
-                    if self._benched(st) is not None:
-                        fault = self._benched(st)
-                        break
                     continue
+                st.waiting = None
                 st.open_request = None
                 took = trio.current_time() - start
                 st.bank = max(0.0, st.bank - max(0.0, took - self.move_time))
                 return msg.action, took * 1000, None
+        st.waiting = None
         st.open_request = None
         took = trio.current_time() - start
         elapsed = took * 1000
-        if fault == "timeout":
+        if fault == "timeout" and (st.removed or game.round in st.forfeited):
+            fault = "removed" if st.removed else "forfeit_round"  # benched meanwhile
+        elif fault == "timeout":
             bank = f" and the {st.bank:g} s time bank" if st.bank else ""
             st.bank = 0.0
             self._fault(st, "timeout", f"no legal answer within {self.move_time:g} s{bank}")

@@ -750,6 +750,24 @@ async def _await_entrants(
         )
 
 
+async def _settle_exits(
+    record: GameRecord, insts: Sequence[_Instance | None], exits: Sequence[int]
+) -> None:
+    """A launched bot's process that dropped its connection may still be
+    exiting when its game ends (its socket closes before it is reaped): give
+    it a moment, so that :func:`relabel_crashes` sees it has exited."""
+    for seat, (inst, before) in enumerate(zip(insts, exits, strict=True)):
+        if inst is None or "disconnect" not in record.faults[seat]:
+            continue
+        with trio.move_on_after(_EXIT_SETTLE):
+            while inst.restarts == before and inst.proc is not None and inst.proc.poll() is None:
+                await trio.sleep(0.02)
+
+
+#: Seconds to wait for a launched bot that disconnected to be seen exiting.
+_EXIT_SETTLE = 2.0
+
+
 def relabel_crashes(record: GameRecord, insts: Sequence[Any], exits: Sequence[int]) -> None:
     """A seat played by a bot process the runner launched, faulted
     ``disconnect`` while that process exited during the game (it was
@@ -814,6 +832,7 @@ async def _schedule(
                     "tournament": config.name,
                 },
             )
+            await _settle_exits(record, insts, exits)
             relabel_crashes(record, insts, exits)
             store.save_game(spec, record)
             if record.status == "finished":
