@@ -774,3 +774,15 @@ def test_record_round_trip_and_tampering() -> None:
 
     for change in (swap_card, bid_more, hands, totals, result, seat):
         assert tampered(change), change.__name__
+
+
+def test_serve_keeps_a_bounded_number_of_records() -> None:
+    """A long-running server keeps only the latest ``keep_records`` game records."""
+    from wizard_arena.core import Rules as _Rules
+
+    config = ArenaConfig(rules=_Rules(players=6), move_time=5.0, keep_records=2)
+    with ServerThread(config) as server:
+        run_bots([RawBot(server.address, f"k{i}", games=3) for i in range(6)])
+        assert server.call(lambda: server.arena.games_played) >= 3
+        records = server.records()
+        assert len(records) == 2

@@ -13,6 +13,7 @@ sessions with :meth:`Arena.play_game`.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import math
 import random
@@ -74,6 +75,9 @@ class ArenaConfig:
     """Matchmaking waits this long after a bot's game ends before seating it
     again, so a bot that stops after its last game can leave first."""
     shutdown_grace: float = 1.0
+    keep_records: int = 1000
+    """Finished game records kept in memory (0: all). A long-running server
+    must not grow without bound; a tournament keeps every game in its store."""
     fault_policy: str = "default"
     """What a fault costs beyond the default action: ``default`` (nothing),
     ``forfeit_round`` or ``remove`` (after ``max_faults``); see docs/protocol.md."""
@@ -140,7 +144,12 @@ class Arena:
         self.bridge: Bridge | None = None
         self.sessions: dict[str, Session] = {}
         self.waiting: list[Session] = []
-        self.records: list[GameRecord] = []
+        self.records: collections.deque[GameRecord] = collections.deque(
+            maxlen=config.keep_records or None
+        )
+        """The most recent finished games (``keep_records`` at most; tournaments
+        store every game through ``on_game_end`` instead)."""
+        self.games_played = 0
         self.active_tables = 0
         self.on_game_end: list[Callable[[GameRecord], None]] = []
         self.on_session: list[Callable[[Session], None]] = []
@@ -393,6 +402,7 @@ class Arena:
                         self._forget(s)
             self._notify()
         self.records.append(record)
+        self.games_played += 1
         for cb in self.on_game_end:
             cb(record)
         return record
@@ -479,4 +489,4 @@ async def serve_arena(
                     s.conn.close(CloseCode.UNAVAILABLE, "server shutting down")
                 await trio.sleep(0.05)  # let the closing statuses go out
                 await arena.bridge.stop(config.shutdown_grace)
-                arena.log.info("stopped", games=len(arena.records))
+                arena.log.info("stopped", games=arena.games_played)
