@@ -513,7 +513,10 @@ def test_a_decision_may_draw_on_the_time_bank(serve: Any) -> None:
     # the first bid ran past the move time: what it took beyond it came off the bank
     took = next(mv for mv in rec.rounds[0].moves if mv.seat == seat).ms / 1000
     assert took > 0.3
-    assert second.time_bank == pytest.approx(3.0 - (took - 0.3), abs=0.002)
+    # the bank and the recorded latency are read at slightly different moments:
+    # on a loaded machine they may differ by a few scheduler ticks
+    assert second.time_bank < 3.0
+    assert second.time_bank == pytest.approx(3.0 - (took - 0.3), abs=0.05)
     assert all(r.time_bank == second.time_bank for r in slow.requests[2:])
 
 

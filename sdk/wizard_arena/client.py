@@ -971,17 +971,25 @@ def run_bot(
             )
             return result
         except ArenaError as e:
-            if not isinstance(e, ConnectionLostError):
-                if driver.refused_resume(e):
-                    continue
-                raise
-            if welcomed:
-                driver.reset()
-            if not reconnect:
-                raise
-            delay = backoff.next_delay(e)
-            log.warning("%s; reconnecting in %.2f s", e, delay)
-            time.sleep(delay)
+            time.sleep(_after_stream_error(e, driver, welcomed, reconnect, backoff))
+
+
+def _after_stream_error(
+    e: ArenaError, driver: _Driver, welcomed: bool, reconnect: bool, backoff: _Backoff
+) -> float:
+    """After a stream ended with ``e``: the delay before connecting again (0 to
+    retry at once with a fresh session); re-raises ``e`` when the bot must stop."""
+    if not isinstance(e, ConnectionLostError):
+        if driver.refused_resume(e):
+            return 0.0
+        raise e
+    if welcomed:
+        driver.reset()
+    if not reconnect:
+        raise e
+    delay = backoff.next_delay(e)
+    log.warning("%s; reconnecting in %.2f s", e, delay)
+    return delay
 
 
 def _run_stream(
@@ -1290,17 +1298,7 @@ async def serve_bot(
                         return result
             return result
         except ArenaError as e:
-            if not isinstance(e, ConnectionLostError):
-                if driver.refused_resume(e):
-                    continue
-                raise
-            if welcomed:
-                driver.reset()
-            if not reconnect:
-                raise
-            delay = backoff.next_delay(e)
-            log.warning("%s; reconnecting in %.2f s", e, delay)
-            await trio.sleep(delay)
+            await trio.sleep(_after_stream_error(e, driver, welcomed, reconnect, backoff))
 
 
 async def _perform_async(
