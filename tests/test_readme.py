@@ -44,3 +44,34 @@ def test_every_documented_command_has_help() -> None:
         )
         assert proc.returncode == 0, (name, proc.stderr)
         assert "usage: wizard-arena" in proc.stdout
+
+
+def test_play_takes_the_rule_variants() -> None:
+    ok = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "wizard_arena.cli",
+            "play",
+            "--players",
+            "3",
+            "--tricksy",
+            "--blind-first-round",
+            "--round-sizes",
+            "1,2,3",
+            "--seed",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert "blind_first_round, tricksy, round_sizes 1,2,3" in ok.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "wizard_arena.cli", "play", "--maximus", "--round-sizes", "2"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert bad.returncode == 2 and "cannot be combined" in bad.stderr

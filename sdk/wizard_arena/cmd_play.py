@@ -3,31 +3,26 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
-from .core import BidRestriction, Rules
+from .cli_rules import add_rules_arguments, rules_from_args
 from .local import play_local
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--players",
-        type=int,
-        default=4,
-        choices=range(3, 7),
-        metavar="N",
-        help="table size, 3-6 (default 4)",
-    )
+    add_rules_arguments(parser, players_help="table size, 3-6 (default 4)")
     parser.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
-    parser.add_argument(
-        "--bid-restriction", default="none", choices=[b.value for b in BidRestriction]
-    )
     parser.add_argument("--rounds", action="store_true", help="print every round's result")
 
 
 def run(args: argparse.Namespace) -> int:
     from wizard_bots.random_bot import RandomBot
 
-    rules = Rules(players=args.players, bid_restriction=BidRestriction(args.bid_restriction))
+    try:
+        rules = rules_from_args(args)
+    except ValueError as e:
+        print(f"error: rules: {e}", file=sys.stderr)
+        return 2
     bots = [
         RandomBot(seed=None if args.seed is None else args.seed * 100 + s)
         for s in range(rules.players)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import trio
 
-from wizard_arena.core import BidRestriction, Rules
+from wizard_arena.cli_rules import add_rules_arguments, rules_from_args
 
 from .arena import ArenaConfig, serve_arena
 from .logs import configure_logging
@@ -19,53 +19,7 @@ from .record import FAULT_POLICIES
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=50051, help="port (0: any free port)")
-    parser.add_argument(
-        "--players",
-        type=int,
-        default=4,
-        choices=range(3, 7),
-        metavar="N",
-        help="players per table, 3-6 (default 4)",
-    )
-    parser.add_argument(
-        "--bid-restriction",
-        default="none",
-        choices=[b.value for b in BidRestriction],
-        help="rule variant",
-    )
-    v = parser.add_argument_group(
-        "rule variants (bots must list each one in force in their Hello.rule_options)"
-    )
-    v.add_argument(
-        "--hidden-bids",
-        action="store_true",
-        help="everyone bids at once; the bids are revealed together",
-    )
-    v.add_argument(
-        "--blind-first-round",
-        action="store_true",
-        help="round 1: each player sees the others' cards but not their own",
-    )
-    v.add_argument(
-        "--maximus",
-        action="store_true",
-        help="Wizard Maximus: five rounds of all cards, trump C D H S then none",
-    )
-    v.add_argument(
-        "--tricksy",
-        action="store_true",
-        help="whoever plays a Wizard names the trump from the next trick on",
-    )
-    v.add_argument(
-        "--lowest-score-deals",
-        action="store_true",
-        help="from round 2 the player with the fewest points deals",
-    )
-    v.add_argument(
-        "--round-sizes",
-        metavar="N,N,...",
-        help="a short game: cards dealt in each round, e.g. 2,4,6",
-    )
+    add_rules_arguments(parser)
     parser.add_argument(
         "--move-time",
         type=float,
@@ -137,37 +91,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--log-level", default="info", choices=["debug", "info", "warning", "error"]
     )
     parser.add_argument("--log-format", default="auto", choices=["auto", "json", "console"])
-
-
-def parse_round_sizes(text: str) -> tuple[int, ...]:
-    """``"2,4,6"`` -> ``(2, 4, 6)``; ValueError with a readable message otherwise.
-
-    >>> parse_round_sizes("2, 4,6")
-    (2, 4, 6)
-    """
-    parts = [p.strip() for p in text.split(",")]
-    try:
-        return tuple(int(p) for p in parts)
-    except ValueError:
-        raise ValueError(
-            f"--round-sizes must be whole numbers separated by commas, not {text!r}"
-        ) from None
-
-
-def rules_from_args(args: argparse.Namespace) -> Rules:
-    """The Rules the command-line options ask for; ValueError (the core's
-    message) for a combination that cannot work."""
-    sizes = parse_round_sizes(args.round_sizes) if args.round_sizes is not None else None
-    return Rules(
-        players=args.players,
-        bid_restriction=BidRestriction(args.bid_restriction),
-        hidden_bids=args.hidden_bids,
-        blind_first_round=args.blind_first_round,
-        maximus=args.maximus,
-        tricksy=args.tricksy,
-        lowest_score_deals=args.lowest_score_deals,
-        hand_sizes=sizes,
-    )
 
 
 def read_tokens(path: Path) -> frozenset[str]:
