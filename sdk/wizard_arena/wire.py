@@ -115,6 +115,14 @@ def card_to_pb(card: Card) -> pb.Card:
     return pb.Card(kind=kind, suit=suit, rank=rank)  # type: ignore[arg-type]
 
 
+def _set_card(out: pb.Card, card: Card) -> None:
+    """Fill the card sub-message ``out`` (in place: no temporary message)."""
+    kind, suit, rank = _CARD_FIELDS[card]
+    out.kind = kind  # type: ignore[assignment]
+    out.suit = suit  # type: ignore[assignment]
+    out.rank = rank
+
+
 def _fill_cards(field: object, cards: Iterable[Card]) -> None:
     add = field.add  # type: ignore[attr-defined]
     for c in cards:
@@ -284,10 +292,7 @@ def _view_to_pb(v: SeatView, out: pb.SeatView) -> None:
     out.to_act = -1 if v.to_act is None else v.to_act
     _fill_cards(out.hand, v.hand)
     if v.turned_card is not None:
-        kind, suit, rank = _CARD_FIELDS[v.turned_card]
-        out.turned_card.kind = kind  # type: ignore[assignment]
-        out.turned_card.suit = suit  # type: ignore[assignment]
-        out.turned_card.rank = rank
+        _set_card(out.turned_card, v.turned_card)
     out.trump = _SUIT_TO_PB[v.trump]
     out.bids.extend(-1 if b is None else b for b in v.bids)
     out.leader = v.leader
@@ -364,10 +369,7 @@ def encode_bot(msg: BotMsg) -> pb.BotMessage:
     if isinstance(action, Bid):
         a.bid = action.bid
     elif isinstance(action, Play):
-        kind, suit, rank = _CARD_FIELDS[action.card]
-        a.card.kind = kind  # type: ignore[assignment]
-        a.card.suit = suit  # type: ignore[assignment]
-        a.card.rank = rank
+        _set_card(a.card, action.card)
     elif isinstance(action, ChooseTrump):
         a.trump = _SUIT_TO_PB[action.suit]
     return out
@@ -441,7 +443,7 @@ def encode_server(msg: ServerMsg) -> pb.ServerMessage:
         r.cards_per_player = msg.cards
         _fill_cards(r.your_hand, msg.hand)
         if msg.turned_card is not None:
-            r.turned_card.CopyFrom(card_to_pb(msg.turned_card))
+            _set_card(r.turned_card, msg.turned_card)
         r.trump = _SUIT_TO_PB[msg.trump]
         r.trump_pending = msg.trump_pending
         if msg.others_hands:
@@ -487,10 +489,7 @@ def _event_to_pb(msg: TableEvent, out: pb.ServerMessage) -> None:
         c = out.card_played
         c.game_id = gid
         c.seat = ev.seat
-        kind, suit, rank = _CARD_FIELDS[ev.card]
-        c.card.kind = kind  # type: ignore[assignment]
-        c.card.suit = suit  # type: ignore[assignment]
-        c.card.rank = rank
+        _set_card(c.card, ev.card)
     elif isinstance(ev, BidMade):
         b = out.bid_made
         b.game_id = gid
