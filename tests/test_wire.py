@@ -19,9 +19,17 @@ from wizard_arena.core import (
     Rules,
     SeatView,
     Suit,
+    Trick,
 )
 from wizard_arena.core.rules import VARIANT_OPTIONS
-from wizard_arena.protocol import DecisionRequest, Hello, RoundStart, ServerInfo, TableEvent
+from wizard_arena.protocol import (
+    DecisionRequest,
+    Hello,
+    RoundStart,
+    ServerInfo,
+    TableEvent,
+    Welcome,
+)
 
 #: One table of rules per variant, and a few combinations.
 VARIANT_RULES: dict[str, Rules] = {
@@ -59,6 +67,8 @@ def _view_round_trip(view: SeatView) -> SeatView:
 
 def _server_round_trip(msg: object) -> object:
     raw = wire.encode_server(msg)  # type: ignore[arg-type]
+    # the referee's byte encoder parses to exactly the same message
+    assert wire.pb.ServerMessage.FromString(wire.encode_server_bytes(msg)) == raw  # type: ignore[arg-type]
     return wire.decode_server(wire.pb.ServerMessage.FromString(raw.SerializeToString()))
 
 
@@ -134,6 +144,41 @@ def test_views_and_messages_round_trip(name: str) -> None:
         assert seen["next_trump"] and seen["mid_play_choice"]
     if rules.hidden_bids:
         assert seen["hidden"]
+
+
+@pytest.mark.parametrize("size", [0, 1, 127, 128, 300, 16383, 16384, 2**21 + 5])
+def test_framing_matches_protobuf(size: int) -> None:
+    """The one piece of wire format written by hand: a length-delimited field
+    (field 3 of Hello is ``bot_name``)."""
+    name = "x" * size
+    framed = wire._framed(3, name.encode())
+    assert wire.pb.Hello.FromString(framed).bot_name == name
+    if size:  # protobuf omits an empty string; otherwise the bytes are the same
+        assert framed == wire.pb.Hello(bot_name=name).SerializeToString()
+
+
+def test_fragment_cache_is_by_identity_and_bounded() -> None:
+    cache = wire._ByIdentity(limit=2)
+    a, b = Trick(0, (Card("W"),), 0), Trick(0, (Card("W"),), 0)
+    calls: list[str] = []
+
+    def make(tag: str) -> bytes:
+        calls.append(tag)
+        return tag.encode()
+
+    assert cache.get(a, lambda: make("a")) == b"a"
+    assert cache.get(a, lambda: make("again")) == b"a"  # a hit: not made again
+    assert cache.get(b, lambda: make("b")) == b"b"  # equal but another object: its own entry
+    assert cache.get(object(), lambda: make("c")) == b"c"  # the limit: emptied, then added
+    assert cache.get(a, lambda: make("a2")) == b"a2"
+    assert calls == ["a", "b", "c", "a2"]
+
+
+def test_play_writes_messages_or_bytes() -> None:
+    """The Play response serializer takes a ServerMessage or its bytes, unchanged."""
+    msg = wire.encode_server(Welcome(1, "s1", "0.1"))
+    assert wire._serialize_server(msg) == msg.SerializeToString()
+    assert wire._serialize_server(b"\x0a\x00") == b"\x0a\x00"
 
 
 def test_blind_round_start_keeps_seats() -> None:
