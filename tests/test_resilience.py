@@ -627,6 +627,8 @@ def test_limit_settings() -> None:
     )
     plain = serve_args()
     assert (plain.max_connections, plain.max_sessions_per_token) == (0, 0)
+    assert (plain.reseat_delay, serve_args("--reseat-delay", "0").reseat_delay) == (0.5, 0.0)
+    assert plain.reseat_delay == ArenaConfig().reseat_delay
     assert plain.max_message_bytes == 64 * 1024
     with pytest.raises(ValueError, match="max_connections"):
         ArenaConfig(max_connections=-1)

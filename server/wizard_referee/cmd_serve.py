@@ -88,6 +88,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="faults in one game after which --fault-policy remove removes the seat (default 3)",
     )
     parser.add_argument(
+        "--reseat-delay",
+        type=float,
+        default=0.5,
+        metavar="SECONDS",
+        help="pause after a bot's game before seating it again, so a bot that stops after "
+        "its last game can leave first (default 0.5)",
+    )
+    parser.add_argument(
         "--log-level", default="info", choices=["debug", "info", "warning", "error"]
     )
     parser.add_argument("--log-format", default="auto", choices=["auto", "json", "console"])
@@ -143,6 +151,9 @@ def run(args: argparse.Namespace) -> int:
     if args.max_faults < 1:
         print("error: --max-faults must be at least 1", file=sys.stderr)
         return 2
+    if args.reseat_delay < 0:
+        print("error: --reseat-delay must not be negative", file=sys.stderr)
+        return 2
     tokens = None
     if args.token_file is not None:
         try:
@@ -169,6 +180,7 @@ def run(args: argparse.Namespace) -> int:
         max_connections=args.max_connections,
         max_sessions_per_token=args.max_sessions_per_token,
         max_message_bytes=args.max_message_bytes,
+        reseat_delay=args.reseat_delay,
     )
     try:
         trio.run(_main, config)
