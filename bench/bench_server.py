@@ -75,7 +75,7 @@ SCENARIOS = {
     "fast": (16, 0.0, 3.0, 15.0),
     "think": (256, 0.1, 6.0, 20.0),
 }
-KINDS = ("arena", "floor-table", "floor-pingpong")
+KINDS = ("arena", "floor-bridge", "floor-table", "floor-pingpong")
 CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -241,6 +241,80 @@ async def serve_floor(mode: str, players: int) -> None:
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     await server.stop(0.5)
+
+
+# -- the architecture's floor: the same traffic through the referee's bridge -------------
+
+
+async def serve_floor_bridge(players: int) -> None:
+    """``floor-table`` traffic, but the table logic runs in trio on the main
+    thread and every message crosses the referee's own bridge
+    (:mod:`wizard_referee.bridge`: grpc.aio in a background thread), exactly
+    as in the arena; messages are canned protobuf, as in the floor. What the
+    prescribed architecture costs before any rule or view is computed."""
+    import trio
+
+    from wizard_referee.bridge import Bridge, Connection
+
+    class PassThrough(Bridge):
+        def _encode(self, msg: Any) -> Any:
+            return msg  # canned: already serialized
+
+    request, pb_event = canned_messages(players)
+    event: Any = pb_event.SerializeToString()
+    welcome: Any = wire.encode_server_bytes(Welcome(1, "floor", "floor"))
+    waiting: list[Connection] = []
+    table_of: dict[Connection, _BridgeTable] = {}
+
+    class _BridgeTable:
+        def __init__(self, number: int, seats: list[Connection]) -> None:
+            self.seats = seats
+            self.to_act = 0
+            own = type(request)()
+            own.CopyFrom(request)
+            own.decision_request.game_id = f"floor-table-{number}"
+            self.request: Any = own.SerializeToString()
+            for c in seats:
+                table_of[c] = self
+            seats[0].send(self.request)
+
+        def on_action(self, conn: Connection) -> None:
+            if conn is not self.seats[self.to_act]:
+                return
+            for c in self.seats:
+                c.send(event)
+            self.to_act = (self.to_act + 1) % len(self.seats)
+            self.seats[self.to_act].send(self.request)
+
+    tables = 0
+
+    async def reader(conn: Connection) -> None:
+        nonlocal tables, waiting
+        while True:
+            try:
+                msg = await conn.receive()
+            except (trio.EndOfChannel, trio.ClosedResourceError):
+                return
+            if isinstance(msg, Hello):
+                conn.send(welcome)
+                waiting.append(conn)
+                if len(waiting) >= players:
+                    seats, waiting = waiting[:players], waiting[players:]
+                    tables += 1
+                    _BridgeTable(tables, seats)
+            elif conn in table_of:
+                table_of[conn].on_action(conn)
+
+    async with trio.open_nursery() as nursery:
+        info = ServerInfo("floor", (1,), Rules(players=players), 5.0, False)
+        bridge = PassThrough(info, lambda conn: nursery.start_soon(reader, conn), 64, 64 * 1024)
+        port = await bridge.start("127.0.0.1", 0)
+        print(f"floor serving on 127.0.0.1:{port}", file=sys.stderr, flush=True)
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for _ in signals:
+                break
+        await bridge.stop(0.5)
+        nursery.cancel_scope.cancel()
 
 
 # -- the bots ---------------------------------------------------------------------------
@@ -419,6 +493,8 @@ def server_argv(kind: str) -> list[str]:
             "5",
             "--seed",
             "1",
+            "--reseat-delay",
+            "0",
             "--log-level",
             "warning",
             "--log-format",
@@ -494,7 +570,7 @@ def report(results: list[dict[str, Any]]) -> None:
         arena = by.get((scenario, "arena"))
         if arena is None:
             continue
-        for floor in ("floor-table", "floor-pingpong"):
+        for floor in ("floor-bridge", "floor-table", "floor-pingpong"):
             f = by.get((scenario, floor))
             if f is not None:
                 ratio = arena["decisions_per_s"] / f["decisions_per_s"]
@@ -514,7 +590,7 @@ def main() -> None:
         p.add_argument("--kinds", default=",".join(KINDS), help="comma-separated server kinds")
         p.add_argument("--json", action="store_true", help="also print the raw results as JSON")
     fl = sub.add_parser("floor-server", help="(internal) run the floor server")
-    fl.add_argument("--mode", choices=["table", "pingpong"], default="table")
+    fl.add_argument("--mode", choices=["table", "pingpong", "bridge"], default="table")
     fl.add_argument("--players", type=int, default=PLAYERS)
     bt = sub.add_parser("bots", help="(internal) run the bots and print JSON")
     bt.add_argument("--address", required=True)
@@ -524,6 +600,11 @@ def main() -> None:
     bt.add_argument("--warmup", type=float, default=3.0)
     bt.add_argument("--window", type=float, default=10.0)
     args = ap.parse_args()
+    if args.role == "floor-server" and args.mode == "bridge":
+        import trio
+
+        trio.run(serve_floor_bridge, args.players)
+        return
     if args.role == "floor-server":
         asyncio.run(serve_floor(args.mode, args.players))
         return
