@@ -53,7 +53,7 @@ def test_rules_core_uses_no_global_random(path: Path) -> None:
 
 def _modules() -> list[str]:
     names = []
-    for pkg in ("wizard_arena", "wizard_bots"):
+    for pkg in ("wizard_arena", "wizard_referee", "wizard_bots"):
         mod = importlib.import_module(pkg)
         names.append(pkg)
         for info in pkgutil.walk_packages(mod.__path__, prefix=pkg + "."):

@@ -8,6 +8,7 @@ no test asserts on timing.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -60,7 +61,13 @@ from wizard_referee import table as table_module
 from wizard_referee.arena import ArenaConfig
 from wizard_referee.cmd_serve import read_tokens
 from wizard_referee.logs import configure_logging
-from wizard_referee.record import FAULT_CODES, GameRecord, parse_action, verify_record
+from wizard_referee.record import (
+    FAULT_CODES,
+    GameRecord,
+    RecordLog,
+    parse_action,
+    verify_record,
+)
 from wizard_referee.table import SeatSpec, run_table
 
 from .support import RawBot, ServerThread, run_bots, spawn_aio_bots
@@ -746,6 +753,16 @@ def test_record_round_trip_and_tampering() -> None:
     back = GameRecord.from_json(text)
     assert back == rec and back.to_json() == text
     assert verify_record(back) == []
+    # to_dict is written out by hand (for speed): it must stay what asdict gives
+    assert rec.to_dict() == dataclasses.asdict(rec)
+    rec.faults[1]["timeout"] = 2
+    rec.rounds[0].moves[0].fault = "timeout"
+    assert rec.to_dict() == dataclasses.asdict(rec)
+    log = RecordLog(maxlen=2)
+    for r in (back, rec, back):
+        log.append(r)
+    assert list(log) == [rec, back] and log[0] == rec and log[-1] == back and log[:1] == [rec]
+    assert log[0] is not rec  # a copy, decoded when read
 
     def tampered(change: Any) -> list[str]:
         t = GameRecord.from_json(text)

@@ -11,7 +11,7 @@ import trio
 
 from wizard_arena.cli_rules import add_rules_arguments, rules_from_args
 
-from .arena import ArenaConfig, serve_arena
+from .arena import ArenaConfig, freeze_startup_objects, serve_arena
 from .logs import configure_logging
 from .record import FAULT_POLICIES
 
@@ -117,6 +117,7 @@ async def _main(config: ArenaConfig) -> None:
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
             arena = await nursery.start(serve_arena, config)
+            freeze_startup_objects()
             print(
                 f"wizard-arena serving on {arena.address} ({config.rules.describe()})",
                 file=sys.stderr,

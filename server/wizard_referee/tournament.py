@@ -42,7 +42,7 @@ import trio
 from wizard_arena.core import BidRestriction, Rules
 
 from . import ratings as rating_lib
-from .arena import Arena, ArenaConfig, Session, serve_arena
+from .arena import Arena, ArenaConfig, Session, freeze_startup_objects, serve_arena
 from .logs import get_logger
 from .record import FAULT_POLICIES, GameRecord
 from .schedule import round_robin, seat_rotations
@@ -594,6 +594,7 @@ async def _play(
     )
     async with trio.open_nursery() as nursery:
         arena: Arena = await nursery.start(serve_arena, arena_config)
+        freeze_startup_objects()
 
         def on_session(s: Session) -> None:
             owner = token_owner.get(s.hello.token)
