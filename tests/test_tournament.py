@@ -339,3 +339,44 @@ def test_leaderboard_statistics(tmp_path: Path) -> None:
     assert sum(r.timeouts for r in board.rows) == 2 * len(specs)
     excluded = leaderboard(store, bootstrap=0, exclude_faulted=True)
     assert excluded.rows and "kept out of the ratings" in excluded.notes[-1]
+
+
+def test_rule_variants_from_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Variant flags override the file's keys; --no-X turns one off."""
+    import argparse
+
+    from wizard_arena.core import Rules
+    from wizard_referee import cmd_tournament
+
+    path = tmp_path / "t.toml"
+    path.write_text(
+        "[tournament]\nplayers = 3\ntricksy = true\n"
+        + "".join(f'[[entrant]]\nname = "b{i}"\ncommand = "x"\n' for i in range(3)),
+        encoding="utf-8",
+    )
+    parser = argparse.ArgumentParser()
+    cmd_tournament.add_arguments(parser)
+
+    def config(*argv: str) -> TournamentConfig:
+        args = parser.parse_args([str(path), *argv])
+        return TournamentConfig.from_toml(path, **cmd_tournament.overrides_from_args(args))
+
+    assert config().rules == Rules(players=3, tricksy=True)
+    assert config("--hidden-bids", "--round-sizes", "1,3,5").rules == Rules(
+        players=3, tricksy=True, hidden_bids=True, hand_sizes=(1, 3, 5)
+    )
+    assert config("--no-tricksy", "--maximus", "--lowest-score-deals").rules == Rules(
+        players=3, maximus=True, lowest_score_deals=True
+    )
+    assert config("--blind-first-round", "--round-sizes", "1,2").rules.blind_first_round
+    with pytest.raises(TournamentError, match="rules: "):
+        config("--maximus", "--round-sizes", "2,4")
+    # on the command line: a clear error and exit status 2 before anything starts
+    for argv, message in (
+        (["--round-sizes", "2,x"], "--round-sizes must be whole numbers"),
+        (["--maximus", "--round-sizes", "2,4"], "error: rules: "),
+    ):
+        assert cmd_tournament.run(parser.parse_args([str(path), *argv])) == 2
+        assert message in capsys.readouterr().err

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 import trio
 
+from wizard_arena.cli_rules import parse_round_sizes
 from wizard_arena.core import BidRestriction
 
 from .logs import configure_logging
@@ -19,6 +21,37 @@ from .tournament import (
     leaderboard_csv,
     run_tournament,
 )
+
+#: The on/off rule variants, by flag (the TOML key is the flag with underscores).
+VARIANT_FLAGS = {
+    "hidden-bids": "everyone bids at once; the bids are revealed together",
+    "blind-first-round": "round 1: each player sees the others' cards but not their own",
+    "maximus": "Wizard Maximus: five rounds of all cards, trump C D H S then none",
+    "tricksy": "whoever plays a Wizard names the trump from the next trick on",
+    "lowest-score-deals": "from round 2 the player with the fewest points deals",
+}
+
+
+def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``[tournament]`` values given on the command line (None: not given).
+    ValueError for a malformed ``--round-sizes``."""
+    out: dict[str, Any] = {
+        "players": args.players,
+        "deal_sets": args.deal_sets,
+        "move_time": args.move_time,
+        "bid_restriction": args.bid_restriction,
+        "seed": args.seed,
+        "parallel": args.parallel,
+        "database": args.database,
+        "port": args.port,
+        "exclude_faulted": args.exclude_faulted,
+    }
+    for flag in VARIANT_FLAGS:
+        key = flag.replace("-", "_")
+        out[key] = getattr(args, key)
+    if args.round_sizes is not None:
+        out["round_sizes"] = list(parse_round_sizes(args.round_sizes))
+    return out
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,6 +65,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     o.add_argument("--parallel", type=int, metavar="N", help="tables played at once")
     o.add_argument("--database", metavar="PATH", help="results database (SQLite)")
     o.add_argument("--port", type=int, help="server port (default: any free port)")
+    v = parser.add_argument_group(
+        "rule variant overrides (replace the file's keys; --no-X turns a variant off)"
+    )
+    for flag, help_text in VARIANT_FLAGS.items():
+        v.add_argument(f"--{flag}", action=argparse.BooleanOptionalAction, help=help_text)
+    v.add_argument(
+        "--round-sizes",
+        metavar="N,N,...",
+        help="a short game: cards dealt in each round, e.g. 2,4,6",
+    )
     parser.add_argument(
         "--resume", action="store_true", help="continue an interrupted tournament from its database"
     )
@@ -60,18 +103,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     configure_logging(args.log_level, "auto")
     try:
-        config = TournamentConfig.from_toml(
-            args.config,
-            players=args.players,
-            deal_sets=args.deal_sets,
-            move_time=args.move_time,
-            bid_restriction=args.bid_restriction,
-            seed=args.seed,
-            parallel=args.parallel,
-            database=args.database,
-            port=args.port,
-            exclude_faulted=args.exclude_faulted,
-        )
+        overrides = overrides_from_args(args)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    try:
+        config = TournamentConfig.from_toml(args.config, **overrides)
         store = trio.run(
             lambda: run_tournament(
                 config, resume=args.resume, progress_stream=None if args.quiet else sys.stderr
