@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from wizard_arena.cli import COMMANDS
+from wizard_arena.core import Rules
 
 from .conftest import ROOT
 
@@ -57,6 +58,21 @@ def test_a_good_bot_is_clean() -> None:
     assert set(report["latency_ms"]) == {"p50", "p95", "max"}
     assert report["sdk_summary"]["games"] == 2
     assert report["sdk_summary"]["bot_errors"] == 0
+
+
+def test_the_check_plays_the_rule_variants_asked_for() -> None:
+    rc, report = check_json(
+        "wizard_bots.heuristic:HeuristicBot",
+        *["--players", "3", "--games", "1", "--move-time", "2"],
+        *["--hidden-bids", "--tricksy", "--blind-first-round", "--round-sizes", "1,3"],
+    )
+    assert rc == 0, report["problems"]
+    assert report["rules"] == Rules(
+        players=3, hidden_bids=True, tricksy=True, blind_first_round=True, hand_sizes=(1, 3)
+    ).describe()
+    # round 1 (blind): a bid, and the referee plays the one card; round 2: a bid, 3 cards
+    assert report["decisions"] == 1 + 1 + 3
+    assert report["games"][0]["status"] == "finished"
 
 
 def test_a_slow_and_illegal_bot_is_reported_with_advice() -> None:
@@ -133,6 +149,8 @@ def test_a_command_with_placeholders_that_never_connects() -> None:
         ["wizard_bots.random_bot:RandomBot", "--games", "0"],
         ["wizard_bots.random_bot:RandomBot", "--move-time", "0"],
         ["wizard_bots.random_bot:RandomBot", "--players", "9"],
+        ["wizard_bots.random_bot:RandomBot", "--maximus", "--round-sizes", "2,4"],
+        ["wizard_bots.random_bot:RandomBot", "--round-sizes", "two"],
         ["wizard_bots.random_bot:RandomBot", "--opponent", "no_such_module:Bot"],
         ["--command", "no-such-program-anywhere"],
         ["--command", "x", "--arg", "a=1"],

@@ -4,7 +4,7 @@
 
     wizard-arena check my_bot.py:MyBot [--arg key=value ...]
     wizard-arena check --command "node bot.js"
-        [--games N] [--players N] [--move-time S] [--json]
+        [--games N] [--players N] [RULE OPTIONS] [--move-time S] [--json]
 
 The check starts a referee on loopback (any free port, matchmaking off,
 access tokens), starts the bot under test as a subprocess, connects local
@@ -76,6 +76,7 @@ from typing import IO, Any
 
 import trio
 
+from wizard_arena.cli_rules import add_rules_arguments, rules_from_args
 from wizard_arena.core import Rules
 
 from .arena import Arena, ArenaConfig, Session, serve_arena
@@ -121,14 +122,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--games", type=int, metavar="N", help="games to play (default: one per seat)"
     )
-    parser.add_argument(
-        "--players",
-        type=int,
-        default=4,
-        choices=range(3, 7),
-        metavar="N",
-        help="players per table, 3-6 (default 4)",
-    )
+    add_rules_arguments(parser)
     parser.add_argument(
         "--move-time",
         type=float,
@@ -181,6 +175,8 @@ class CheckReport:
     move_time: float
     games_planned: int
     opponents: list[str]
+    rules: str = ""
+    """The rules played (``Rules.describe()``)."""
     games: list[dict[str, Any]] = field(default_factory=list)
     """Per game: id, seat, faults, points, rank."""
     decisions: int = 0
@@ -210,13 +206,17 @@ class CheckReport:
 @dataclass
 class CheckOptions:
     label: str
-    players: int
+    rules: Rules
     move_time: float
     games: int
     opponents: list[str]
     seed: int
     connect_timeout: float
     workdir: str = "."
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
 
 
 # -- running the check ---------------------------------------------------------------------
@@ -314,7 +314,7 @@ async def run_check(
     config = ArenaConfig(
         host="127.0.0.1",
         port=0,
-        rules=Rules(players=players),
+        rules=opts.rules,
         move_time=opts.move_time,
         tokens=frozenset([bot_token, *opp_tokens]),
         matchmaking=False,
@@ -653,7 +653,7 @@ def format_report(r: CheckReport) -> str:
     out = [f"wizard-arena check: {r.bot}"]
     seats = sorted({g["seat"] for g in r.games})
     out.append(
-        f"  {len(r.games)} of {r.games_planned} games at tables of {r.players}, "
+        f"  {len(r.games)} of {r.games_planned} games ({r.rules or f'{r.players} players'}), "
         f"{r.move_time:g} s per move, against {', '.join(r.opponents)}"
         + (f"; seats played: {', '.join(map(str, seats))}" if seats else "")
     )
@@ -722,6 +722,7 @@ def run(args: argparse.Namespace) -> int:
     report = CheckReport(
         bot=opts.label,
         players=opts.players,
+        rules=opts.rules.describe(),
         move_time=opts.move_time,
         games_planned=opts.games,
         opponents=done.opponents,
@@ -762,6 +763,10 @@ def _options(args: argparse.Namespace) -> CheckOptions:
         raise UsageError("--move-time must be positive")
     if args.connect_timeout <= 0:
         raise UsageError("--connect-timeout must be positive")
+    try:
+        rules = rules_from_args(args)
+    except ValueError as e:
+        raise UsageError(f"rules: {e}") from None
     games = args.players if args.games is None else args.games
     if games < 1:
         raise UsageError("--games must be at least 1")
@@ -773,7 +778,7 @@ def _options(args: argparse.Namespace) -> CheckOptions:
             raise UsageError(f"--opponent: {e}") from None
     return CheckOptions(
         label=args.spec if args.spec is not None else args.command,
-        players=args.players,
+        rules=rules,
         move_time=args.move_time,
         games=games,
         opponents=opponents,
