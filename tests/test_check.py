@@ -67,9 +67,12 @@ def test_the_check_plays_the_rule_variants_asked_for() -> None:
         *["--hidden-bids", "--tricksy", "--blind-first-round", "--round-sizes", "1,3"],
     )
     assert rc == 0, report["problems"]
-    assert report["rules"] == Rules(
-        players=3, hidden_bids=True, tricksy=True, blind_first_round=True, hand_sizes=(1, 3)
-    ).describe()
+    assert (
+        report["rules"]
+        == Rules(
+            players=3, hidden_bids=True, tricksy=True, blind_first_round=True, hand_sizes=(1, 3)
+        ).describe()
+    )
     # round 1 (blind): a bid, and the referee plays the one card; round 2: a bid, 3 cards
     assert report["decisions"] == 1 + 1 + 3
     assert report["games"][0]["status"] == "finished"

@@ -341,9 +341,7 @@ def test_leaderboard_statistics(tmp_path: Path) -> None:
     assert excluded.rows and "kept out of the ratings" in excluded.notes[-1]
 
 
-def test_rule_variants_from_the_command_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_rule_variants_from_the_command_line(tmp_path: Path) -> None:
     """Variant flags override the file's keys; --no-X turns one off."""
     import argparse
 
@@ -374,9 +372,15 @@ def test_rule_variants_from_the_command_line(
     with pytest.raises(TournamentError, match="rules: "):
         config("--maximus", "--round-sizes", "2,4")
     # on the command line: a clear error and exit status 2 before anything starts
+    # (a subprocess: the command configures the process's logging)
     for argv, message in (
         (["--round-sizes", "2,x"], "--round-sizes must be whole numbers"),
         (["--maximus", "--round-sizes", "2,4"], "error: rules: "),
     ):
-        assert cmd_tournament.run(parser.parse_args([str(path), *argv])) == 2
-        assert message in capsys.readouterr().err
+        proc = subprocess.run(
+            [sys.executable, "-m", "wizard_arena.cli", "tournament", str(path), *argv],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode == 2 and message in proc.stderr, proc.stderr
