@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import pytest
 
@@ -722,3 +723,44 @@ def test_clone_copies_the_rng() -> None:
     random.Random(99).shuffle(deck)
     seat = (other.dealer + 1) % 4
     assert other.hands[seat] == sorted(deck[:3])
+
+
+@pytest.mark.parametrize("lowest", [False, True])
+def test_at_round_starts_mid_game_like_the_real_game(lowest: bool) -> None:
+    """A game started with at_round() at a round's start, dealt the same
+    hands, plays that round exactly as the game it was taken from."""
+    rules = Rules(players=4, lowest_score_deals=lowest)
+    game = Game(rules, seed=11)
+    rng = random.Random(11)
+    while game.round < 6 or game.phase is not Phase.DEAL:
+        if game.phase is Phase.DEAL:
+            game.deal()
+            continue
+        seat = game.acting[0]
+        game.apply(seat, rng.choice(game.legal_actions(seat)))
+    dealer = game.next_dealer()
+    copy = Game.at_round(rules, game.round + 1, dealer, game.totals, seed=99)
+    assert copy.phase is Phase.DEAL and copy.next_dealer() == dealer
+    game.deal()
+    copy.deal([list(h) for h in game.dealt_hands], game.turned_card)
+    while game.phase is not Phase.DEAL:
+        # the same position (the copy's history starts at this round)
+        assert copy.view(game.acting[0]) == replace(game.view(game.acting[0]), results=())
+        seat = game.acting[0]
+        action = rng.choice(game.legal_actions(seat))
+        game.apply(seat, action)
+        copy.apply(seat, action)
+    assert copy.totals == game.totals and copy.results == game.results[-1:]
+    assert copy.next_dealer() == game.next_dealer()
+
+
+def test_at_round_refuses_impossible_positions() -> None:
+    rules = Rules(players=3)
+    for args, message in (
+        ((0, 0, [0, 0, 0]), "round must be 1..20"),
+        ((21, 0, [0, 0, 0]), "round must be 1..20"),
+        ((2, 3, [0, 0, 0]), "dealer must be a seat 0..2"),
+        ((2, 0, [0, 0]), "need 3 totals"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            Game.at_round(rules, *args)  # type: ignore[arg-type]

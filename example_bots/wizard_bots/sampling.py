@@ -180,15 +180,13 @@ def game_from_view(
     plays = view.plays
     for seat, card in plays:
         dealt[seat].append(card)
-    game = Game(
+    game = Game.at_round(
         view.rules,
+        view.round,
+        view.dealer,
+        view.totals,
         rng=rng if rng is not None else random.Random(0),
-        first_dealer=view.dealer,  # deal() passes the deal on: view.dealer deals
     )
-    # The core has no public constructor for a mid-game position: start at the
-    # view's round by setting the public fields deal() starts from.
-    game.round = view.round - 1
-    game.totals = list(view.totals)
     game.deal(dealt, view.turned_card)
     if game.phase is Phase.CHOOSE_TRUMP and (view.phase is not Phase.CHOOSE_TRUMP or plays):
         game.choose_trump(view.dealer, _replayed_trump(view, -1))

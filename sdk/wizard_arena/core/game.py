@@ -123,6 +123,44 @@ class Game:
         # incremental follow-suit state of the current trick
         self._follow: Suit | None = None
         self._free = False
+        self._dealer_of_next: int | None = None  # at_round(): who deals the first round
+
+    @classmethod
+    def at_round(
+        cls,
+        rules: Rules,
+        round_: int,
+        dealer: int,
+        totals: Sequence[int],
+        *,
+        seed: int | str | None = None,
+        rng: random.Random | None = None,
+    ) -> Game:
+        """A game about to deal round ``round_`` (phase ``DEAL``), which
+        ``dealer`` deals, with the running ``totals`` of the rounds before.
+
+        For starting mid-game, e.g. to search from a seat's view: deal the
+        round with :meth:`deal` (explicit hands and turned card, or from the
+        RNG) and replay its actions. The game's history (events, results)
+        starts at this round.
+
+        >>> g = Game.at_round(Rules(players=3), 19, dealer=2, totals=[40, -10, 30], seed=1)
+        >>> g.deal()
+        >>> g.round, g.dealer, g.cards, g.totals, g.leader
+        (19, 2, 19, [40, -10, 30], 0)
+        """
+        game = cls(rules, seed=seed, rng=rng)
+        n = game.players
+        if not 1 <= round_ <= game.rules.rounds:
+            raise ValueError(f"round must be 1..{game.rules.rounds}, not {round_}")
+        if not 0 <= dealer < n:
+            raise ValueError(f"dealer must be a seat 0..{n - 1}, not {dealer}")
+        if len(totals) != n:
+            raise ValueError(f"need {n} totals, got {len(totals)}")
+        game.round = round_ - 1
+        game.totals = [int(t) for t in totals]
+        game._dealer_of_next = dealer
+        return game
 
     # -- queries -----------------------------------------------------------
 
@@ -140,6 +178,8 @@ class Game:
         clockwise; with ``lowest_score_deals`` the seat with the fewest points
         (ties: the first tied seat clockwise from the current dealer's left)."""
         n = self.players
+        if self._dealer_of_next is not None:
+            return self._dealer_of_next
         if self.round > 0 and self.rules.lowest_score_deals:
             low = min(self.totals)
             for k in range(1, n + 1):
@@ -256,6 +296,7 @@ class Game:
             new_hands = [sorted(h) for h in new_hands]
         self.round = rnd
         self.dealer = dealer
+        self._dealer_of_next = None
         self.cards = size
         self.hands = new_hands
         self.dealt_hands = tuple(tuple(h) for h in new_hands)
@@ -512,6 +553,7 @@ class Game:
             tuple(self.events),
             self._follow,
             self._free,
+            self._dealer_of_next,
         )
 
     # -- copying -----------------------------------------------------------
