@@ -9,12 +9,18 @@ bots process (all bots of the scenario as grpc.aio clients in one asyncio
 loop), so on a 2-core machine the server has a core of its own. Servers:
 
 - ``arena``: the real ``wizard-arena serve`` (4 players, move time 5 s,
-  ``--log-level warning``: per-decision info lines are not written).
+  ``--reseat-delay 0``: no pause between a table's games, as the floors
+  have none; ``--log-level warning``: per-decision info lines are not
+  written).
 - ``floor-table``: a plain grpc.aio server with the same service, the same
   messages (a real mid-game DecisionRequest, CardPlayed events) and the same
   pattern per decision (one action in; the event to all 4 seats and the next
   request out; one decision in flight per table of 4) but no trio, no bridge,
   no rules: what the transport alone costs for this traffic.
+- ``floor-bridge``: the ``floor-table`` traffic, with the table logic in
+  trio on the main thread and every message crossing the referee's own
+  bridge (:mod:`wizard_referee.bridge`): the floor of the architecture the
+  referee uses, before any rule is applied.
 - ``floor-pingpong``: the same server answering every action at once with a
   DecisionRequest on the same stream (1 message in, 1 out; every bot has a
   decision in flight).
