@@ -1,0 +1,76 @@
+"""Smoke tests of the benchmark scripts: they run and report (no figure is
+checked: speed is measured by the benchmarks themselves, never by tests)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from types import ModuleType
+
+import pytest
+
+from .conftest import ROOT
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+
+def _bench_server() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "bench_server", ROOT / "bench" / "bench_server.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("kind", ["arena", "floor-bridge", "floor-table"])
+def test_bench_server_kinds_serve_tables(kind: str) -> None:
+    bench = _bench_server()
+    server = bench.ServerProcess(bench.server_argv(kind))
+    try:
+        out = subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "bench" / "bench_server.py"),
+                "bots",
+                *["--address", server.address, "--server-pid", str(server.proc.pid)],
+                *["--bots", "8", "--warmup", "0.5", "--window", "1.5"],
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        assert server.stop() == 0, "\n".join(server.lines)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["welcomed"] == 8 and result["errors"] == []
+    assert result["decisions"] > 0 and result["server_cpu_us_per_decision"] > 0
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["bench_rules.py", "--seconds", "0.2"],
+        ["bench_ratings.py", "--bots", "5", "--games", "200", "--bootstrap", "20"],
+        ["bench_soak.py", "--bots", "12", "--seconds", "4", "--workers", "1"],
+        [
+            "bench_strength.py",
+            *["--bots", "heuristic,random,random", "--deals", "1", "--jobs", "1", "--quiet"],
+        ],
+    ],
+    ids=lambda argv: argv[0],
+)
+def test_bench_scripts_run(argv: list[str]) -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / argv[0]), *argv[1:]],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert proc.stdout.strip()
