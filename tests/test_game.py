@@ -741,6 +741,7 @@ def test_at_round_starts_mid_game_like_the_real_game(lowest: bool) -> None:
     dealer = game.next_dealer()
     copy = Game.at_round(rules, game.round + 1, dealer, game.totals, seed=99)
     assert copy.phase is Phase.DEAL and copy.next_dealer() == dealer
+    assert copy.view(0).dealer == (dealer - 1) % 4  # the deal passes on to ``dealer``
     game.deal()
     copy.deal([list(h) for h in game.dealt_hands], game.turned_card)
     while game.phase is not Phase.DEAL:

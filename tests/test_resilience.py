@@ -629,6 +629,9 @@ def test_limit_settings() -> None:
     assert (plain.max_connections, plain.max_sessions_per_token) == (0, 0)
     assert (plain.reseat_delay, serve_args("--reseat-delay", "0").reseat_delay) == (0.5, 0.0)
     assert plain.reseat_delay == ArenaConfig().reseat_delay
+    for bad in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="reseat_delay"):
+            ArenaConfig(reseat_delay=bad)
     assert plain.max_message_bytes == 64 * 1024
     with pytest.raises(ValueError, match="max_connections"):
         ArenaConfig(max_connections=-1)

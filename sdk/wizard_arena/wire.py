@@ -536,26 +536,36 @@ class _ByIdentity:
     """Encoded fragments of immutable domain objects, keyed by identity.
 
     The rules core creates each Trick and RoundResult once and every later
-    view holds that same object, so a lookup by ``id`` is enough (the entry
-    keeps the object alive, so its id cannot be reused while cached). The
-    cache is emptied when it reaches ``limit`` entries."""
+    view holds that same object (and never changes it), so a lookup by
+    ``id`` is enough. The cache keeps each object it holds alive, so its id
+    cannot be reused while cached; the objects and the bytes sit in two
+    plain dicts (no container per entry for the garbage collector to walk).
+    The cache is emptied when it reaches ``limit`` entries: the live tables
+    then encode their fragments again, once. Safe to share between threads:
+    a race can only cost a fragment being made twice."""
 
     def __init__(self, limit: int) -> None:
-        self._entries: dict[int, tuple[object, bytes]] = {}
+        self._objects: dict[int, object] = {}
+        self._bytes: dict[int, bytes] = {}
         self._limit = limit
 
     def get(self, obj: object, make: Callable[[], bytes]) -> bytes:
-        hit = self._entries.get(id(obj))
-        if hit is not None and hit[0] is obj:
-            return hit[1]
-        if len(self._entries) >= self._limit:
-            self._entries.clear()
+        key = id(obj)
+        if self._objects.get(key) is obj:
+            value = self._bytes.get(key)
+            if value is not None:
+                return value
+        if len(self._objects) >= self._limit:
+            self._objects.clear()
+            self._bytes.clear()
         value = make()
-        self._entries[id(obj)] = (obj, value)
+        self._bytes[key] = value
+        self._objects[key] = obj
         return value
 
 
-_FRAGMENTS = _ByIdentity(32768)
+#: 64 tables of 4 hold about 2,600 fragments (this round's tricks, past rounds).
+_FRAGMENTS = _ByIdentity(8192)
 
 
 def _rules_entry(rules: Rules) -> bytes:

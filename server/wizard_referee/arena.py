@@ -101,6 +101,8 @@ class ArenaConfig:
             raise ValueError("reconnect_window must not be negative")
         if self.time_bank < 0:
             raise ValueError("time_bank must not be negative")
+        if not (math.isfinite(self.reseat_delay) and self.reseat_delay >= 0):
+            raise ValueError("reseat_delay must be a number of seconds, 0 or more")
         if self.max_connections < 0 or self.max_sessions_per_token < 0:
             raise ValueError("max_connections and max_sessions_per_token must not be negative")
 
@@ -452,7 +454,8 @@ class Arena:
 def freeze_startup_objects() -> None:
     """Exempt every object alive now from the cyclic garbage collector.
 
-    For a server process, once it is serving: the modules, classes and
+    For a server process (``wizard-arena serve`` and ``tournament`` call it;
+    a library function does not), once it is serving: the modules, classes and
     functions of grpc, protobuf, trio and this package (about 50,000
     objects) live until exit, yet every full collection walked them again;
     after :func:`gc.freeze` it does not (:mod:`gc` docs). Garbage is

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import signal
 import sys
 from pathlib import Path
@@ -152,8 +153,8 @@ def run(args: argparse.Namespace) -> int:
     if args.max_faults < 1:
         print("error: --max-faults must be at least 1", file=sys.stderr)
         return 2
-    if args.reseat_delay < 0:
-        print("error: --reseat-delay must not be negative", file=sys.stderr)
+    if not (math.isfinite(args.reseat_delay) and args.reseat_delay >= 0):
+        print("error: --reseat-delay must be a number of seconds, 0 or more", file=sys.stderr)
         return 2
     tokens = None
     if args.token_file is not None:

@@ -12,6 +12,7 @@ import trio
 from wizard_arena.cli_rules import parse_round_sizes
 from wizard_arena.core import BidRestriction
 
+from .arena import freeze_startup_objects
 from .logs import configure_logging
 from .tournament import (
     TournamentConfig,
@@ -109,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         config = TournamentConfig.from_toml(args.config, **overrides)
+        freeze_startup_objects()  # the modules loaded so far live until exit
         store = trio.run(
             lambda: run_tournament(
                 config, resume=args.resume, progress_stream=None if args.quiet else sys.stderr

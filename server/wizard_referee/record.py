@@ -148,8 +148,10 @@ class GameRecord:
         self.fault_details[seat].setdefault(code, detail)
 
     def to_dict(self) -> dict[str, Any]:
-        """The record as plain data (what :meth:`to_json` writes; the same as
-        ``dataclasses.asdict``, built directly because it runs once per game)."""
+        """The record as plain data (what :meth:`to_json` writes; equal to
+        ``dataclasses.asdict``, built directly because it runs once per game).
+        Unlike ``asdict`` it shares the record's lists and dicts: copy before
+        changing them."""
         out = {f.name: getattr(self, f.name) for f in fields(self)}
         out["rounds"] = [
             {

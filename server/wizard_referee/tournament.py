@@ -42,7 +42,7 @@ import trio
 from wizard_arena.core import BidRestriction, Rules
 
 from . import ratings as rating_lib
-from .arena import Arena, ArenaConfig, Session, freeze_startup_objects, serve_arena
+from .arena import Arena, ArenaConfig, Session, serve_arena
 from .logs import get_logger
 from .record import FAULT_POLICIES, GameRecord
 from .schedule import round_robin, seat_rotations
@@ -591,10 +591,10 @@ async def _play(
         max_connections=config.max_connections,
         max_sessions_per_token=config.max_sessions_per_token,
         max_message_bytes=config.max_message_bytes,
+        keep_records=1,  # the results store keeps every game
     )
     async with trio.open_nursery() as nursery:
         arena: Arena = await nursery.start(serve_arena, arena_config)
-        freeze_startup_objects()
 
         def on_session(s: Session) -> None:
             owner = token_owner.get(s.hello.token)

@@ -158,7 +158,8 @@ class Game:
         if len(totals) != n:
             raise ValueError(f"need {n} totals, got {len(totals)}")
         game.round = round_ - 1
-        game.totals = [int(t) for t in totals]
+        game.dealer = (dealer - 1) % n  # as if the deal had passed on to ``dealer``
+        game.totals = list(totals)
         game._dealer_of_next = dealer
         return game
 
