@@ -372,6 +372,13 @@ def resend_on_reject(bot: RawBot, msg: Any) -> None:
         bot.send_action(req.request_id, bot.random_action(req))
 
 
+def from_first_bid(moves: list[MoveRecord]) -> tuple[list[MoveRecord], list[MoveRecord]]:
+    """A seat's moves of one round, split at its bid: the deal is random, and a
+    turned Wizard gives the dealer a trump choice before it bids."""
+    k = next(i for i, mv in enumerate(moves) if mv.action.startswith("bid"))
+    return moves[:k], moves[k:]
+
+
 def test_fault_policy_forfeit_round(serve: Any) -> None:
     server = serve(fault_policy="forfeit_round")
     bad = RawBot(server.address, "bad", on_request=bad_bid_in({2}), on_message=resend_on_reject)
@@ -383,7 +390,9 @@ def test_fault_policy_forfeit_round(serve: Any) -> None:
     assert rec.faults[seat] == {"illegal": 1}
     by_round = {rr.round: [mv for mv in rr.moves if mv.seat == seat] for rr in rec.rounds}
     # round 2: the faulted bid and every later decision of the round are the default's
-    assert by_round[2] and all(mv.fault == "forfeit_round" for mv in by_round[2])
+    before, after = from_first_bid(by_round[2])
+    assert after and all(mv.fault == "forfeit_round" for mv in after)
+    assert all(mv.fault is None for mv in before)
     assert all(mv.fault is None for r, mvs in by_round.items() if r != 2 for mv in mvs)
     points = rec.results[1][2][seat]
     assert rec.penalties == [
@@ -413,8 +422,9 @@ def test_a_fault_found_by_the_reader_forfeits_the_open_decision(serve: Any) -> N
     assert rec.status == "finished" and verify_record(rec) == []
     seat = seat_of(rec, "bad")
     assert rec.faults[seat] == {"malformed": 1}
-    round2 = [mv for mv in rec.rounds[1].moves if mv.seat == seat]
-    assert round2 and all(mv.fault == "forfeit_round" for mv in round2)
+    before, after = from_first_bid([mv for mv in rec.rounds[1].moves if mv.seat == seat])
+    assert after and all(mv.fault == "forfeit_round" for mv in after)
+    assert all(mv.fault is None for mv in before)
     assert [p["round"] for p in rec.penalties] == [2]
 
 
@@ -435,7 +445,10 @@ def test_fault_policy_remove_after_k_faults(serve: Any) -> None:
     mine = [(rr.round, mv) for rr in rec.rounds for mv in rr.moves if mv.seat == seat]
     # round 1: its own moves; from the second fault (the bid of round 2) the default's
     assert all(mv.fault is None for r, mv in mine if r == 1)
-    assert all(mv.fault == "removed" for r, mv in mine if r >= 2)
+    before, after = from_first_bid([mv for r, mv in mine if r == 2])
+    assert all(mv.fault is None for mv in before)
+    assert after and all(mv.fault == "removed" for mv in after)
+    assert all(mv.fault == "removed" for r, mv in mine if r >= 3)
     # no request was sent to it after its removal
     assert max(r.view.round for r in bad.requests) == 2
     assert bad.game_ends and rec.penalties == []
