@@ -558,6 +558,11 @@ def test_serve_flags_make_the_rules() -> None:
     )
     assert cmd_serve.rules_from_args(_serve_args("--maximus")) == Rules(maximus=True)
     assert cmd_serve.rules_from_args(_serve_args()) == Rules()
+    # one flag per variant option, named after it
+    from wizard_arena.cli_rules import VARIANT_FLAGS
+
+    flags = {f.replace("-", "_") for f in VARIANT_FLAGS} | {"round_sizes"}
+    assert flags == set(VARIANT_OPTIONS)
 
 
 def test_serve_command_refuses_without_traceback() -> None:

@@ -1,5 +1,6 @@
 """Command-line options for the rules of a game, shared by the commands that
-set them (``play``, ``serve``)."""
+set them (``play``, ``serve``, ``check``; ``tournament`` overrides its file
+with the same flags)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,24 @@ import argparse
 
 from .core import BidRestriction, Rules
 
-__all__ = ["add_rules_arguments", "parse_round_sizes", "rules_from_args"]
+__all__ = [
+    "ROUND_SIZES_HELP",
+    "VARIANT_FLAGS",
+    "add_rules_arguments",
+    "parse_round_sizes",
+    "rules_from_args",
+]
+
+
+#: The on/off rule variants, by flag (the Rules field is the flag with underscores).
+VARIANT_FLAGS = {
+    "hidden-bids": "everyone bids at once; the bids are revealed together",
+    "blind-first-round": "round 1: each player sees the others' cards but not their own",
+    "maximus": "Wizard Maximus: five rounds of all cards, trump C D H S then none",
+    "tricksy": "whoever plays a Wizard names the trump from the next trick on",
+    "lowest-score-deals": "from round 2 the player with the fewest points deals",
+}
+ROUND_SIZES_HELP = "a short game: cards dealt in each round, e.g. 2,4,6"
 
 
 def add_rules_arguments(
@@ -26,36 +44,9 @@ def add_rules_arguments(
     v = parser.add_argument_group(
         "rule variants (bots must list each one in force in their Hello.rule_options)"
     )
-    v.add_argument(
-        "--hidden-bids",
-        action="store_true",
-        help="everyone bids at once; the bids are revealed together",
-    )
-    v.add_argument(
-        "--blind-first-round",
-        action="store_true",
-        help="round 1: each player sees the others' cards but not their own",
-    )
-    v.add_argument(
-        "--maximus",
-        action="store_true",
-        help="Wizard Maximus: five rounds of all cards, trump C D H S then none",
-    )
-    v.add_argument(
-        "--tricksy",
-        action="store_true",
-        help="whoever plays a Wizard names the trump from the next trick on",
-    )
-    v.add_argument(
-        "--lowest-score-deals",
-        action="store_true",
-        help="from round 2 the player with the fewest points deals",
-    )
-    v.add_argument(
-        "--round-sizes",
-        metavar="N,N,...",
-        help="a short game: cards dealt in each round, e.g. 2,4,6",
-    )
+    for flag, help_text in VARIANT_FLAGS.items():
+        v.add_argument(f"--{flag}", action="store_true", help=help_text)
+    v.add_argument("--round-sizes", metavar="N,N,...", help=ROUND_SIZES_HELP)
 
 
 def parse_round_sizes(text: str) -> tuple[int, ...]:

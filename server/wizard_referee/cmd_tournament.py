@@ -9,7 +9,7 @@ from typing import Any
 
 import trio
 
-from wizard_arena.cli_rules import parse_round_sizes
+from wizard_arena.cli_rules import ROUND_SIZES_HELP, VARIANT_FLAGS, parse_round_sizes
 from wizard_arena.core import BidRestriction
 
 from .arena import freeze_startup_objects
@@ -22,15 +22,6 @@ from .tournament import (
     leaderboard_csv,
     run_tournament,
 )
-
-#: The on/off rule variants, by flag (the TOML key is the flag with underscores).
-VARIANT_FLAGS = {
-    "hidden-bids": "everyone bids at once; the bids are revealed together",
-    "blind-first-round": "round 1: each player sees the others' cards but not their own",
-    "maximus": "Wizard Maximus: five rounds of all cards, trump C D H S then none",
-    "tricksy": "whoever plays a Wizard names the trump from the next trick on",
-    "lowest-score-deals": "from round 2 the player with the fewest points deals",
-}
 
 
 def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
@@ -71,11 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     for flag, help_text in VARIANT_FLAGS.items():
         v.add_argument(f"--{flag}", action=argparse.BooleanOptionalAction, help=help_text)
-    v.add_argument(
-        "--round-sizes",
-        metavar="N,N,...",
-        help="a short game: cards dealt in each round, e.g. 2,4,6",
-    )
+    v.add_argument("--round-sizes", metavar="N,N,...", help=ROUND_SIZES_HELP)
     parser.add_argument(
         "--resume", action="store_true", help="continue an interrupted tournament from its database"
     )
