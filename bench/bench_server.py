@@ -58,7 +58,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -155,26 +155,36 @@ class _FloorStream:
 
 
 class _FloorTable:
-    def __init__(self, number: int, seats: list[_FloorStream], request: Any, event: Any) -> None:
-        self.seats = seats
+    """One table of floor traffic: ``sends[i]`` queues a message for seat i.
+    The request is this table's copy of the canned one, passed through
+    ``encode`` (e.g. serialized once); ``event`` goes out as it is."""
+
+    def __init__(
+        self,
+        number: int,
+        sends: Sequence[Callable[[Any], None]],
+        request: Any,
+        event: Any,
+        encode: Callable[[Any], Any] = lambda m: m,
+    ) -> None:
+        self.sends = sends
         self.to_act = 0
-        self.request = type(request)()
-        self.request.CopyFrom(request)
-        self.request.decision_request.game_id = f"floor-table-{number}"
+        own = type(request)()
+        own.CopyFrom(request)
+        own.decision_request.game_id = f"floor-table-{number}"
+        self.request = encode(own)
         self.event = event
-        for i, s in enumerate(seats):
-            s.table, s.seat = self, i
 
     def start(self) -> None:
-        self.seats[0].out.put_nowait(self.request)
+        self.sends[0](self.request)
 
-    def on_action(self, stream: _FloorStream) -> None:
-        if stream.seat != self.to_act:
+    def on_action(self, seat: int) -> None:
+        if seat != self.to_act:
             return
-        for s in self.seats:
-            s.out.put_nowait(self.event)
-        self.to_act = (self.to_act + 1) % len(self.seats)
-        self.seats[self.to_act].out.put_nowait(self.request)
+        for send in self.sends:
+            send(self.event)
+        self.to_act = (self.to_act + 1) % len(self.sends)
+        self.sends[self.to_act](self.request)
 
 
 class FloorServicer:
@@ -226,11 +236,15 @@ class FloorServicer:
                                 self.waiting[self.players :],
                             )
                             self.tables += 1
-                            _FloorTable(self.tables, seats, self.request, self.event).start()
+                            sends = [s.out.put_nowait for s in seats]
+                            table = _FloorTable(self.tables, sends, self.request, self.event)
+                            for i, s in enumerate(seats):
+                                s.table, s.seat = table, i
+                            table.start()
                 elif self.mode == "pingpong":
                     stream.out.put_nowait(own)
                 elif stream.table is not None:
-                    stream.table.on_action(stream)
+                    stream.table.on_action(stream.seat)
         finally:
             stream.out.put_nowait(None)
 
@@ -270,27 +284,7 @@ async def serve_floor_bridge(players: int) -> None:
     event: Any = pb_event.SerializeToString()
     welcome: Any = wire.encode_server_bytes(Welcome(1, "floor", "floor"))
     waiting: list[Connection] = []
-    table_of: dict[Connection, _BridgeTable] = {}
-
-    class _BridgeTable:
-        def __init__(self, number: int, seats: list[Connection]) -> None:
-            self.seats = seats
-            self.to_act = 0
-            own = type(request)()
-            own.CopyFrom(request)
-            own.decision_request.game_id = f"floor-table-{number}"
-            self.request: Any = own.SerializeToString()
-            for c in seats:
-                table_of[c] = self
-            seats[0].send(self.request)
-
-        def on_action(self, conn: Connection) -> None:
-            if conn is not self.seats[self.to_act]:
-                return
-            for c in self.seats:
-                c.send(event)
-            self.to_act = (self.to_act + 1) % len(self.seats)
-            self.seats[self.to_act].send(self.request)
+    table_of: dict[Connection, tuple[_FloorTable, int]] = {}
 
     tables = 0
 
@@ -307,9 +301,19 @@ async def serve_floor_bridge(players: int) -> None:
                 if len(waiting) >= players:
                     seats, waiting = waiting[:players], waiting[players:]
                     tables += 1
-                    _BridgeTable(tables, seats)
+                    table = _FloorTable(
+                        tables,
+                        [c.send for c in seats],
+                        request,
+                        event,
+                        encode=lambda m: m.SerializeToString(),
+                    )
+                    for i, c in enumerate(seats):
+                        table_of[c] = (table, i)
+                    table.start()
             elif conn in table_of:
-                table_of[conn].on_action(conn)
+                table, seat = table_of[conn]
+                table.on_action(seat)
 
     async with trio.open_nursery() as nursery:
         info = ServerInfo("floor", (1,), Rules(players=players), 5.0, False)
