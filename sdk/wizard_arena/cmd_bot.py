@@ -35,7 +35,15 @@ from typing import Any
 
 from .client import DEFAULT_SERVER
 
-__all__ = ["EXIT_BOT_ERRORS", "SpecError", "add_arguments", "load_class", "parse_arg", "run"]
+__all__ = [
+    "EXIT_BOT_ERRORS",
+    "SpecError",
+    "add_arguments",
+    "load_bot",
+    "load_class",
+    "parse_arg",
+    "run",
+]
 
 #: Exit status of a run whose games were played while the bot raised or
 #: returned unusable actions (the SDK sent the referee's default instead).
@@ -210,6 +218,12 @@ def _build(cls: type, kwargs: dict[str, Any]) -> Any:
         ) from None
 
 
+def load_bot(spec: str, kwargs: dict[str, Any] | None = None) -> Any:
+    """The bot named by ``spec`` (``MODULE:CLASS`` or ``path/to/file.py:CLASS``),
+    built with ``kwargs``. Raises :class:`SpecError` with a readable message."""
+    return _build(load_class(spec), dict(kwargs or {}))
+
+
 def run(args: argparse.Namespace) -> int:
     prog = "wizard-arena bot"
     if args.games is not None and args.games < 1:
@@ -222,7 +236,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        bot = _build(load_class(args.spec), dict(args.arg))
+        bot = load_bot(args.spec, dict(args.arg))
     except SpecError as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
