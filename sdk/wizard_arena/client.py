@@ -620,11 +620,12 @@ class _Driver:
                 return []
             self.tables[msg.game_id] = _Table(msg)
             log.info(
-                "game %s started: seat %d of %s, %s",
+                "game %s started: seat %d of %s, %s, bot seed %s",
                 msg.game_id,
                 msg.seat,
                 ", ".join(msg.names),
                 f"{msg.move_time:g} s per move" if msg.move_time else "no time limit",
+                msg.seed if msg.seed is not None else "none",
             )
             return [_Hook("on_game_start", (msg,))]
         if isinstance(msg, ActionRejected):
