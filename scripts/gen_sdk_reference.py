@@ -168,6 +168,8 @@ def render_class(cls: type, qual: str, *, members: list[str] | None = None) -> l
     if dataclasses.is_dataclass(cls):
         rows = []
         for f in dataclasses.fields(cls):
+            if f.name.startswith("_"):
+                continue  # private state (e.g. a cache)
             doc = attr_docs.get(f.name, "").replace("\n", " ")
             rows.append(f"| `{f.name}` | `{f.type}` | {_inline(doc)} |")
         if rows:

@@ -102,6 +102,8 @@ def test_the_json_report_of_a_flawed_bot() -> None:
     assert set(report["faults"]) == {"timeout"} and report["faults"]["timeout"] >= 2
     assert report["sdk_summary"]["bot_errors"] == 2
     assert report["sdk_summary"]["overruns"] >= 2
+    # `wizard-arena bot` exits 4 after bot errors: reported as bot_error, not as a crash
+    assert report["exit_code"] == 4
     assert all(p["advice"] for p in report["problems"])
 
 
@@ -216,3 +218,8 @@ def test_the_report_reads_the_sdk_log() -> None:
     }
     text = format_report(report)
     assert "PROBLEMS (2):" in text and "| ZeroDivisionError: division by zero" in text
+    # no fault recorded, yet problems: the summary line says they are not faults
+    assert "  faults the referee recorded: none (the problems below are not faults)\n" in text
+    # the advice names what the tutorial teaches
+    assert "view.legal_bids" in text and "view.legal_cards" in text
+    assert "legal_actions" not in text

@@ -272,9 +272,15 @@ def test_bot_exception_is_reported_and_the_game_goes_on(
     crashy = next(r for r in results if r.bot_errors)
     assert crashy.bot_errors > 5 and crashy.defaults_sent == crashy.bot_errors
     assert len(crashy.games) == 1 and crashy.faults == []
-    # reported with the traceback, naming the bot's own code
+    # reported with the traceback, naming the bot's own code, once; the repeats counted
     errors = [r for r in caplog.records if r.levelno == logging.ERROR and r.exc_info]
-    assert len(errors) == crashy.bot_errors
+    assert len(errors) == 1
+    again = [r.getMessage() for r in caplog.records if "the same error again" in r.getMessage()]
+    assert again == [
+        f"game {crashy.games[0].game_id}: the same error again (x{crashy.bot_errors - 1}): "
+        f"ZeroDivisionError at test_client.py:{Crashy.explode.__code__.co_firstlineno + 1} "
+        "in explode (in full above the first time; -v logs each)"
+    ]
     text = caplog.text
     assert "ZeroDivisionError: kaboom in round" in text
     assert "Traceback (most recent call last)" in text and "in explode" in text

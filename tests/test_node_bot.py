@@ -7,15 +7,20 @@ import shutil
 import subprocess
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 
 from wizard_arena.core import Rules
 from wizard_bots.random_bot import RandomBot
+from wizard_referee.tournament import TournamentConfig, run_tournament
 
 from .conftest import ROOT
 from .test_client import ArenaThread, arena_config, finished_records, ok, run_bots
+from .test_reproducible import _moves
+from .test_tournament import _entrant
 
 NODE_DIR = ROOT / "example_bots" / "node"
 NODE = shutil.which("node")
@@ -114,3 +119,34 @@ def test_node_bot_bad_arguments(node_bot: list[str]) -> None:
         [*node_bot, "--games", "zero"], capture_output=True, text=True, timeout=30
     )
     assert proc.returncode == 2 and "--games must be a positive integer" in proc.stderr
+
+
+def test_node_bot_draws_from_its_per_game_seed(
+    node_bot: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same tournament twice: the Node bot (a random legal card, drawn from
+    GameStarted.botSeed) plays every game the same way; another secret, other cards."""
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    entrants: list[dict[str, Any]] = [
+        {"name": "node", "command": [*node_bot, "--server", "{server}", "--token", "{token}"]},
+        _entrant("random", "wizard_bots.random_bot:RandomBot"),
+        _entrant("heuristic", "wizard_bots.heuristic:HeuristicBot"),
+    ]
+
+    def run(name: str, secret: str) -> dict[str, list[tuple[int, str, str | None]]]:
+        db = tmp_path / f"{name}.sqlite"
+        section = {"players": 3, "move_time": 5.0, "seed": 4, "parallel": 2}
+        config = TournamentConfig.from_dict(
+            {
+                "tournament": {**section, "database": str(db), "bot_seed_secret": secret},
+                "entrant": entrants,
+            }
+        )
+        trio.run(run_tournament, config).close()
+        return _moves(db)
+
+    first = run("a", "s")
+    assert len(first) == 3
+    assert all(fault is None for moves in first.values() for _, _, fault in moves)
+    assert run("b", "s") == first
+    assert run("c", "another") != first

@@ -84,6 +84,9 @@ def test_rules_round_trip(name: str) -> None:
     assert wire.decode_server_info(wire.encode_server_info(info)) == info
     game_info = GameInfo("g", rules, 1, tuple("abcdef"[: rules.players]), 2.0)
     assert _server_round_trip(game_info) == game_info
+    for seed in (1, 2**63 + 5, 2**64 - 1):  # GameStarted.bot_seed: the whole uint64 range
+        seeded = GameInfo("g", rules, 1, tuple("abcdef"[: rules.players]), 2.0, seed=seed)
+        assert _server_round_trip(seeded) == seeded
 
 
 @pytest.mark.parametrize("name", list(VARIANT_RULES))

@@ -7,10 +7,14 @@
 //   node bot.js --server 127.0.0.1:50051 --name node-bot [--games N] [--token T]
 //
 // Strategy: the lowest legal bid, a random legal card, the first legal trump.
+// The random draws come from GameStarted.botSeed (a per-game seed the referee
+// derives from its secret, the game id and the seat), so the same game is
+// played the same way every time; never from Math.random.
 // Exit status: 0 after N games (or when the server ends the stream), 1 when the
 // server refuses or drops the bot, 2 for bad arguments, 130 on Ctrl-C.
 'use strict';
 
+const crypto = require('node:crypto');
 const path = require('node:path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
@@ -46,15 +50,32 @@ function parseArgs(argv) {
   return args;
 }
 
-// The decision, from the request alone.
-function decide(req) {
+// A seeded generator of floats in [0, 1): SplitMix64 on BigInt. The seed is
+// GameStarted.botSeed as a decimal string (uint64, loaded with longs: String);
+// "0" (a server that gives no seed) draws a random one.
+function seededRandom(seedText) {
+  let state = BigInt(seedText || '0');
+  if (state === 0n) state = crypto.randomBytes(8).readBigUInt64BE();
+  const mask = (1n << 64n) - 1n;
+  return function next() {
+    state = (state + 0x9e3779b97f4a7c15n) & mask;
+    let z = state;
+    z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & mask;
+    z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & mask;
+    z ^= z >> 31n;
+    return Number(z >> 11n) / 2 ** 53;
+  };
+}
+
+// The decision, from the request alone; random() draws the random card.
+function decide(req, random) {
   const action = { requestId: req.requestId };
   switch (req.kind) {
     case 'DECISION_KIND_BID':
       action.bid = Math.min(...req.legalBids);
       break;
     case 'DECISION_KIND_PLAY':
-      action.card = req.legalCards[Math.floor(Math.random() * req.legalCards.length)];
+      action.card = req.legalCards[Math.floor(random() * req.legalCards.length)];
       break;
     case 'DECISION_KIND_CHOOSE_TRUMP':
       action.trump = req.legalSuits[0];
@@ -70,6 +91,7 @@ function main() {
   const definition = protoLoader.loadSync(PROTO, {
     keepCase: false, // fields in lowerCamelCase: requestId, legalCards, ...
     enums: String, // enum values as their names: 'DECISION_KIND_BID', 'SUIT_SPADES'
+    longs: String, // 64-bit integers (GameStarted.botSeed) as decimal strings
     defaults: true,
     oneofs: true, // a oneof's set member is named in e.g. msg.message
   });
@@ -80,6 +102,11 @@ function main() {
   let decisions = 0;
   let finished = false;
   let lastRequest = null;
+  const randoms = new Map(); // game id -> the seeded generator of that game
+  const randomFor = (gameId) => {
+    if (!randoms.has(gameId)) randoms.set(gameId, seededRandom('0')); // joined mid-game
+    return randoms.get(gameId);
+  };
 
   const log = (text) => console.error(`[${args.name}] ${text}`);
 
@@ -105,12 +132,13 @@ function main() {
       case 'gameStarted': {
         const g = msg.gameStarted;
         log(`game ${g.gameId}: seat ${g.yourSeat} of ${g.seatNames.join(', ')}`);
+        if (!randoms.has(g.gameId)) randoms.set(g.gameId, seededRandom(g.botSeed)); // (a resumed game keeps its own)
         break;
       }
       case 'decisionRequest': {
         decisions++;
         lastRequest = msg.decisionRequest;
-        call.write({ action: decide(lastRequest) });
+        call.write({ action: decide(lastRequest, randomFor(lastRequest.gameId)) });
         break;
       }
       case 'actionRejected': {
@@ -120,7 +148,8 @@ function main() {
         if (lastRequest && r.requestId === lastRequest.requestId && r.timeLeftMs > 0) {
           const req = lastRequest;
           lastRequest = null;
-          call.write({ action: decide({ ...req, legalCards: req.legalCards.slice(0, 1) }) });
+          const first = { ...req, legalCards: req.legalCards.slice(0, 1) };
+          call.write({ action: decide(first, randomFor(req.gameId)) });
         }
         break;
       }
@@ -128,6 +157,7 @@ function main() {
         const o = msg.gameOver;
         // seat is known from GameStarted; the totals and ranks are by seat
         log(`game ${o.gameId} over: totals ${o.totals.join(' ')}, ranks ${o.ranks.join(' ')}`);
+        randoms.delete(o.gameId);
         gamesDone++;
         if (args.games && gamesDone >= args.games) {
           finished = true;
@@ -163,6 +193,6 @@ function main() {
   });
 }
 
-module.exports = { decide };
+module.exports = { decide, seededRandom };
 
 if (require.main === module) main();

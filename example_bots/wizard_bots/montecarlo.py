@@ -15,9 +15,12 @@ is less likely. A pool of candidate deals is drawn and resampled in
 proportion to ``exp(-(bid - estimate)^2 / 2)``, where ``estimate`` is the
 heuristic's trick estimate for that player's hand in the deal.
 
-Either ``samples`` (a fixed number of deals per decision: reproducible, given
-``seed``) or ``think_time`` (seconds per decision, as many deals as fit) sets
-the effort.
+Either ``samples`` (a fixed number of deals per decision: reproducible) or
+``think_time`` (seconds per decision, as many deals as fit: it depends on the
+machine's speed and load) sets the effort. The deals are drawn from the seed
+the referee gives the bot for each game (``GameInfo.rng``), or from ``seed``
+if one is given, so with ``samples`` the same game is played the same way
+every time.
 
 >>> from wizard_arena.local import play_local
 >>> from wizard_bots.heuristic import HeuristicBot
@@ -35,7 +38,7 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 
 from wizard_arena import Card, SeatView, Suit
-from wizard_arena.bot import Bot
+from wizard_arena.bot import Bot, GameInfo
 from wizard_arena.core import Action, Bid, ChooseTrump, Game, Phase, Play, suit_to_follow
 
 from .heuristic import (
@@ -158,8 +161,9 @@ def bid_likelihood(view: SeatView, deal: SampledDeal) -> float:
 class MonteCarloBot(Bot):
     """Chooses each action by playing sampled deals out with the heuristic policy.
 
-    ``samples`` fixes the number of sampled deals per decision (reproducible
-    with ``seed``); otherwise ``think_time`` seconds are spent per decision
+    ``samples`` fixes the number of sampled deals per decision (reproducible:
+    each game draws from the referee's seed for it, or from ``seed`` if given);
+    otherwise ``think_time`` seconds are spent per decision
     (less if the referee's ``time_left`` is shorter). ``bid_window`` is how far
     from the heuristic's bid the candidate bids range; ``bid_inference``
     turns on weighing deals by the bids made.
@@ -183,6 +187,7 @@ class MonteCarloBot(Bot):
             raise ValueError("samples must be at least 1")
         self.think_time = think_time
         self.samples = samples
+        self.seed = seed
         self.rng = random.Random(seed)
         self.bid_window = bid_window
         self.bid_inference = bid_inference
@@ -192,6 +197,10 @@ class MonteCarloBot(Bot):
         self.stats = {"decisions": 0, "searches": 0, "deals": 0, "rollouts": 0}
 
     # -- the Bot interface -------------------------------------------------------
+
+    def on_game_start(self, info: GameInfo) -> None:
+        if self.seed is None:
+            self.rng = info.rng  # the referee's seed for this game and seat
 
     def bid(self, view: SeatView) -> int:
         prior = self._heuristic.bid(view)

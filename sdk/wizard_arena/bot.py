@@ -15,8 +15,9 @@ matching action (:class:`Bid`, :class:`Play`, :class:`ChooseTrump`).
 
 from __future__ import annotations
 
+import random
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .core import (
@@ -49,6 +50,23 @@ class GameInfo:
     time_bank: float = 0.0
     """Seconds of this seat's time bank (a decision may run past
     ``move_time`` by drawing on it; 0: no time bank)."""
+    seed: int | None = None
+    """This bot's seed for this game (``GameStarted.bot_seed``), from the
+    referee's secret, the game id and the seat, never from the deal
+    (:mod:`wizard_arena.seeds`); ``None`` when the referee gives none. A bot
+    that draws its randomness only from it (or from :attr:`rng`) plays the
+    same game the same way every time: tournaments become reproducible."""
+    _rng: random.Random | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def rng(self) -> random.Random:
+        """A :class:`random.Random` seeded with :attr:`seed`, made on first use
+        (the same object on every access): ``self.rng = info.rng`` in
+        ``on_game_start``. Seeded from the system's entropy when there is no seed."""
+        if self._rng is None:
+            object.__setattr__(self, "_rng", random.Random(self.seed))
+        assert self._rng is not None
+        return self._rng
 
 
 @dataclass(frozen=True, slots=True)

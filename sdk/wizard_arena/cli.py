@@ -15,7 +15,7 @@ from collections.abc import Sequence
 # name -> (module, one-line help). Order is the order shown in --help.
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("wizard_referee.cmd_demo", "server + example bots + a small round robin + ratings"),
-    "play": ("wizard_arena.cmd_play", "play one local game among example bots, print scores"),
+    "play": ("wizard_arena.cmd_play", "one local game: your bot classes and example bots"),
     "serve": ("wizard_referee.cmd_serve", "run the gRPC referee server"),
     "bot": ("wizard_arena.cmd_bot", "connect a bot class (MODULE:CLASS) to a server"),
     "tournament": ("wizard_referee.cmd_tournament", "run a round-robin tournament (TOML)"),

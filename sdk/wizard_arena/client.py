@@ -33,7 +33,7 @@ What the SDK does for the bot, and the choices it makes:
   ``others_hands`` and the cards the rules play for it, trump named in the
   middle of play, the dealer chosen by score, fixed trumps),
   ``on_game_end`` on GameOver. A hook that raises is logged with its
-  traceback; play goes on.
+  traceback (once; repeats are counted as for decisions); play goes on.
 * **Checking the referee**: each DecisionRequest's offered legal actions
   must equal, as sets, what the rules core computes from the request's own
   view (:meth:`SeatView.compute_legal_actions`). On a mismatch a warning
@@ -46,6 +46,10 @@ What the SDK does for the bot, and the choices it makes:
   action** (:func:`~wizard_arena.core.default_action`) at once. The move is
   the one the referee would play on a timeout, but the game does not wait
   for the deadline; the fault is in the log, not in the referee's record.
+  The same error again (the same exception raised from the same lines, or
+  the same kind of unusable answer) is not logged in full again: it is
+  counted, and at the end of the game one line says ``the same error again
+  (xN)`` (:mod:`wizard_arena.errorlog`; each repeat is logged at DEBUG).
 * **Deadlines**: the time a decision took is measured from the request's
   arrival. An answer ready only after ``time_left`` is not sent (the
   referee has already played its default; sending would only be rejected)
@@ -115,6 +119,7 @@ from .core import (
     default_action,
 )
 from .core.rules import VARIANT_OPTIONS
+from .errorlog import ErrorLog
 from .protocol import (
     PROTOCOL_VERSIONS,
     ActionMsg,
@@ -261,6 +266,8 @@ class RunResult:
     """Decision requests received."""
     bot_errors: int = 0
     """Times the bot raised or returned something unusable (a default was sent)."""
+    hook_errors: int = 0
+    """Times one of the bot's ``on_*`` hooks raised."""
     defaults_sent: int = 0
     """Default actions the SDK sent for the bot."""
     overruns: int = 0
@@ -572,6 +579,8 @@ class _Driver:
         self.games = games
         self.tables: dict[str, _Table] = {}
         self.pending: _Pending | None = None
+        self.errors = ErrorLog(log)
+        """The bot's errors: each in full once, then counted."""
         self.resume_token = ""
         """The current session's Welcome.resume_token (sent when reconnecting)."""
 
@@ -589,6 +598,7 @@ class _Driver:
     def forget_games(self) -> None:
         for gid in self.tables:
             log.warning("game %s was cut off by the lost connection", gid)
+            self.errors.flush(f"game {gid}")
         self.tables.clear()
 
     def receive(self, msg: ServerMsg, at: float | None = None) -> list[_Effect]:
@@ -610,11 +620,12 @@ class _Driver:
                 return []
             self.tables[msg.game_id] = _Table(msg)
             log.info(
-                "game %s started: seat %d of %s, %s",
+                "game %s started: seat %d of %s, %s, bot seed %s",
                 msg.game_id,
                 msg.seat,
                 ", ".join(msg.names),
                 f"{msg.move_time:g} s per move" if msg.move_time else "no time limit",
+                msg.seed if msg.seed is not None else "none",
             )
             return [_Hook("on_game_start", (msg,))]
         if isinstance(msg, ActionRejected):
@@ -721,11 +732,11 @@ class _Driver:
             if self.strict:
                 raise outcome
             self.result.bot_errors += 1
-            log.error(
+            self.errors.exception(
+                outcome,
                 "the bot raised in %s (request %s); sending the default action",
                 where,
                 req.request_id,
-                exc_info=outcome,
             )
         elif outcome not in view.legal_actions or outcome in pending.tried:
             again = " again" if outcome in pending.tried else ""
@@ -736,7 +747,8 @@ class _Driver:
             if self.strict:
                 raise BotError(text)
             self.result.bot_errors += 1
-            log.error("%s; sending the default action", text)
+            kind = f"a {view.phase.value} that is not legal"
+            self.errors.report(kind, kind, "%s; sending the default action", text)
         else:
             action = outcome
         deadline = pending.deadline
@@ -808,12 +820,19 @@ class _Driver:
         )
         if self.pending is not None and self.pending.request.game_id == msg.game_id:
             self.pending = None
+        self.errors.flush(f"game {msg.game_id}")
         return [_Hook("on_game_end", (summary,))]
 
     def hook_failed(self, name: str, exc: BaseException) -> None:
         if self.strict:
             raise exc
-        log.error("the bot's %s hook raised; play goes on", name, exc_info=exc)
+        self.result.hook_errors += 1
+        self.errors.exception(exc, "the bot's %s hook raised; play goes on", name)
+
+    def finish(self) -> None:
+        """The run ends: count the repeated errors of a game left unfinished."""
+        for gid in self.tables:
+            self.errors.flush(f"game {gid}")
 
 
 def _actions(actions: Sequence[Action]) -> str:
@@ -969,9 +988,15 @@ def run_bot(
                 channel_options,
                 on_welcome,
             )
+            driver.finish()
             return result
         except ArenaError as e:
-            time.sleep(_after_stream_error(e, driver, welcomed, reconnect, backoff))
+            try:
+                delay = _after_stream_error(e, driver, welcomed, reconnect, backoff)
+            except ArenaError:
+                driver.finish()
+                raise
+            time.sleep(delay)
 
 
 def _after_stream_error(
@@ -1295,10 +1320,17 @@ async def serve_bot(
                                     pass  # a next game may already have been seated
                             except ArenaError:
                                 pass
+                        driver.finish()
                         return result
+            driver.finish()
             return result
         except ArenaError as e:
-            await trio.sleep(_after_stream_error(e, driver, welcomed, reconnect, backoff))
+            try:
+                delay = _after_stream_error(e, driver, welcomed, reconnect, backoff)
+            except ArenaError:
+                driver.finish()
+                raise
+            await trio.sleep(delay)
 
 
 async def _perform_async(

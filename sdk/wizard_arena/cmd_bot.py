@@ -9,7 +9,10 @@ played with :func:`wizard_arena.client.run_bot`, or with
 :class:`~wizard_arena.client.AsyncBot`.
 
 Exit status: 0 when the games are played, 1 when the server refuses or
-drops the bot, 2 for a bad SPEC or argument, 130 on Ctrl-C.
+drops the bot (or cannot be reached within ``--connect-timeout`` seconds),
+2 for a bad SPEC or argument, 4 when the games were played but the bot
+raised (or returned an action it may not play) and the SDK played the
+referee's default for it, 130 on Ctrl-C.
 
 >>> parse_arg("seed=3"), parse_arg("name=fox"), parse_arg("p=0.5")
 (('seed', 3), ('name', 'fox'), ('p', 0.5))
@@ -23,6 +26,7 @@ import importlib
 import importlib.util
 import inspect
 import logging
+import math
 import os
 import sys
 import traceback
@@ -31,7 +35,19 @@ from typing import Any
 
 from .client import DEFAULT_SERVER
 
-__all__ = ["SpecError", "add_arguments", "load_class", "parse_arg", "run"]
+__all__ = [
+    "EXIT_BOT_ERRORS",
+    "SpecError",
+    "add_arguments",
+    "load_bot",
+    "load_class",
+    "parse_arg",
+    "run",
+]
+
+#: Exit status of a run whose games were played while the bot raised or
+#: returned unusable actions (the SDK sent the referee's default instead).
+EXIT_BOT_ERRORS = 4
 
 
 class SpecError(Exception):
@@ -68,10 +84,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="keyword argument for the bot's constructor (repeatable)",
     )
     parser.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="keep trying to reach the server for this long (at the start and after a "
+        "dropped connection) before giving up with exit status 1 (default 60)",
+    )
+    parser.add_argument(
         "--no-reconnect",
         dest="reconnect",
         action="store_false",
-        help="give up when the connection drops instead of reconnecting",
+        help="give up at once when the server cannot be reached or the connection drops",
     )
     parser.add_argument(
         "--strict",
@@ -194,13 +218,25 @@ def _build(cls: type, kwargs: dict[str, Any]) -> Any:
         ) from None
 
 
+def load_bot(spec: str, kwargs: dict[str, Any] | None = None) -> Any:
+    """The bot named by ``spec`` (``MODULE:CLASS`` or ``path/to/file.py:CLASS``),
+    built with ``kwargs``. Raises :class:`SpecError` with a readable message."""
+    return _build(load_class(spec), dict(kwargs or {}))
+
+
 def run(args: argparse.Namespace) -> int:
     prog = "wizard-arena bot"
     if args.games is not None and args.games < 1:
         print(f"{prog}: error: --games must be at least 1", file=sys.stderr)
         return 2
+    if not (math.isfinite(args.connect_timeout) and args.connect_timeout >= 0):
+        print(
+            f"{prog}: error: --connect-timeout must be a number of seconds, 0 or more",
+            file=sys.stderr,
+        )
+        return 2
     try:
-        bot = _build(load_class(args.spec), dict(args.arg))
+        bot = load_bot(args.spec, dict(args.arg))
     except SpecError as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
@@ -219,6 +255,7 @@ def run(args: argparse.Namespace) -> int:
         "token": args.token,
         "games": args.games,
         "reconnect": args.reconnect,
+        "reconnect_timeout": args.connect_timeout,
         "strict": args.strict,
     }
     result: RunResult | None = None
@@ -241,7 +278,13 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"{prog}: {games} game{'s' if games != 1 else ''} played, {result.decisions} decisions, "
         f"{result.bot_errors} bot errors, {result.overruns} overruns, "
-        f"{result.rejections} rejected",
+        f"{result.rejections} rejected, {result.hook_errors} hook errors",
         file=sys.stderr,
     )
+    if result.bot_errors or result.hook_errors:
+        print(
+            f"{prog}: the bot hit errors (see the log above); exit status {EXIT_BOT_ERRORS}",
+            file=sys.stderr,
+        )
+        return EXIT_BOT_ERRORS
     return 0

@@ -29,6 +29,7 @@ from .core import (
     action_text,
     default_action,
 )
+from .seeds import bot_seed, local_secret
 
 __all__ = ["Fault", "LocalGameResult", "play_local"]
 
@@ -66,6 +67,7 @@ def play_local(
     game_id: str = "local",
     names: Sequence[str] | None = None,
     hooks: bool = True,
+    bot_seed_secret: str | bytes | None = None,
 ) -> LocalGameResult:
     """Play one full game, ``bots[i]`` in seat ``i``.
 
@@ -73,6 +75,13 @@ def play_local(
     :class:`Fault` and the referee's default action is played for it; the
     game always finishes. ``hooks=False`` skips the ``on_*`` hooks (faster
     evaluation of bots that do not use them).
+
+    Each bot's ``on_game_start`` gets its seed (``GameInfo.seed`` and
+    ``GameInfo.rng``) derived as a referee derives it
+    (:func:`wizard_arena.seeds.bot_seed`), with ``bot_seed_secret`` or, by
+    default, a secret that follows from ``seed``
+    (:func:`~wizard_arena.seeds.local_secret`): a game with a ``seed``
+    replays whole, the bots' draws included.
     """
     rules = rules if rules is not None else Rules(players=len(bots))
     if len(bots) != rules.players:
@@ -81,8 +90,10 @@ def play_local(
     names = tuple(names) if names is not None else tuple(b.name for b in bots)
     faults: list[Fault] = []
     if hooks:
+        secret = local_secret(seed) if bot_seed_secret is None else bot_seed_secret
         for seat, bot in enumerate(bots):
-            bot.on_game_start(GameInfo(game_id, rules, seat, names))
+            info = GameInfo(game_id, rules, seat, names, seed=bot_seed(secret, game_id, seat))
+            bot.on_game_start(info)
     seen = 0
     while not game.is_over:
         if game.phase is Phase.DEAL:

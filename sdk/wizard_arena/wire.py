@@ -458,6 +458,7 @@ def encode_server(msg: ServerMsg) -> pb.ServerMessage:
         g.your_seat = msg.seat
         g.move_time_ms = _ms(msg.move_time)
         g.time_bank_ms = _ms(msg.time_bank)
+        g.bot_seed = msg.seed or 0
     elif isinstance(msg, ActionRejected):
         x = out.action_rejected
         x.request_id = msg.request_id
@@ -750,6 +751,7 @@ def decode_server(msg: pb.ServerMessage) -> ServerMsg:
             tuple(g.seat_names),
             g.move_time_ms / 1000 if g.move_time_ms else None,
             g.time_bank_ms / 1000,
+            g.bot_seed or None,
         )
     if which == "action_rejected":
         x = msg.action_rejected

@@ -28,6 +28,7 @@ import trio
 from wizard_arena import __version__
 from wizard_arena.core import Rules
 from wizard_arena.protocol import PROTOCOL_VERSIONS, Hello, ServerInfo, Welcome
+from wizard_arena.seeds import new_secret
 
 from .bridge import Bridge, CloseCode, Connection, open_bridge
 from .logs import get_logger
@@ -89,6 +90,11 @@ class ArenaConfig:
     reconnect_window: float = 30.0
     """Seconds a bot whose connection dropped in a game may take its seat
     back (Hello.resume_token); 0 disables resuming (no resume token is issued)."""
+    bot_seed_secret: str | None = None
+    """The secret each bot's per-game seed (GameStarted.bot_seed) is derived
+    from, with the game id and the seat (:mod:`wizard_arena.seeds`). ``None``:
+    a random one, drawn when the server starts (:attr:`Arena.bot_seed_secret`).
+    It must have high entropy when bots are not trusted."""
 
     def __post_init__(self) -> None:
         if self.fault_policy not in FAULT_POLICIES:
@@ -168,6 +174,8 @@ class Arena:
         self._game_numbers = itertools.count(1)
         self._session_numbers = itertools.count(1)
         self._seeds = random.SystemRandom()
+        self.bot_seed_secret = config.bot_seed_secret or new_secret()
+        """The secret of the bots' per-game seeds (ArenaConfig.bot_seed_secret)."""
         self.log = get_logger()
 
     @property
@@ -391,6 +399,7 @@ class Arena:
                 fault_policy=self.config.fault_policy,
                 max_faults=self.config.max_faults,
                 time_bank=self.config.time_bank,
+                bot_seed_secret=self.bot_seed_secret,
             )
         finally:
             self.active_tables -= 1

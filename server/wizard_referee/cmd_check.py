@@ -26,7 +26,8 @@ wrong, each problem with advice:
   shows a legal move; the SDK's log says what happened);
 * ``crash``: the process ended on its own with a non-zero status, or before
   its games were played (with its exit status and the last lines of its
-  stderr);
+  stderr); ``wizard-arena bot``'s status 4 after its games (the bot hit
+  errors, reported as ``bot_error``) is not a crash;
 * ``no_connection``: the bot never connected;
 
 and, as warnings that do not fail the check, decisions that took more than
@@ -77,6 +78,7 @@ from typing import IO, Any
 import trio
 
 from wizard_arena.cli_rules import add_rules_arguments, rules_from_args
+from wizard_arena.cmd_bot import EXIT_BOT_ERRORS
 from wizard_arena.core import Rules
 
 from .arena import Arena, ArenaConfig, Session, serve_arena
@@ -470,8 +472,8 @@ def _first_detail(records: list[GameRecord], seats: list[int], code: str) -> str
 
 
 _ADVICE = {
-    "illegal": "return one of view.legal_actions (view.legal_bids, view.legal_cards): follow "
-    "suit when you can, bid 0..cards dealt (the dealer may have one bid forbidden), play only "
+    "illegal": "bid one of view.legal_bids and play one of view.legal_cards: follow suit "
+    "when you can, bid 0..cards dealt (the dealer may have one bid forbidden), play only "
     "cards you hold. The referee rejects anything else; each rejection is a fault.",
     "malformed": "answer each DecisionRequest with exactly one Action quoting its request_id, "
     "with exactly one choice set (bid, card or trump) of the kind asked, copying cards from "
@@ -613,15 +615,18 @@ def analyse(
                 "bot_error",
                 errors,
                 "; ".join(examples) or "the SDK reported bot errors",
-                "your bot raised an exception or returned an action not in "
-                "view.legal_actions; the SDK sent the referee's default move instead (so the "
-                "record shows no fault, but the move was not yours): fix the error shown in "
-                "its log (run it with -v to see every decision)",
+                "your bot raised an exception, or returned a bid not in view.legal_bids or "
+                "a card not in view.legal_cards; the SDK sent the referee's default move "
+                "instead (so the referee recorded no fault, but the move was not yours): fix "
+                "the error shown in its log (run it with -v to see every decision)",
             )
         )
 
     played = len(records)
-    if connected and (report.exit_code not in (0, None) or played < report.games_planned):
+    # `wizard-arena bot` exits EXIT_BOT_ERRORS after its games when the bot raised:
+    # that is the bot_error problem above, not a crash
+    ended_ok = report.exit_code in (0, None) or (report.exit_code == EXIT_BOT_ERRORS and errors > 0)
+    if connected and (not ended_ok or played < report.games_planned):
         if report.exit_code is None:
             what = "the bot's connection ended and it did not come back"
         else:
@@ -671,8 +676,13 @@ def format_report(r: CheckReport) -> str:
                 f"  results: mean rank {sum(ranks) / len(ranks):.2f}, "
                 f"mean points {sum(points) / len(points):.1f}"
             )
-    faults = ", ".join(f"{k} x{v}" for k, v in r.faults.items()) or "none"
-    out.append(f"  faults in the records: {faults}")
+    faults = ", ".join(f"{k} x{v}" for k, v in r.faults.items())
+    if faults:
+        out.append(f"  faults the referee recorded: {faults}")
+    elif r.problems:  # e.g. bot errors the SDK covered with default moves
+        out.append("  faults the referee recorded: none (the problems below are not faults)")
+    else:
+        out.append("  faults the referee recorded: none")
     if r.stopped:
         out.append("  process: still running at the end; stopped by the check (SIGTERM)")
     elif r.exit_code is not None:

@@ -28,7 +28,7 @@ from .tournament import (
 DEMO_BOTS: list[tuple[str, str, list[str]]] = [
     ("random", "wizard_bots.random_bot:RandomBot", []),
     ("heuristic", "wizard_bots.heuristic:HeuristicBot", []),
-    ("montecarlo", "wizard_bots.montecarlo:MonteCarloBot", ["--arg", "think_time=0.02"]),
+    ("montecarlo", "wizard_bots.montecarlo:MonteCarloBot", ["--arg", "samples=4"]),
     ("random-2", "wizard_bots.random_bot:RandomBot", []),
 ]
 
@@ -74,6 +74,9 @@ def demo_config(database: str, players: int, deal_sets: int, seed: int) -> Tourn
                 "deal_sets": deal_sets,
                 "move_time": 2.0,
                 "seed": seed,
+                # reproducible: the same seed gives the same leaderboard (a real
+                # competition leaves the secret out: a random one is drawn)
+                "bot_seed_secret": f"wizard-arena demo {seed}",
                 "parallel": 2,
                 "database": database,
             },

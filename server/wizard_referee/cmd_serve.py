@@ -34,6 +34,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="file of accepted access tokens, one per line ('#' comments)",
     )
     parser.add_argument("--seed", type=int, help="base deal seed (default: random deals)")
+    secret = parser.add_mutually_exclusive_group()
+    secret.add_argument(
+        "--bot-seed-secret",
+        metavar="TEXT",
+        help="the secret the bots' per-game seeds (GameStarted.bot_seed) are derived from "
+        "with the game id and seat (default: a random one per server start); give one to "
+        "replay games, keep it long and private when bots are not trusted",
+    )
+    secret.add_argument(
+        "--bot-seed-secret-file",
+        type=Path,
+        metavar="FILE",
+        help="read --bot-seed-secret from this file (its first line), out of sight of 'ps'",
+    )
     r = parser.add_argument_group("resilience and limits")
     r.add_argument(
         "--reconnect-window",
@@ -114,6 +128,20 @@ def read_tokens(path: Path) -> frozenset[str]:
     return frozenset(tokens)
 
 
+def read_bot_seed_secret(args: argparse.Namespace) -> str | None:
+    """``--bot-seed-secret``, or the first line of ``--bot-seed-secret-file``
+    (``None``: neither given, the server draws one). ValueError if empty."""
+    if args.bot_seed_secret_file is not None:
+        lines = args.bot_seed_secret_file.read_text(encoding="utf-8").splitlines()
+        text = lines[0].strip() if lines else ""
+        if not text:
+            raise ValueError(f"{args.bot_seed_secret_file}: the first line is empty")
+        return text
+    if args.bot_seed_secret is not None and not args.bot_seed_secret:
+        raise ValueError("--bot-seed-secret must not be empty")
+    return args.bot_seed_secret
+
+
 async def _main(config: ArenaConfig) -> None:
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
@@ -168,6 +196,11 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"error: rules: {e}", file=sys.stderr)
         return 2
+    try:
+        bot_seed_secret = read_bot_seed_secret(args)
+    except (OSError, ValueError) as e:
+        print(f"error: bot seed secret: {e}", file=sys.stderr)
+        return 2
     config = ArenaConfig(
         host=args.host,
         port=args.port,
@@ -183,6 +216,7 @@ def run(args: argparse.Namespace) -> int:
         max_sessions_per_token=args.max_sessions_per_token,
         max_message_bytes=args.max_message_bytes,
         reseat_delay=args.reseat_delay,
+        bot_seed_secret=bot_seed_secret,
     )
     try:
         trio.run(_main, config)

@@ -167,6 +167,14 @@ class ResultsStore:
                 ],
             )
 
+    def update_config(self, config: dict[str, Any]) -> None:
+        """Replace the stored configuration (a tournament stored before a key existed)."""
+        with self._tx():
+            self.db.execute(
+                "UPDATE tournament SET config = ? WHERE id = 1",
+                (json.dumps(config, sort_keys=True),),
+            )
+
     # -- games ------------------------------------------------------------------------
 
     def games(self, status: str | None = None) -> list[GameSpec]:

@@ -46,6 +46,7 @@ from wizard_arena.protocol import (
     RoundStart,
     TableEvent,
 )
+from wizard_arena.seeds import bot_seed, new_secret
 
 from .bridge import CloseCode, Connection, Malformed
 from .logs import get_logger
@@ -119,6 +120,7 @@ class _Table:
         fault_policy: str = "default",
         max_faults: int = 3,
         time_bank: float = 0.0,
+        bot_seed_secret: str | bytes | None = None,
     ) -> None:
         n = rules.players
         if time_bank < 0:
@@ -138,6 +140,9 @@ class _Table:
         self.rules = rules
         self.move_time = move_time
         self.game = Game(rules, seed=seed, first_dealer=first_dealer)
+        secret = bot_seed_secret if bot_seed_secret is not None else new_secret()
+        self.bot_seeds = [bot_seed(secret, game_id, s) for s in range(n)]
+        """GameStarted.bot_seed by seat (from the secret, never from the deal's seed)."""
         self.log = get_logger(game_id=game_id)
         self.states: list[_SeatState] = []
         for s, spec in enumerate(seats):
@@ -399,7 +404,15 @@ class _Table:
 
     def _game_info(self, st: _SeatState) -> GameInfo:
         names = tuple(self.record.names)
-        return GameInfo(self.game_id, self.rules, st.seat, names, self.move_time, st.bank)
+        return GameInfo(
+            self.game_id,
+            self.rules,
+            st.seat,
+            names,
+            self.move_time,
+            st.bank,
+            self.bot_seeds[st.seat],
+        )
 
     def _penalties(self) -> None:
         """Fault policy ``forfeit_round``: record the referee penalty that
@@ -555,6 +568,7 @@ async def run_table(
     fault_policy: str = "default",
     max_faults: int = 3,
     time_bank: float = 0.0,
+    bot_seed_secret: str | bytes | None = None,
 ) -> GameRecord:
     """Referee one full game; return its record.
 
@@ -562,6 +576,9 @@ async def run_table(
     ``max_faults`` say what a fault costs the seat beyond the default action
     (docs/protocol.md, "Fault policy"). ``time_bank``: seconds each seat
     may draw on, over the game, to run past ``move_time``.
+    ``bot_seed_secret``: the secret each seat's ``GameStarted.bot_seed`` is
+    derived from with the game id and the seat (:mod:`wizard_arena.seeds`;
+    default: a random one for this game alone).
 
     An unexpected internal error does not propagate: the record comes back
     with ``status="aborted"`` and the error, and the other tables go on.
@@ -577,6 +594,7 @@ async def run_table(
         fault_policy,
         max_faults,
         time_bank,
+        bot_seed_secret,
     )
     try:
         return await table.run()

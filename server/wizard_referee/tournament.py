@@ -40,6 +40,7 @@ from typing import IO, Any, TextIO
 import trio
 
 from wizard_arena.core import BidRestriction, Rules
+from wizard_arena.seeds import new_secret
 
 from . import ratings as rating_lib
 from .arena import Arena, ArenaConfig, Session, serve_arena
@@ -125,6 +126,12 @@ class TournamentConfig:
     """What a fault costs: ``default``, ``forfeit_round`` or ``remove`` (docs/protocol.md)."""
     max_faults: int = 3
     """Faults in one game after which fault policy ``remove`` removes the seat."""
+    bot_seed_secret: str | None = None
+    """The secret of the bots' per-game seeds (``GameStarted.bot_seed``,
+    :mod:`wizard_arena.seeds`). ``None``: a random one, drawn when the
+    tournament is created and kept in its database, so ``--resume`` uses it
+    again. Give one only to make a tournament reproducible from its file (a
+    bot that learns it can predict the others' seeds, never the deals)."""
 
     @property
     def rules(self) -> Rules:
@@ -151,6 +158,7 @@ class TournamentConfig:
             }
             for e in self.entrants
         ]  # tokens are secrets: never stored
+        del d["bot_seed_secret"]  # stored apart, drawn when not given
         return d
 
     def plan_key(self) -> dict[str, Any]:
@@ -267,6 +275,10 @@ class TournamentConfig:
             raise TournamentError("max_connections and max_sessions_per_token must not be negative")
         if self.max_message_bytes < 1:
             raise TournamentError("max_message_bytes must be positive")
+        if self.bot_seed_secret is not None and (
+            not isinstance(self.bot_seed_secret, str) or not self.bot_seed_secret
+        ):
+            raise TournamentError("bot_seed_secret must be a non-empty string (or left out)")
         try:
             BidRestriction(self.bid_restriction)
         except ValueError:
@@ -513,7 +525,11 @@ async def run_tournament(
             ]
             store.create(
                 config.name,
-                {"plan": config.plan_key(), "config": config.to_dict()},
+                {
+                    "plan": config.plan_key(),
+                    "config": config.to_dict(),
+                    "bot_seed_secret": config.bot_seed_secret or new_secret(),
+                },
                 entrant_rows,
                 specs,
                 config.rules.to_dict(),
@@ -523,6 +539,7 @@ async def run_tournament(
                 "the configuration does not match the stored tournament "
                 f"(stored plan {stored.get('plan')}, given {config.plan_key()})"
             )
+        secret = _bot_seed_secret(config, store)
         pending = store.unfinished()
         total = len(specs)
         log.info("tournament", games=total, pending=len(pending), resume=resume)
@@ -530,6 +547,7 @@ async def run_tournament(
             try:
                 await _play(
                     config,
+                    secret,
                     store,
                     pending,
                     total,
@@ -553,8 +571,27 @@ async def run_tournament(
     return store
 
 
+def _bot_seed_secret(config: TournamentConfig, store: ResultsStore) -> str:
+    """The secret of the bots' seeds: the one stored with the tournament (a
+    tournament stored without one gets one now). A secret given in the
+    configuration must be the stored one."""
+    stored = store.tournament_config() or {}
+    secret = stored.get("bot_seed_secret")
+    if isinstance(secret, str) and secret:
+        if config.bot_seed_secret is not None and config.bot_seed_secret != secret:
+            raise TournamentError(
+                "bot_seed_secret differs from the one stored with the tournament: "
+                "leave it out (or give the stored one) to resume"
+            )
+        return secret
+    secret = config.bot_seed_secret or new_secret()
+    store.update_config({**stored, "bot_seed_secret": secret})
+    return secret
+
+
 async def _play(
     config: TournamentConfig,
+    bot_seed_secret: str,
     store: ResultsStore,
     pending: list[GameSpec],
     total: int,
@@ -592,6 +629,7 @@ async def _play(
         max_sessions_per_token=config.max_sessions_per_token,
         max_message_bytes=config.max_message_bytes,
         keep_records=1,  # the results store keeps every game
+        bot_seed_secret=bot_seed_secret,
     )
     async with trio.open_nursery() as nursery:
         arena: Arena = await nursery.start(serve_arena, arena_config)

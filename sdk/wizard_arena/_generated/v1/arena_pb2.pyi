@@ -278,20 +278,22 @@ class Welcome(_message.Message):
     def __init__(self, version: _Optional[int] = ..., session_id: _Optional[str] = ..., server_version: _Optional[str] = ..., resume_token: _Optional[str] = ..., resumed: _Optional[bool] = ...) -> None: ...
 
 class GameStarted(_message.Message):
-    __slots__ = ("game_id", "rules", "seat_names", "your_seat", "move_time_ms", "time_bank_ms")
+    __slots__ = ("game_id", "rules", "seat_names", "your_seat", "move_time_ms", "time_bank_ms", "bot_seed")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
     YOUR_SEAT_FIELD_NUMBER: _ClassVar[int]
     MOVE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    BOT_SEED_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     rules: Rules
     seat_names: _containers.RepeatedScalarFieldContainer[str]
     your_seat: int
     move_time_ms: int
     time_bank_ms: int
-    def __init__(self, game_id: _Optional[str] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., seat_names: _Optional[_Iterable[str]] = ..., your_seat: _Optional[int] = ..., move_time_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ...) -> None: ...
+    bot_seed: int
+    def __init__(self, game_id: _Optional[str] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., seat_names: _Optional[_Iterable[str]] = ..., your_seat: _Optional[int] = ..., move_time_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., bot_seed: _Optional[int] = ...) -> None: ...
 
 class RoundStarted(_message.Message):
     __slots__ = ("game_id", "round", "dealer", "cards_per_player", "your_hand", "turned_card", "trump", "trump_pending", "others_hands")

@@ -1,0 +1,141 @@
+"""What ``wizard-arena bot`` prints and how it exits: a bot's error in full
+once, then counted (``the same error again (xN)``); status 4 when the bot hit
+errors; ``--connect-timeout`` for a server that cannot be reached."""
+
+from __future__ import annotations
+
+import logging
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wizard_arena.cmd_bot import EXIT_BOT_ERRORS
+from wizard_arena.core import Rules
+from wizard_arena.errorlog import ErrorLog
+from wizard_bots.random_bot import RandomBot
+
+from .conftest import ROOT
+from .test_client import ArenaThread, arena_config, finished_records, ok, run_bots
+
+CRASHING_BOT = """
+from wizard_arena.bot import Bot
+
+
+class Crashing(Bot):
+    def bid(self, view):
+        return view.legal_bids[0]
+
+    def play(self, view):
+        return self.helper(view)
+
+    def helper(self, view):
+        raise RuntimeError(f"no idea in round {view.round}")
+
+    def on_trick_end(self, view, trick):
+        raise KeyError("hook")
+"""
+
+
+def _bot_cli(*args: str, cwd: Path = ROOT, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "wizard_arena.cli", "bot", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+    )
+
+
+def test_a_bot_failing_at_every_decision_shows_one_traceback_and_exits_4(tmp_path: Path) -> None:
+    (tmp_path / "crashing.py").write_text(textwrap.dedent(CRASHING_BOT))
+    rules = Rules(players=3, hand_sizes=(3, 5, 7))
+    with ArenaThread(arena_config(rules=rules)) as server:
+        box: list[Any] = []
+        others = threading.Thread(
+            target=lambda: box.append(run_bots([RandomBot(1), RandomBot(2)], server.address)),
+            daemon=True,
+        )
+        others.start()
+        proc = _bot_cli(
+            "crashing.py:Crashing", "--server", server.address, "--name", "crash", "--games", "1",
+            cwd=tmp_path,
+        )  # fmt: skip
+        others.join(30)
+        ok(box[0])
+        (rec,) = finished_records(server, 1)
+    err = proc.stderr
+    assert proc.returncode == EXIT_BOT_ERRORS, err
+    plays, tricks = sum(rules.round_sizes), sum(rules.round_sizes)
+    assert f"1 game played, {plays + 3} decisions, {plays} bot errors" in err
+    assert f"{tricks} hook errors" in err
+    # each error in full once: the play's RuntimeError and the hook's KeyError
+    assert err.count("Traceback (most recent call last)") == 2
+    assert err.count("RuntimeError: no idea in round") == 1
+    assert err.count("the bot raised in game") == 1
+    game = rec.game_id
+    assert (
+        f"game {game}: the same error again (x{plays - 1}): RuntimeError at crashing.py:13 "
+        "in helper" in err
+    )
+    assert f"game {game}: the same error again (x{tricks - 1}): KeyError at crashing.py:16" in err
+    assert f"the bot hit errors (see the log above); exit status {EXIT_BOT_ERRORS}" in err
+    # the SDK's defaults went out in time: the referee recorded nothing against the bot
+    assert rec.status == "finished" and all(f == {} for f in rec.faults)
+
+
+def _raise(n: int) -> None:
+    if n == 0:
+        raise ValueError("zero")
+    raise ValueError(f"n={n}")
+
+
+def test_the_error_log_counts_repeats_per_game_and_shows_each_error_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="t")
+    errors = ErrorLog(logging.getLogger("t"))
+    for game in ("g1", "g2"):
+        for n in range(4):
+            try:
+                _raise(n)
+            except ValueError as e:
+                errors.exception(e, "raised %d", n)
+        errors.report("illegal", "a play that is not legal", "chose %s", "5H")
+        errors.flush(f"game {game}")
+    full = [r for r in caplog.records if r.levelno == logging.ERROR and r.exc_info]
+    # two places raise ValueError in _raise: two errors, each in full once in the whole run
+    assert [r.getMessage() for r in full] == ["raised 0", "raised 1"]
+    counted = [r.getMessage() for r in caplog.records if "the same error again" in r.getMessage()]
+    assert len(counted) == 1 + 3  # game 1: the second place x2; game 2: every error again
+    assert counted[0].startswith("game g1: the same error again (x2): ValueError at ")
+    assert "in _raise" in counted[0]
+    assert any(
+        c.startswith("game g2: the same error again (x1): a play that is not") for c in counted
+    )
+    # every repeat is still logged, at DEBUG (wizard-arena bot -v)
+    debug = [r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG]
+    assert debug.count("raised 3") == 2 and debug.count("chose 5H") == 1
+
+
+def test_connect_timeout_bounds_the_wait_for_an_unreachable_server() -> None:
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    t0 = time.monotonic()
+    proc = _bot_cli(
+        "wizard_bots.random_bot:RandomBot", "--server", f"127.0.0.1:{port}",
+        "--connect-timeout", "1", "-q",
+    )  # fmt: skip
+    took = time.monotonic() - t0
+    assert proc.returncode == 1, proc.stderr
+    assert "cannot reach the server" in proc.stderr and "Traceback" not in proc.stderr
+    assert took < 15  # the default would retry for 60 s
+    bad = _bot_cli("wizard_bots.random_bot:RandomBot", "--connect-timeout", "-1")
+    assert bad.returncode == 2 and "--connect-timeout must be" in bad.stderr
