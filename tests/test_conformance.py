@@ -201,3 +201,19 @@ def test_draw_cases() -> None:
     plain = _game("p", {"players": 3, "bid_restriction": "none"}, draw=draw)
     with pytest.raises(VectorFormatError, match="'draw' needs the rule"):
         load_vectors({"format": "wizard-conformance/1", "cases": [plain]})
+
+
+def test_generated_vectors_are_current() -> None:
+    """tests/vectors/variants-games-v1.json is what scripts/gen_variant_vectors.py
+    writes (every variant the generator knows, the new rule forms included)."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "gen_variant_vectors.py")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    path = ROOT / "tests" / "vectors" / "variants-games-v1.json"
+    assert proc.stdout == path.read_text(), "run scripts/gen_variant_vectors.py > " + str(path)
+    rules = [c["rules"] for c in json.loads(proc.stdout)["cases"]]
+    for option in ("tricksy_suited", "reveal_bids_after_tricks", "first_dealer_by_draw"):
+        assert any(option in r for r in rules), option

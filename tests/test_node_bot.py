@@ -99,9 +99,9 @@ def test_node_bot_plays_the_rule_forms(node_bot: list[str]) -> None:
             ),
             daemon=True,
         )
+        options = ["--rule-options", ",".join(rules.options)]
         node = subprocess.Popen(
-            [*node_bot, "--server", server.address, "--name", "node-js", "--games", "1"]
-            + ["--rule-options", ",".join(rules.options)],
+            [*node_bot, "--server", server.address, "--name", "node-js", "--games", "1", *options],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
