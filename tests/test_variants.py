@@ -673,6 +673,8 @@ def _serve_args(*argv: str) -> argparse.Namespace:
         (["--players", "5", "--round-sizes", "1,13"], "each round deals 1..12 cards"),
         (["--round-sizes", "2,,4"], "whole numbers separated by commas"),
         (["--round-sizes", ""], "whole numbers separated by commas"),
+        (["--tricksy", "--tricksy-suited"], "two forms of Tricksy Wizard"),
+        (["--reveal-bids-after-tricks"], "reveal_bids_after_tricks is a reveal time"),
     ],
 )
 def test_serve_refuses_combinations(
@@ -702,6 +704,15 @@ def test_serve_flags_make_the_rules() -> None:
     )
     assert cmd_serve.rules_from_args(_serve_args("--maximus")) == Rules(maximus=True)
     assert cmd_serve.rules_from_args(_serve_args()) == Rules()
+    args = _serve_args(
+        "--hidden-bids", "--reveal-bids-after-tricks", "--tricksy-suited", "--first-dealer-by-draw"
+    )
+    assert cmd_serve.rules_from_args(args) == Rules(
+        hidden_bids=True,
+        reveal_bids_after_tricks=True,
+        tricksy_suited=True,
+        first_dealer_by_draw=True,
+    )
     # one flag per variant option, named after it
     from wizard_arena.cli_rules import VARIANT_FLAGS
 
@@ -751,6 +762,9 @@ def _tournament(tmp: Path, **section: object) -> dict[str, Any]:
         ({"round_sizes": "1,2"}, "round_sizes must be a list of whole numbers"),
         ({"round_sizes": [1.5]}, "round_sizes must be a list of whole numbers"),
         ({"tricksy": "yes"}, "tricksy must be true or false"),
+        ({"tricksy": True, "tricksy_suited": True}, "rules: tricksy and tricksy_suited"),
+        ({"reveal_bids_after_tricks": True}, "rules: reveal_bids_after_tricks is a reveal time"),
+        ({"first_dealer_by_draw": "yes"}, "first_dealer_by_draw must be true or false"),
     ],
 )
 def test_tournament_refuses_combinations(
@@ -771,14 +785,36 @@ def test_tournament_variant_keys() -> None:
     assert not set(base.plan_key()) & set(VARIANT_OPTIONS)
     assert config.to_dict()["round_sizes"] == (2, 4)
     json.dumps(config.to_dict())
+    forms = TournamentConfig.from_dict(
+        _tournament(
+            Path("/nonexistent"),
+            hidden_bids=True,
+            reveal_bids_after_tricks=True,
+            tricksy_suited=True,
+            first_dealer_by_draw=True,
+        )
+    )
+    assert forms.rules == Rules(
+        players=3,
+        hidden_bids=True,
+        reveal_bids_after_tricks=True,
+        tricksy_suited=True,
+        first_dealer_by_draw=True,
+    )
+    key = forms.plan_key()
+    for name in ("hidden_bids", "reveal_bids_after_tricks", "tricksy_suited"):
+        assert key[name] is True
+    assert key["first_dealer_by_draw"] is True
 
 
 def test_tournament_with_variants(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     section: dict[str, object] = {
         "hidden_bids": True,
+        "reveal_bids_after_tricks": True,
         "blind_first_round": True,
         "tricksy": True,
         "lowest_score_deals": True,
+        "first_dealer_by_draw": True,
         "round_sizes": [1, 4, 7],
     }
     data = _tournament(tmp_path, **section)
@@ -800,15 +836,18 @@ def test_tournament_with_variants(tmp_path: Path, capsys: pytest.CaptureFixture[
     rules = Rules(
         players=3,
         hidden_bids=True,
+        reveal_bids_after_tricks=True,
         blind_first_round=True,
         tricksy=True,
         lowest_score_deals=True,
+        first_dealer_by_draw=True,
         hand_sizes=(1, 4, 7),
     )
     header = proc.stdout.splitlines()[0]
     assert rules.describe() in header
     assert (
-        "hidden_bids, blind_first_round, tricksy, lowest_score_deals, round_sizes 1,4,7" in header
+        "hidden_bids, reveal_bids_after_tricks, blind_first_round, tricksy, lowest_score_deals, "
+        "first_dealer_by_draw, round_sizes 1,4,7" in header
     )
 
     db = Path(str(data["tournament"]["database"]))
@@ -829,6 +868,11 @@ def test_tournament_with_variants(tmp_path: Path, capsys: pytest.CaptureFixture[
         assert cmd_replay.run(ns) == 0
         shown = capsys.readouterr().out
         assert rules.describe() in shown and "(blind: played by the rules after the bids)" in shown
+        assert "first dealer by draw: " in shown
+    # the draw is recorded with each game; the games of a duplicate set share
+    # their deal seed, so the same seat deals first in every rotation
+    assert all(r is not None and r.draw for r in records)
+    assert len({(json.dumps(r.draw), r.first_dealer) for r in records if r is not None}) == 1
 
     # resuming with other rules is refused: the variants are part of the plan
     other = TournamentConfig.from_dict(
@@ -1065,3 +1109,26 @@ def test_sampled_games_rebuild_tricksy_views(rules: Rules) -> None:
         game.apply(seat, rng.choice(game.legal_actions(seat)))
     assert checked > 100
     assert bool(choices) == (plain_wizards or rules.tricksy)
+
+
+@pytest.mark.parametrize("command", ["serve", "play", "check", "tournament"])
+def test_help_names_the_dealers_restriction_as_players_do(command: str) -> None:
+    """The CLI help calls the bid restrictions by the names players use, and
+    offers the new rule forms with their source tradition."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "wizard_arena.cli", command, "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    text = " ".join(proc.stdout.split())
+    assert '"+/-" rule: the sum of the bids may not equal the tricks' in text
+    assert "screw the dealer" in text and "the Canadian rule of Wizard tournaments" in text
+    for flag, tradition in [
+        ("--reveal-bids-after-tricks", "Hungarian"),
+        ("--tricksy-suited", "Italian"),
+        ("--first-dealer-by-draw", "Finnish"),
+    ]:
+        assert flag in text and tradition in text
