@@ -29,9 +29,11 @@ What the SDK does for the bot, and the choices it makes:
   ``on_round_end`` on the TrickWon / RoundScored events with a view built
   from the SDK's own model of the game (updated from every event and
   re-synchronised from each DecisionRequest's complete view; it follows
-  every variant: bids revealed together, the blind first round's
+  every variant: bids revealed together, before play or after the tricks
+  (then the seat's own bid is the one it sent), the blind first round's
   ``others_hands`` and the cards the rules play for it, trump named in the
-  middle of play, the dealer chosen by score, fixed trumps),
+  middle of play or printed on a suited Wizard, the dealer chosen by score
+  or drawn, fixed trumps),
   ``on_game_end`` on GameOver. A hook that raises is logged with its
   traceback; play goes on.
 * **Checking the referee**: each DecisionRequest's offered legal actions
