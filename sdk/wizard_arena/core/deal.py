@@ -19,13 +19,18 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .cards import FULL_DECK, Card, parse_cards  # noqa: F401  (parse_cards: doctests)
 from .errors import DealError
 
+if TYPE_CHECKING:
+    from .rules import Rules
+
 __all__ = [
     "DrawRow",
     "check_deal",
+    "choose_first_dealer",
     "deal_problem",
     "dealer_of_draw",
     "draw_first_dealer",
@@ -191,3 +196,50 @@ def dealer_of_draw(players: int, draw: Sequence[DrawRow], deck: Sequence[Card] =
     if len(drawing) != 1:
         raise ValueError(f"the draw is unfinished: seats {drawing} tie for the highest card")
     return drawing[0]
+
+
+def choose_first_dealer(
+    rules: Rules,
+    rng: random.Random,
+    first_dealer: int | None = None,
+    draw: Sequence[DrawRow] | None = None,
+) -> tuple[int, tuple[tuple[Card | None, ...], ...]]:
+    """The seat that deals round 1, and the rows of its draw (empty: not drawn).
+
+    Without ``first_dealer_by_draw``: ``first_dealer`` (default seat 0), and
+    no ``draw``. With it: the seat ``draw`` gives (a draw already made, e.g. a
+    record's; :func:`dealer_of_draw` refuses one that breaks the rules), or
+    else a draw made now with ``rng`` (:func:`draw_first_dealer`, from the
+    rules' deck), so the same seed gives the same draw. A ``first_dealer``
+    given with a draw must be the seat it gives (a check for replays); given
+    alone it is refused. ValueError says why.
+
+    >>> from .rules import Rules
+    >>> choose_first_dealer(Rules(3), random.Random(1), 2)
+    (2, ())
+    >>> dealer, rows = choose_first_dealer(Rules(3, first_dealer_by_draw=True), random.Random(21))
+    >>> dealer, len(rows)
+    (2, 2)
+    """
+    n = rules.players
+    rows: tuple[tuple[Card | None, ...], ...] = ()
+    if rules.first_dealer_by_draw:
+        if draw is None:
+            if first_dealer is not None:
+                raise ValueError(
+                    "first_dealer_by_draw: the first dealer is drawn; give the draw "
+                    "(draw=...) with first_dealer, or neither"
+                )
+            draw = draw_first_dealer(n, rng, rules.deck)
+        rows = tuple(tuple(row) for row in draw)
+        drawn = dealer_of_draw(n, rows, rules.deck)
+        if first_dealer is not None and first_dealer != drawn:
+            raise ValueError(f"first_dealer is {first_dealer}, but the draw gives {drawn}")
+        first_dealer = drawn
+    elif draw is not None:
+        raise ValueError("a draw for the first dealer needs the rule first_dealer_by_draw")
+    if first_dealer is None:
+        first_dealer = 0
+    if not 0 <= first_dealer < n:
+        raise ValueError(f"first_dealer must be a seat 0..{n - 1}, not {first_dealer}")
+    return first_dealer, rows

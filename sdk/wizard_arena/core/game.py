@@ -44,7 +44,7 @@ from .actions import (
     action_text,
 )
 from .cards import ALL_CARDS, Card, Suit
-from .deal import DrawRow, check_deal, dealer_of_draw, draw_first_dealer, shuffled_deal
+from .deal import DrawRow, check_deal, choose_first_dealer, shuffled_deal
 from .errors import (
     BidForbiddenError,
     BidOutOfRangeError,
@@ -76,13 +76,10 @@ class Game:
     ``first_dealer`` deals round 1 (default seat 0); the deal passes clockwise
     (to seat + 1).
 
-    With ``first_dealer_by_draw`` the first dealer is drawn instead: from
-    ``draw`` (the rows of a draw already made, e.g. a record's; see
-    :func:`~wizard_arena.core.deal.dealer_of_draw`), or else with the game's
-    RNG before the first deal (:func:`~wizard_arena.core.deal.draw_first_dealer`),
-    so the same seed gives the same draw. ``first_dealer``, if given, must be
-    the seat the draw gives (a check for replays). The rows are
-    :attr:`draw`.
+    With ``first_dealer_by_draw`` the first dealer is drawn instead, from
+    ``draw`` (a draw already made, e.g. a record's) or with the game's RNG
+    before the first deal; the rows are :attr:`draw` (see
+    :func:`~wizard_arena.core.deal.choose_first_dealer`).
 
     >>> g = Game(Rules(players=3, first_dealer_by_draw=True), seed=4)
     >>> len(g.draw) >= 1, g.first_dealer == g.next_dealer()
@@ -99,31 +96,11 @@ class Game:
         draw: Sequence[DrawRow] | None = None,
     ) -> None:
         rules = rules if rules is not None else Rules()
-        n = rules.players
         if rng is not None and seed is not None:
             raise ValueError("give seed or rng, not both")
         rng = rng if rng is not None else random.Random(seed)
-        rows: tuple[tuple[Card | None, ...], ...] = ()
-        if rules.first_dealer_by_draw:
-            if draw is None:
-                if first_dealer is not None:
-                    raise ValueError(
-                        "first_dealer_by_draw: the first dealer is drawn; give the draw "
-                        "(draw=...) with first_dealer, or neither"
-                    )
-                draw = draw_first_dealer(n, rng, rules.deck)
-            rows = tuple(tuple(row) for row in draw)
-            drawn = dealer_of_draw(n, rows, rules.deck)
-            if first_dealer is not None and first_dealer != drawn:
-                raise ValueError(f"first_dealer is {first_dealer}, but the draw gives {drawn}")
-            first_dealer = drawn
-        elif draw is not None:
-            raise ValueError("a draw for the first dealer needs the rule first_dealer_by_draw")
-        if first_dealer is None:
-            first_dealer = 0
-        if not 0 <= first_dealer < n:
-            raise ValueError(f"first_dealer must be a seat 0..{n - 1}, not {first_dealer}")
-        self._setup(rules, rng, first_dealer, rows)
+        first, rows = choose_first_dealer(rules, rng, first_dealer, draw)
+        self._setup(rules, rng, first, rows)
 
     def _setup(
         self,
