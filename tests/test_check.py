@@ -78,6 +78,27 @@ def test_the_check_plays_the_rule_variants_asked_for() -> None:
     assert report["games"][0]["status"] == "finished"
 
 
+def test_the_check_plays_the_new_rule_forms() -> None:
+    flags = ["--hidden-bids", "--reveal-bids-after-tricks", "--tricksy-suited"]
+    rc, report = check_json(
+        "wizard_bots.heuristic:HeuristicBot",
+        *["--players", "3", "--games", "1", "--move-time", "2"],
+        *[*flags, "--first-dealer-by-draw", "--round-sizes", "2,3"],
+    )
+    assert rc == 0, report["problems"]
+    rules = Rules(
+        players=3,
+        hidden_bids=True,
+        reveal_bids_after_tricks=True,
+        tricksy_suited=True,
+        first_dealer_by_draw=True,
+        hand_sizes=(2, 3),
+    )
+    assert report["rules"] == rules.describe()
+    assert report["games"][0]["status"] == "finished"
+    assert report["decisions"] >= 2 + 2 + 3  # two bids, five cards (and any trump choice)
+
+
 def test_a_slow_and_illegal_bot_is_reported_with_advice() -> None:
     proc = check("tests.bots.check_bots:SlowAndIllegalBot", *SHORT)
     assert proc.returncode == 1, proc.stdout + proc.stderr

@@ -159,3 +159,102 @@ def test_without_the_shared_folder_its_tests_skip_with_the_reason(tmp_path: Path
         {"WIZARD_ARENA_SHARED_CONFORMANCE": str(absent), "WIZARD_ARENA_REQUIRE_SHARED": "1"}
     )
     assert ci.returncode == 1 and "2 failed" in ci.stdout, ci.stdout
+
+
+def _game(cid: str, rules: dict[str, object], **extra: object) -> dict[str, object]:
+    return {
+        "id": cid,
+        "kind": "game",
+        "rules": rules,
+        "first_dealer": 0,
+        "rounds": [
+            {
+                "round": 1,
+                "dealer": 0,
+                "hands": [["2H"], ["13S"], ["5H"]],
+                "trump_card": "J",
+                "actions": [{"seat": 1, "bid": 1}, {"seat": 2, "bid": 0}, {"seat": 0, "bid": 0}],
+                "expect": {"bids": [0, 1, 0]},
+            }
+        ],
+        **extra,
+    }
+
+
+def test_cases_naming_unknown_options_are_skipped(tmp_path: Path) -> None:
+    """A case whose rules name an option this runner does not know cannot be
+    judged: it is skipped (counted and listed), and the file's other cases run."""
+    data = {
+        "format": "wizard-conformance/1",
+        "cases": [
+            {"id": "ok", "kind": "score", "bid": 1, "tricks": 1, "expect": {"points": 30}},
+            _game("known", {"players": 3, "bid_restriction": "none"}),
+            _game("future", {"players": 3, "bid_restriction": "none", "reverse_play": True}),
+            _game("future-restriction", {"players": 3, "bid_restriction": "dealer_must_equal"}),
+            {"id": "wrong", "kind": "score", "bid": 0, "tricks": 0, "expect": {"points": 0}},
+        ],
+    }
+    cases = load_vectors(data)
+    assert [c.skip != "" for c in cases] == [False, False, True, True, False]
+    assert "reverse_play" in cases[2].skip
+    assert "bid_restriction dealer_must_equal" in cases[3].skip
+    f = tmp_path / "future.json"
+    f.write_text(json.dumps(data))
+    (report,) = run_files([f])
+    assert report.passed == 2 and [cid for cid, _ in report.failures] == ["wrong"]
+    assert [cid for cid, _ in report.skipped] == ["future", "future-restriction"]
+    proc = _cli(str(f))
+    assert proc.returncode == 1  # the failure fails the run, the skips do not
+    lines = proc.stdout.strip().splitlines()
+    assert lines[-1] == "2 passed, 1 failed, 2 skipped"
+    assert any(line.startswith(f"SKIP {f}: future: ") for line in lines)
+    del data["cases"][-1]
+    f.write_text(json.dumps(data))
+    proc = _cli(str(f))
+    assert proc.returncode == 0
+    assert proc.stdout.strip().splitlines()[-1] == "2 passed, 0 failed, 2 skipped"
+
+
+def test_a_known_option_with_a_bad_value_still_refuses_the_file() -> None:
+    bad = _game("bad", {"players": 3, "bid_restriction": "none", "tricksy": "yes"})
+    with pytest.raises(VectorFormatError, match="tricksy must be true or false"):
+        load_vectors({"format": "wizard-conformance/1", "cases": [bad]})
+
+
+def test_draw_cases() -> None:
+    rules = {"players": 3, "bid_restriction": "none", "first_dealer_by_draw": True}
+    draw = [["13S", "W", "W"], [None, "J", "2C"]]
+    case = _game("draw", rules, draw=draw)
+    case["first_dealer"] = 2
+    case["rounds"][0]["dealer"] = 2  # type: ignore[index]
+    case["rounds"][0]["actions"] = [  # type: ignore[index]
+        {"seat": 0, "bid": 0},
+        {"seat": 1, "bid": 1},
+        {"seat": 2, "bid": 0},
+    ]
+    (c,) = load_vectors({"format": "wizard-conformance/1", "cases": [case]})
+    assert c.run() is None
+    case["first_dealer"] = 1
+    (c,) = load_vectors({"format": "wizard-conformance/1", "cases": [case]})
+    assert "the draw gives 2" in (c.run() or "")
+    with pytest.raises(VectorFormatError, match="needs 'draw'"):
+        load_vectors({"format": "wizard-conformance/1", "cases": [_game("d", rules)]})
+    plain = _game("p", {"players": 3, "bid_restriction": "none"}, draw=draw)
+    with pytest.raises(VectorFormatError, match="'draw' needs the rule"):
+        load_vectors({"format": "wizard-conformance/1", "cases": [plain]})
+
+
+def test_generated_vectors_are_current() -> None:
+    """tests/vectors/variants-games-v1.json is what scripts/gen_variant_vectors.py
+    writes (every variant the generator knows, the new rule forms included)."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "gen_variant_vectors.py")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    path = ROOT / "tests" / "vectors" / "variants-games-v1.json"
+    assert proc.stdout == path.read_text(), "run scripts/gen_variant_vectors.py > " + str(path)
+    rules = [c["rules"] for c in json.loads(proc.stdout)["cases"]]
+    for option in ("tricksy_suited", "reveal_bids_after_tricks", "first_dealer_by_draw"):
+        assert any(option in r for r in rules), option

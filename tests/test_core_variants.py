@@ -240,6 +240,18 @@ COMBOS = [
     Rules(3, hand_sizes=(2, 4, 20)),
     Rules(3, hidden_bids=True, blind_first_round=True, tricksy=True, lowest_score_deals=True),
     Rules(6, maximus=True, tricksy=True, hidden_bids=True),
+    Rules(4, tricksy_suited=True),
+    Rules(4, hidden_bids=True, reveal_bids_after_tricks=True, first_dealer_by_draw=True),
+    Rules(
+        3,
+        hidden_bids=True,
+        reveal_bids_after_tricks=True,
+        blind_first_round=True,
+        tricksy_suited=True,
+        lowest_score_deals=True,
+        first_dealer_by_draw=True,
+    ),
+    Rules(5, maximus=True, tricksy_suited=True, first_dealer_by_draw=True),
 ]
 
 
@@ -259,6 +271,10 @@ def test_random_games_keep_the_invariants(rules: Rules, seed: int) -> None:
                 view = g.view(seat)
                 assert set(view.legal_actions) == set(view.compute_legal_actions())
                 assert bool(view.legal_actions) == (seat in acting)
+                # hidden bids: no other seat's bid before they are revealed
+                hiding = g.phase is Phase.BID or rules.reveal_bids_after_tricks
+                if rules.hidden_bids and hiding:
+                    assert [b for s, b in enumerate(view.bids) if s != seat] == [None] * (n - 1)
                 # never another seat's cards, except what the blind round shows
                 others = {c for s, h in enumerate(g.hands) if s != seat for c in h}
                 own = set(g.hands[seat])

@@ -356,3 +356,35 @@ def test_heuristic_beats_random_in_duplicate_games() -> None:
     # the measured margin is about 500 points a game; every deal must show a clear one
     assert min(diffs) > 150
     assert statistics.fmean(diffs) > 300
+
+
+# -- the rule forms: suited Wizards, bids hidden until the tricks are played -------------
+
+
+def test_heuristic_counts_suited_wizards_as_wizards() -> None:
+    from wizard_arena.core import WIZARD
+    from wizard_bots.heuristic import card_counts, count_slot
+
+    assert count_slot(Card("WH")) == count_slot(Card("W")) == WIZARD.index
+    assert card_counts(parse_cards("WS WH W 2C"))[WIZARD.index] == 3
+    plain = estimate_tricks(parse_cards("W 2C 9D"), H, 4, Card("5S"))
+    assert estimate_tricks(parse_cards("WH 2C 9D"), H, 4, Card("5S")) == plain
+    assert estimate_tricks(parse_cards("W 2C 9D"), H, 4, Card("WS")) == estimate_tricks(
+        parse_cards("W 2C 9D"), H, 4, Card("W")
+    )
+
+
+def test_heuristic_assumes_a_hidden_bidder_still_wants_a_trick() -> None:
+    from wizard_bots.heuristic import _later
+
+    rules = Rules(players=3, hidden_bids=True, reveal_bids_after_tricks=True)
+    game = Game.at_round(rules, 2, dealer=2, totals=[0, 0, 0])
+    game.deal([parse_cards("2S 3S"), parse_cards("4S 5S"), parse_cards("6S 7S")], Card("8D"))
+    for seat, bid in [(0, 1), (1, 0), (2, 0)]:
+        game.bid(seat, bid)
+    game.play(0, Card("2S"))
+    view = game.view(1)
+    assert view.bids == (None, 0, None)  # its own bid only, while the tricks are played
+    (seat2,) = _later(view)
+    assert seat2.need == 1  # seat 2 bid 0, but seat 1 cannot know it
+    assert HeuristicBot().play(view) in view.legal_cards

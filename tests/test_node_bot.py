@@ -84,6 +84,51 @@ def test_node_bot_plays_full_games(node_bot: list[str]) -> None:
         print(f"node bot: 2 games of 3 players in {took:.2f} s (including node start-up)")
 
 
+def test_node_bot_plays_the_rule_forms(node_bot: list[str]) -> None:
+    """Listing them with --rule-options, the Node bot plays suited Wizards (a
+    card sent back with its wizardSuit), bids revealed after the tricks and a
+    drawn first dealer: every answer legal and in time."""
+    rules = Rules(
+        players=3,
+        hidden_bids=True,
+        reveal_bids_after_tricks=True,
+        tricksy_suited=True,
+        first_dealer_by_draw=True,
+        hand_sizes=(3, 12, 20),
+    )
+    with ArenaThread(arena_config(rules=rules, move_time=5.0, seed=11)) as server:
+        box: list[Any] = []
+        pythons = threading.Thread(
+            target=lambda: box.append(
+                run_bots([RandomBot(seed=1), RandomBot(seed=2)], server.address, games=1)
+            ),
+            daemon=True,
+        )
+        options = ["--rule-options", ",".join(rules.options)]
+        node = subprocess.Popen(
+            [*node_bot, "--server", server.address, "--name", "node-js", "--games", "1", *options],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        pythons.start()
+        try:
+            _, err = node.communicate(timeout=90)
+        finally:
+            if node.poll() is None:
+                node.kill()
+        pythons.join(30)
+        ok(box[0])
+        assert node.returncode == 0, err
+        (rec,) = finished_records(server, 1)
+    assert rec.status == "finished" and Rules.from_dict(rec.rules) == rules
+    seat = rec.names.index("node-js")
+    assert rec.faults[seat] == {}, rec.fault_details  # every answer legal and in time
+    played = [m.action for rr in rec.rounds for m in rr.moves if m.seat == seat]
+    assert any(a in {"play WS", "play WH", "play WD", "play WC"} for a in played), played
+    assert rec.draw and rec.rounds[0].dealer == rec.first_dealer
+
+
 def test_node_bot_reports_refusal(node_bot: list[str]) -> None:
     with ArenaThread(arena_config(tokens=frozenset({"t0ken"}))) as server:
         proc = subprocess.run(

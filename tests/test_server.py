@@ -169,7 +169,8 @@ def replay(record: GameRecord) -> list[Snap]:
 
 # -- what a seat may see: the information check -------------------------------------------
 
-_CARD_TEXT = re.compile(r"\b(?:1[0-3]|[1-9])[SHDC]\b")
+#: A suited card's text, or a suited Wizard's (tricksy_suited): its printed suit is information.
+_CARD_TEXT = re.compile(r"\b(?:(?:1[0-3]|[1-9])[SHDC]|W[SHDC])\b")
 
 
 def _cards_in(msg: Any, path: str = "") -> Iterator[tuple[str, Card]]:

@@ -9,7 +9,10 @@ go through an information check: no card of another seat's hand is seen
 before it is played, except the others' cards of a blind first round (shown
 by the rules), and in that round a seat's own card is not seen until it is
 played. With hidden bids no message reveals another seat's bid before all
-are in, and every seat is asked at once.
+are in (with reveal_bids_after_tricks: before the round's last trick is
+complete), and every seat is asked at once. With tricksy_suited the Wizards'
+printed suits are information too: a suited Wizard is seen only when dealt
+to the seat, turned or played.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import trio
 from wizard_arena.bot import GameInfo
 from wizard_arena.client import RULE_OPTIONS, RunResult, VersionMismatchError, run_bot, server_info
 from wizard_arena.core import (
+    SUITED_WIZARDS,
     BidMade,
     BidRestriction,
     Card,
@@ -40,11 +44,15 @@ from wizard_arena.core import (
     Game,
     Phase,
     RoundResult,
+    RoundScored,
     Rules,
     SeatView,
     Suit,
     Trick,
+    TrickWon,
     TrumpChosen,
+    bids_hidden,
+    dealer_of_draw,
 )
 from wizard_arena.core.rules import MAXIMUS_TRUMPS, VARIANT_OPTIONS
 from wizard_arena.protocol import DecisionRequest, GameEnd, RoundStart, TableEvent
@@ -78,6 +86,19 @@ VARIANTS: dict[str, Rules] = {
         lowest_score_deals=True,
         hand_sizes=(1, 5, 9, 13),
     ),
+    "tricksy_suited": Rules(players=4, tricksy_suited=True),
+    "reveal_bids_after_tricks": Rules(players=4, hidden_bids=True, reveal_bids_after_tricks=True),
+    "first_dealer_by_draw": Rules(players=5, first_dealer_by_draw=True),
+    "combined_forms": Rules(
+        players=3,
+        hidden_bids=True,
+        reveal_bids_after_tricks=True,
+        blind_first_round=True,
+        tricksy_suited=True,
+        lowest_score_deals=True,
+        first_dealer_by_draw=True,
+        hand_sizes=(1, 5, 9, 13),
+    ),
 }
 
 #: Seconds a seat waits for the others at a hidden bid (they are asked at once).
@@ -107,7 +128,9 @@ def serve() -> Iterator[Any]:
 def _played_by_round(record: GameRecord) -> list[list[tuple[int, Card]]]:
     """The cards played in each round, in order, as the rules core replays the
     record (the referee's own plays of a blind round included)."""
-    game = Game(Rules.from_dict(record.rules), first_dealer=record.first_dealer)
+    game = Game(
+        Rules.from_dict(record.rules), first_dealer=record.first_dealer, draw=record.draw_cards()
+    )
     out = []
     for rr in record.rounds:
         start = len(game.events)
@@ -202,17 +225,24 @@ def check_variant_information(bot: RawBot, record: GameRecord) -> int:
                 assert Counter(v.hand) == mine, "the view's hand is not the seat's own hand"
                 assert v.others_hands == ()
             assert [c for _, c in v.plays] == [c for _, c in played]
-            if rules.hidden_bids and v.phase is Phase.BID:
+            if bids_hidden(rules, v.phase):
                 hidden = [b for s, b in enumerate(v.bids) if s != seat]
-                assert hidden == [None] * len(hidden), f"bids shown before all are in: {v.bids}"
+                assert hidden == [None] * len(hidden), f"bids shown before they are revealed: {v}"
+            if rules.tricksy_suited and v.phase is Phase.PLAY:
+                printed = [c.wizard_suit for _, c in v.plays if c.wizard_suit is not None]
+                if printed:  # the last suited Wizard played made its suit trump at once
+                    assert v.trump is printed[-1], f"trump {v.trump} after {v.plays}"
     assert checked > 0
     return checked
 
 
 def check_hidden_bids(bot: RawBot, record: GameRecord) -> None:
     """Each round: this seat was asked for its bid before any bid was shown;
-    then every BidMade arrived together (nothing in between), in bidding order."""
-    n = Rules.from_dict(record.rules).players
+    then every BidMade arrived together (nothing in between), in bidding order
+    (with reveal_bids_after_tricks: after the round's last trick, before its
+    score)."""
+    rules = Rules.from_dict(record.rules)
+    n = rules.players
     rounds: list[list[Any]] = []
     for item in _game_messages(bot, record.game_id):
         if isinstance(item.msg, RoundStart):
@@ -237,6 +267,22 @@ def check_hidden_bids(bot: RawBot, record: GameRecord) -> None:
         assert len(asked) == 1 and asked[0] < made[0]
         dealer = record.rounds[r].dealer
         assert [msgs[i].event.seat for i in made] == [(dealer + 1 + k) % n for k in range(n)]
+        tricks = [
+            i
+            for i, m in enumerate(msgs)
+            if isinstance(m, TableEvent) and isinstance(m.event, TrickWon)
+        ]
+        scored = [
+            i
+            for i, m in enumerate(msgs)
+            if isinstance(m, TableEvent) and isinstance(m.event, RoundScored)
+        ]
+        assert len(tricks) == len(record.rounds[r].hands[0]) and len(scored) == 1
+        if rules.reveal_bids_after_tricks:
+            early = f"round {r + 1}: bids revealed early"
+            assert tricks[-1] < made[0] and made[-1] < scored[0], early
+        else:
+            assert made[-1] < tricks[0]
 
 
 # -- bots -----------------------------------------------------------------------------------
@@ -276,6 +322,15 @@ class VariantBot(RandomBot):
             if view.phase is not Phase.CHOOSE_TRUMP or view.to_act != view.seat:
                 self.problems.append(f"mid-play choice view {view}")
         return super().choose_trump(view)
+
+    def play(self, view: SeatView) -> Card:
+        if bids_hidden(view.rules, view.phase) and any(
+            b is not None for s, b in enumerate(view.bids) if s != view.seat
+        ):
+            self.problems.append(f"hidden bids shown in play: {view.bids}")
+        if view.rules.reveal_bids_after_tricks and view.bids[view.seat] is None:
+            self.problems.append(f"own bid missing in play: {view.bids}")
+        return super().play(view)
 
     def on_trick_end(self, view: SeatView, trick: Trick) -> None:
         self.tricks += 1
@@ -389,6 +444,17 @@ def test_full_game_under_variant(serve: Any, variant: str) -> None:
         for req in b.requests
         if req.view.phase is Phase.CHOOSE_TRUMP and (req.view.trick or req.view.tricks)
     ]
+    if rules.first_dealer_by_draw:
+        drawn = rec.draw_cards()
+        assert drawn and dealer_of_draw(n, drawn) == rec.first_dealer == rec.rounds[0].dealer
+        again = Game(rules, seed=rec.seed)  # the draw comes from the game's deal seed
+        assert [list(row) for row in again.draw] == drawn
+        assert text.splitlines()[2 + bool(rec.tags)].startswith("first dealer by draw: ")
+    else:
+        assert rec.draw == [] and rec.first_dealer == 0
+    if rules.tricksy_suited:
+        dealt = Counter(Card(c) for rr in rec.rounds for h in rr.hands for c in h)
+        assert not dealt[Card("W")] and any(dealt[w] for w in SUITED_WIZARDS)
     if not rules.tricksy:
         assert choices == [] and sdk_bot.mid_play_choices == 0
     elif variant == "tricksy":  # a whole game: Wizards are played before the last trick
@@ -420,6 +486,84 @@ def test_information_check_catches_a_blind_leak(serve: Any) -> None:
     if mine.suit is not None:  # a Wizard or Jester may be visible in another hand too
         with pytest.raises(AssertionError, match="before it was played"):
             check_variant_information(b, rec)
+
+
+def test_information_checks_catch_early_bids_and_suited_wizards(serve: Any) -> None:
+    """The checks above fail when a bid hidden until the tricks are played is
+    shown early (in a view, or a BidMade before the last trick) and when a
+    suited Wizard in another seat's hand is named."""
+    from dataclasses import replace as copy_with
+
+    from wizard_arena import wire
+
+    rules = Rules(
+        players=3,
+        hidden_bids=True,
+        reveal_bids_after_tricks=True,
+        tricksy_suited=True,
+        hand_sizes=(2, 12),
+    )
+    server = serve(rules=rules, seed=4)
+    bots = run_bots(
+        [RawBot(server.address, f"b{i}", rule_options=VARIANT_OPTIONS) for i in range(3)]
+    )
+    gid = bots[0].messages(GameInfo)[0].game_id
+    rec = next(r for r in server.records() if r.game_id == gid)
+    b = bots[0]
+    seat = b.messages(GameInfo)[0].seat
+    check_variant_information(b, rec)
+    check_hidden_bids(b, rec)
+    received = list(b.received)
+
+    # a view during play that shows another seat's bid
+    i = next(
+        k
+        for k, r in enumerate(received)
+        if isinstance(r.msg, DecisionRequest) and r.msg.view.phase is Phase.PLAY
+    )
+    raw = type(received[i].raw)()
+    raw.CopyFrom(received[i].raw)
+    raw.decision_request.view.bids[(seat + 1) % 3] = 0
+    b.received[i] = copy_with(received[i], raw=raw, msg=wire.decode_server(raw))
+    with pytest.raises(AssertionError, match="bids shown before they are revealed"):
+        check_variant_information(b, rec)
+    b.received = list(received)
+
+    # the BidMade messages of round 1 moved before its last trick
+    made = [
+        k
+        for k, r in enumerate(received)
+        if isinstance(r.msg, TableEvent) and isinstance(r.msg.event, BidMade)
+    ][:3]
+    last_trick = max(
+        k
+        for k, r in enumerate(received[: made[0]])
+        if isinstance(r.msg, TableEvent) and isinstance(r.msg.event, TrickWon)
+    )
+    moved = [r for k, r in enumerate(received) if k not in made]
+    at = moved.index(received[last_trick])
+    b.received = [*moved[:at], *(received[k] for k in made), *moved[at:]]
+    with pytest.raises(AssertionError, match="bids revealed early"):
+        check_hidden_bids(b, rec)
+    b.received = list(received)
+
+    # a suited Wizard of another seat's hand named in a message before it is played
+    other = next(
+        (r, Card(c))
+        for r, rr in enumerate(rec.rounds)
+        for s, h in enumerate(rr.hands)
+        if s != seat
+        for c in h
+        if Card(c).wizard_suit is not None
+    )
+    starts = [k for k, r in enumerate(received) if isinstance(r.msg, RoundStart)]
+    k = starts[other[0]]
+    raw = type(received[k].raw)()
+    raw.CopyFrom(received[k].raw)
+    raw.round_started.game_id = f"{gid} {other[1].text}"
+    b.received[k] = copy_with(received[k], raw=raw)
+    with pytest.raises(AssertionError, match=f"saw {other[1].text} .* before it was played"):
+        check_variant_information(b, rec)
 
 
 def _card_pb(card: Card) -> Any:
@@ -529,6 +673,8 @@ def _serve_args(*argv: str) -> argparse.Namespace:
         (["--players", "5", "--round-sizes", "1,13"], "each round deals 1..12 cards"),
         (["--round-sizes", "2,,4"], "whole numbers separated by commas"),
         (["--round-sizes", ""], "whole numbers separated by commas"),
+        (["--tricksy", "--tricksy-suited"], "two forms of Tricksy Wizard"),
+        (["--reveal-bids-after-tricks"], "reveal_bids_after_tricks is a reveal time"),
     ],
 )
 def test_serve_refuses_combinations(
@@ -558,6 +704,15 @@ def test_serve_flags_make_the_rules() -> None:
     )
     assert cmd_serve.rules_from_args(_serve_args("--maximus")) == Rules(maximus=True)
     assert cmd_serve.rules_from_args(_serve_args()) == Rules()
+    args = _serve_args(
+        "--hidden-bids", "--reveal-bids-after-tricks", "--tricksy-suited", "--first-dealer-by-draw"
+    )
+    assert cmd_serve.rules_from_args(args) == Rules(
+        hidden_bids=True,
+        reveal_bids_after_tricks=True,
+        tricksy_suited=True,
+        first_dealer_by_draw=True,
+    )
     # one flag per variant option, named after it
     from wizard_arena.cli_rules import VARIANT_FLAGS
 
@@ -607,6 +762,9 @@ def _tournament(tmp: Path, **section: object) -> dict[str, Any]:
         ({"round_sizes": "1,2"}, "round_sizes must be a list of whole numbers"),
         ({"round_sizes": [1.5]}, "round_sizes must be a list of whole numbers"),
         ({"tricksy": "yes"}, "tricksy must be true or false"),
+        ({"tricksy": True, "tricksy_suited": True}, "rules: tricksy and tricksy_suited"),
+        ({"reveal_bids_after_tricks": True}, "rules: reveal_bids_after_tricks is a reveal time"),
+        ({"first_dealer_by_draw": "yes"}, "first_dealer_by_draw must be true or false"),
     ],
 )
 def test_tournament_refuses_combinations(
@@ -627,14 +785,36 @@ def test_tournament_variant_keys() -> None:
     assert not set(base.plan_key()) & set(VARIANT_OPTIONS)
     assert config.to_dict()["round_sizes"] == (2, 4)
     json.dumps(config.to_dict())
+    forms = TournamentConfig.from_dict(
+        _tournament(
+            Path("/nonexistent"),
+            hidden_bids=True,
+            reveal_bids_after_tricks=True,
+            tricksy_suited=True,
+            first_dealer_by_draw=True,
+        )
+    )
+    assert forms.rules == Rules(
+        players=3,
+        hidden_bids=True,
+        reveal_bids_after_tricks=True,
+        tricksy_suited=True,
+        first_dealer_by_draw=True,
+    )
+    key = forms.plan_key()
+    for name in ("hidden_bids", "reveal_bids_after_tricks", "tricksy_suited"):
+        assert key[name] is True
+    assert key["first_dealer_by_draw"] is True
 
 
 def test_tournament_with_variants(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     section: dict[str, object] = {
         "hidden_bids": True,
+        "reveal_bids_after_tricks": True,
         "blind_first_round": True,
         "tricksy": True,
         "lowest_score_deals": True,
+        "first_dealer_by_draw": True,
         "round_sizes": [1, 4, 7],
     }
     data = _tournament(tmp_path, **section)
@@ -656,15 +836,18 @@ def test_tournament_with_variants(tmp_path: Path, capsys: pytest.CaptureFixture[
     rules = Rules(
         players=3,
         hidden_bids=True,
+        reveal_bids_after_tricks=True,
         blind_first_round=True,
         tricksy=True,
         lowest_score_deals=True,
+        first_dealer_by_draw=True,
         hand_sizes=(1, 4, 7),
     )
     header = proc.stdout.splitlines()[0]
     assert rules.describe() in header
     assert (
-        "hidden_bids, blind_first_round, tricksy, lowest_score_deals, round_sizes 1,4,7" in header
+        "hidden_bids, reveal_bids_after_tricks, blind_first_round, tricksy, lowest_score_deals, "
+        "first_dealer_by_draw, round_sizes 1,4,7" in header
     )
 
     db = Path(str(data["tournament"]["database"]))
@@ -685,6 +868,11 @@ def test_tournament_with_variants(tmp_path: Path, capsys: pytest.CaptureFixture[
         assert cmd_replay.run(ns) == 0
         shown = capsys.readouterr().out
         assert rules.describe() in shown and "(blind: played by the rules after the bids)" in shown
+        assert "first dealer by draw: " in shown
+    # the draw is recorded with each game; the games of a duplicate set share
+    # their deal seed, so the same seat deals first in every rotation
+    assert all(r is not None and r.draw for r in records)
+    assert len({(json.dumps(r.draw), r.first_dealer) for r in records if r is not None}) == 1
 
     # resuming with other rules is refused: the variants are part of the plan
     other = TournamentConfig.from_dict(
@@ -733,8 +921,17 @@ def test_records_of_every_variant_verify_and_replay() -> None:
         "maximus_tricksy": Rules(4, maximus=True, tricksy=True),
     }.items():
         rng = random.Random(name)
-        game = Game(rules, seed=name, first_dealer=1)
-        rec = GameRecord(name, rules.to_dict(), list("abcdef"[: rules.players]), name, 1, 0.0)
+        drawn = rules.first_dealer_by_draw
+        game = Game(rules, seed=name, first_dealer=None if drawn else 1)
+        rec = GameRecord(
+            name,
+            rules.to_dict(),
+            list("abcdef"[: rules.players]),
+            name,
+            game.first_dealer,
+            0.0,
+            draw=[[c.text if c else None for c in row] for row in game.draw],
+        )
         while not game.is_over:
             if game.phase is Phase.DEAL:
                 game.deal()
@@ -764,6 +961,17 @@ def test_records_of_every_variant_verify_and_replay() -> None:
             assert heads[4].endswith("turned -, trump none")
         if rules.blind_first_round:
             assert "(blind: each player sees the others' cards, not their own)" in heads[0]
+        if rules.first_dealer_by_draw:
+            assert "first dealer by draw: " in text
+            good = rec.draw
+            rec.draw = []  # a drawn game must keep its draw
+            assert any("first dealer is drawn" in p for p in verify_record(rec)), name
+            rec.first_dealer = (game.first_dealer + 1) % rules.players  # not the seat drawn
+            rec.draw = good
+            assert any("but the draw gives" in p for p in verify_record(rec)), name
+            rec.first_dealer = game.first_dealer
+        if rules.tricksy_suited and any("W" in m.action for r in rec.rounds for m in r.moves):
+            assert "(trump " in text
         if rules.hidden_bids:
             # the bids are recorded in arrival order: any order verifies
             rr = rec.rounds[-1]
@@ -793,13 +1001,24 @@ def _example_bots(kind: str, players: int) -> list[Any]:
 
 
 @pytest.mark.parametrize("kind", ["random", "heuristic", "montecarlo"])
-@pytest.mark.parametrize("variant", [*VARIANTS, "maximus_tricksy_hidden", "blind_tricksy_canadian"])
+@pytest.mark.parametrize(
+    "variant",
+    [*VARIANTS, "maximus_tricksy_hidden", "maximus_suited_after_tricks", "blind_tricksy_canadian"],
+)
 def test_example_bots_play_every_variant(kind: str, variant: str) -> None:
     from wizard_arena.local import play_local
 
     rules = {
         **VARIANTS,
         "maximus_tricksy_hidden": Rules(players=4, maximus=True, tricksy=True, hidden_bids=True),
+        "maximus_suited_after_tricks": Rules(
+            players=4,
+            maximus=True,
+            tricksy_suited=True,
+            hidden_bids=True,
+            reveal_bids_after_tricks=True,
+            first_dealer_by_draw=True,
+        ),
         "blind_tricksy_canadian": Rules(
             players=4,
             blind_first_round=True,
@@ -835,30 +1054,81 @@ def test_heuristic_blind_bid() -> None:
         Rules(players=3, tricksy=True),
         Rules(players=4, maximus=True, tricksy=True, hidden_bids=True),
         Rules(players=5, tricksy=True, lowest_score_deals=True, hand_sizes=(4, 8, 12)),
+        Rules(players=4, tricksy_suited=True, hidden_bids=True, reveal_bids_after_tricks=True),
+        Rules(players=3, tricksy_suited=True, hand_sizes=(6, 12, 20)),
     ],
-    ids=["tricksy", "maximus_tricksy_hidden", "tricksy_lowest_short"],
+    ids=[
+        "tricksy",
+        "maximus_tricksy_hidden",
+        "tricksy_lowest_short",
+        "suited_after_tricks",
+        "suited_plain_wizards",
+    ],
 )
 def test_sampled_games_rebuild_tricksy_views(rules: Rules) -> None:
     """The Monte Carlo bot's rebuilt game is in exactly the view's position,
-    though the view does not say which trumps were named during play."""
+    though the view does not say which trumps were named during play (nor,
+    with reveal_bids_after_tricks, the others' bids: they are assumed)."""
     import random
     from dataclasses import replace
 
-    from wizard_bots.sampling import game_from_view, sample_deal
+    from wizard_bots.montecarlo import assumed_bids
+    from wizard_bots.sampling import SampledDeal, game_from_view, sample_deal
 
     rng = random.Random(1)
     game = Game(rules, seed=5)
-    checked = 0
+    # tricksy_suited with plain Ws (an explicit deal from a deck whose Wizards
+    # show no suit): their players name the trump at once
+    plain_wizards = rules.tricksy_suited and rules.hand_sizes is not None
+    plain = Game(replace(rules, tricksy_suited=False), seed=5) if plain_wizards else None
+    checked = choices = 0
     while not game.is_over:
         if game.phase is Phase.DEAL:
-            game.deal()
+            if plain is None:
+                game.deal()
+            else:
+                plain.deal()
+                game.deal(plain.dealt_hands, plain.turned_card)
+                if game.round < rules.rounds:  # the next round's deal, from the plain deck
+                    plain = Game.at_round(plain.rules, game.round + 1, 0, [0] * 3, seed=game.round)
             continue
         for seat in game.acting:
             view = game.view(seat)
-            for hands in ([tuple(h) for h in game.hands], sample_deal(view, rng).hands):
-                rebuilt = game_from_view(view, hands).view(seat)
+            real = SampledDeal(tuple(tuple(h) for h in game.hands), ())
+            for deal in (real, sample_deal(view, rng)):
+                bids = assumed_bids(view, deal)
+                if rules.reveal_bids_after_tricks and view.phase is Phase.PLAY:
+                    assert bids is not None and bids[seat] == view.bids[seat]
+                    with pytest.raises(ValueError, match="hides seat"):
+                        game_from_view(view, deal.hands)
+                rebuilt = game_from_view(view, deal.hands, bids=bids).view(seat)
                 assert replace(rebuilt, results=()) == replace(view, results=())
                 checked += 1
+            choices += view.phase is Phase.CHOOSE_TRUMP and bool(view.plays)
         seat = rng.choice(game.acting)
         game.apply(seat, rng.choice(game.legal_actions(seat)))
     assert checked > 100
+    assert bool(choices) == (plain_wizards or rules.tricksy)
+
+
+@pytest.mark.parametrize("command", ["serve", "play", "check", "tournament"])
+def test_help_names_the_dealers_restriction_as_players_do(command: str) -> None:
+    """The CLI help calls the bid restrictions by the names players use, and
+    offers the new rule forms with their source tradition."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "wizard_arena.cli", command, "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    text = " ".join(proc.stdout.split())
+    assert '"+/-" rule: the sum of the bids may not equal the tricks' in text
+    assert "screw the dealer" in text and "the Canadian rule of Wizard tournaments" in text
+    for flag, tradition in [
+        ("--reveal-bids-after-tricks", "Hungarian"),
+        ("--tricksy-suited", "Italian"),
+        ("--first-dealer-by-draw", "Finnish"),
+    ]:
+        assert flag in text and tradition in text

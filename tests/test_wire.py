@@ -55,6 +55,18 @@ VARIANT_RULES: dict[str, Rules] = {
         lowest_score_deals=True,
         bid_restriction=BidRestriction.CANADIAN,
     ),
+    "tricksy_suited": Rules(players=4, tricksy_suited=True),
+    "reveal_bids_after_tricks": Rules(players=4, hidden_bids=True, reveal_bids_after_tricks=True),
+    "first_dealer_by_draw": Rules(players=5, first_dealer_by_draw=True),
+    "new_forms_combined": Rules(
+        players=3,
+        hidden_bids=True,
+        reveal_bids_after_tricks=True,
+        blind_first_round=True,
+        tricksy_suited=True,
+        first_dealer_by_draw=True,
+        hand_sizes=(1, 7, 20),
+    ),
 }
 
 
@@ -94,7 +106,14 @@ def test_views_and_messages_round_trip(name: str) -> None:
     """Every view of every seat, every decision request and every message of
     whole random games survives the wire unchanged."""
     rules = VARIANT_RULES[name]
-    seen = {"others_hands": 0, "next_trump": 0, "hidden": 0, "mid_play_choice": 0}
+    seen = {
+        "others_hands": 0,
+        "next_trump": 0,
+        "hidden": 0,
+        "mid_play_choice": 0,
+        "suited_wizards": 0,
+        "hidden_in_play": 0,
+    }
     for seed in range(2):
         rng = random.Random(seed)
         game = Game(rules, seed=f"wire-{name}-{seed}")
@@ -108,6 +127,8 @@ def test_views_and_messages_round_trip(name: str) -> None:
                 seen["others_hands"] += bool(view.others_hands)
                 seen["next_trump"] += view.next_trump is not None
                 seen["hidden"] += rules.hidden_bids and view.phase is Phase.BID
+                seen["suited_wizards"] += any(c.wizard_suit is not None for c in view.hand)
+                seen["hidden_in_play"] += view.phase is Phase.PLAY and None in view.bids
                 if view.legal_actions:
                     req = DecisionRequest(f"r-{seat}", "g", view)
                     back = _server_round_trip(req)
@@ -147,6 +168,8 @@ def test_views_and_messages_round_trip(name: str) -> None:
         assert seen["next_trump"] and seen["mid_play_choice"]
     if rules.hidden_bids:
         assert seen["hidden"]
+    assert bool(seen["suited_wizards"]) == rules.tricksy_suited
+    assert bool(seen["hidden_in_play"]) == rules.reveal_bids_after_tricks
 
 
 @pytest.mark.parametrize("size", [0, 1, 127, 128, 300, 16383, 16384, 2**21 + 5])
@@ -192,6 +215,31 @@ def test_blind_round_start_keeps_seats() -> None:
     assert isinstance(back, RoundStart) and back.others_hands[1] == ()
 
 
+@pytest.mark.parametrize("text", ["W", "WS", "WH", "WD", "WC", "J", "13H", "1S"])
+def test_cards_round_trip(text: str) -> None:
+    card = Card(text)
+    msg = wire.card_to_pb(card)
+    assert wire.card_from_pb(wire.pb.Card.FromString(msg.SerializeToString())) is card
+    # a suited Wizard's identity is its wizard_suit; the plain Wizard has none
+    if card.is_wizard:
+        assert msg.kind == wire.pb.CARD_KIND_WIZARD and msg.suit == wire.pb.SUIT_UNSPECIFIED
+        assert (msg.wizard_suit == wire.pb.SUIT_UNSPECIFIED) == (card.wizard_suit is None)
+
+
+def test_wizard_cards_decode_leniently_but_not_blindly() -> None:
+    # a Wizard's suit and rank mean nothing (as before): only wizard_suit tells Wizards apart
+    junk = wire.pb.Card(kind=wire.pb.CARD_KIND_WIZARD, suit=wire.pb.SUIT_HEARTS, rank=7)
+    assert wire.card_from_pb(junk) is Card("W")
+    junk.wizard_suit = wire.pb.SUIT_CLUBS
+    assert wire.card_from_pb(junk) is Card("WC")
+    bad = wire.pb.Card(kind=wire.pb.CARD_KIND_WIZARD)
+    bad.wizard_suit = 9  # type: ignore[assignment]
+    with pytest.raises(wire.WireError, match="wizard_suit=9"):
+        wire.card_from_pb(bad)
+    with pytest.raises(wire.WireError, match="not a card"):
+        wire.card_from_pb(wire.pb.Card(kind=wire.pb.CARD_KIND_SUITED, rank=3))
+
+
 def test_hello_carries_rule_options() -> None:
     hello = Hello("b", rule_options=VARIANT_OPTIONS)
     assert wire.decode_bot(wire.encode_bot(hello)) == hello
@@ -221,6 +269,8 @@ def _pb_rules(**fields: object) -> object:
         # a variant's round sizes that the decoder does not derive: refused, not misread
         ({"round_sizes": [2, 4]}, "do not match the rules"),
         ({"round_sizes": [20] * 5}, "do not match the rules"),
+        ({"tricksy": True, "tricksy_suited": True}, "two forms of Tricksy Wizard"),
+        ({"reveal_bids_after_tricks": True}, "it needs hidden_bids"),
     ],
 )
 def test_malformed_rules_are_refused(fields: dict[str, object], message: str) -> None:

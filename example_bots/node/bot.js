@@ -5,11 +5,15 @@
 // keeps no game state of its own.
 //
 //   node bot.js --server 127.0.0.1:50051 --name node-bot [--games N] [--token T]
+//               [--rule-options hidden_bids,tricksy_suited,...]
 //
 // Strategy: the lowest legal bid, a random legal card, the first legal trump.
 // The random draws come from GameStarted.botSeed (a per-game seed the referee
 // derives from its secret, the game id and the seat), so the same game is
 // played the same way every time; never from Math.random.
+// Every decision comes from the request's legal actions, so the bot can play
+// every rule option; it lists in Hello.ruleOptions those given with
+// --rule-options (none by default: the base game only).
 // Exit status: 0 after N games (or when the server ends the stream), 1 when the
 // server refuses or drops the bot, 2 for bad arguments, 130 on Ctrl-C.
 'use strict';
@@ -26,23 +30,32 @@ const PROTOCOL_VERSION = 1;
 
 function usage(message) {
   if (message) console.error(`node-bot: error: ${message}`);
-  console.error('usage: node bot.js --server HOST:PORT --name NAME [--games N] [--token TOKEN]');
+  console.error(
+    'usage: node bot.js --server HOST:PORT --name NAME [--games N] [--token TOKEN] ' +
+      '[--rule-options NAME,NAME,...]',
+  );
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const args = { server: '127.0.0.1:50051', name: 'node-bot', games: 0, token: '' };
+  const args = { server: '127.0.0.1:50051', name: 'node-bot', games: 0, token: '', ruleOptions: [] };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     if (flag === '-h' || flag === '--help') usage();
     const value = argv[i + 1];
-    if (!['--server', '--name', '--games', '--token'].includes(flag)) usage(`unknown option ${flag}`);
+    if (!['--server', '--name', '--games', '--token', '--rule-options'].includes(flag)) {
+      usage(`unknown option ${flag}`);
+    }
     if (value === undefined) usage(`${flag} needs a value`);
     i++;
     if (flag === '--games') {
       const n = Number(value);
       if (!Number.isInteger(n) || n < 1) usage('--games must be a positive integer');
       args.games = n;
+    } else if (flag === '--rule-options') {
+      // the Rules option names, as in the .proto (e.g. tricksy_suited); no check
+      // here: the server refuses the bot if one in force at its tables is missing
+      args.ruleOptions = value.split(',').map((o) => o.trim()).filter((o) => o);
     } else {
       args[flag.slice(2)] = value;
     }
@@ -75,6 +88,7 @@ function decide(req, random) {
       action.bid = Math.min(...req.legalBids);
       break;
     case 'DECISION_KIND_PLAY':
+      // sent back as received: with tricksy_suited a Wizard's wizardSuit is its identity
       action.card = req.legalCards[Math.floor(random() * req.legalCards.length)];
       break;
     case 'DECISION_KIND_CHOOSE_TRUMP':
@@ -118,6 +132,7 @@ function main() {
       token: args.token,
       sdkName: SDK_NAME,
       sdkVersion: SDK_VERSION,
+      ruleOptions: args.ruleOptions,
     },
   });
 

@@ -38,6 +38,7 @@ __all__ = [
     "choose_bid",
     "choose_card",
     "choose_trump_suit",
+    "count_slot",
     "estimate_tricks",
     "win_probability",
 ]
@@ -67,20 +68,26 @@ OTHER_BIDS_WEIGHT = 0.25
 BID_SCALE = 1.0
 
 
+def count_slot(card: Card) -> int:
+    """Where :func:`card_counts` counts ``card``: its :attr:`Card.index`, and
+    for every Wizard (suited Wizards too: they play alike) the Wizard's."""
+    return _W if card.is_wizard else card.index
+
+
 def card_counts(cards: Iterable[Card]) -> list[int]:
-    """Counts of ``cards`` by :attr:`Card.index` (a list of 54 ints)."""
+    """Counts of ``cards`` by :func:`count_slot` (a list of 54 ints)."""
     counts = [0] * _N_INDEX
     for c in cards:
-        counts[c.index] += 1
+        counts[count_slot(c)] += 1
     return counts
 
 
 def _unseen_counts(hand: Iterable[Card], turned_card: Card | None) -> list[int]:
     out = list(_FULL_COUNTS)
     for c in hand:
-        out[c.index] -= 1
+        out[count_slot(c)] -= 1
     if turned_card is not None:
-        out[turned_card.index] -= 1
+        out[count_slot(turned_card)] -= 1
     return out
 
 
@@ -257,7 +264,7 @@ def win_probability(
     """Rough chance that ``card`` played to ``trick`` takes it.
 
     ``later`` are the players still to play after this seat, ``out`` the
-    counts of the cards this seat has not seen (by :attr:`Card.index`) and
+    counts of the cards this seat has not seen (by :func:`count_slot`) and
     ``hand_size`` the cards each later player holds.
     """
     if trick_winner([*trick, card], trump) != len(trick):
@@ -398,8 +405,9 @@ def _later(view: SeatView) -> list[Opponent]:
     for i in range(len(view.trick) + 1, n):
         seat = (view.leader + i) % n
         bid = view.bids[seat]
-        need = (bid if bid is not None else 0) - view.tricks_won[seat]
-        out.append(Opponent(need, voids[seat]))
+        if bid is None:  # hidden until the tricks are played: assume it still wants one
+            bid = view.tricks_won[seat] + 1
+        out.append(Opponent(bid - view.tricks_won[seat], voids[seat]))
     return out
 
 

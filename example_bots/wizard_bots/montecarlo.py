@@ -48,11 +48,12 @@ from .heuristic import (
     choose_bid,
     choose_card,
     choose_trump_suit,
+    count_slot,
     estimate_tricks,
 )
 from .sampling import SampledDeal, game_from_view, sample_deal
 
-__all__ = ["MonteCarloBot", "bid_likelihood", "heuristic_bid", "play_out_round"]
+__all__ = ["MonteCarloBot", "assumed_bids", "bid_likelihood", "heuristic_bid", "play_out_round"]
 
 #: Spread (in tricks) of a player's bid around the heuristic's estimate of its hand.
 BID_SIGMA = 1.0
@@ -104,7 +105,7 @@ def play_out_round(
     remaining = card_counts(stock)
     for hand in game.hands:
         for c in hand:
-            remaining[c.index] += 1
+            remaining[count_slot(c)] += 1
     while game.phase in (Phase.PLAY, Phase.CHOOSE_TRUMP) and game.round == rnd:
         seat = game.to_act
         assert seat is not None
@@ -120,7 +121,7 @@ def play_out_round(
             hand = game.hands[seat]
             out = list(remaining)
             for c in hand:
-                out[c.index] -= 1
+                out[count_slot(c)] -= 1
             later = []
             for i in range(len(trick) + 1, n):
                 s = (game.leader + i) % n
@@ -133,8 +134,28 @@ def play_out_round(
             follow = suit_to_follow(trick)
             if follow is not None and card.suit is not follow:
                 known[seat].add(follow)
-        remaining[card.index] -= 1
+        remaining[count_slot(card)] -= 1
         game.play(seat, card)
+
+
+def assumed_bids(view: SeatView, deal: SampledDeal) -> list[int] | None:
+    """Bids for the seats whose bids the view hides once play has started
+    (``reveal_bids_after_tricks``): the heuristic's bid for each seat's dealt
+    hand in ``deal``; None when the view hides none."""
+    hidden = [s for s, b in enumerate(view.bids) if b is None]
+    if not hidden or view.phase is Phase.BID or not view.rules.reveal_bids_after_tricks:
+        return None
+    n = view.players
+    dealt = [list(h) for h in deal.hands]
+    for seat, card in view.plays:
+        dealt[seat].append(card)
+    legal = range(view.cards_per_player + 1)
+    return [
+        b
+        if b is not None
+        else choose_bid(estimate_tricks(dealt[s], view.trump, n, view.turned_card), legal)
+        for s, b in enumerate(view.bids)
+    ]
 
 
 def bid_likelihood(view: SeatView, deal: SampledDeal) -> float:
@@ -275,7 +296,8 @@ class MonteCarloBot(Bot):
         out_of_time = False
         while done < target and not out_of_time:
             for deal, mult in self._deals(view, min(batch, target - done)):
-                base = game_from_view(view, deal.hands, rng=self._sim_rng)
+                bids = assumed_bids(view, deal)
+                base = game_from_view(view, deal.hands, rng=self._sim_rng, bids=bids)
                 for i, action in enumerate(actions):
                     game = base.clone(rng=self._sim_rng)
                     game.apply(seat, action)

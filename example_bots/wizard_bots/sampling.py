@@ -162,6 +162,7 @@ def game_from_view(
     view: SeatView,
     hands: Sequence[Sequence[Card]],
     rng: random.Random | None = None,
+    bids: Sequence[int] | None = None,
 ) -> Game:
     """A :class:`Game` in the position of ``view`` with every seat's current ``hands``.
 
@@ -171,7 +172,10 @@ def game_from_view(
     Tricksy, the suits named during play are not in the view: each is chosen
     to fit it, see :func:`_replayed_trump`). Only this round is in its history.
     ``rng`` is the game's RNG (it never deals again within the round; pass one
-    to avoid seeding a fresh one).
+    to avoid seeding a fresh one). ``bids`` (by seat) stand in for the bids
+    the view hides once play has started (``reveal_bids_after_tricks``: a seat
+    sees only its own bid until the last trick); without them such a view is
+    refused with ValueError.
     """
     n = view.players
     if len(hands) != n:
@@ -190,9 +194,14 @@ def game_from_view(
     game.deal(dealt, view.turned_card)
     if game.phase is Phase.CHOOSE_TRUMP and (view.phase is not Phase.CHOOSE_TRUMP or plays):
         game.choose_trump(view.dealer, _replayed_trump(view, -1))
+    bidding_done = view.phase is Phase.PLAY or (view.phase is Phase.CHOOSE_TRUMP and bool(plays))
     for k in range(n):
         seat = (view.dealer + 1 + k) % n
         bid = view.bids[seat]
+        if bid is None and bidding_done:
+            if bids is None:
+                raise ValueError(f"the view hides seat {seat}'s bid: give the bids to assume")
+            bid = bids[seat]
         if bid is None:
             break
         game.bid(seat, bid)
@@ -205,6 +214,18 @@ def game_from_view(
     return game
 
 
+def _changes_trump(view: SeatView, card: Card, k: int) -> bool:
+    """Whether play ``k`` of the round (``card``) changed the trump: a Wizard
+    under Tricksy (a choice, except in the round's last trick), or a suited
+    Wizard under tricksy_suited (its printed suit, in any trick)."""
+    rules = view.rules
+    if not card.is_wizard or not (rules.tricksy or rules.tricksy_suited):
+        return False
+    if rules.tricksy_suited and card.wizard_suit is not None:
+        return True
+    return k // view.players + 1 < view.cards_per_player
+
+
 def _replayed_trump(view: SeatView, i: int) -> Suit:
     """The trump to name, replaying ``view``'s round, for the choice made after
     play ``i`` (-1: the dealer's, after a turned Wizard).
@@ -213,24 +234,23 @@ def _replayed_trump(view: SeatView, i: int) -> Suit:
     choice in force for the current trick gave the view's ``trump``, and the
     last one made during the current trick its ``next_trump``; an earlier
     choice only has to give the recorded winner of each trick it was in
-    force for.
+    force for. Under tricksy_suited a choice (for a Wizard without a printed
+    suit) is in force at once: it decides every trick completed before the
+    next change of trump.
     """
     n = view.players
     plays = view.plays
     current = len(view.tricks)
-    first = i // n + 1 if i >= 0 else 0  # the first trick the choice is in force for
-    # the next choice made: after a Wizard that is not in the round's last
-    # trick (the view's own pending choice, if any, is not made yet)
+    at_once = view.rules.tricksy_suited
+    # the next change of trump (the view's own pending choice, if any, is not made yet)
     made = len(plays) - (view.phase is Phase.CHOOSE_TRUMP and bool(plays))
-    j = next(
-        (
-            k
-            for k in range(i + 1, made)
-            if view.rules.tricksy and plays[k][1].is_wizard and k // n + 1 < view.cards_per_player
-        ),
-        None,
-    )
-    until = current + 1 if j is None else j // n + 1  # in force before this trick
+    j = next((k for k in range(i + 1, made) if _changes_trump(view, plays[k][1], k)), None)
+    if at_once:  # decides the tricks completed from play i on, until play j
+        first = i // n if i >= 0 else 0
+        until = current + 1 if j is None else j // n
+    else:  # in force from the trick after play i, until the trick after play j
+        first = i // n + 1 if i >= 0 else 0
+        until = current + 1 if j is None else j // n + 1
     suit: Suit | None = None
     if first > current:  # named during the current trick
         suit = view.next_trump if j is None else None

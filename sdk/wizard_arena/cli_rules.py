@@ -7,8 +7,10 @@ from __future__ import annotations
 import argparse
 
 from .core import BidRestriction, Rules
+from .core.rules import FLAG_OPTIONS
 
 __all__ = [
+    "BID_RESTRICTION_HELP",
     "ROUND_SIZES_HELP",
     "VARIANT_FLAGS",
     "add_rules_arguments",
@@ -19,13 +21,26 @@ __all__ = [
 
 #: The on/off rule variants, by flag (the Rules field is the flag with underscores).
 VARIANT_FLAGS = {
-    "hidden-bids": "everyone bids at once; the bids are revealed together",
+    "hidden-bids": "everyone bids at once; the bids are revealed together before the first card",
+    "reveal-bids-after-tricks": "with --hidden-bids: the bids are revealed only after the "
+    "round's tricks (Hungarian)",
     "blind-first-round": "round 1: each player sees the others' cards but not their own",
     "maximus": "Wizard Maximus: five rounds of all cards, trump C D H S then none",
-    "tricksy": "whoever plays a Wizard names the trump from the next trick on",
+    "tricksy": "Tricksy Wizard: whoever plays a Wizard names the trump from the next trick on",
+    "tricksy-suited": "Tricksy Wizard with suited Wizards (Italian): the four Wizards carry "
+    "the four suits and a Wizard makes its suit trump at once",
     "lowest-score-deals": "from round 2 the player with the fewest points deals",
+    "first-dealer-by-draw": "the first dealer is the player who draws the highest card "
+    "(Finnish; ties draw again)",
 }
 ROUND_SIZES_HELP = "a short game: cards dealt in each round, e.g. 2,4,6"
+#: The dealer's bid restrictions, with the names players use for them.
+BID_RESTRICTION_HELP = (
+    "the dealer's bid restriction: none (the default); dealer_not_equal, the "
+    '"+/-" rule: the sum of the bids may not equal the tricks (in Oh Hell also '
+    '"screw the dealer"); canadian, the Canadian rule of Wizard tournaments: '
+    "the same, only while the dealer leads on points, and a bid of 0 always allowed"
+)
 
 
 def add_rules_arguments(
@@ -39,7 +54,7 @@ def add_rules_arguments(
         "--bid-restriction",
         default="none",
         choices=[b.value for b in BidRestriction],
-        help="the dealer's bid restriction (default none)",
+        help=BID_RESTRICTION_HELP,
     )
     v = parser.add_argument_group(
         "rule variants (bots must list each one in force in their Hello.rule_options)"
@@ -68,13 +83,10 @@ def rules_from_args(args: argparse.Namespace) -> Rules:
     """The Rules the options ask for; ValueError (the core's message) for a
     combination that cannot work."""
     sizes = parse_round_sizes(args.round_sizes) if args.round_sizes is not None else None
+    flags = {name: bool(getattr(args, name)) for name in FLAG_OPTIONS}
     return Rules(
         players=args.players,
         bid_restriction=BidRestriction(args.bid_restriction),
-        hidden_bids=args.hidden_bids,
-        blind_first_round=args.blind_first_round,
-        maximus=args.maximus,
-        tricksy=args.tricksy,
-        lowest_score_deals=args.lowest_score_deals,
         hand_sizes=sizes,
+        **flags,
     )

@@ -29,9 +29,11 @@ What the SDK does for the bot, and the choices it makes:
   ``on_round_end`` on the TrickWon / RoundScored events with a view built
   from the SDK's own model of the game (updated from every event and
   re-synchronised from each DecisionRequest's complete view; it follows
-  every variant: bids revealed together, the blind first round's
+  every variant: bids revealed together, before play or after the tricks
+  (then the seat's own bid is the one it sent), the blind first round's
   ``others_hands`` and the cards the rules play for it, trump named in the
-  middle of play, the dealer chosen by score, fixed trumps),
+  middle of play or printed on a suited Wizard, the dealer chosen by score
+  or drawn, fixed trumps),
   ``on_game_end`` on GameOver. A hook that raises is logged with its
   traceback (once; repeats are counted as for decisions); play goes on.
 * **Checking the referee**: each DecisionRequest's offered legal actions
@@ -106,6 +108,7 @@ from . import __version__, wire
 from .bot import Bot, BotError, GameInfo, GameSummary, decide, to_action
 from .core import (
     Action,
+    Bid,
     BidMade,
     CardPlayed,
     Phase,
@@ -348,7 +351,10 @@ class _Table:
     the rules play the cards after the last bid (only CardPlayed events
     arrive); with tricksy a Wizard's player names the trump in the middle
     of play (CHOOSE_TRUMP, then TrumpChosen; ``next_trump`` until the trick
-    is complete)."""
+    is complete); with tricksy_suited a Wizard's printed suit is trump at
+    once; with reveal_bids_after_tricks play starts without any BidMade (the
+    seat knows only the bid it sent) and the BidMade events come after the
+    last trick."""
 
     def __init__(self, info: GameInfo) -> None:
         self.info = info
@@ -378,6 +384,9 @@ class _Table:
         """Whether a difference from the referee's view was reported."""
         self.resumed = False
         """Re-created on a resumed session: the next view is taken as it is."""
+        self.sent_bid: int | None = None
+        """Reveal after tricks: this seat's bid (the one it sent, or the
+        referee's default), the only one it sees until the last trick."""
 
     def view(self) -> SeatView:
         return SeatView(
@@ -426,6 +435,23 @@ class _Table:
             # tricksy: play resumes after the Wizard, or with the winner of its trick
             self.resume = (v.to_act + 1) % self.n if v.trick else v.leader
 
+    def _start_play(self) -> None:
+        self.phase = Phase.PLAY
+        self.to_act = self.leader
+        self.others_hands = ()  # a blind first round's cards are played now
+
+    def bidding_over(self, view: SeatView) -> None:
+        """Reveal after tricks: no message says that the last hidden bid is in;
+        a view of this round past the bidding (a request) does."""
+        if (
+            self.info.rules.reveal_bids_after_tricks
+            and self.phase is Phase.BID
+            and view.round == self.round
+            and view.phase is not Phase.BID
+        ):
+            self._start_play()
+            self.bids[self.info.seat] = self.sent_bid
+
     def _start_bidding(self) -> None:
         self.phase = Phase.BID
         if self.info.rules.hidden_bids:  # everyone bids at once, this seat too
@@ -445,6 +471,7 @@ class _Table:
         self.next_trump = None
         self.resume = None
         self.bids = [None] * n
+        self.sent_bid = None
         self.leader = (m.dealer + 1) % n
         self.trick = []
         self.tricks = []
@@ -459,8 +486,18 @@ class _Table:
         n = self.n
         rules = self.info.rules
         if isinstance(ev, CardPlayed):
-            # tricksy: a Wizard's player names trump, unless no trick follows this one
-            choose = ev.card.is_wizard and rules.tricksy and len(self.tricks) + 1 < self.cards
+            if self.phase is Phase.BID and rules.reveal_bids_after_tricks:  # bids all in
+                self._start_play()
+                self.bids[self.info.seat] = self.sent_bid
+            # tricksy: a Wizard's player names trump, unless no trick follows this
+            # one; tricksy_suited: a Wizard's printed suit is trump at once
+            choose = False
+            card = ev.card
+            if card.is_wizard and (rules.tricksy or rules.tricksy_suited):
+                if card.wizard_suit is not None and rules.tricksy_suited:
+                    self.trump = card.wizard_suit
+                else:
+                    choose = len(self.tricks) + 1 < self.cards
             self.trick.append(ev.card)
             if ev.seat == self.info.seat and ev.card in self.hand:
                 self.hand.remove(ev.card)
@@ -485,18 +522,19 @@ class _Table:
                 self.to_act = ev.winner if len(self.tricks) < self.cards else None
         elif isinstance(ev, BidMade):
             self.bids[ev.seat] = ev.bid
-            if ev.seat == self.dealer:  # the last bid (hidden bids: revealed in this order)
-                self.phase = Phase.PLAY
-                self.to_act = self.leader
-                self.others_hands = ()  # a blind first round's cards are played now
+            if rules.reveal_bids_after_tricks:
+                pass  # revealed after the last trick: play is over
+            elif ev.seat == self.dealer:  # the last bid (hidden bids: revealed in this order)
+                self._start_play()
             elif rules.hidden_bids:
                 self.to_act = None
             else:
                 self.to_act = (ev.seat + 1) % n
         elif isinstance(ev, TrumpChosen):
             if self.phase is Phase.CHOOSE_TRUMP and (self.trick or self.tricks):
-                # tricksy: in force from the next trick (at once between tricks)
-                if self.trick:
+                # tricksy: in force from the next trick (at once between tricks;
+                # tricksy_suited: at once)
+                if self.trick and not rules.tricksy_suited:
                     self.next_trump = ev.suit
                 else:
                     self.trump = ev.suit
@@ -690,6 +728,7 @@ class _Driver:
         elif table.resumed:  # the events missed while away come with this view
             table.resumed = False
         elif not table.warned:  # (re-synchronised at every request; warn once a game)
+            table.bidding_over(view)
             diff = _view_difference(table.view(), view)
             if diff:
                 table.warned = True
@@ -753,6 +792,7 @@ class _Driver:
             action = outcome
         deadline = pending.deadline
         if deadline is not None and pending.received + took > deadline:
+            self._note_bid(pending, default_action(view.legal_actions))  # the referee's
             self.result.overruns += 1
             log.warning(
                 "the bot took %.3f s in %s; %.3f s were left: nothing sent, the "
@@ -765,8 +805,16 @@ class _Driver:
         if action is None:
             return self.default_for(pending)
         pending.tried.append(action)
+        self._note_bid(pending, action)
         log.debug("%s: %s after %.1f ms", where, action_text(action), took * 1000)
         return ActionMsg(req.request_id, action)
+
+    def _note_bid(self, pending: _Pending, action: Action) -> None:
+        """Keep the bid sent: with bids revealed after the tricks no message
+        tells the seat its own bid before the last trick."""
+        table = self.tables.get(pending.request.game_id)
+        if table is not None and isinstance(action, Bid):
+            table.sent_bid = action.bid
 
     def default_for(self, pending: _Pending) -> ActionMsg | None:
         if pending.default_sent:
@@ -774,6 +822,7 @@ class _Driver:
         pending.default_sent = True
         action = default_action(pending.view.legal_actions)
         pending.tried.append(action)
+        self._note_bid(pending, action)
         self.result.defaults_sent += 1
         return ActionMsg(pending.request.request_id, action)
 

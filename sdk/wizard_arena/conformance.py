@@ -3,12 +3,16 @@
 The format is documented in ``shared/conformance/README.md`` and in
 ``docs/rules.md``. Each file is parsed completely before any case runs, so a
 malformed file is refused with a :class:`VectorFormatError` that says where,
-never half-run.
+never half-run. One exception: a ``game`` case whose ``rules`` name an
+option this implementation does not know cannot be judged; it is *skipped*
+(:attr:`Case.skip` says why), counted and listed, and the file's other cases
+run.
 
 >>> cases = load_vectors({"format": "wizard-conformance/1", "cases": [
-...     {"id": "t", "kind": "trick", "trump": "H", "plays": ["5S", "W"], "expect": {"winner": 1}}]})
->>> [run_case(c) for c in cases]
-[None]
+...     {"id": "t", "kind": "trick", "trump": "H", "plays": ["5S", "W"], "expect": {"winner": 1}},
+...     {"id": "g", "kind": "game", "rules": {"players": 3, "reverse_play": True}}]})
+>>> [run_case(c) for c in cases], cases[1].skip
+([None, None], 'rules name an option this runner does not know: reverse_play')
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any
 
 from .core import (
     Bid,
+    BidRestriction,
     Card,
     ChooseTrump,
     Game,
@@ -35,6 +40,7 @@ from .core import (
     trick_winner,
 )
 from .core.actions import Action
+from .core.rules import VARIANT_OPTIONS
 
 __all__ = ["Case", "FileReport", "VectorFormatError", "load_vectors", "run_case", "run_files"]
 
@@ -52,6 +58,12 @@ class Case:
     data: dict[str, Any]
     #: parsed, ready-to-run form
     run: Callable[[], str | None] = field(repr=False)
+    skip: str = ""
+    """Why the case cannot be judged here (an unknown rule option); '' to run it."""
+
+
+class _Skip(Exception):
+    """A case that this runner cannot judge (its reason is the message)."""
 
 
 # -- parsing helpers ----------------------------------------------------------
@@ -197,14 +209,40 @@ def _parse_action(cid: str, i: int, a: Any) -> _Act:
     return _Act(seat, action, bool(a.get("reject", False)), legal, json.dumps(a))
 
 
-def _game_case(cid: str, case: dict[str, Any]) -> Callable[[], str | None]:
-    rules_data = case.get("rules")
-    if not isinstance(rules_data, dict):
+def _rules(cid: str, data: Any) -> Rules:
+    """The case's ``rules``; :class:`_Skip` when they name an option (or a bid
+    restriction) this runner does not know."""
+    if not isinstance(data, dict):
         raise VectorFormatError(_where(cid, "missing 'rules' object"))
+    unknown = sorted(set(data) - {"players", "bid_restriction", *VARIANT_OPTIONS})
+    restriction = data.get("bid_restriction", "none")
+    if isinstance(restriction, str) and restriction not in {b.value for b in BidRestriction}:
+        unknown.append(f"bid_restriction {restriction}")
+    if unknown:
+        raise _Skip(f"rules name an option this runner does not know: {', '.join(unknown)}")
     try:
-        rules = Rules.from_dict(rules_data)
+        return Rules.from_dict(data)
     except ValueError as e:
         raise VectorFormatError(_where(cid, f"rules: {e}")) from None
+
+
+def _draw(cid: str, case: dict[str, Any], rules: Rules) -> list[list[Card | None]] | None:
+    """The case's ``draw`` for the first dealer (rule ``first_dealer_by_draw``)."""
+    raw = case.get("draw")
+    if not rules.first_dealer_by_draw:
+        if raw is not None:
+            raise VectorFormatError(_where(cid, "'draw' needs the rule first_dealer_by_draw"))
+        return None
+    if not isinstance(raw, list) or not raw or not all(isinstance(r, list) for r in raw):
+        raise VectorFormatError(
+            _where(cid, "first_dealer_by_draw needs 'draw': a list of rows of cards (or null)")
+        )
+    return [[None if c is None else _card(cid, c) for c in row] for row in raw]
+
+
+def _game_case(cid: str, case: dict[str, Any]) -> Callable[[], str | None]:
+    rules = _rules(cid, case.get("rules"))
+    draw = _draw(cid, case, rules)
     first_dealer = _int(cid, case, "first_dealer")
     raw_rounds = case.get("rounds")
     if not isinstance(raw_rounds, list) or not raw_rounds:
@@ -241,7 +279,7 @@ def _game_case(cid: str, case: dict[str, Any]) -> Callable[[], str | None]:
 
     def run() -> str | None:
         try:
-            game = Game(rules, first_dealer=first_dealer)
+            game = Game(rules, first_dealer=first_dealer, draw=draw)
         except ValueError as e:
             return f"game could not start: {e}"
         for rd in rounds:
@@ -349,12 +387,22 @@ def load_vectors(data: Any) -> list[Case]:
             raise VectorFormatError(
                 _where(cid, f"unknown kind {kind!r} (one of {', '.join(sorted(_KINDS))})")
             )
-        cases.append(Case(cid, kind, c, _KINDS[kind](cid, c)))
+        try:
+            cases.append(Case(cid, kind, c, _KINDS[kind](cid, c)))
+        except _Skip as e:
+            cases.append(Case(cid, kind, c, _not_run, skip=str(e)))
     return cases
 
 
+def _not_run() -> str | None:
+    return None
+
+
 def run_case(case: Case) -> str | None:
-    """Run one case: ``None`` when it passes, else the first difference."""
+    """Run one case: ``None`` when it passes (or is skipped: see
+    :attr:`Case.skip`), else the first difference."""
+    if case.skip:
+        return None
     try:
         return case.run()
     except RuleError as e:
@@ -366,6 +414,8 @@ class FileReport:
     path: str
     passed: int = 0
     failures: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    """Cases that could not be judged here, with the reason."""
 
 
 def run_files(paths: Sequence[str | Path]) -> list[FileReport]:
@@ -388,6 +438,9 @@ def run_files(paths: Sequence[str | Path]) -> list[FileReport]:
     for path, cases in loaded:
         rep = FileReport(path)
         for case in cases:
+            if case.skip:
+                rep.skipped.append((case.id, case.skip))
+                continue
             diff = run_case(case)
             if diff is None:
                 rep.passed += 1
@@ -398,7 +451,9 @@ def run_files(paths: Sequence[str | Path]) -> list[FileReport]:
 
 
 def main(paths: Sequence[str], verbose: bool = False) -> int:
-    """CLI body: print failures and the ``N passed, M failed`` line; exit 0/1, 2 on a bad file."""
+    """CLI body: print failures, skipped cases and the ``N passed, M failed``
+    line (``, K skipped`` added when any case was skipped); exit 0/1, 2 on a
+    bad file. Skipped cases do not fail the run."""
     import sys
 
     if not paths:
@@ -411,10 +466,18 @@ def main(paths: Sequence[str], verbose: bool = False) -> int:
         return 2
     passed = sum(r.passed for r in reports)
     failed = sum(len(r.failures) for r in reports)
+    skipped = sum(len(r.skipped) for r in reports)
     for r in reports:
         for cid, diff in r.failures:
             print(f"FAIL {r.path}: {cid}: {diff}")
+        for cid, why in r.skipped:
+            print(f"SKIP {r.path}: {cid}: {why}")
         if verbose:
-            print(f"{r.path}: {r.passed} passed, {len(r.failures)} failed")
-    print(f"{passed} passed, {failed} failed")
+            print(f"{r.path}: {_counts(r.passed, len(r.failures), len(r.skipped))}")
+    print(_counts(passed, failed, skipped))
     return 1 if failed else 0
+
+
+def _counts(passed: int, failed: int, skipped: int) -> str:
+    """``N passed, M failed``, and ``, K skipped`` when any case was skipped."""
+    return f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "")

@@ -63,7 +63,7 @@ def play_local(
     rules: Rules | None = None,
     *,
     seed: int | str | None = None,
-    first_dealer: int = 0,
+    first_dealer: int | None = None,
     game_id: str = "local",
     names: Sequence[str] | None = None,
     hooks: bool = True,
@@ -73,8 +73,10 @@ def play_local(
 
     A bot that raises or returns an illegal action is recorded as a
     :class:`Fault` and the referee's default action is played for it; the
-    game always finishes. ``hooks=False`` skips the ``on_*`` hooks (faster
-    evaluation of bots that do not use them).
+    game always finishes. ``first_dealer`` deals round 1 (None: seat 0, or
+    under ``first_dealer_by_draw`` the seat drawn with the ``seed``).
+    ``hooks=False`` skips the ``on_*`` hooks (faster evaluation of bots that
+    do not use them).
 
     Each bot's ``on_game_start`` gets its seed (``GameInfo.seed`` and
     ``GameInfo.rng``) derived as a referee derives it

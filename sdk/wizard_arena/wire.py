@@ -21,7 +21,8 @@ from ._generated.v1 import arena_pb2 as pb
 from ._generated.v1 import arena_pb2_grpc as pb_grpc
 from .bot import GameInfo
 from .core import (
-    FULL_DECK,
+    ALL_CARDS,
+    JESTER,
     Action,
     Bid,
     BidMade,
@@ -98,45 +99,54 @@ _SUIT_TO_PB = {
 _SUIT_FROM_PB = {v: k for k, v in _SUIT_TO_PB.items()}
 
 
-def _card_fields(card: Card) -> tuple[int, int, int]:
+def _card_fields(card: Card) -> dict[str, int]:
     if card.is_wizard:
-        return (pb.CARD_KIND_WIZARD, pb.SUIT_UNSPECIFIED, 0)
+        out: dict[str, int] = {"kind": pb.CARD_KIND_WIZARD}
+        if card.wizard_suit is not None:  # a suited Wizard (tricksy_suited)
+            out["wizard_suit"] = _SUIT_TO_PB[card.wizard_suit]
+        return out
     if card.is_jester:
-        return (pb.CARD_KIND_JESTER, pb.SUIT_UNSPECIFIED, 0)
-    return (pb.CARD_KIND_SUITED, _SUIT_TO_PB[card.suit], card.rank)
+        return {"kind": pb.CARD_KIND_JESTER}
+    return {"kind": pb.CARD_KIND_SUITED, "suit": _SUIT_TO_PB[card.suit], "rank": card.rank}
 
 
-_CARD_FIELDS = {c: _card_fields(c) for c in FULL_DECK}
-_CARD_FROM_FIELDS = {f: c for c, f in _CARD_FIELDS.items()}
-# A Wizard or Jester decodes whatever its (meaningless) suit and rank say.
-_SPECIAL_KINDS = {pb.CARD_KIND_WIZARD: Card("W"), pb.CARD_KIND_JESTER: Card("J")}
+#: Each card's fields (only those set: a Wizard's or Jester's suit and rank stay 0).
+_CARD_FIELDS = {c: _card_fields(c) for c in ALL_CARDS}
+_SUITED_FROM_FIELDS = {
+    (f["suit"], f["rank"]): c for c, f in _CARD_FIELDS.items() if c.suit is not None
+}
+# A Wizard or Jester decodes whatever its (meaningless) suit and rank say; a
+# Wizard's identity is its wizard_suit (unset: the plain Wizard W).
+_WIZARDS = {_SUIT_TO_PB[c.wizard_suit]: c for c in ALL_CARDS if c.is_wizard}
 
 
 def card_to_pb(card: Card) -> pb.Card:
-    kind, suit, rank = _CARD_FIELDS[card]
-    return pb.Card(kind=kind, suit=suit, rank=rank)  # type: ignore[arg-type]
+    return pb.Card(**_CARD_FIELDS[card])  # type: ignore[arg-type]
 
 
 def _set_card(out: pb.Card, card: Card) -> None:
     """Fill the card sub-message ``out`` (in place: no temporary message)."""
-    kind, suit, rank = _CARD_FIELDS[card]
-    out.kind = kind  # type: ignore[assignment]
-    out.suit = suit  # type: ignore[assignment]
-    out.rank = rank
+    for name, value in _CARD_FIELDS[card].items():
+        setattr(out, name, value)
 
 
 def _fill_cards(field: object, cards: Iterable[Card]) -> None:
     add = field.add  # type: ignore[attr-defined]
+    fields = _CARD_FIELDS
     for c in cards:
-        kind, suit, rank = _CARD_FIELDS[c]
-        add(kind=kind, suit=suit, rank=rank)
+        add(**fields[c])
 
 
 def card_from_pb(msg: pb.Card) -> Card:
-    special = _SPECIAL_KINDS.get(msg.kind)
-    if special is not None:
-        return special
-    card = _CARD_FROM_FIELDS.get((msg.kind, msg.suit, msg.rank))
+    kind = msg.kind
+    if kind == pb.CARD_KIND_WIZARD:
+        wizard = _WIZARDS.get(msg.wizard_suit)
+        if wizard is None:
+            raise WireError(f"not a card: a Wizard with wizard_suit={msg.wizard_suit}")
+        return wizard
+    if kind == pb.CARD_KIND_JESTER:
+        return JESTER
+    card = _SUITED_FROM_FIELDS.get((msg.suit, msg.rank)) if kind == pb.CARD_KIND_SUITED else None
     if card is None:
         raise WireError(f"not a card: kind={msg.kind} suit={msg.suit} rank={msg.rank}")
     return card
@@ -175,6 +185,9 @@ def _rules_to_pb(rules: Rules, out: pb.Rules) -> None:
     out.tricksy = rules.tricksy
     out.lowest_score_deals = rules.lowest_score_deals
     out.short_game = rules.hand_sizes is not None
+    out.tricksy_suited = rules.tricksy_suited
+    out.reveal_bids_after_tricks = rules.reveal_bids_after_tricks
+    out.first_dealer_by_draw = rules.first_dealer_by_draw
 
 
 def _rules_from_pb(msg: pb.Rules) -> Rules:
@@ -197,6 +210,9 @@ def _rules_from_pb(msg: pb.Rules) -> Rules:
             tricksy=msg.tricksy,
             lowest_score_deals=msg.lowest_score_deals,
             hand_sizes=hand_sizes,
+            tricksy_suited=msg.tricksy_suited,
+            reveal_bids_after_tricks=msg.reveal_bids_after_tricks,
+            first_dealer_by_draw=msg.first_dealer_by_draw,
         )
     except ValueError as e:
         raise WireError(f"rules: {e}") from None
@@ -426,8 +442,7 @@ def encode_server(msg: ServerMsg) -> pb.ServerMessage:
         d.kind = _KIND_OF_PHASE[view.phase]
         for act in view.legal_actions:
             if isinstance(act, Play):
-                kind, suit, rank = _CARD_FIELDS[act.card]
-                d.legal_cards.add(kind=kind, suit=suit, rank=rank)
+                d.legal_cards.add(**_CARD_FIELDS[act.card])
             elif isinstance(act, Bid):
                 d.legal_bids.append(act.bid)
             else:
@@ -525,7 +540,7 @@ _REQUEST_FIELD = pb.ServerMessage.DESCRIPTOR.fields_by_name["decision_request"].
 
 def _card_entries(cls: type, field: str) -> dict[Card, bytes]:
     """Each card as one entry of the repeated Card field ``field`` of ``cls``."""
-    return {c: cls(**{field: [card_to_pb(c)]}).SerializeToString() for c in FULL_DECK}
+    return {c: cls(**{field: [card_to_pb(c)]}).SerializeToString() for c in ALL_CARDS}
 
 
 _HAND_ENTRY = _card_entries(pb.SeatView, "hand")

@@ -363,7 +363,7 @@ class Arena:
         game_id: str | None = None,
         seed: int | str | None = None,
         rules: Rules | None = None,
-        first_dealer: int = 0,
+        first_dealer: int | None = None,
         tags: dict[str, Any] | None = None,
     ) -> GameRecord:
         """Referee one game between ``seats`` (``None``: the default policy

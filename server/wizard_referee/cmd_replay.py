@@ -33,9 +33,10 @@ def _suit(suit: Suit | None) -> str:
 
 
 def render(record: GameRecord) -> str:
-    """The game as text: deals, trump (and its changes with tricksy), bids,
-    every trick with its winner, scores. The cards of a blind first round,
-    played by the rules themselves after the last bid, are shown as such."""
+    """The game as text: the draw for the first dealer (if any), deals, trump
+    (and its changes with tricksy or tricksy_suited), bids, every trick with
+    its winner, scores. The cards of a blind first round, played by the rules
+    themselves after the last bid, are shown as such."""
     rules = Rules.from_dict(record.rules)
     names = record.names
     lines = [
@@ -44,8 +45,10 @@ def render(record: GameRecord) -> str:
     ]
     if record.tags:
         lines.append("tags: " + ", ".join(f"{k}={v}" for k, v in sorted(record.tags.items())))
-    game = Game(rules, first_dealer=record.first_dealer)
+    game = Game(rules, first_dealer=record.first_dealer, draw=record.draw_cards())
     n = rules.players
+    if game.draw:
+        lines.append(_draw_line(game.draw, names, game.first_dealer))
     for rr in record.rounds:
         hands = [[Card(c) for c in h] for h in rr.hands]
         turned = Card(rr.turned_card) if rr.turned_card else None
@@ -68,14 +71,15 @@ def render(record: GameRecord) -> str:
             flag = f"  [{mv.fault}]" if mv.fault else ""
             if isinstance(action, ChooseTrump):
                 if during_play:  # tricksy: a Wizard's player names the next trump
+                    when = "at once" if rules.tricksy_suited else "from the next trick"
                     lines.append(
-                        f"  {names[mv.seat]} names trump {action.suit.letter} "
-                        f"from the next trick{flag}"
+                        f"  {names[mv.seat]} names trump {action.suit.letter} {when}{flag}"
                     )
                 else:
                     lines.append(f"  {names[mv.seat]} chooses trump {action.suit.letter}{flag}")
             elif isinstance(action, Bid):
-                lines.append(f"  {names[mv.seat]} bids {action.bid}{flag}")
+                hidden = " (hidden until the tricks are played)" * rules.reveal_bids_after_tricks
+                lines.append(f"  {names[mv.seat]} bids {action.bid}{hidden}{flag}")
             while shown < len(game.tricks):
                 t: Trick = game.tricks[shown]
                 shown += 1
@@ -83,7 +87,7 @@ def render(record: GameRecord) -> str:
                     f"{names[s]} {c.text}" for s, c in zip(t.seats(n), t.cards, strict=True)
                 )
                 note = ""
-                if rules.tricksy and shown <= len(game.trick_trumps):
+                if (rules.tricksy or rules.tricksy_suited) and shown <= len(game.trick_trumps):
                     note += f" (trump {_suit(game.trick_trumps[shown - 1])})"
                 if blind:
                     note += " (blind: played by the rules after the bids)"
@@ -108,6 +112,15 @@ def render(record: GameRecord) -> str:
                 + ", ".join(f"{code} x{count}" for code, count in sorted(faults.items()))
             )
     return "\n".join(lines)
+
+
+def _draw_line(draw: tuple[tuple[Card | None, ...], ...], names: list[str], dealer: int) -> str:
+    """``first dealer by draw: a 9S, b 13H, c 13C; again b W, c 4D -> b``."""
+    rows = [
+        ", ".join(f"{names[s]} {c.text}" for s, c in enumerate(row) if c is not None)
+        for row in draw
+    ]
+    return f"first dealer by draw: {'; again '.join(rows)} -> {names[dealer]}"
 
 
 def run(args: argparse.Namespace) -> int:

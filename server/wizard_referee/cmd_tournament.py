@@ -9,7 +9,12 @@ from typing import Any
 
 import trio
 
-from wizard_arena.cli_rules import ROUND_SIZES_HELP, VARIANT_FLAGS, parse_round_sizes
+from wizard_arena.cli_rules import (
+    BID_RESTRICTION_HELP,
+    ROUND_SIZES_HELP,
+    VARIANT_FLAGS,
+    parse_round_sizes,
+)
 from wizard_arena.core import BidRestriction
 
 from .arena import freeze_startup_objects
@@ -52,7 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     o.add_argument("--players", type=int, choices=range(3, 7), metavar="N", help="table size")
     o.add_argument("--deal-sets", type=int, metavar="N", help="deals per table")
     o.add_argument("--move-time", type=float, metavar="SECONDS", help="deadline per decision")
-    o.add_argument("--bid-restriction", choices=[b.value for b in BidRestriction])
+    o.add_argument(
+        "--bid-restriction", choices=[b.value for b in BidRestriction], help=BID_RESTRICTION_HELP
+    )
     o.add_argument("--seed", type=int)
     o.add_argument("--parallel", type=int, metavar="N", help="tables played at once")
     o.add_argument("--database", metavar="PATH", help="results database (SQLite)")

@@ -131,6 +131,17 @@ class GameRecord:
     removed: list[int | None] = field(default_factory=list)
     """Per seat: the round in which the seat was removed from the game (fault
     policy ``remove``), or None."""
+    draw: list[list[str | None]] = field(default_factory=list)
+    """The draw for the first dealer (rule ``first_dealer_by_draw``): each row
+    the card every seat drew (None: not drawing in that row, only the tied
+    draw again); empty when the first dealer is not drawn. ``first_dealer`` is
+    the seat it gives."""
+
+    def draw_cards(self) -> list[list[Card | None]] | None:
+        """:attr:`draw` as cards, or None when there is no draw."""
+        if not self.draw:
+            return None
+        return [[Card(c) if c is not None else None for c in row] for row in self.draw]
 
     def penalty_totals(self) -> list[int]:
         """Per seat: the sum of its penalties."""
@@ -239,7 +250,7 @@ def verify_record(record: GameRecord) -> list[str]:
     problems: list[str] = []
     try:
         rules = Rules.from_dict(record.rules)
-        game = Game(rules, first_dealer=record.first_dealer)
+        game = Game(rules, first_dealer=record.first_dealer, draw=record.draw_cards())
     except ValueError as e:
         return [f"cannot set up the game: {e}"]
     for rr in record.rounds:

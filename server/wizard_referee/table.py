@@ -114,7 +114,7 @@ class _Table:
         rules: Rules,
         seats: Sequence[SeatSpec],
         seed: int | str | None,
-        first_dealer: int,
+        first_dealer: int | None,
         move_time: float,
         tags: dict[str, Any],
         fault_policy: str = "default",
@@ -156,7 +156,8 @@ class _Table:
             rules=rules.to_dict(),
             names=[s.name for s in seats],
             seed=seed,
-            first_dealer=first_dealer,
+            first_dealer=self.game.first_dealer,
+            draw=[[c.text if c is not None else None for c in row] for row in self.game.draw],
             started_at=time.time(),
             faults=[{} for _ in range(n)],
             fault_details=[{} for _ in range(n)],
@@ -562,7 +563,7 @@ async def run_table(
     seats: Sequence[SeatSpec],
     *,
     seed: int | str | None = None,
-    first_dealer: int = 0,
+    first_dealer: int | None = None,
     move_time: float = 1.0,
     tags: dict[str, Any] | None = None,
     fault_policy: str = "default",
@@ -571,6 +572,9 @@ async def run_table(
     bot_seed_secret: str | bytes | None = None,
 ) -> GameRecord:
     """Referee one full game; return its record.
+
+    ``first_dealer`` deals round 1 (None: seat 0, or the seat drawn under
+    ``first_dealer_by_draw``, whose draw comes from the deal ``seed``).
 
     ``fault_policy`` (``default``, ``forfeit_round`` or ``remove``) and
     ``max_faults`` say what a fault costs the seat beyond the default action

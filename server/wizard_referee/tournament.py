@@ -112,6 +112,12 @@ class TournamentConfig:
     """Rule variant: from round 2 the player with the fewest points deals."""
     round_sizes: tuple[int, ...] | None = None
     """Rule variant: a short game dealing these numbers of cards, round by round."""
+    tricksy_suited: bool = False
+    """Rule variant: Tricksy Wizard with suited Wizards (a Wizard's suit is trump at once)."""
+    reveal_bids_after_tricks: bool = False
+    """Rule variant, with hidden_bids: the bids are revealed after the round's tricks."""
+    first_dealer_by_draw: bool = False
+    """Rule variant: the first dealer is drawn (highest card; drawn from each game's deal seed)."""
     reconnect_window: float = 30.0
     """Seconds a bot whose connection dropped may take its seat back (0: never)."""
     time_bank: float = 0.0
@@ -146,6 +152,9 @@ class TournamentConfig:
             tricksy=self.tricksy,
             lowest_score_deals=self.lowest_score_deals,
             hand_sizes=self.round_sizes,
+            tricksy_suited=self.tricksy_suited,
+            reveal_bids_after_tricks=self.reveal_bids_after_tricks,
+            first_dealer_by_draw=self.first_dealer_by_draw,
         )
 
     def to_dict(self) -> dict[str, Any]:

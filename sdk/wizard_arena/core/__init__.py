@@ -27,16 +27,20 @@ from .actions import (
     default_action,
 )
 from .cards import (
+    ALL_CARDS,
     FULL_DECK,
     JESTER,
     RANKS,
     SUITED_CARDS,
+    SUITED_WIZARD_DECK,
+    SUITED_WIZARDS,
     WIZARD,
     Card,
     Suit,
     format_cards,
     parse_cards,
 )
+from .deal import dealer_of_draw, draw_first_dealer, draw_value
 from .errors import (
     BidForbiddenError,
     BidOutOfRangeError,
@@ -62,15 +66,18 @@ from .rules import (
     suit_to_follow,
     trick_winner,
 )
-from .view import SeatView, compute_legal_actions
+from .view import SeatView, bids_hidden, compute_legal_actions
 
 __all__ = [
+    "ALL_CARDS",
     "FULL_DECK",
     "JESTER",
     "MAX_PLAYERS",
     "MIN_PLAYERS",
     "RANKS",
     "SUITED_CARDS",
+    "SUITED_WIZARDS",
+    "SUITED_WIZARD_DECK",
     "WIZARD",
     "Action",
     "Bid",
@@ -104,8 +111,12 @@ __all__ = [
     "WrongPhaseError",
     "action_text",
     "allowed_bids",
+    "bids_hidden",
     "compute_legal_actions",
+    "dealer_of_draw",
     "default_action",
+    "draw_first_dealer",
+    "draw_value",
     "forbidden_bid",
     "format_cards",
     "legal_cards",

@@ -22,7 +22,6 @@ only through :meth:`Game.view`.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
@@ -44,7 +43,8 @@ from .actions import (
     TrumpChosen,
     action_text,
 )
-from .cards import FULL_DECK, Card, Suit
+from .cards import ALL_CARDS, Card, Suit
+from .deal import DrawRow, check_deal, choose_first_dealer, shuffled_deal
 from .errors import (
     BidForbiddenError,
     BidOutOfRangeError,
@@ -62,10 +62,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Game"]
 
-_PLAY: Final = {c: Play(c) for c in FULL_DECK}
+_PLAY: Final = {c: Play(c) for c in ALL_CARDS}
 _BIDS: Final = [Bid(b) for b in range(61)]
 _CHOICES: Final = [ChooseTrump(s) for s in Suit]
-_DECK_COUNTS: Final = Counter(FULL_DECK)
 _UNSET: Final = object()
 
 
@@ -74,7 +73,17 @@ class Game:
 
     ``seed`` (or an explicit ``rng``) drives :meth:`deal` when no hands are
     given; the same seed always gives the same deals, whatever is played.
-    ``first_dealer`` deals round 1; the deal passes clockwise (to seat + 1).
+    ``first_dealer`` deals round 1 (default seat 0); the deal passes clockwise
+    (to seat + 1).
+
+    With ``first_dealer_by_draw`` the first dealer is drawn instead, from
+    ``draw`` (a draw already made, e.g. a record's) or with the game's RNG
+    before the first deal; the rows are :attr:`draw` (see
+    :func:`~wizard_arena.core.deal.choose_first_dealer`).
+
+    >>> g = Game(Rules(players=3, first_dealer_by_draw=True), seed=4)
+    >>> len(g.draw) >= 1, g.first_dealer == g.next_dealer()
+    (True, True)
     """
 
     def __init__(
@@ -83,17 +92,31 @@ class Game:
         *,
         seed: int | str | None = None,
         rng: random.Random | None = None,
-        first_dealer: int = 0,
+        first_dealer: int | None = None,
+        draw: Sequence[DrawRow] | None = None,
     ) -> None:
-        self.rules: Final = rules if rules is not None else Rules()
-        n = self.rules.players
-        if not 0 <= first_dealer < n:
-            raise ValueError(f"first_dealer must be a seat 0..{n - 1}, not {first_dealer}")
+        rules = rules if rules is not None else Rules()
         if rng is not None and seed is not None:
             raise ValueError("give seed or rng, not both")
-        self._rng = rng if rng is not None else random.Random(seed)
-        self.players: Final = n
-        self.first_dealer: Final = first_dealer
+        rng = rng if rng is not None else random.Random(seed)
+        first, rows = choose_first_dealer(rules, rng, first_dealer, draw)
+        self._setup(rules, rng, first, rows)
+
+    def _setup(
+        self,
+        rules: Rules,
+        rng: random.Random,
+        first_dealer: int,
+        draw: tuple[tuple[Card | None, ...], ...],
+    ) -> None:
+        self.rules = rules
+        n = rules.players
+        self._rng = rng
+        self.players = n
+        self.first_dealer = first_dealer
+        self.draw = draw
+        """The rows of the draw for the first dealer (``first_dealer_by_draw``),
+        each the card every seat drew (``None``: it did not draw in that row)."""
         self.phase = Phase.DEAL
         self.round = 0
         self.dealer = (first_dealer - 1) % n
@@ -110,7 +133,8 @@ class Game:
         self.round_trump: Suit | None = None
         """The trump in force when the round's first trick was led."""
         self.trick_trumps: list[Suit | None] = []
-        """Tricksy: the trump that was in force in each completed trick of the round."""
+        """The trump in force when each completed trick of the round was decided
+        (it differs from :attr:`round_trump` only under tricksy or tricksy_suited)."""
         self._resume: int | None = None  # tricksy: who plays after the trump choice
         self.bids: list[int | None] = [None] * n
         self.tricks_won = [0] * n
@@ -149,7 +173,10 @@ class Game:
         >>> g.round, g.dealer, g.cards, g.totals, g.leader
         (19, 2, 19, [40, -10, 30], 0)
         """
-        game = cls(rules, seed=seed, rng=rng)
+        if rng is not None and seed is not None:
+            raise ValueError("give seed or rng, not both")
+        game = cls.__new__(cls)  # no first dealer to decide (nor to draw)
+        game._setup(rules, rng if rng is not None else random.Random(seed), dealer, ())
         n = game.players
         if not 1 <= round_ <= game.rules.rounds:
             raise ValueError(f"round must be 1..{game.rules.rounds}, not {round_}")
@@ -264,10 +291,10 @@ class Game:
     ) -> None:
         """Start the next round.
 
-        Without arguments, shuffle the deck with the game's RNG. With
-        ``hands`` (one list per seat) and ``turned_card`` (``None`` when no
-        card is left undealt), deal exactly those; they must be possible
-        from one 60-card deck.
+        Without arguments, shuffle the deck (:attr:`Rules.deck`) with the
+        game's RNG. With ``hands`` (one list per seat) and ``turned_card``
+        (``None`` when no card is left undealt), deal exactly those; they must
+        be possible from one deck of the game's rules.
         """
         if self.phase is not Phase.DEAL:
             raise DealError(f"cannot deal now: the game is in phase {self.phase.value}")
@@ -278,14 +305,7 @@ class Game:
         if hands is None:
             if turned_card is not _UNSET:
                 raise DealError("a turned card needs explicit hands")
-            deck = list(FULL_DECK)
-            self._rng.shuffle(deck)
-            first = (dealer + 1) % n
-            new_hands: list[list[Card]] = [[] for _ in range(n)]
-            for k in range(n):
-                new_hands[(first + k) % n] = sorted(deck[k * size : (k + 1) * size])
-            rest = n * size
-            turned: Card | None = deck[rest] if rest < len(deck) else None
+            new_hands, turned = shuffled_deal(self._rng, self.rules.deck, n, size, dealer)
         else:
             new_hands = [list(h) for h in hands]
             if turned_card is _UNSET:
@@ -293,7 +313,7 @@ class Game:
             if turned_card is not None and not isinstance(turned_card, Card):
                 raise DealError(f"the turned card is not a card: {turned_card!r}")
             turned = turned_card
-            self._check_deal(new_hands, turned, size)
+            check_deal(new_hands, turned, size, n, self.rules.deck, rnd)
             new_hands = [sorted(h) for h in new_hands]
         self.round = rnd
         self.dealer = dealer
@@ -325,32 +345,6 @@ class Game:
             self._start_bidding()
         self.events.append(RoundStarted(rnd, dealer, size, turned, self.trump))
 
-    def _check_deal(self, hands: list[list[Card]], turned: Card | None, size: int) -> None:
-        n = self.players
-        if len(hands) != n:
-            raise DealError(f"need {n} hands, got {len(hands)}")
-        for seat, hand in enumerate(hands):
-            if len(hand) != size:
-                raise DealError(
-                    f"round {self.round + 1} deals {size} cards; seat {seat} got {len(hand)}"
-                )
-            for c in hand:
-                if not isinstance(c, Card):
-                    raise DealError(f"seat {seat}: not a card: {c!r}")
-        used = Counter(c for h in hands for c in h)
-        if turned is not None:
-            used[turned] += 1
-        for card, count in used.items():
-            if count > _DECK_COUNTS[card]:
-                raise DealError(
-                    f"the deck holds {_DECK_COUNTS[card]} of {card.text}, the deal uses {count}"
-                )
-        left = len(FULL_DECK) - n * size
-        if (turned is None) != (left == 0):
-            if turned is None:
-                raise DealError(f"{left} cards are left undealt: the turned card is needed")
-            raise DealError("no card is left undealt: turned_card must be None")
-
     # -- actions -----------------------------------------------------------
 
     def apply(self, seat: int, action: Action) -> None:
@@ -380,7 +374,9 @@ class Game:
 
     def choose_trump(self, seat: int, suit: Suit) -> None:
         """The dealer names trump after a turned Wizard; with ``tricksy``, the
-        player of a Wizard names the trump in force from the next trick on."""
+        player of a Wizard names the trump in force from the next trick on;
+        with ``tricksy_suited``, the player of a Wizard without a printed suit
+        names the trump, in force at once."""
         if self.phase is not Phase.CHOOSE_TRUMP or seat != self.to_act:
             self._check_turn(seat, Phase.CHOOSE_TRUMP, ChooseTrump(suit))
         if not isinstance(suit, Suit):
@@ -390,9 +386,9 @@ class Game:
             self.trump = suit
             self._start_bidding()
             return
-        if self.trick:  # tricksy, mid-trick: in force once this trick is complete
-            self.next_trump = suit
-        else:  # tricksy, between tricks: the next trick has not started
+        if self.trick and not self.rules.tricksy_suited:
+            self.next_trump = suit  # tricksy, mid-trick: in force once this trick is complete
+        else:  # at once (tricksy_suited), or between tricks: the next trick has not started
             self.trump = suit
         self.phase = Phase.PLAY
         self.to_act = self._resume
@@ -437,10 +433,8 @@ class Game:
         if self.rules.hidden_bids:
             if any(b is None for b in self.bids):
                 return
-            n = self.players  # all bids are in: revealed together, in bidding order
-            for k in range(n):
-                s = (self.dealer + 1 + k) % n
-                self.events.append(BidMade(s, self.bids[s]))  # type: ignore[arg-type]
+            if not self.rules.reveal_bids_after_tricks:
+                self._reveal_bids()  # all bids are in: revealed together
             self._start_play()
             return
         self.events.append(BidMade(seat, bid))
@@ -448,6 +442,13 @@ class Game:
             self._start_play()
         else:
             self.to_act = (seat + 1) % self.players
+
+    def _reveal_bids(self) -> None:
+        """Hidden bids: the public BidMade events of all bids, in bidding order."""
+        n = self.players
+        for k in range(n):
+            s = (self.dealer + 1 + k) % n
+            self.events.append(BidMade(s, self.bids[s]))  # type: ignore[arg-type]
 
     def play(self, seat: int, card: Card) -> None:
         """``seat`` plays ``card`` to the current trick."""
@@ -477,8 +478,15 @@ class Game:
         trick.append(card)
         self.events.append(CardPlayed(seat, card))
         n = self.players
-        # tricksy: a Wizard's player names trump, unless no trick follows this one
-        choose = card.is_wizard and self.rules.tricksy and len(self.tricks) + 1 < self.cards
+        # tricksy: a Wizard's player names trump, unless no trick follows this
+        # one; tricksy_suited: a suited Wizard makes its suit trump at once
+        # (its player names one only for a Wizard without a printed suit)
+        choose = False
+        if card.is_wizard and (self.rules.tricksy or self.rules.tricksy_suited):
+            if card.wizard_suit is not None and self.rules.tricksy_suited:
+                self.trump = card.wizard_suit
+            else:
+                choose = len(self.tricks) + 1 < self.cards
         if len(trick) < n:
             if choose:
                 self.phase = Phase.CHOOSE_TRUMP
@@ -511,6 +519,8 @@ class Game:
             self._resume = winner
 
     def _score_round(self) -> None:
+        if self.rules.reveal_bids_after_tricks:
+            self._reveal_bids()  # hidden until the round's tricks are played
         bids = tuple(b if b is not None else 0 for b in self.bids)
         tricks = tuple(self.tricks_won)
         points = tuple(score(b, t) for b, t in zip(bids, tricks, strict=True))
@@ -555,6 +565,8 @@ class Game:
             self._follow,
             self._free,
             self._dealer_of_next,
+            self.first_dealer,
+            self.draw,
         )
 
     # -- copying -----------------------------------------------------------

@@ -14,9 +14,16 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .cards import Card, Suit, parse_cards  # noqa: F401  (parse_cards: used by doctests)
+from .cards import (  # noqa: F401  (parse_cards: used by doctests)
+    FULL_DECK,
+    SUITED_WIZARD_DECK,
+    Card,
+    Suit,
+    parse_cards,
+)
 
 __all__ = [
+    "FLAG_OPTIONS",
     "MAXIMUS_TRUMPS",
     "MAX_PLAYERS",
     "MIN_PLAYERS",
@@ -42,9 +49,11 @@ class BidRestriction(enum.StrEnum):
     NONE = "none"
     """Any bid from 0 to the number of cards dealt."""
     DEALER_NOT_EQUAL = "dealer_not_equal"
-    """The dealer may not bid so that all bids add up to the number of tricks."""
+    """The dealer may not bid so that all bids add up to the number of tricks
+    (the "+/-" rule: "the sum may not equal the tricks")."""
     CANADIAN = "canadian"
-    """As DEALER_NOT_EQUAL, only when the dealer leads strictly on points; 0 is always allowed."""
+    """As DEALER_NOT_EQUAL, only when the dealer leads strictly on points; 0 is
+    always allowed (the Canadian rule of Wizard tournaments)."""
 
     def __repr__(self) -> str:
         return f"BidRestriction.{self.name}"
@@ -59,16 +68,21 @@ MAXIMUS_TRUMPS: tuple[Suit | None, ...] = (
     None,
 )
 
-#: Names of the optional rule variants (the names used in ``Rules.to_dict``,
-#: conformance vectors, tournament files and the protocol's ``rule_options``).
-VARIANT_OPTIONS: tuple[str, ...] = (
+#: The on/off rule variants (fields of :class:`Rules`), in :data:`VARIANT_OPTIONS` order.
+FLAG_OPTIONS: tuple[str, ...] = (
     "hidden_bids",
+    "reveal_bids_after_tricks",
     "blind_first_round",
     "maximus",
     "tricksy",
+    "tricksy_suited",
     "lowest_score_deals",
-    "round_sizes",
+    "first_dealer_by_draw",
 )
+
+#: Names of the optional rule variants (the names used in ``Rules.to_dict``,
+#: conformance vectors, tournament files and the protocol's ``rule_options``).
+VARIANT_OPTIONS: tuple[str, ...] = (*FLAG_OPTIONS, "round_sizes")
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +101,10 @@ class Rules:
     Traceback (most recent call last):
     ...
     ValueError: hidden_bids cannot be combined with bid_restriction canadian: ...
+    >>> Rules(tricksy=True, tricksy_suited=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: tricksy and tricksy_suited are two forms of Tricksy Wizard: ...
     """
 
     players: int = 4
@@ -103,19 +121,22 @@ class Rules:
     """From round 2 the player with the fewest points deals."""
     hand_sizes: tuple[int, ...] | None = None
     """Short game: cards dealt in each round, instead of 1 .. 60 / players."""
+    tricksy_suited: bool = False
+    """Tricksy Wizard with suited Wizards: the four Wizards carry the four
+    suits (``WS WH WD WC``); a Wizard makes its suit trump at once when played
+    (its player names one only for a Wizard without a printed suit)."""
+    reveal_bids_after_tricks: bool = False
+    """With ``hidden_bids``: the bids are revealed only when the round's tricks
+    are played, not before the first card."""
+    first_dealer_by_draw: bool = False
+    """The first dealer is the player who draws the highest card (ties draw again)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.players, int) or not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
             raise ValueError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, not {self.players}")
         if not isinstance(self.bid_restriction, BidRestriction):
             object.__setattr__(self, "bid_restriction", BidRestriction(self.bid_restriction))
-        for name in (
-            "hidden_bids",
-            "blind_first_round",
-            "maximus",
-            "tricksy",
-            "lowest_score_deals",
-        ):
+        for name in FLAG_OPTIONS:
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be true or false, not {getattr(self, name)!r}")
         most = 60 // self.players
@@ -142,6 +163,16 @@ class Rules:
                 "blind_first_round needs a first round of one card each (a player cannot "
                 "choose among cards they cannot see)"
             )
+        if self.tricksy and self.tricksy_suited:
+            raise ValueError(
+                "tricksy and tricksy_suited are two forms of Tricksy Wizard: choose one "
+                "(tricksy: the player names the suit, from the next trick on; tricksy_suited: "
+                "the Wizard's printed suit, at once)"
+            )
+        if self.reveal_bids_after_tricks and not self.hidden_bids:
+            raise ValueError(
+                "reveal_bids_after_tricks is a reveal time of hidden bids: it needs hidden_bids"
+            )
 
     @property
     def round_sizes(self) -> tuple[int, ...]:
@@ -160,9 +191,16 @@ class Rules:
         return len(self.round_sizes)
 
     @property
+    def deck(self) -> tuple[Card, ...]:
+        """The 60 cards of the game: :data:`FULL_DECK`, or with
+        ``tricksy_suited`` the deck of suited Wizards (``WS WH WD WC`` for the
+        four ``W``)."""
+        return SUITED_WIZARD_DECK if self.tricksy_suited else FULL_DECK
+
+    @property
     def options(self) -> tuple[str, ...]:
         """Names of the variant options in force (see :data:`VARIANT_OPTIONS`)."""
-        out = [name for name in VARIANT_OPTIONS[:-1] if getattr(self, name)]
+        out = [name for name in FLAG_OPTIONS if getattr(self, name)]
         if self.hand_sizes is not None:
             out.append("round_sizes")
         return tuple(out)
@@ -216,7 +254,7 @@ class Rules:
             names = ", ".join(b.value for b in BidRestriction)
             raise ValueError(f"unknown bid_restriction {restriction!r} (one of {names})") from None
         flags: dict[str, bool] = {}
-        for name in VARIANT_OPTIONS[:-1]:
+        for name in FLAG_OPTIONS:
             value = data.get(name, False)
             if not isinstance(value, bool):
                 raise ValueError(f"{name} must be true or false, not {value!r}")

@@ -22,13 +22,30 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from .actions import Action, Bid, ChooseTrump, Phase, Play, RoundResult, Trick
-from .cards import FULL_DECK, Card, Suit
+from .cards import SUITED_WIZARDS, WIZARD, Card, Suit
 from .rules import Rules, allowed_bids, legal_cards, suit_to_follow
 
 if TYPE_CHECKING:
     from .game import Game
 
-__all__ = ["SeatView", "compute_legal_actions"]
+__all__ = ["SeatView", "bids_hidden", "compute_legal_actions"]
+
+
+def bids_hidden(rules: Rules, phase: Phase) -> bool:
+    """Whether each seat sees only its own bid in ``phase``: while hidden bids
+    are made, and with ``reveal_bids_after_tricks`` also while the round's
+    tricks are played (the bids are revealed when the last trick is complete).
+
+    >>> bids_hidden(Rules(hidden_bids=True), Phase.PLAY)
+    False
+    >>> bids_hidden(Rules(hidden_bids=True, reveal_bids_after_tricks=True), Phase.PLAY)
+    True
+    """
+    if not rules.hidden_bids:
+        return False
+    if phase is Phase.BID:
+        return True
+    return rules.reveal_bids_after_tricks and phase in (Phase.PLAY, Phase.CHOOSE_TRUMP)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +67,8 @@ class SeatView:
     trump: Suit | None
     """Trump in force; ``None`` for no trump or while the dealer chooses."""
     bids: tuple[int | None, ...]
+    """Bids by seat (``None``: not made, or hidden from this seat; see
+    :func:`bids_hidden`)."""
     leader: int
     """The seat that led (or will lead) the current trick."""
     trick: tuple[Card, ...]
@@ -80,12 +99,14 @@ class SeatView:
         acting = game.acting
         legal: tuple[Action, ...] = tuple(game.legal_actions(seat)) if seat in acting else ()
         blind = game.blind
-        if game.rules.hidden_bids and game.phase is Phase.BID:
+        if bids_hidden(game.rules, game.phase):
             # bids are revealed together: until then a seat sees only its own
             bids = tuple(b if s == seat else None for s, b in enumerate(game.bids))
-            to_act = seat if seat in acting else None
         else:
             bids = tuple(game.bids)
+        if game.rules.hidden_bids and game.phase is Phase.BID:
+            to_act = seat if seat in acting else None
+        else:
             to_act = game.to_act
         return cls(
             rules=game.rules,
@@ -180,9 +201,14 @@ class SeatView:
 
     def unseen_cards(self) -> list[Card]:
         """The cards this seat has not seen this round (a multiset, deck order):
-        the deck less its hand, the others' cards it sees (blind first round),
-        the turned card and every card played."""
-        left = Counter(FULL_DECK)
+        the deck (:attr:`Rules.deck`) less its hand, the others' cards it sees
+        (blind first round), the turned card and every card played.
+
+        With ``tricksy_suited`` an explicit deal may hold a plain ``W`` (a
+        Wizard with no printed suit) in place of a suited one; each ``W`` seen
+        then takes the place of a suited Wizard not seen, the last in deck
+        order (which one it stood for cannot be known)."""
+        left = Counter(self.rules.deck)
         left.subtract(self.hand)
         for cards in self.others_hands:
             left.subtract(cards)
@@ -190,6 +216,11 @@ class SeatView:
             left[self.turned_card] -= 1
         for _, card in self.plays:
             left[card] -= 1
+        if self.rules.tricksy_suited:
+            for _ in range(-left[WIZARD]):
+                gone = [c for c in SUITED_WIZARDS if left[c] > 0]
+                if gone:
+                    left[gone[-1]] -= 1
         return sorted(left.elements())
 
     def compute_legal_actions(self) -> tuple[Action, ...]:

@@ -92,17 +92,19 @@ REJECT_REASON_UNKNOWN_REQUEST: RejectReason
 REJECT_REASON_MALFORMED: RejectReason
 
 class Card(_message.Message):
-    __slots__ = ("kind", "suit", "rank")
+    __slots__ = ("kind", "suit", "rank", "wizard_suit")
     KIND_FIELD_NUMBER: _ClassVar[int]
     SUIT_FIELD_NUMBER: _ClassVar[int]
     RANK_FIELD_NUMBER: _ClassVar[int]
+    WIZARD_SUIT_FIELD_NUMBER: _ClassVar[int]
     kind: CardKind
     suit: Suit
     rank: int
-    def __init__(self, kind: _Optional[_Union[CardKind, str]] = ..., suit: _Optional[_Union[Suit, str]] = ..., rank: _Optional[int] = ...) -> None: ...
+    wizard_suit: Suit
+    def __init__(self, kind: _Optional[_Union[CardKind, str]] = ..., suit: _Optional[_Union[Suit, str]] = ..., rank: _Optional[int] = ..., wizard_suit: _Optional[_Union[Suit, str]] = ...) -> None: ...
 
 class Rules(_message.Message):
-    __slots__ = ("players", "bid_restriction", "round_sizes", "hidden_bids", "blind_first_round", "maximus", "tricksy", "lowest_score_deals", "short_game")
+    __slots__ = ("players", "bid_restriction", "round_sizes", "hidden_bids", "blind_first_round", "maximus", "tricksy", "lowest_score_deals", "short_game", "tricksy_suited", "reveal_bids_after_tricks", "first_dealer_by_draw")
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     BID_RESTRICTION_FIELD_NUMBER: _ClassVar[int]
     ROUND_SIZES_FIELD_NUMBER: _ClassVar[int]
@@ -112,6 +114,9 @@ class Rules(_message.Message):
     TRICKSY_FIELD_NUMBER: _ClassVar[int]
     LOWEST_SCORE_DEALS_FIELD_NUMBER: _ClassVar[int]
     SHORT_GAME_FIELD_NUMBER: _ClassVar[int]
+    TRICKSY_SUITED_FIELD_NUMBER: _ClassVar[int]
+    REVEAL_BIDS_AFTER_TRICKS_FIELD_NUMBER: _ClassVar[int]
+    FIRST_DEALER_BY_DRAW_FIELD_NUMBER: _ClassVar[int]
     players: int
     bid_restriction: BidRestriction
     round_sizes: _containers.RepeatedScalarFieldContainer[int]
@@ -121,7 +126,10 @@ class Rules(_message.Message):
     tricksy: bool
     lowest_score_deals: bool
     short_game: bool
-    def __init__(self, players: _Optional[int] = ..., bid_restriction: _Optional[_Union[BidRestriction, str]] = ..., round_sizes: _Optional[_Iterable[int]] = ..., hidden_bids: _Optional[bool] = ..., blind_first_round: _Optional[bool] = ..., maximus: _Optional[bool] = ..., tricksy: _Optional[bool] = ..., lowest_score_deals: _Optional[bool] = ..., short_game: _Optional[bool] = ...) -> None: ...
+    tricksy_suited: bool
+    reveal_bids_after_tricks: bool
+    first_dealer_by_draw: bool
+    def __init__(self, players: _Optional[int] = ..., bid_restriction: _Optional[_Union[BidRestriction, str]] = ..., round_sizes: _Optional[_Iterable[int]] = ..., hidden_bids: _Optional[bool] = ..., blind_first_round: _Optional[bool] = ..., maximus: _Optional[bool] = ..., tricksy: _Optional[bool] = ..., lowest_score_deals: _Optional[bool] = ..., short_game: _Optional[bool] = ..., tricksy_suited: _Optional[bool] = ..., reveal_bids_after_tricks: _Optional[bool] = ..., first_dealer_by_draw: _Optional[bool] = ...) -> None: ...
 
 class Hand(_message.Message):
     __slots__ = ("cards",)
