@@ -29,7 +29,7 @@ from wizard_arena import __version__
 from wizard_arena.core import Rules
 from wizard_arena.protocol import PROTOCOL_VERSIONS, Hello, ServerInfo, Welcome
 
-from .bridge import Bridge, CloseCode, Connection, open_bridge
+from .bridge import Bridge, CloseCode, Connection, Malformed, open_bridge
 from .logs import get_logger
 from .record import FAULT_POLICIES, GameRecord, RecordLog
 from .table import SeatSpec, run_table
@@ -231,6 +231,11 @@ class Arena:
         if msg is None:
             conn.close(CloseCode.INVALID_ARGUMENT, "no Hello within the hello timeout")
             log.info("refused", reason="hello timeout")
+            return
+        if isinstance(msg, Malformed):
+            details = f"the first message must be a Hello: {msg.detail}"
+            conn.close(CloseCode.INVALID_ARGUMENT, details)
+            log.info("refused", reason="first message not a hello", detail=msg.detail)
             return
         if not isinstance(msg, Hello):
             conn.close(CloseCode.INVALID_ARGUMENT, "the first message must be a Hello")

@@ -8,9 +8,11 @@ Messages cross the boundary in exactly two ways:
 - trio -> asyncio: :meth:`asyncio.AbstractEventLoop.call_soon_threadsafe`
 
 The asyncio side is a thin pipe: for each ``Play`` stream it decodes what
-the bot sends (through :mod:`wizard_arena.wire`) and hands it to trio, and
-writes what trio sends. A :class:`Connection` is the trio-side handle on one
-stream. Nothing in here knows the rules of Wizard.
+the bot sends (through :mod:`wizard_arena.wire`, from the bytes received, so
+bytes that do not decode become :class:`Malformed` rather than the end of
+the stream) and hands it to trio, and writes what trio sends. A
+:class:`Connection` is the trio-side handle on one stream. Nothing in here
+knows the rules of Wizard.
 
 Pitfall handled here: grpc.aio ends the request iterator cleanly when a
 client cancels, so the end of the inbound stream is reported to trio as the
@@ -191,11 +193,15 @@ class _Servicer:
     async def _read(self, request_iterator: AsyncIterator[Any], conn: Connection) -> None:
         bridge = self._bridge
         reason = "the bot closed the stream"
+        decode = wire.decode_bot_bytes
         try:
+            # the iterator yields the bytes received (wire.add_servicer): a
+            # message that does not decode is the bot's fault, not an error of
+            # the stream, and reaches trio as Malformed
             async for raw in request_iterator:
                 msg: BotMsg | Malformed
                 try:
-                    msg = wire.decode_bot(raw)
+                    msg = decode(raw)
                 except wire.WireError as e:
                     msg = Malformed(str(e))
                 if not bridge._to_trio(conn._deliver, msg):
