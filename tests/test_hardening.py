@@ -4,17 +4,26 @@ answering (issue #10, items 1-4)."""
 
 from __future__ import annotations
 
+import gc
+import threading
 import time
-from collections.abc import Iterator
+import tracemalloc
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 import grpc
 import pytest
+import trio
+import trio.testing
 
 from wizard_arena import wire
-from wizard_arena.core import Rules
-from wizard_arena.protocol import ActionRejected, DecisionRequest, Hello
-from wizard_referee.arena import ArenaConfig
+from wizard_arena.core import Bid, Rules
+from wizard_arena.protocol import ActionMsg, ActionRejected, DecisionRequest, Hello
+from wizard_referee.arena import Arena, ArenaConfig
+from wizard_referee.bridge import Bridge, Connection, Malformed
 
 from .support import RawBot, ServerThread, run_bots
 
@@ -106,3 +115,206 @@ def test_decode_bot_bytes() -> None:
     for bad in (TRUNCATED, BAD_UTF8_HELLO, b""):
         with pytest.raises(wire.WireError):
             wire.decode_bot_bytes(bad)
+
+
+# -- 2. a stranger's failed resume leaves the token to its owner ------------------------------
+
+
+def test_a_strangers_resume_does_not_wipe_the_owners_token(serve: Any) -> None:
+    server = serve(tokens=frozenset({"alpha", "beta"}), reconnect_window=30)
+    gone, release = threading.Event(), threading.Event()
+
+    def leave(bot: RawBot, req: DecisionRequest) -> bool:
+        if len(bot.requests) >= 2:
+            bot.disconnect()
+            gone.set()
+            return True
+        return False
+
+    def hold(bot: RawBot, req: DecisionRequest) -> bool:
+        # keeps the game going (within the 5 s move time) while the test runs
+        if gone.is_set():
+            release.wait(20)
+        return False
+
+    owner = RawBot(server.address, "owner", token="alpha", on_request=leave)
+    others = [RawBot(server.address, "holder", token="alpha", on_request=hold)]
+    others.append(RawBot(server.address, "third", token="alpha"))
+    for b in [owner, *others]:
+        b.start()
+    owner.join(30)
+    assert owner.welcome is not None
+    token = owner.welcome.resume_token
+    stranger = RawBot(server.address, "stranger", token="beta", games=None)
+    stranger.hello = replace(stranger.hello, resume_token=token)
+    stranger.start()
+    wait_for(lambda: stranger.welcome is not None)
+    assert stranger.welcome is not None and not stranger.welcome.resumed
+    assert stranger.welcome.session_id != owner.welcome.session_id
+    stranger.close_send()
+    back = RawBot(server.address, "owner", token="alpha")
+    back.hello = replace(back.hello, resume_token=token)
+    back.start()
+    wait_for(lambda: back.welcome is not None)
+    release.set()
+    assert back.welcome is not None and back.welcome.resumed
+    assert back.welcome.session_id == owner.welcome.session_id
+    for b in [back, *others]:
+        b.join(60)
+    (rec,) = server.wait_records(1)
+    seat = rec.names.index("owner")
+    assert rec.faults[seat] == {"disconnect": 1}
+    assert back.game_ends and back.game_ends[0].game_id == rec.game_id
+    assert back.status == grpc.StatusCode.OK
+
+
+# -- 3. nothing kept for strangers; bounded per-session structures ----------------------------
+
+VARIANT = Rules(players=3, tricksy=True)
+
+
+def refused_hellos(n: int, token_bytes: int, tokens: Sequence[str] = ()) -> Iterator[Any]:
+    """``n`` first messages the server refuses, of every kind, each with its own
+    big (client-chosen) access or resume token: a Hello without the rule option
+    in force (with one of ``tokens`` or a stranger's), a wrong protocol version,
+    a resume token this server never issued, and messages that are not a Hello."""
+    for i in range(n):
+        big = f"{i:08d}" + "x" * token_bytes
+        kind = i % 5
+        if kind == 0:
+            yield Hello(f"r{i}", token=tokens[i % len(tokens)] if tokens else big)
+        elif kind == 1:
+            yield Hello(f"r{i}", token=big, min_version=7, max_version=9, rule_options=("tricksy",))
+        elif kind == 2:
+            yield Hello(f"r{i}", token=big, resume_token=big, rule_options=("tricksy",))
+        elif kind == 3:
+            yield Malformed(f"the message does not decode ({big})")
+        else:
+            yield ActionMsg(big, Bid(0))
+
+
+def held(arena: Arena) -> dict[str, int]:
+    """The sizes of the arena's per-client structures."""
+    return {
+        "connections": len(arena.connections),
+        "sessions": len(arena.sessions),
+        "waiting": len(arena.waiting),
+        "by_resume": len(arena._by_resume),
+        "refused_options": len(arena.refused_options),
+    }
+
+
+def handshake_in_process(
+    config: ArenaConfig, first: Iterable[Any], *, then_leave: bool = False
+) -> tuple[dict[str, int], int]:
+    """Drive the arena's own handshake (Arena._on_connect, Connection) in
+    trio, without gRPC: each message in ``first`` arrives on a connection of
+    its own, as a bridge would deliver it (``then_leave``: and the bot
+    half-closes at once). The bridge is real but not serving, so what the
+    arena sends goes nowhere. Returns the sizes of :func:`held` and the
+    bytes of Python memory still allocated, after every connection was
+    refused (each refusal checked) or left."""
+
+    async def main() -> tuple[dict[str, int], int]:
+        async with trio.open_nursery() as nursery:
+            arena = Arena(config, nursery)
+            bridge = Bridge(arena.server_info(), arena._on_connect, 4, 64 * 1024)
+            tracemalloc.start()
+            before = tracemalloc.get_traced_memory()[0]
+            for i, msg in enumerate(first):
+                conn = Connection(bridge, f"c{i}", "in-process", 4)
+                arena._on_connect(conn)
+                conn._deliver(msg)
+                if then_leave:
+                    conn._mark_closed("the bot closed the stream")
+                await trio.testing.wait_all_tasks_blocked()
+                assert conn.closed and conn._close_sent
+                if not then_leave:
+                    assert conn.close_reason.startswith("closed by server: "), conn.close_reason
+                    assert " OK" not in conn.close_reason
+            gc.collect()
+            grown = tracemalloc.get_traced_memory()[0] - before
+            tracemalloc.stop()
+            sizes = held(arena)
+            nursery.cancel_scope.cancel()
+        return sizes, grown
+
+    return trio.run(main)
+
+
+@pytest.mark.parametrize("tokens", [None, ("alpha", "beta")], ids=["open", "token-file"])
+def test_thousands_of_refused_hellos_leave_nothing_behind(tokens: tuple[str, ...] | None) -> None:
+    """5,000 refused connections, each with a distinct 4 kB token (20 MB if kept)."""
+    config = ArenaConfig(rules=VARIANT, tokens=frozenset(tokens) if tokens is not None else None)
+    sizes, grown = handshake_in_process(config, refused_hellos(5000, 4000, tokens or ()))
+    expect = dict.fromkeys(["connections", "sessions", "waiting", "by_resume"], 0)
+    # with a token file, the refusal for rule options is kept per access token
+    expect["refused_options"] = len(tokens) if tokens is not None else 0
+    assert sizes == expect
+    assert grown < 2_000_000, f"{grown:,} bytes still allocated"
+
+
+def test_a_bot_that_leaves_right_after_its_hello_leaves_nothing_behind() -> None:
+    """A hello the server would accept, then the end of the stream at once
+    (before the handshake has read the hello): no session is kept."""
+    hellos = (Hello(f"h{i}", rule_options=("tricksy",)) for i in range(1000))
+    sizes, _ = handshake_in_process(ArenaConfig(rules=VARIANT), hellos, then_leave=True)
+    assert sizes == dict.fromkeys(
+        ["connections", "sessions", "waiting", "by_resume", "refused_options"], 0
+    )
+
+
+def test_hundreds_of_refused_streams_leave_nothing_behind(serve: Any) -> None:
+    """The same over real gRPC streams, a few hundred, some at once."""
+    server = serve(rules=VARIANT, max_connections=50)
+    arena = server.arena
+    assert arena is not None
+    messages = list(refused_hellos(300, 20_000))
+    messages[3::5] = [TRUNCATED] * len(messages[3::5])  # bytes that do not decode
+
+    def refuse(msg: Any) -> grpc.StatusCode:
+        raw = msg if isinstance(msg, bytes) else wire.encode_bot(msg).SerializeToString()
+        with grpc.insecure_channel(server.address) as channel:
+            play = channel.stream_stream(
+                f"/{wire.SERVICE_NAME}/Play",
+                request_serializer=None,
+                response_deserializer=wire.pb.ServerMessage.FromString,
+            )
+            try:
+                received = list(play(iter([raw])))
+            except grpc.RpcError as e:
+                return e.code()  # type: ignore[no-any-return]
+            raise AssertionError(f"not refused: {received}")
+
+    with ThreadPoolExecutor(8) as pool:
+        codes = Counter(pool.map(refuse, messages))
+    assert codes == {
+        grpc.StatusCode.FAILED_PRECONDITION: 180,  # rule options, version, resume token
+        grpc.StatusCode.INVALID_ARGUMENT: 120,  # not a Hello
+    }
+    wait_for(lambda: server.call(lambda: held(arena))["connections"] == 0)
+    assert server.call(lambda: held(arena)) == dict.fromkeys(
+        ["connections", "sessions", "waiting", "by_resume", "refused_options"], 0
+    )
+
+
+def test_request_ids_are_kept_for_two_games_only(serve: Any) -> None:
+    server = serve(matchmaking=False)
+    arena = server.arena
+    assert arena is not None
+    bots = [RawBot(server.address, f"p{i}", games=None).start() for i in range(3)]
+    wait_for(lambda: server.call(lambda: len(arena.sessions)) == 3)
+    sessions = server.call(lambda: list(arena.sessions.values()))
+    ids_by_game: list[dict[str, set[str]]] = []
+    for _ in range(4):
+        rec = trio.from_thread.run(arena.play_game, sessions, trio_token=server._token)
+        ids_by_game.append(
+            {b.name: {r.request_id for r in b.requests if r.game_id == rec.game_id} for b in bots}
+        )
+        for s in sessions:
+            now = ids_by_game[-1][s.name]
+            before = ids_by_game[-2][s.name] if len(ids_by_game) > 1 else set()
+            assert now and (s.issued, s.earlier) == (now, before)
+    for b in bots:
+        b.close_send()
+        b.join(20)

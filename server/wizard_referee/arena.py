@@ -13,7 +13,10 @@ sessions with :meth:`Arena.play_game`.
 
 from __future__ import annotations
 
+import base64
 import gc
+import hashlib
+import hmac
 import itertools
 import math
 import random
@@ -116,6 +119,11 @@ class Session:
     hello: Hello
     version: int
     issued: set[str] = field(default_factory=set)
+    """Request ids issued to the bot in its current (or last) game."""
+    earlier: set[str] = field(default_factory=set)
+    """Request ids issued to it in the game before: late answers to them are
+    still recognised (and ignored); older ones are forgotten, so the sets
+    stay bounded however many games the session plays."""
     busy: bool = False
     free_at: float = 0.0
     """trio time from which matchmaking may seat this session again."""
@@ -158,12 +166,15 @@ class Arena:
         """Open Play streams."""
         self._by_resume: dict[str, Session] = {}
         """Resume token -> its session, while the session may be resumed."""
-        self._issued_resume: set[str] = set()
-        """Every resume token this server has issued."""
+        self._resume_key = secrets.token_bytes(32)
+        """Signs the resume tokens this server issues, so that it can tell
+        one of its tokens (perhaps expired) from one it never issued without
+        keeping every token it issued."""
         self.refused_options: dict[str, str] = {}
-        """Access token -> why the last bot greeting with it was refused for
-        its rule options (so a tournament runner can say why an entrant
-        never joined)."""
+        """Access token (one of ``config.tokens``: nothing is kept for a bot
+        that did not authenticate) -> why the last bot greeting with it was
+        refused for its rule options (so a tournament runner can say why an
+        entrant never joined)."""
         self._changed = trio.Event()
         self._game_numbers = itertools.count(1)
         self._session_numbers = itertools.count(1)
@@ -260,9 +271,11 @@ class Arena:
             log.info("refused", reason="token", bot=msg.bot_name)
             return
         if msg.resume_token:
-            if msg.resume_token not in self._issued_resume:
+            if not self._issued_here(msg.resume_token):
                 conn.close(CloseCode.FAILED_PRECONDITION, "unknown resume token")
                 log.info("refused", reason="resume token", bot=msg.bot_name)
+                return
+            if self._left_after_hello(conn, log):
                 return
             if self._resume(conn, msg, common, log):
                 return
@@ -285,17 +298,19 @@ class Arena:
                 f"({', '.join(msg.rule_options) or 'none'}) do not include them",
             )
             log.info("refused", reason="rule options", bot=msg.bot_name, missing=missing)
-            self.refused_options[msg.token] = (
-                f"refused: it cannot play the rule option(s) {', '.join(missing)}"
-            )
-            self._notify()
+            if tokens is not None:  # an access token of this server: bounded by their number
+                self.refused_options[msg.token] = (
+                    f"refused: it cannot play the rule option(s) {', '.join(missing)}"
+                )
+                self._notify()
+            return
+        if self._left_after_hello(conn, log):
             return
         session = Session(
             f"s{next(self._session_numbers)}-{uuid.uuid4().hex[:8]}", conn, msg, max(common)
         )
         if self.config.reconnect_window > 0:
-            session.resume_token = secrets.token_urlsafe(24)
-            self._issued_resume.add(session.resume_token)
+            session.resume_token = self._new_resume_token()
             self._by_resume[session.resume_token] = session
         conn.send(Welcome(session.version, session.id, __version__, session.resume_token))
         self.sessions[session.id] = session
@@ -312,23 +327,51 @@ class Arena:
             cb(session)
         self._notify()
 
+    @staticmethod
+    def _left_after_hello(conn: Connection, log: Any) -> bool:
+        """Whether the bot half-closed right after its hello: then nothing
+        is kept for it and its stream ends with OK."""
+        if not conn.closed:
+            return False
+        conn.close()
+        log.info("left_after_hello")
+        return True
+
+    def _new_resume_token(self) -> str:
+        """A fresh resume token: a random part and its signature."""
+        nonce = secrets.token_urlsafe(24)
+        return f"{nonce}.{self._resume_signature(nonce)}"
+
+    def _resume_signature(self, nonce: str) -> str:
+        mac = hmac.digest(self._resume_key, nonce.encode(), hashlib.sha256)[:16]
+        return base64.urlsafe_b64encode(mac).rstrip(b"=").decode()
+
+    def _issued_here(self, token: str) -> bool:
+        """Whether this server issued ``token`` (it may have expired since)."""
+        nonce, _, signature = token.rpartition(".")
+        return hmac.compare_digest(signature.encode(), self._resume_signature(nonce).encode())
+
     def _resume(self, conn: Connection, msg: Hello, common: list[int], log: Any) -> bool:
         """Give the session of ``msg.resume_token`` back to the bot on ``conn``
-        if it may still be resumed (at a table, within the reconnect window);
-        False: the token has expired and the bot starts a new session."""
+        if it may still be resumed (at a table, within the reconnect window,
+        same access token and a version in common); False: the bot starts a
+        new session. Only expiry (or a resume) ends a token: a stranger's
+        hello quoting it leaves it to its owner."""
         s = self._by_resume.get(msg.resume_token)
         now = trio.current_time()
         if (
             s is None
             or s.spec is None
             or s.spec.reattach is None
-            or s.version not in common
-            or s.hello.token != msg.token
             or (s.dropped_at is not None and now - s.dropped_at > self.config.reconnect_window)
         ):
             if s is not None and not s.alive:
                 self._by_resume.pop(msg.resume_token, None)
             log.info("resume_expired", bot=msg.bot_name)
+            return False
+        if s.version not in common or s.hello.token != msg.token:
+            why = "access token" if s.hello.token != msg.token else "version"
+            log.info("resume_refused", bot=msg.bot_name, session=s.id, reason=why)
             return False
         old = s.conn
         s.conn = conn
@@ -381,7 +424,8 @@ class Arena:
                 specs.append(SeatSpec(name, None))
             else:
                 s.busy = True
-                s.spec = SeatSpec(name, s.conn, s.issued)
+                s.earlier, s.issued = s.issued, set()
+                s.spec = SeatSpec(name, s.conn, s.issued, s.earlier)
                 specs.append(s.spec)
         self.active_tables += 1
         try:
@@ -441,6 +485,8 @@ class Arena:
     def _forget(self, s: Session) -> None:
         self.sessions.pop(s.id, None)
         self._by_resume.pop(s.resume_token, None)
+        if s in self.waiting:
+            self.waiting.remove(s)
 
     def _on_closed(self, conn: Connection) -> None:
         self.connections.discard(conn)

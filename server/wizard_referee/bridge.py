@@ -73,6 +73,12 @@ class Connection:
     ``receive()`` yields decoded bot messages (or :class:`Malformed`) and
     raises :class:`trio.EndOfChannel` once the bot has gone and everything it
     sent has been read. ``send()`` and ``close()`` never block.
+
+    When the bot half-closes its side (it is leaving) the stream ends with
+    ``OK``, except while its first message is still unread: then it ends
+    when that message has been read, with the status the reader gives it
+    (``close()``; or ``OK`` once ``receive()`` reaches the end), so a bot
+    that sends one message and half-closes still learns why it was refused.
     """
 
     def __init__(self, bridge: Bridge, conn_id: str, peer: str, inbound_limit: int) -> None:
@@ -84,6 +90,7 @@ class Connection:
         self.close_reason = ""
         self.flooded = False
         self._close_sent = False
+        self._first_unread = True
         self.on_closed: Callable[[Connection], None] | None = None
         """Called (in trio) once, when the stream ends for any reason."""
         self._send_ch, self._recv_ch = trio.open_memory_channel[BotMsg | Malformed](inbound_limit)
@@ -96,10 +103,22 @@ class Connection:
 
     async def receive(self) -> BotMsg | Malformed:
         """The next message from the bot; EndOfChannel when it has gone."""
-        return await self._recv_ch.receive()
+        try:
+            msg = await self._recv_ch.receive()
+        except trio.EndOfChannel:
+            self._end_after_leaving()
+            raise
+        self._first_unread = False
+        return msg
 
     def receive_nowait(self) -> BotMsg | Malformed:
-        return self._recv_ch.receive_nowait()
+        try:
+            msg = self._recv_ch.receive_nowait()
+        except trio.EndOfChannel:
+            self._end_after_leaving()
+            raise
+        self._first_unread = False
+        return msg
 
     def send(self, msg: ServerMsg) -> None:
         """Queue ``msg`` for the bot (dropped silently once the stream is closed)."""
@@ -136,6 +155,13 @@ class Connection:
             if self.on_closed is not None:
                 self.on_closed(self)
         self._send_ch.close()
+        if self._first_unread:
+            # the reader of the first message ends the stream (it may be
+            # handed over already, yet unread: the channel's buffer is empty)
+            return
+        self._end_after_leaving()
+
+    def _end_after_leaving(self) -> None:
         if not self._close_sent:  # the bot left: let the asyncio handler finish too
             self._close_sent = True
             self._bridge._to_aio(self._put, _Close(CloseCode.OK, ""))

@@ -68,7 +68,9 @@ class SeatSpec:
     name: str
     conn: Connection | None
     issued: set[str] = field(default_factory=set)
-    """Request ids ever issued to this bot (so late answers are recognised)."""
+    """Request ids issued to this bot in this game (so late answers are recognised)."""
+    earlier: set[str] = field(default_factory=set)
+    """Request ids issued to it in its previous game (late answers, too)."""
     reattach: Callable[[Connection], None] | None = None
     """Set by the table while the game runs: give the seat back to the bot on
     a new connection (a resumed session). The table sends it the game in
@@ -310,7 +312,7 @@ class _Table:
                 except trio.WouldBlock:
                     self._fault(st, "flooding", "too many answers to one request")
                 continue
-            if rid in st.spec.issued:
+            if rid in st.spec.issued or rid in st.spec.earlier:
                 self.log.info(
                     "late_or_duplicate_answer", seat=st.seat, bot=st.spec.name, request_id=rid
                 )
