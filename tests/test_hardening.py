@@ -4,6 +4,7 @@ answering (issue #10, items 1-4)."""
 
 from __future__ import annotations
 
+import argparse
 import gc
 import threading
 import time
@@ -22,6 +23,7 @@ import trio.testing
 from wizard_arena import wire
 from wizard_arena.core import Bid, Rules
 from wizard_arena.protocol import ActionMsg, ActionRejected, DecisionRequest, Hello
+from wizard_referee import cmd_serve
 from wizard_referee.arena import Arena, ArenaConfig
 from wizard_referee.bridge import Bridge, Connection, Malformed
 
@@ -318,3 +320,150 @@ def test_request_ids_are_kept_for_two_games_only(serve: Any) -> None:
     for b in bots:
         b.close_send()
         b.join(20)
+
+
+# -- 4. a bot that stops reading or answering is cut off ---------------------------------------
+
+
+class Silent:
+    """A bot that greets the server and then reads nothing (until
+    :meth:`drain`). Its channel grants a small HTTP/2 window and no BDP
+    growth, so the server's writes wait after about 1 kB instead of the
+    megabytes a default window takes."""
+
+    def __init__(self, address: str, name: str = "silent") -> None:
+        self.channel = grpc.insecure_channel(
+            address, options=[("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", 1024)]
+        )
+        play = self.channel.stream_stream(
+            f"/{wire.SERVICE_NAME}/Play",
+            request_serializer=wire.pb.BotMessage.SerializeToString,
+            response_deserializer=wire.pb.ServerMessage.FromString,
+        )
+        self.done = threading.Event()
+        self.call = play(self._requests(wire.encode_bot(Hello(name))))
+
+    def _requests(self, hello: Any) -> Iterator[Any]:
+        yield hello
+        self.done.wait()  # the request side stays open
+
+    def drain(self, timeout: float = 30.0) -> tuple[int, grpc.StatusCode, str]:
+        """Read everything now: (messages, status, details)."""
+        n = 0
+        try:
+            for _ in self.call:
+                n += 1
+        except grpc.RpcError:
+            pass
+        self.done.set()
+        code, details = self.call.code(), self.call.details() or ""
+        self.channel.close()
+        return n, code, details
+
+
+def streams(server: ServerThread) -> int:
+    arena = server.arena
+    assert arena is not None and arena.bridge is not None
+    return arena.bridge.open_streams
+
+
+def test_a_bot_that_stops_reading_is_cut_off(serve: Any) -> None:
+    server = serve(move_time=0.2, outbound_limit=16, max_consecutive_timeouts=0)
+    arena = server.arena
+    assert arena is not None and arena.bridge is not None
+    bridge = arena.bridge
+    server.call(lambda: setattr(bridge, "close_grace", 0.5))  # the status waits for the bot
+    silent = Silent(server.address)
+    others = run_bots([RawBot(server.address, f"r{i}") for i in range(2)])
+    (rec,) = server.wait_records(1)
+    seat = rec.names.index("silent")
+    why = "outbound queue full (16 messages): the bot is not reading what the server sends"
+    assert rec.faults[seat]["disconnect"] == 1
+    assert rec.fault_details[seat]["disconnect"] == f"closed by server: RESOURCE_EXHAUSTED {why}"
+    assert set(rec.faults[seat]) <= {"timeout", "disconnect"}
+    assert all(b.status == grpc.StatusCode.OK for b in others)
+    # nothing is kept for it: not seated again, its stream handler has ended
+    wait_for(lambda: streams(server) == 0)
+    assert server.call(lambda: held(arena)) == dict.fromkeys(
+        ["connections", "sessions", "waiting", "by_resume", "refused_options"], 0
+    )
+    got, code, details = silent.drain()
+    assert (code, details) == (grpc.StatusCode.RESOURCE_EXHAUSTED, why)
+    assert got >= 2  # what gRPC had taken before the window filled: Welcome, GameStarted, ...
+    again = RawBot(server.address, "silent", games=None).start()  # it may connect again
+    wait_for(lambda: again.welcome is not None)
+    again.close_send()
+    again.join(20)
+
+
+def test_a_bot_that_stops_answering_is_cut_off(serve: Any) -> None:
+    """``max_consecutive_timeouts`` in a row: cut off. One answer between
+    timeouts starts the count again."""
+
+    def mute(bot: RawBot, req: DecisionRequest) -> bool:
+        return True  # reads everything, answers nothing
+
+    def fickle(bot: RawBot, req: DecisionRequest) -> bool:
+        return len(bot.requests) % 2 == 1 and len(bot.requests) < 20  # every other one
+
+    server = serve(move_time=0.3, max_consecutive_timeouts=2)
+    arena = server.arena
+    assert arena is not None
+    bots = [
+        RawBot(server.address, "mute", on_request=mute),
+        RawBot(server.address, "fickle", on_request=fickle),
+        RawBot(server.address, "good"),
+    ]
+    run_bots(bots, timeout=120)
+    (rec,) = server.wait_records(1)
+    mute_seat, fickle_seat = rec.names.index("mute"), rec.names.index("fickle")
+    why = (
+        "2 decisions in a row timed out (0.3 s each): the bot is not answering; "
+        "it is not seated again until it connects again"
+    )
+    assert (bots[0].status, bots[0].details) == (grpc.StatusCode.DEADLINE_EXCEEDED, why)
+    assert rec.faults[mute_seat] == {"timeout": 2, "disconnect": 1}
+    assert (
+        rec.fault_details[mute_seat]["disconnect"] == f"closed by server: DEADLINE_EXCEEDED {why}"
+    )
+    assert bots[1].status == grpc.StatusCode.OK and len(bots[1].game_ends) == 1
+    # (more than its 10 on a machine so loaded that an answer came late)
+    assert set(rec.faults[fickle_seat]) == {"timeout"} and rec.faults[fickle_seat]["timeout"] >= 10
+    wait_for(lambda: streams(server) == 0)
+    assert server.call(lambda: len(arena.sessions)) == 0
+    again = RawBot(server.address, "mute", games=None).start()  # it may connect again
+    wait_for(lambda: again.welcome is not None)
+    again.close_send()
+    again.join(20)
+
+
+def test_a_bot_that_neither_reads_nor_answers_is_cut_off(serve: Any) -> None:
+    """The half-open client of issue #10: its timeouts close the stream, and
+    the close is not held back by writes it never takes (``close_grace``)."""
+    server = serve(move_time=0.05, max_consecutive_timeouts=2, outbound_limit=100_000)
+    arena = server.arena
+    assert arena is not None and arena.bridge is not None
+    bridge = arena.bridge
+    server.call(lambda: setattr(bridge, "close_grace", 0.5))
+    silent = Silent(server.address)
+    run_bots([RawBot(server.address, f"r{i}") for i in range(2)])
+    (rec,) = server.wait_records(1)
+    seat = rec.names.index("silent")
+    assert rec.faults[seat] == {"timeout": 2, "disconnect": 1}
+    wait_for(lambda: streams(server) == 0, timeout=10)
+    _, code, details = silent.drain()
+    assert code == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert details.startswith("2 decisions in a row timed out")
+
+
+def test_cut_off_settings() -> None:
+    parser = argparse.ArgumentParser()
+    cmd_serve.add_arguments(parser)
+    assert parser.parse_args([]).max_consecutive_timeouts == 10
+    assert ArenaConfig().max_consecutive_timeouts == 10
+    assert parser.parse_args(["--max-consecutive-timeouts", "0"]).max_consecutive_timeouts == 0
+    assert ArenaConfig().outbound_limit == 256
+    with pytest.raises(ValueError, match="max_consecutive_timeouts"):
+        ArenaConfig(max_consecutive_timeouts=-1)
+    with pytest.raises(ValueError, match="outbound_limit"):
+        ArenaConfig(outbound_limit=0)

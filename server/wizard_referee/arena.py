@@ -63,6 +63,14 @@ class ArenaConfig:
     hello_timeout: float = 10.0
     inbound_limit: int = 64
     """Messages a bot may have queued unread before it is cut off for flooding."""
+    outbound_limit: int = 256
+    """Messages waiting for a bot that does not read (gRPC's flow-control
+    window for its stream is full) before its stream ends with
+    RESOURCE_EXHAUSTED."""
+    max_consecutive_timeouts: int = 10
+    """Decisions in a row (over its games) a bot may let time out; at the
+    next its stream ends with DEADLINE_EXCEEDED and it is not seated again
+    (it may connect again). 0: no limit."""
     max_message_bytes: int = 64 * 1024
     max_connections: int = 0
     """Open Play streams at most (lobby, tables and greeting); a further one
@@ -108,6 +116,10 @@ class ArenaConfig:
             raise ValueError("reseat_delay must be a number of seconds, 0 or more")
         if self.max_connections < 0 or self.max_sessions_per_token < 0:
             raise ValueError("max_connections and max_sessions_per_token must not be negative")
+        if self.max_consecutive_timeouts < 0:
+            raise ValueError("max_consecutive_timeouts must not be negative")
+        if self.inbound_limit < 1 or self.outbound_limit < 1:
+            raise ValueError("inbound_limit and outbound_limit must be at least 1")
 
 
 @dataclass(eq=False)
@@ -135,6 +147,8 @@ class Session:
     """The seat of the game the session is playing, while it plays."""
     resumes: int = 0
     """Times the session was resumed on a new connection."""
+    timeouts_in_a_row: int = 0
+    """The bot's last decisions that timed out, over its games."""
 
     @property
     def name(self) -> str:
@@ -425,7 +439,7 @@ class Arena:
             else:
                 s.busy = True
                 s.earlier, s.issued = s.issued, set()
-                s.spec = SeatSpec(name, s.conn, s.issued, s.earlier)
+                s.spec = SeatSpec(name, s.conn, s.issued, s.earlier, s.timeouts_in_a_row)
                 specs.append(s.spec)
         self.active_tables += 1
         try:
@@ -440,11 +454,14 @@ class Arena:
                 fault_policy=self.config.fault_policy,
                 max_faults=self.config.max_faults,
                 time_bank=self.config.time_bank,
+                max_consecutive_timeouts=self.config.max_consecutive_timeouts,
             )
         finally:
             self.active_tables -= 1
             for s in seats:
                 if s is not None:
+                    if s.spec is not None:
+                        s.timeouts_in_a_row = s.spec.timeouts_in_a_row
                     s.busy = False
                     s.spec = None
                     s.free_at = trio.current_time() + self.config.reseat_delay
@@ -537,6 +554,7 @@ async def serve_arena(
             arena._on_connect,
             inbound_limit=config.inbound_limit,
             max_message_bytes=config.max_message_bytes,
+            outbound_limit=config.outbound_limit,
         )
         try:
             arena.log.info(

@@ -17,6 +17,14 @@ knows the rules of Wizard.
 Pitfall handled here: grpc.aio ends the request iterator cleanly when a
 client cancels, so the end of the inbound stream is reported to trio as the
 bot having left (:attr:`Connection.closed`).
+
+A bot that stops reading is cut off: gRPC takes messages until the HTTP/2
+flow-control window of the stream is full, then ``context.write`` waits.
+Messages queued behind it count against ``outbound_limit``; past it the
+pending write is cancelled and the stream ends with RESOURCE_EXHAUSTED at
+once. Likewise a stream the server closes while a write is stuck ends
+``close_grace`` seconds later whatever is still unsent, so no handler waits
+forever on a bot that does not read.
 """
 
 from __future__ import annotations
@@ -40,6 +48,10 @@ import wizard_arena.wire as wire
 from wizard_arena.protocol import BotMsg, ServerInfo, ServerMsg
 
 __all__ = ["Bridge", "CloseCode", "Connection", "Malformed", "open_bridge"]
+
+#: Seconds a stream closed by the server may take to send what was queued
+#: before the close; then the rest is dropped and the status sent.
+CLOSE_GRACE = 10.0
 
 
 class CloseCode(enum.Enum):
@@ -98,6 +110,12 @@ class Connection:
         # thread only; the event is set when an item arrives in an empty queue
         self._out: deque[ServerMsg | _Close] = deque()
         self._wake: asyncio.Event | None = None
+        self._writer: asyncio.Task[Any] | None = None
+        """The Play handler (it writes): cancelled to cut a stuck write short."""
+        self._ending = False
+        """asyncio: a close is queued; nothing more is taken."""
+        self._cut = False
+        """asyncio: the writer was cancelled to end the stream now."""
 
     # -- trio side ----------------------------------------------------------------
 
@@ -170,10 +188,46 @@ class Connection:
 
     def _put(self, item: ServerMsg | _Close) -> None:
         wake = self._wake
-        if wake is not None:
-            self._out.append(item)
-            if len(self._out) == 1:
+        if wake is None or self._ending:
+            return
+        out = self._out
+        out.append(item)
+        if type(item) is _Close:
+            self._ending = True
+            if len(out) == 1:
                 wake.set()
+            elif (loop := self._bridge._loop) is not None:
+                # the writer is busy, perhaps stuck on a bot that does not read
+                loop.call_later(self._bridge.close_grace, self._end_now, item)
+            return
+        n = len(out)
+        if n == 1:
+            wake.set()
+        elif n > self._bridge.outbound_limit:
+            details = (
+                f"outbound queue full ({self._bridge.outbound_limit} messages): "
+                "the bot is not reading what the server sends"
+            )
+            close = _Close(CloseCode.RESOURCE_EXHAUSTED, details)
+            self._end_now(close)
+            self._bridge._to_trio(self._closed_by_aio, close)
+
+    def _end_now(self, close: _Close) -> None:
+        """asyncio: end the stream with ``close`` now, dropping what is unsent."""
+        self._ending = True
+        writer = self._writer
+        if writer is None or writer.done():
+            return
+        self._out.clear()
+        self._out.append(close)
+        self._cut = True
+        writer.cancel()
+
+    def _closed_by_aio(self, close: _Close) -> None:
+        """trio: the asyncio side ended the stream (:meth:`_end_now`)."""
+        if not self._close_sent:
+            self._close_sent = True
+            self._mark_closed(f"closed by server: {close.code.name} {close.details}")
 
     def __repr__(self) -> str:
         return f"<Connection {self.id} {self.peer}{' closed' if self.closed else ''}>"
@@ -193,26 +247,44 @@ class _Servicer:
         conn = Connection(bridge, f"c{next(bridge._ids)}", context.peer(), bridge.inbound_limit)
         out = conn._out
         wake = conn._wake = asyncio.Event()
+        conn._writer = asyncio.current_task()
         if not bridge._to_trio(bridge._on_connect, conn):
             await context.abort(grpc.StatusCode.UNAVAILABLE, "server shutting down")
         reader = asyncio.ensure_future(self._read(request_iterator, conn))
         encode = bridge._encode
         write = context.write
+        bridge.open_streams += 1
         try:
             while True:
-                if not out:
-                    wake.clear()
-                    await wake.wait()
-                    continue
-                # everything queued so far goes out back to back, in order,
-                # without waiting for another wake-up between messages
-                item = out.popleft()
-                if isinstance(item, _Close):
-                    if item.code is not CloseCode.OK:
-                        await context.abort(item.code.value, item.details)
-                    return
-                await write(encode(item))
+                try:
+                    if not out:
+                        wake.clear()
+                        await wake.wait()
+                        continue
+                    # everything queued so far goes out back to back, in order,
+                    # without waiting for another wake-up between messages
+                    item = out.popleft()
+                    if isinstance(item, _Close):
+                        conn._writer = None  # ending: no more cuts
+                        if item.code is not CloseCode.OK:
+                            # the status waits behind what the bot has not read:
+                            # once queued, do not wait for a bot that never reads
+                            # (grpc then raises the abort itself)
+                            with contextlib.suppress(TimeoutError):
+                                await asyncio.wait_for(
+                                    context.abort(item.code.value, item.details),
+                                    bridge.close_grace,
+                                )
+                        return
+                    await write(encode(item))
+                except asyncio.CancelledError:
+                    if not conn._cut:
+                        raise
+                    # Connection._end_now: the close is next in the queue
+                    conn._cut = False
+                    asyncio.current_task().uncancel()  # type: ignore[union-attr]
         finally:
+            bridge.open_streams -= 1
             reader.cancel()
             bridge._to_trio(conn._mark_closed, "stream ended")
 
@@ -250,11 +322,18 @@ class Bridge:
         on_connect: Callable[[Connection], None],
         inbound_limit: int,
         max_message_bytes: int,
+        outbound_limit: int = 256,
     ) -> None:
         self.server_info = server_info
         self._on_connect_cb = on_connect
         self.inbound_limit = inbound_limit
         self.max_message_bytes = max_message_bytes
+        self.outbound_limit = outbound_limit
+        """Messages queued for a bot behind a write gRPC cannot take (the bot
+        is not reading) before the stream is cut off."""
+        self.close_grace = CLOSE_GRACE
+        self.open_streams = 0
+        """Play handlers running (read in any thread: an int)."""
         self._ids = itertools.count(1)
         self._token = trio.lowlevel.current_trio_token()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -436,8 +515,9 @@ async def open_bridge(
     *,
     inbound_limit: int = 64,
     max_message_bytes: int = 64 * 1024,
+    outbound_limit: int = 256,
 ) -> Bridge:
     """Start serving on ``host:port`` (0 picks a free port; see ``Bridge.port``)."""
-    bridge = Bridge(server_info, on_connect, inbound_limit, max_message_bytes)
+    bridge = Bridge(server_info, on_connect, inbound_limit, max_message_bytes, outbound_limit)
     await bridge.start(host, port)
     return bridge

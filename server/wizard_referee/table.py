@@ -71,6 +71,9 @@ class SeatSpec:
     """Request ids issued to this bot in this game (so late answers are recognised)."""
     earlier: set[str] = field(default_factory=set)
     """Request ids issued to it in its previous game (late answers, too)."""
+    timeouts_in_a_row: int = 0
+    """The bot's last decisions that timed out (carried over from its
+    previous games by the arena)."""
     reattach: Callable[[Connection], None] | None = None
     """Set by the table while the game runs: give the seat back to the bot on
     a new connection (a resumed session). The table sends it the game in
@@ -121,8 +124,10 @@ class _Table:
         fault_policy: str = "default",
         max_faults: int = 3,
         time_bank: float = 0.0,
+        max_consecutive_timeouts: int = 0,
     ) -> None:
         n = rules.players
+        self.max_consecutive_timeouts = max_consecutive_timeouts
         if time_bank < 0:
             raise ValueError("time_bank must not be negative")
         self.time_bank = time_bank
@@ -244,6 +249,7 @@ class _Table:
             st.gone = False
         if old is not None and old is not conn:
             old.close(CloseCode.UNAVAILABLE, "the session was resumed on another stream")
+        st.spec.timeouts_in_a_row = 0  # connected again
         self.log.info("seat_resumed", seat=st.seat, bot=st.spec.name, conn=conn.id)
         conn.send(self._game_info(st))
         game = self.game
@@ -380,6 +386,7 @@ class _Table:
                     continue
                 st.waiting = None
                 st.open_request = None
+                st.spec.timeouts_in_a_row = 0
                 took = trio.current_time() - start
                 st.bank = max(0.0, st.bank - max(0.0, took - self.move_time))
                 return msg.action, took * 1000, None
@@ -393,11 +400,29 @@ class _Table:
             bank = f" and the {st.bank:g} s time bank" if st.bank else ""
             st.bank = 0.0
             self._fault(st, "timeout", f"no legal answer within {self.move_time:g} s{bank}")
+            self._count_timeout(st)
         else:
             st.bank = max(0.0, st.bank - max(0.0, took - self.move_time))
         action = default_action(view.legal_actions)
         game.apply(seat, action)
         return action, elapsed, fault
+
+    def _count_timeout(self, st: _SeatState) -> None:
+        """One more decision of the seat timed out: after
+        ``max_consecutive_timeouts`` in a row its stream is closed (the bot
+        is not answering; it is not seated again, and may connect again)."""
+        spec = st.spec
+        spec.timeouts_in_a_row += 1
+        limit = self.max_consecutive_timeouts
+        conn = st.conn
+        if limit and spec.timeouts_in_a_row >= limit and conn is not None:
+            details = (
+                f"{spec.timeouts_in_a_row} decisions in a row timed out "
+                f"({self.move_time:g} s each): the bot is not answering; "
+                "it is not seated again until it connects again"
+            )
+            self.log.warning("not_answering", seat=st.seat, bot=spec.name, timeouts=limit)
+            conn.close(CloseCode.DEADLINE_EXCEEDED, details)
 
     def _game_info(self, st: _SeatState) -> GameInfo:
         names = tuple(self.record.names)
@@ -557,6 +582,7 @@ async def run_table(
     fault_policy: str = "default",
     max_faults: int = 3,
     time_bank: float = 0.0,
+    max_consecutive_timeouts: int = 0,
 ) -> GameRecord:
     """Referee one full game; return its record.
 
@@ -564,6 +590,9 @@ async def run_table(
     ``max_faults`` say what a fault costs the seat beyond the default action
     (docs/protocol.md, "Fault policy"). ``time_bank``: seconds each seat
     may draw on, over the game, to run past ``move_time``.
+    ``max_consecutive_timeouts``: a seat's stream is closed
+    (DEADLINE_EXCEEDED) once this many of its decisions in a row timed out,
+    counting from ``SeatSpec.timeouts_in_a_row`` (0: never).
 
     An unexpected internal error does not propagate: the record comes back
     with ``status="aborted"`` and the error, and the other tables go on.
@@ -579,6 +608,7 @@ async def run_table(
         fault_policy,
         max_faults,
         time_bank,
+        max_consecutive_timeouts,
     )
     try:
         return await table.run()
