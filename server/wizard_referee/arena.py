@@ -244,27 +244,35 @@ class Arena:
         conn.on_closed = self._on_closed
         self._nursery.start_soon(self._handshake, conn)
 
-    async def _handshake(self, conn: Connection) -> None:
-        log = self.log.bind(conn=conn.id, peer=conn.peer)
+    async def _first_hello(self, conn: Connection, log: Any) -> Hello | None:
+        """The bot's first message if it is a Hello; otherwise the stream is
+        refused (or the bot left) and None."""
         msg: Any = None
         with trio.move_on_after(self.config.hello_timeout):
             try:
                 msg = await conn.receive()
             except trio.EndOfChannel:
                 log.info("left_before_hello")
-                return
+                return None
         if msg is None:
             conn.close(CloseCode.INVALID_ARGUMENT, "no Hello within the hello timeout")
             log.info("refused", reason="hello timeout")
-            return
+            return None
         if isinstance(msg, Malformed):
             details = f"the first message must be a Hello: {msg.detail}"
             conn.close(CloseCode.INVALID_ARGUMENT, details)
             log.info("refused", reason="first message not a hello", detail=msg.detail)
-            return
+            return None
         if not isinstance(msg, Hello):
             conn.close(CloseCode.INVALID_ARGUMENT, "the first message must be a Hello")
             log.info("refused", reason="first message not a hello")
+            return None
+        return msg
+
+    async def _handshake(self, conn: Connection) -> None:
+        log = self.log.bind(conn=conn.id, peer=conn.peer)
+        msg = await self._first_hello(conn, log)
+        if msg is None:
             return
         common = [v for v in PROTOCOL_VERSIONS if msg.min_version <= v <= msg.max_version]
         if not common:
