@@ -222,7 +222,9 @@ class FloorServicer:
 
     async def _read(self, it: AsyncIterator[Any], stream: _FloorStream, own: Any) -> None:
         try:
-            async for msg in it:
+            parse = wire.pb.BotMessage.FromString  # Play yields bytes (wire.add_servicer)
+            async for raw in it:
+                msg = parse(raw)
                 kind = msg.WhichOneof("message")
                 if kind == "hello":
                     stream.out.put_nowait(self.welcome)

@@ -53,6 +53,10 @@ __all__ = ["RawBot", "Received", "ServerThread", "run_aio_bots", "run_bots", "sp
 _CLOSE = object()
 
 
+def _serialize(msg: Any) -> bytes:
+    return msg if isinstance(msg, bytes) else bytes(msg.SerializeToString())
+
+
 @dataclass
 class Received:
     """One message as the bot received it."""
@@ -73,11 +77,11 @@ MessageHook = Callable[["RawBot", ServerMsg], None]
 class RawBot:
     """A scripted bot on one ``Play`` stream.
 
-    ``first``: raw ``BotMessage`` values sent before anything else (instead
-    of the Hello when ``hello=False``). ``think``: seconds to sleep before
-    each answer (or a function of the request giving them). ``games``: close
-    the stream cleanly after this many GameOver messages (``None``: stay
-    until the server ends the stream).
+    ``first``: raw ``BotMessage`` values (or bytes, sent as they are) sent
+    before anything else (instead of the Hello when ``hello=False``).
+    ``think``: seconds to sleep before each answer (or a function of the
+    request giving them). ``games``: close the stream cleanly after this many
+    GameOver messages (``None``: stay until the server ends the stream).
     ``on_request(bot, request) -> bool``: called for each decision request
     before the default answer; return True when the hook answered (or
     deliberately did not). ``on_message(bot, msg)``: called for every
@@ -144,6 +148,10 @@ class RawBot:
             self.sent.append(msg)
             self._out.put(msg)
 
+    def send_bytes(self, data: bytes) -> None:
+        """Send ``data`` as one message, as it is (it need not decode)."""
+        self.send_raw(data)
+
     def send_action(self, request_id: str, action: Action | None) -> None:
         self.send_raw(wire.encode_bot(ActionMsg(request_id, action)))
 
@@ -175,7 +183,13 @@ class RawBot:
             self.send_raw(m)
         if self.send_hello:
             self.send_raw(wire.encode_bot(self.hello))
-        self._call = wire.stub(self._channel).Play(self._requests())
+        # the stream sends protobuf messages serialized, and bytes as they are
+        play = self._channel.stream_stream(
+            f"/{wire.SERVICE_NAME}/Play",
+            request_serializer=_serialize,
+            response_deserializer=wire.pb.ServerMessage.FromString,
+        )
+        self._call = play(self._requests())
         self._thread = threading.Thread(target=self._run, name=f"bot-{self.name}", daemon=True)
         self._thread.start()
         return self

@@ -58,6 +58,7 @@ def test_bench_server_kinds_serve_tables(kind: str) -> None:
         ["bench_rules.py", "--seconds", "0.2"],
         ["bench_ratings.py", "--bots", "5", "--games", "200", "--bootstrap", "20"],
         ["bench_soak.py", "--bots", "12", "--seconds", "4", "--workers", "1"],
+        ["bench_refused.py", *["--connections", "40", "--step", "20", "--settle", "0"]],
         [
             "bench_strength.py",
             *["--bots", "heuristic,random,random", "--deals", "1", "--jobs", "1", "--quiet"],

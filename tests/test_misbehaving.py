@@ -253,7 +253,8 @@ def test_a_table_of_misbehaving_bots_finishes(serve: Any) -> None:
 
 
 def test_never_answer_rate_one_never_answers(serve: Any) -> None:
-    server = serve(move_time=0.15)
+    # no limit on timeouts in a row: the bot is to time out all game long
+    server = serve(move_time=0.15, max_consecutive_timeouts=0)
     bad = CLIENTS["never-answer"](server.address, "bad", games=1, rate=1.0).start()
     good_bots(server.address)
     bad.join(60)

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from google.protobuf.message import DecodeError
+
 from ._generated.v1 import arena_pb2 as pb
 from ._generated.v1 import arena_pb2_grpc as pb_grpc
 from .bot import GameInfo
@@ -63,6 +65,7 @@ __all__ = [
     "card_from_pb",
     "card_to_pb",
     "decode_bot",
+    "decode_bot_bytes",
     "decode_server",
     "decode_server_info",
     "encode_bot",
@@ -427,6 +430,29 @@ def decode_bot(msg: pb.BotMessage) -> BotMsg:
             return ActionMsg(a.request_id, None, f"not a trump suit: {a.trump}")
         return ActionMsg(a.request_id, ChooseTrump(suit))
     return ActionMsg(a.request_id, None, "the action has no choice (bid, card or trump)")
+
+
+def decode_bot_bytes(data: bytes) -> BotMsg:
+    """Parse and decode a serialized ``BotMessage``, as a server receives it.
+
+    Bytes that do not parse (not protobuf; a string field that is not UTF-8)
+    raise WireError, as :func:`decode_bot` does for a message with neither
+    hello nor action.
+
+    >>> decode_bot_bytes(encode_bot(Hello("me")).SerializeToString()).bot_name
+    'me'
+    >>> decode_bot_bytes(bytes.fromhex("0a056162"))
+    Traceback (most recent call last):
+    ...
+    wizard_arena.wire.WireError: the message does not decode as a BotMessage (4 bytes): ...
+    """
+    try:
+        msg = pb.BotMessage.FromString(data)
+    except DecodeError as e:
+        raise WireError(
+            f"the message does not decode as a BotMessage ({len(data)} bytes): {e}"
+        ) from None
+    return decode_bot(msg)
 
 
 # -- server messages ---------------------------------------------------------------
@@ -832,13 +858,17 @@ def add_servicer(servicer: Any, server: Any) -> None:
 
     As the generated ``add_WizardArenaServicer_to_server``, except that
     ``Play`` may also write a ``ServerMessage`` already serialized (bytes,
-    e.g. from :func:`encode_server_bytes`)."""
+    e.g. from :func:`encode_server_bytes`), and that its request iterator
+    yields each ``BotMessage`` as the bytes received: the servicer decodes
+    them (:func:`decode_bot_bytes`), so bytes that do not decode reach it as
+    a :class:`WireError` instead of ending the stream inside grpc. (grpc's
+    deserializer would parse them in the same thread, at the same cost.)"""
     import grpc  # the transport, only here: the rest of this module is pure protobuf
 
     handlers = {
         "Play": grpc.stream_stream_rpc_method_handler(
             servicer.Play,
-            request_deserializer=pb.BotMessage.FromString,
+            request_deserializer=None,  # bytes: decoded by the servicer
             response_serializer=_serialize_server,
         ),
         "GetServerInfo": grpc.unary_unary_rpc_method_handler(

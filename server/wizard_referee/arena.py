@@ -13,7 +13,10 @@ sessions with :meth:`Arena.play_game`.
 
 from __future__ import annotations
 
+import base64
 import gc
+import hashlib
+import hmac
 import itertools
 import math
 import random
@@ -30,7 +33,7 @@ from wizard_arena.core import Rules
 from wizard_arena.protocol import PROTOCOL_VERSIONS, Hello, ServerInfo, Welcome
 from wizard_arena.seeds import new_secret
 
-from .bridge import Bridge, CloseCode, Connection, open_bridge
+from .bridge import Bridge, CloseCode, Connection, Malformed, open_bridge
 from .logs import get_logger
 from .record import FAULT_POLICIES, GameRecord, RecordLog
 from .table import SeatSpec, run_table
@@ -61,6 +64,14 @@ class ArenaConfig:
     hello_timeout: float = 10.0
     inbound_limit: int = 64
     """Messages a bot may have queued unread before it is cut off for flooding."""
+    outbound_limit: int = 256
+    """Messages waiting for a bot that does not read (gRPC's flow-control
+    window for its stream is full) before its stream ends with
+    RESOURCE_EXHAUSTED."""
+    max_consecutive_timeouts: int = 10
+    """Decisions in a row (over its games) a bot may let time out; at the
+    next its stream ends with DEADLINE_EXCEEDED and it is not seated again
+    (it may connect again). 0: no limit."""
     max_message_bytes: int = 64 * 1024
     max_connections: int = 0
     """Open Play streams at most (lobby, tables and greeting); a further one
@@ -111,6 +122,10 @@ class ArenaConfig:
             raise ValueError("reseat_delay must be a number of seconds, 0 or more")
         if self.max_connections < 0 or self.max_sessions_per_token < 0:
             raise ValueError("max_connections and max_sessions_per_token must not be negative")
+        if self.max_consecutive_timeouts < 0:
+            raise ValueError("max_consecutive_timeouts must not be negative")
+        if self.inbound_limit < 1 or self.outbound_limit < 1:
+            raise ValueError("inbound_limit and outbound_limit must be at least 1")
 
 
 @dataclass(eq=False)
@@ -122,6 +137,11 @@ class Session:
     hello: Hello
     version: int
     issued: set[str] = field(default_factory=set)
+    """Request ids issued to the bot in its current (or last) game."""
+    earlier: set[str] = field(default_factory=set)
+    """Request ids issued to it in the game before: late answers to them are
+    still recognised (and ignored); older ones are forgotten, so the sets
+    stay bounded however many games the session plays."""
     busy: bool = False
     free_at: float = 0.0
     """trio time from which matchmaking may seat this session again."""
@@ -133,6 +153,8 @@ class Session:
     """The seat of the game the session is playing, while it plays."""
     resumes: int = 0
     """Times the session was resumed on a new connection."""
+    timeouts_in_a_row: int = 0
+    """The bot's last decisions that timed out, over its games."""
 
     @property
     def name(self) -> str:
@@ -164,12 +186,15 @@ class Arena:
         """Open Play streams."""
         self._by_resume: dict[str, Session] = {}
         """Resume token -> its session, while the session may be resumed."""
-        self._issued_resume: set[str] = set()
-        """Every resume token this server has issued."""
+        self._resume_key = secrets.token_bytes(32)
+        """Signs the resume tokens this server issues, so that it can tell
+        one of its tokens (perhaps expired) from one it never issued without
+        keeping every token it issued."""
         self.refused_options: dict[str, str] = {}
-        """Access token -> why the last bot greeting with it was refused for
-        its rule options (so a tournament runner can say why an entrant
-        never joined)."""
+        """Access token (one of ``config.tokens``: nothing is kept for a bot
+        that did not authenticate) -> why the last bot greeting with it was
+        refused for its rule options (so a tournament runner can say why an
+        entrant never joined)."""
         self._changed = trio.Event()
         self._game_numbers = itertools.count(1)
         self._session_numbers = itertools.count(1)
@@ -227,22 +252,35 @@ class Arena:
         conn.on_closed = self._on_closed
         self._nursery.start_soon(self._handshake, conn)
 
-    async def _handshake(self, conn: Connection) -> None:
-        log = self.log.bind(conn=conn.id, peer=conn.peer)
+    async def _first_hello(self, conn: Connection, log: Any) -> Hello | None:
+        """The bot's first message if it is a Hello; otherwise the stream is
+        refused (or the bot left) and None."""
         msg: Any = None
         with trio.move_on_after(self.config.hello_timeout):
             try:
                 msg = await conn.receive()
             except trio.EndOfChannel:
                 log.info("left_before_hello")
-                return
+                return None
         if msg is None:
             conn.close(CloseCode.INVALID_ARGUMENT, "no Hello within the hello timeout")
             log.info("refused", reason="hello timeout")
-            return
+            return None
+        if isinstance(msg, Malformed):
+            details = f"the first message must be a Hello: {msg.detail}"
+            conn.close(CloseCode.INVALID_ARGUMENT, details)
+            log.info("refused", reason="first message not a hello", detail=msg.detail)
+            return None
         if not isinstance(msg, Hello):
             conn.close(CloseCode.INVALID_ARGUMENT, "the first message must be a Hello")
             log.info("refused", reason="first message not a hello")
+            return None
+        return msg
+
+    async def _handshake(self, conn: Connection) -> None:
+        log = self.log.bind(conn=conn.id, peer=conn.peer)
+        msg = await self._first_hello(conn, log)
+        if msg is None:
             return
         common = [v for v in PROTOCOL_VERSIONS if msg.min_version <= v <= msg.max_version]
         if not common:
@@ -263,9 +301,11 @@ class Arena:
             log.info("refused", reason="token", bot=msg.bot_name)
             return
         if msg.resume_token:
-            if msg.resume_token not in self._issued_resume:
+            if not self._issued_here(msg.resume_token):
                 conn.close(CloseCode.FAILED_PRECONDITION, "unknown resume token")
                 log.info("refused", reason="resume token", bot=msg.bot_name)
+                return
+            if self._left_after_hello(conn, log):
                 return
             if self._resume(conn, msg, common, log):
                 return
@@ -288,17 +328,19 @@ class Arena:
                 f"({', '.join(msg.rule_options) or 'none'}) do not include them",
             )
             log.info("refused", reason="rule options", bot=msg.bot_name, missing=missing)
-            self.refused_options[msg.token] = (
-                f"refused: it cannot play the rule option(s) {', '.join(missing)}"
-            )
-            self._notify()
+            if tokens is not None:  # an access token of this server: bounded by their number
+                self.refused_options[msg.token] = (
+                    f"refused: it cannot play the rule option(s) {', '.join(missing)}"
+                )
+                self._notify()
+            return
+        if self._left_after_hello(conn, log):
             return
         session = Session(
             f"s{next(self._session_numbers)}-{uuid.uuid4().hex[:8]}", conn, msg, max(common)
         )
         if self.config.reconnect_window > 0:
-            session.resume_token = secrets.token_urlsafe(24)
-            self._issued_resume.add(session.resume_token)
+            session.resume_token = self._new_resume_token()
             self._by_resume[session.resume_token] = session
         conn.send(Welcome(session.version, session.id, __version__, session.resume_token))
         self.sessions[session.id] = session
@@ -315,23 +357,51 @@ class Arena:
             cb(session)
         self._notify()
 
+    @staticmethod
+    def _left_after_hello(conn: Connection, log: Any) -> bool:
+        """Whether the bot half-closed right after its hello: then nothing
+        is kept for it and its stream ends with OK."""
+        if not conn.closed:
+            return False
+        conn.close()
+        log.info("left_after_hello")
+        return True
+
+    def _new_resume_token(self) -> str:
+        """A fresh resume token: a random part and its signature."""
+        nonce = secrets.token_urlsafe(24)
+        return f"{nonce}.{self._resume_signature(nonce)}"
+
+    def _resume_signature(self, nonce: str) -> str:
+        mac = hmac.digest(self._resume_key, nonce.encode(), hashlib.sha256)[:16]
+        return base64.urlsafe_b64encode(mac).rstrip(b"=").decode()
+
+    def _issued_here(self, token: str) -> bool:
+        """Whether this server issued ``token`` (it may have expired since)."""
+        nonce, _, signature = token.rpartition(".")
+        return hmac.compare_digest(signature.encode(), self._resume_signature(nonce).encode())
+
     def _resume(self, conn: Connection, msg: Hello, common: list[int], log: Any) -> bool:
         """Give the session of ``msg.resume_token`` back to the bot on ``conn``
-        if it may still be resumed (at a table, within the reconnect window);
-        False: the token has expired and the bot starts a new session."""
+        if it may still be resumed (at a table, within the reconnect window,
+        same access token and a version in common); False: the bot starts a
+        new session. Only expiry (or a resume) ends a token: a stranger's
+        hello quoting it leaves it to its owner."""
         s = self._by_resume.get(msg.resume_token)
         now = trio.current_time()
         if (
             s is None
             or s.spec is None
             or s.spec.reattach is None
-            or s.version not in common
-            or s.hello.token != msg.token
             or (s.dropped_at is not None and now - s.dropped_at > self.config.reconnect_window)
         ):
             if s is not None and not s.alive:
                 self._by_resume.pop(msg.resume_token, None)
             log.info("resume_expired", bot=msg.bot_name)
+            return False
+        if s.version not in common or s.hello.token != msg.token:
+            why = "access token" if s.hello.token != msg.token else "version"
+            log.info("resume_refused", bot=msg.bot_name, session=s.id, reason=why)
             return False
         old = s.conn
         s.conn = conn
@@ -384,7 +454,8 @@ class Arena:
                 specs.append(SeatSpec(name, None))
             else:
                 s.busy = True
-                s.spec = SeatSpec(name, s.conn, s.issued)
+                s.earlier, s.issued = s.issued, set()
+                s.spec = SeatSpec(name, s.conn, s.issued, s.earlier, s.timeouts_in_a_row)
                 specs.append(s.spec)
         self.active_tables += 1
         try:
@@ -400,11 +471,14 @@ class Arena:
                 max_faults=self.config.max_faults,
                 time_bank=self.config.time_bank,
                 bot_seed_secret=self.bot_seed_secret,
+                max_consecutive_timeouts=self.config.max_consecutive_timeouts,
             )
         finally:
             self.active_tables -= 1
             for s in seats:
                 if s is not None:
+                    if s.spec is not None:
+                        s.timeouts_in_a_row = s.spec.timeouts_in_a_row
                     s.busy = False
                     s.spec = None
                     s.free_at = trio.current_time() + self.config.reseat_delay
@@ -445,6 +519,8 @@ class Arena:
     def _forget(self, s: Session) -> None:
         self.sessions.pop(s.id, None)
         self._by_resume.pop(s.resume_token, None)
+        if s in self.waiting:
+            self.waiting.remove(s)
 
     def _on_closed(self, conn: Connection) -> None:
         self.connections.discard(conn)
@@ -495,6 +571,7 @@ async def serve_arena(
             arena._on_connect,
             inbound_limit=config.inbound_limit,
             max_message_bytes=config.max_message_bytes,
+            outbound_limit=config.outbound_limit,
         )
         try:
             arena.log.info(

@@ -8,13 +8,23 @@ Messages cross the boundary in exactly two ways:
 - trio -> asyncio: :meth:`asyncio.AbstractEventLoop.call_soon_threadsafe`
 
 The asyncio side is a thin pipe: for each ``Play`` stream it decodes what
-the bot sends (through :mod:`wizard_arena.wire`) and hands it to trio, and
-writes what trio sends. A :class:`Connection` is the trio-side handle on one
-stream. Nothing in here knows the rules of Wizard.
+the bot sends (through :mod:`wizard_arena.wire`, from the bytes received, so
+bytes that do not decode become :class:`Malformed` rather than the end of
+the stream) and hands it to trio, and writes what trio sends. A
+:class:`Connection` is the trio-side handle on one stream. Nothing in here
+knows the rules of Wizard.
 
 Pitfall handled here: grpc.aio ends the request iterator cleanly when a
 client cancels, so the end of the inbound stream is reported to trio as the
 bot having left (:attr:`Connection.closed`).
+
+A bot that stops reading is cut off: gRPC takes messages until the HTTP/2
+flow-control window of the stream is full, then ``context.write`` waits.
+Messages queued behind it count against ``outbound_limit``; past it the
+pending write is cancelled and the stream ends with RESOURCE_EXHAUSTED at
+once. Likewise a stream the server closes while a write is stuck ends
+``close_grace`` seconds later whatever is still unsent, so no handler waits
+forever on a bot that does not read.
 """
 
 from __future__ import annotations
@@ -38,6 +48,10 @@ import wizard_arena.wire as wire
 from wizard_arena.protocol import BotMsg, ServerInfo, ServerMsg
 
 __all__ = ["Bridge", "CloseCode", "Connection", "Malformed", "open_bridge"]
+
+#: Seconds a stream closed by the server may take to send what was queued
+#: before the close; then the rest is dropped and the status sent.
+CLOSE_GRACE = 10.0
 
 
 class CloseCode(enum.Enum):
@@ -71,6 +85,12 @@ class Connection:
     ``receive()`` yields decoded bot messages (or :class:`Malformed`) and
     raises :class:`trio.EndOfChannel` once the bot has gone and everything it
     sent has been read. ``send()`` and ``close()`` never block.
+
+    When the bot half-closes its side (it is leaving) the stream ends with
+    ``OK``, except while its first message is still unread: then it ends
+    when that message has been read, with the status the reader gives it
+    (``close()``; or ``OK`` once ``receive()`` reaches the end), so a bot
+    that sends one message and half-closes still learns why it was refused.
     """
 
     def __init__(self, bridge: Bridge, conn_id: str, peer: str, inbound_limit: int) -> None:
@@ -82,6 +102,7 @@ class Connection:
         self.close_reason = ""
         self.flooded = False
         self._close_sent = False
+        self._first_unread = True
         self.on_closed: Callable[[Connection], None] | None = None
         """Called (in trio) once, when the stream ends for any reason."""
         self._send_ch, self._recv_ch = trio.open_memory_channel[BotMsg | Malformed](inbound_limit)
@@ -89,15 +110,33 @@ class Connection:
         # thread only; the event is set when an item arrives in an empty queue
         self._out: deque[ServerMsg | _Close] = deque()
         self._wake: asyncio.Event | None = None
+        self._writer: asyncio.Task[Any] | None = None
+        """The Play handler (it writes): cancelled to cut a stuck write short."""
+        self._ending = False
+        """asyncio: a close is queued; nothing more is taken."""
+        self._cut = False
+        """asyncio: the writer was cancelled to end the stream now."""
 
     # -- trio side ----------------------------------------------------------------
 
     async def receive(self) -> BotMsg | Malformed:
         """The next message from the bot; EndOfChannel when it has gone."""
-        return await self._recv_ch.receive()
+        try:
+            msg = await self._recv_ch.receive()
+        except trio.EndOfChannel:
+            self._end_after_leaving()
+            raise
+        self._first_unread = False
+        return msg
 
     def receive_nowait(self) -> BotMsg | Malformed:
-        return self._recv_ch.receive_nowait()
+        try:
+            msg = self._recv_ch.receive_nowait()
+        except trio.EndOfChannel:
+            self._end_after_leaving()
+            raise
+        self._first_unread = False
+        return msg
 
     def send(self, msg: ServerMsg) -> None:
         """Queue ``msg`` for the bot (dropped silently once the stream is closed)."""
@@ -134,6 +173,13 @@ class Connection:
             if self.on_closed is not None:
                 self.on_closed(self)
         self._send_ch.close()
+        if self._first_unread:
+            # the reader of the first message ends the stream (it may be
+            # handed over already, yet unread: the channel's buffer is empty)
+            return
+        self._end_after_leaving()
+
+    def _end_after_leaving(self) -> None:
         if not self._close_sent:  # the bot left: let the asyncio handler finish too
             self._close_sent = True
             self._bridge._to_aio(self._put, _Close(CloseCode.OK, ""))
@@ -142,10 +188,46 @@ class Connection:
 
     def _put(self, item: ServerMsg | _Close) -> None:
         wake = self._wake
-        if wake is not None:
-            self._out.append(item)
-            if len(self._out) == 1:
+        if wake is None or self._ending:
+            return
+        out = self._out
+        out.append(item)
+        if type(item) is _Close:
+            self._ending = True
+            if len(out) == 1:
                 wake.set()
+            elif (loop := self._bridge._loop) is not None:
+                # the writer is busy, perhaps stuck on a bot that does not read
+                loop.call_later(self._bridge.close_grace, self._end_now, item)
+            return
+        n = len(out)
+        if n == 1:
+            wake.set()
+        elif n > self._bridge.outbound_limit:
+            details = (
+                f"outbound queue full ({self._bridge.outbound_limit} messages): "
+                "the bot is not reading what the server sends"
+            )
+            close = _Close(CloseCode.RESOURCE_EXHAUSTED, details)
+            self._end_now(close)
+            self._bridge._to_trio(self._closed_by_aio, close)
+
+    def _end_now(self, close: _Close) -> None:
+        """asyncio: end the stream with ``close`` now, dropping what is unsent."""
+        self._ending = True
+        writer = self._writer
+        if writer is None or writer.done():
+            return
+        self._out.clear()
+        self._out.append(close)
+        self._cut = True
+        writer.cancel()
+
+    def _closed_by_aio(self, close: _Close) -> None:
+        """trio: the asyncio side ended the stream (:meth:`_end_now`)."""
+        if not self._close_sent:
+            self._close_sent = True
+            self._mark_closed(f"closed by server: {close.code.name} {close.details}")
 
     def __repr__(self) -> str:
         return f"<Connection {self.id} {self.peer}{' closed' if self.closed else ''}>"
@@ -165,37 +247,59 @@ class _Servicer:
         conn = Connection(bridge, f"c{next(bridge._ids)}", context.peer(), bridge.inbound_limit)
         out = conn._out
         wake = conn._wake = asyncio.Event()
+        conn._writer = asyncio.current_task()
         if not bridge._to_trio(bridge._on_connect, conn):
             await context.abort(grpc.StatusCode.UNAVAILABLE, "server shutting down")
         reader = asyncio.ensure_future(self._read(request_iterator, conn))
         encode = bridge._encode
         write = context.write
+        bridge.open_streams += 1
         try:
             while True:
-                if not out:
-                    wake.clear()
-                    await wake.wait()
-                    continue
-                # everything queued so far goes out back to back, in order,
-                # without waiting for another wake-up between messages
-                item = out.popleft()
-                if isinstance(item, _Close):
-                    if item.code is not CloseCode.OK:
-                        await context.abort(item.code.value, item.details)
-                    return
-                await write(encode(item))
+                try:
+                    if not out:
+                        wake.clear()
+                        await wake.wait()
+                        continue
+                    # everything queued so far goes out back to back, in order,
+                    # without waiting for another wake-up between messages
+                    item = out.popleft()
+                    if isinstance(item, _Close):
+                        conn._writer = None  # ending: no more cuts
+                        if item.code is not CloseCode.OK:
+                            # the status waits behind what the bot has not read:
+                            # once queued, do not wait for a bot that never reads
+                            # (grpc then raises the abort itself)
+                            with contextlib.suppress(TimeoutError):
+                                await asyncio.wait_for(
+                                    context.abort(item.code.value, item.details),
+                                    bridge.close_grace,
+                                )
+                        return
+                    await write(encode(item))
+                except asyncio.CancelledError:
+                    if not conn._cut:
+                        raise
+                    # Connection._end_now: the close is next in the queue
+                    conn._cut = False
+                    asyncio.current_task().uncancel()  # type: ignore[union-attr]
         finally:
+            bridge.open_streams -= 1
             reader.cancel()
             bridge._to_trio(conn._mark_closed, "stream ended")
 
     async def _read(self, request_iterator: AsyncIterator[Any], conn: Connection) -> None:
         bridge = self._bridge
         reason = "the bot closed the stream"
+        decode = wire.decode_bot_bytes
         try:
+            # the iterator yields the bytes received (wire.add_servicer): a
+            # message that does not decode is the bot's fault, not an error of
+            # the stream, and reaches trio as Malformed
             async for raw in request_iterator:
                 msg: BotMsg | Malformed
                 try:
-                    msg = wire.decode_bot(raw)
+                    msg = decode(raw)
                 except wire.WireError as e:
                     msg = Malformed(str(e))
                 if not bridge._to_trio(conn._deliver, msg):
@@ -218,11 +322,18 @@ class Bridge:
         on_connect: Callable[[Connection], None],
         inbound_limit: int,
         max_message_bytes: int,
+        outbound_limit: int = 256,
     ) -> None:
         self.server_info = server_info
         self._on_connect_cb = on_connect
         self.inbound_limit = inbound_limit
         self.max_message_bytes = max_message_bytes
+        self.outbound_limit = outbound_limit
+        """Messages queued for a bot behind a write gRPC cannot take (the bot
+        is not reading) before the stream is cut off."""
+        self.close_grace = CLOSE_GRACE
+        self.open_streams = 0
+        """Play handlers running (read in any thread: an int)."""
         self._ids = itertools.count(1)
         self._token = trio.lowlevel.current_trio_token()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -404,8 +515,9 @@ async def open_bridge(
     *,
     inbound_limit: int = 64,
     max_message_bytes: int = 64 * 1024,
+    outbound_limit: int = 256,
 ) -> Bridge:
     """Start serving on ``host:port`` (0 picks a free port; see ``Bridge.port``)."""
-    bridge = Bridge(server_info, on_connect, inbound_limit, max_message_bytes)
+    bridge = Bridge(server_info, on_connect, inbound_limit, max_message_bytes, outbound_limit)
     await bridge.start(host, port)
     return bridge

@@ -88,6 +88,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "it (default 0: none)",
     )
     r.add_argument(
+        "--max-consecutive-timeouts",
+        type=int,
+        default=10,
+        metavar="N",
+        help="a bot whose last N decisions all timed out is cut off (DEADLINE_EXCEEDED) "
+        "and not seated again until it connects again (default 10; 0: never)",
+    )
+    r.add_argument(
         "--fault-policy",
         choices=FAULT_POLICIES,
         default="default",
@@ -181,6 +189,9 @@ def run(args: argparse.Namespace) -> int:
     if args.max_faults < 1:
         print("error: --max-faults must be at least 1", file=sys.stderr)
         return 2
+    if args.max_consecutive_timeouts < 0:
+        print("error: --max-consecutive-timeouts must not be negative", file=sys.stderr)
+        return 2
     if not (math.isfinite(args.reseat_delay) and args.reseat_delay >= 0):
         print("error: --reseat-delay must be a number of seconds, 0 or more", file=sys.stderr)
         return 2
@@ -211,6 +222,7 @@ def run(args: argparse.Namespace) -> int:
         reconnect_window=args.reconnect_window,
         fault_policy=args.fault_policy,
         max_faults=args.max_faults,
+        max_consecutive_timeouts=args.max_consecutive_timeouts,
         time_bank=args.time_bank,
         max_connections=args.max_connections,
         max_sessions_per_token=args.max_sessions_per_token,

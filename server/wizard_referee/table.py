@@ -69,7 +69,12 @@ class SeatSpec:
     name: str
     conn: Connection | None
     issued: set[str] = field(default_factory=set)
-    """Request ids ever issued to this bot (so late answers are recognised)."""
+    """Request ids issued to this bot in this game (so late answers are recognised)."""
+    earlier: set[str] = field(default_factory=set)
+    """Request ids issued to it in its previous game (late answers, too)."""
+    timeouts_in_a_row: int = 0
+    """The bot's last decisions that timed out (carried over from its
+    previous games by the arena)."""
     reattach: Callable[[Connection], None] | None = None
     """Set by the table while the game runs: give the seat back to the bot on
     a new connection (a resumed session). The table sends it the game in
@@ -121,8 +126,10 @@ class _Table:
         max_faults: int = 3,
         time_bank: float = 0.0,
         bot_seed_secret: str | bytes | None = None,
+        max_consecutive_timeouts: int = 0,
     ) -> None:
         n = rules.players
+        self.max_consecutive_timeouts = max_consecutive_timeouts
         if time_bank < 0:
             raise ValueError("time_bank must not be negative")
         self.time_bank = time_bank
@@ -248,6 +255,7 @@ class _Table:
             st.gone = False
         if old is not None and old is not conn:
             old.close(CloseCode.UNAVAILABLE, "the session was resumed on another stream")
+        st.spec.timeouts_in_a_row = 0  # connected again
         self.log.info("seat_resumed", seat=st.seat, bot=st.spec.name, conn=conn.id)
         conn.send(self._game_info(st))
         game = self.game
@@ -316,7 +324,7 @@ class _Table:
                 except trio.WouldBlock:
                     self._fault(st, "flooding", "too many answers to one request")
                 continue
-            if rid in st.spec.issued:
+            if rid in st.spec.issued or rid in st.spec.earlier:
                 self.log.info(
                     "late_or_duplicate_answer", seat=st.seat, bot=st.spec.name, request_id=rid
                 )
@@ -384,6 +392,7 @@ class _Table:
                     continue
                 st.waiting = None
                 st.open_request = None
+                st.spec.timeouts_in_a_row = 0
                 took = trio.current_time() - start
                 st.bank = max(0.0, st.bank - max(0.0, took - self.move_time))
                 return msg.action, took * 1000, None
@@ -397,11 +406,29 @@ class _Table:
             bank = f" and the {st.bank:g} s time bank" if st.bank else ""
             st.bank = 0.0
             self._fault(st, "timeout", f"no legal answer within {self.move_time:g} s{bank}")
+            self._count_timeout(st)
         else:
             st.bank = max(0.0, st.bank - max(0.0, took - self.move_time))
         action = default_action(view.legal_actions)
         game.apply(seat, action)
         return action, elapsed, fault
+
+    def _count_timeout(self, st: _SeatState) -> None:
+        """One more decision of the seat timed out: after
+        ``max_consecutive_timeouts`` in a row its stream is closed (the bot
+        is not answering; it is not seated again, and may connect again)."""
+        spec = st.spec
+        spec.timeouts_in_a_row += 1
+        limit = self.max_consecutive_timeouts
+        conn = st.conn
+        if limit and spec.timeouts_in_a_row >= limit and conn is not None:
+            details = (
+                f"{spec.timeouts_in_a_row} decisions in a row timed out "
+                f"({self.move_time:g} s each): the bot is not answering; "
+                "it is not seated again until it connects again"
+            )
+            self.log.warning("not_answering", seat=st.seat, bot=spec.name, timeouts=limit)
+            conn.close(CloseCode.DEADLINE_EXCEEDED, details)
 
     def _game_info(self, st: _SeatState) -> GameInfo:
         names = tuple(self.record.names)
@@ -570,6 +597,7 @@ async def run_table(
     max_faults: int = 3,
     time_bank: float = 0.0,
     bot_seed_secret: str | bytes | None = None,
+    max_consecutive_timeouts: int = 0,
 ) -> GameRecord:
     """Referee one full game; return its record.
 
@@ -583,6 +611,9 @@ async def run_table(
     ``bot_seed_secret``: the secret each seat's ``GameStarted.bot_seed`` is
     derived from with the game id and the seat (:mod:`wizard_arena.seeds`;
     default: a random one for this game alone).
+    ``max_consecutive_timeouts``: a seat's stream is closed
+    (DEADLINE_EXCEEDED) once this many of its decisions in a row timed out,
+    counting from ``SeatSpec.timeouts_in_a_row`` (0: never).
 
     An unexpected internal error does not propagate: the record comes back
     with ``status="aborted"`` and the error, and the other tables go on.
@@ -599,6 +630,7 @@ async def run_table(
         max_faults,
         time_bank,
         bot_seed_secret,
+        max_consecutive_timeouts,
     )
     try:
         return await table.run()

@@ -57,9 +57,11 @@ class WizardArenaServicer:
         version in common, or the bot's Hello.rule_options lack an option in force
         at the server's tables, or a Hello.resume_token this server never issued),
         UNAUTHENTICATED (bad or missing access token), INVALID_ARGUMENT (first
-        message not a Hello), RESOURCE_EXHAUSTED (server full, or too many
-        sessions with this access token), UNAVAILABLE (server shutting down, or
-        the session was resumed on another stream).
+        message not a Hello, or not decodable), RESOURCE_EXHAUSTED (server full,
+        too many sessions with this access token, the bot floods the server or
+        does not read), DEADLINE_EXCEEDED (the bot's last decisions all timed
+        out), UNAVAILABLE (server shutting down, or the session was resumed on
+        another stream).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
