@@ -46,8 +46,8 @@ from typing import Any
 
 import grpc
 
-from wizard_arena import wire
-from wizard_arena.protocol import Hello
+from wizard_arena.protocol import wire
+from wizard_arena.protocol.messages import Hello
 
 OPEN_KINDS = ("options", "version", "resume", "garbage")
 TOKEN_KINDS = ("token",)

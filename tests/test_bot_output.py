@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from wizard_arena.cmd_bot import EXIT_BOT_ERRORS
-from wizard_arena.core import Rules
-from wizard_arena.errorlog import ErrorLog
+from wizard_arena.client.cmd_bot import EXIT_BOT_ERRORS
+from wizard_arena.client.errorlog import ErrorLog
+from wizard_arena.rules import Rules
 from wizard_bots.random_bot import RandomBot
 
 from .conftest import ROOT

@@ -20,12 +20,12 @@ import pytest
 import trio
 import trio.testing
 
-from wizard_arena import wire
-from wizard_arena.core import Bid, Rules
-from wizard_arena.protocol import ActionMsg, ActionRejected, DecisionRequest, Hello
-from wizard_referee import cmd_serve
-from wizard_referee.arena import Arena, ArenaConfig
-from wizard_referee.bridge import Bridge, Connection, Malformed
+from wizard_arena.protocol import wire
+from wizard_arena.protocol.messages import ActionMsg, ActionRejected, DecisionRequest, Hello
+from wizard_arena.rules import Bid, Rules
+from wizard_referee.referee import cmd_serve
+from wizard_referee.referee.arena import Arena, ArenaConfig
+from wizard_referee.referee.bridge import Bridge, Connection, Malformed
 
 from .support import RawBot, ServerThread, run_bots
 

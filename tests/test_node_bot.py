@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 import trio
 
-from wizard_arena.core import Rules
+from wizard_arena.rules import Rules
 from wizard_bots.random_bot import RandomBot
-from wizard_referee.tournament import TournamentConfig, run_tournament
+from wizard_referee.tournament.runner import TournamentConfig, run_tournament
 
 from .conftest import ROOT
 from .test_client import ArenaThread, arena_config, finished_records, ok, run_bots

@@ -22,14 +22,14 @@ import trio
 
 from wizard_arena.bot import GameInfo
 from wizard_arena.client import run_bot, serve_bot
-from wizard_arena.core import Rules
 from wizard_arena.local import play_local
-from wizard_arena.seeds import bot_seed, local_secret
+from wizard_arena.protocol.seeds import bot_seed, local_secret
+from wizard_arena.rules import Rules
 from wizard_bots.heuristic import HeuristicBot
 from wizard_bots.montecarlo import MonteCarloBot
 from wizard_bots.random_bot import RandomBot
-from wizard_referee.store import ResultsStore
-from wizard_referee.tournament import TournamentConfig, TournamentError, run_tournament
+from wizard_referee.tournament.runner import TournamentConfig, TournamentError, run_tournament
+from wizard_referee.tournament.store import ResultsStore
 
 from .conftest import ROOT
 from .test_client import ArenaThread, arena_config
@@ -235,7 +235,7 @@ def test_the_same_tournament_twice_gives_identical_results(tmp_path: Path) -> No
 def test_a_tournament_without_a_secret_draws_one_and_keeps_it(tmp_path: Path) -> None:
     """No bot_seed_secret: a random one (256 bits) is stored when the tournament
     is created, and a tournament stored without one gets one on --resume."""
-    from wizard_referee.tournament import _bot_seed_secret
+    from wizard_referee.tournament.runner import _bot_seed_secret
 
     config = _tournament(tmp_path / "t.sqlite", None)
     with ResultsStore(config.database) as store:
@@ -253,7 +253,7 @@ def test_a_tournament_without_a_secret_draws_one_and_keeps_it(tmp_path: Path) ->
 
 
 def test_serve_takes_a_secret_from_a_file(tmp_path: Path) -> None:
-    from wizard_referee.cmd_serve import read_bot_seed_secret
+    from wizard_referee.referee.cmd_serve import read_bot_seed_secret
 
     secret = tmp_path / "secret"
     secret.write_text("  from the file  \nsecond line\n")

@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from wizard_arena.core import (
+from wizard_arena.rules import (
     FULL_DECK,
     SUITED_WIZARD_DECK,
     SUITED_WIZARDS,
@@ -31,7 +31,7 @@ from wizard_arena.core import (
     draw_value,
     parse_cards,
 )
-from wizard_arena.core.rules import FLAG_OPTIONS, VARIANT_OPTIONS
+from wizard_arena.rules.laws import FLAG_OPTIONS, VARIANT_OPTIONS
 
 S, H, D, C = Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS
 

@@ -8,7 +8,7 @@
 
 The same class plays in-process (:func:`wizard_arena.local.play_local`), over
 the network (:func:`wizard_arena.client.run_bot`) and in tournaments.
-Methods receive a :class:`~wizard_arena.core.SeatView`; their return value may
+Methods receive a :class:`~wizard_arena.rules.SeatView`; their return value may
 be a plain value (an ``int`` bid, a :class:`Card`, a :class:`Suit`) or the
 matching action (:class:`Bid`, :class:`Play`, :class:`ChooseTrump`).
 """
@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from .core import (
+from wizard_arena.rules import (
     Action,
     Bid,
     Card,
@@ -53,7 +53,7 @@ class GameInfo:
     seed: int | None = None
     """This bot's seed for this game (``GameStarted.bot_seed``), from the
     referee's secret, the game id and the seat, never from the deal
-    (:mod:`wizard_arena.seeds`); ``None`` when the referee gives none. A bot
+    (:mod:`wizard_arena.protocol.seeds`); ``None`` when the referee gives none. A bot
     that draws its randomness only from it (or from :attr:`rng`) plays the
     same game the same way every time: tournaments become reproducible."""
     _rng: random.Random | None = field(default=None, init=False, repr=False, compare=False)

@@ -16,8 +16,8 @@ import argparse
 import sys
 from typing import Any
 
-from .cli_rules import add_rules_arguments, rules_from_args
-from .local import play_local
+from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
+from wizard_arena.local import play_local
 
 __all__ = ["EXAMPLE_MIX", "add_arguments", "run"]
 
@@ -54,8 +54,8 @@ def _names(bots: list[Any]) -> list[str]:
 
 def _seat_bots(specs: list[str], players: int) -> list[Any]:
     """The bots by seat; SpecError (from the bot loader) or ValueError says why not."""
-    from .bot import Bot
-    from .cmd_bot import load_bot
+    from wizard_arena.bot import Bot
+    from wizard_arena.client.cmd_bot import load_bot
 
     if len(specs) > players:
         raise ValueError(
@@ -75,7 +75,7 @@ def _seat_bots(specs: list[str], players: int) -> list[Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .cmd_bot import SpecError
+    from wizard_arena.client.cmd_bot import SpecError
 
     try:
         rules = rules_from_args(args)

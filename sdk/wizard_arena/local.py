@@ -15,8 +15,9 @@ import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .bot import Bot, BotError, GameInfo, GameSummary, decide
-from .core import (
+from wizard_arena.bot import Bot, BotError, GameInfo, GameSummary, decide
+from wizard_arena.protocol.seeds import bot_seed, local_secret
+from wizard_arena.rules import (
     Action,
     Event,
     Game,
@@ -29,7 +30,6 @@ from .core import (
     action_text,
     default_action,
 )
-from .seeds import bot_seed, local_secret
 
 __all__ = ["Fault", "LocalGameResult", "play_local"]
 
@@ -80,9 +80,9 @@ def play_local(
 
     Each bot's ``on_game_start`` gets its seed (``GameInfo.seed`` and
     ``GameInfo.rng``) derived as a referee derives it
-    (:func:`wizard_arena.seeds.bot_seed`), with ``bot_seed_secret`` or, by
+    (:func:`wizard_arena.protocol.seeds.bot_seed`), with ``bot_seed_secret`` or, by
     default, a secret that follows from ``seed``
-    (:func:`~wizard_arena.seeds.local_secret`): a game with a ``seed``
+    (:func:`~wizard_arena.protocol.seeds.local_secret`): a game with a ``seed``
     replays whole, the bots' draws included.
     """
     rules = rules if rules is not None else Rules(players=len(bots))
