@@ -13,6 +13,7 @@ import trio
 from wizard_arena.cli_rules import add_rules_arguments, rules_from_args
 
 from .arena import ArenaConfig, freeze_startup_objects, serve_arena
+from .cli_errors import SERVE_FIXES, listen_problem, serve_failure
 from .logs import configure_logging
 from .record import FAULT_POLICIES
 
@@ -184,9 +185,16 @@ def run(args: argparse.Namespace) -> int:
         max_message_bytes=args.max_message_bytes,
         reseat_delay=args.reseat_delay,
     )
+    problem = listen_problem(args.host, args.port, *SERVE_FIXES)
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     try:
         trio.run(_main, config)
-    except OSError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
+    except (OSError, BaseExceptionGroup) as e:
+        message = serve_failure(e, args.host, args.port, *SERVE_FIXES)
+        if message is None:
+            raise
+        print(f"error: {message}", file=sys.stderr)
+        return 2
     return 0
