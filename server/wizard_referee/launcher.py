@@ -2,10 +2,11 @@
 
 A tournament runner's process runs gRPC threads. Forking it (with a
 ``preexec_fn``, as the runner once did to make each bot die with it) copied
-the process mid-flight: about 1 bot in 12 (measured: 4 of 50 launches; a
-tight loop of 300 starts of ``true`` lost 3) died between fork and exec with
-SIGABRT (``ev_epoll1_linux.cc ... epoll_wait error: Bad file descriptor``) or
-SIGSEGV, and gRPC logged ``fork_posix.cc`` lines on every start.
+the process mid-flight: bots died between fork and exec with SIGABRT
+(``ev_epoll1_linux.cc ... epoll_wait error: Bad file descriptor``) or SIGSEGV
+(4 of 50 launches of the example tournament; 4 to 12 of 400 starts of
+``true`` while games were played, the setting of tests/test_launcher.py), and
+gRPC logged ``fork_posix.cc`` lines on every start.
 
 So the runner starts one small **launcher** process first, from its main
 thread and before its gRPC server starts: a fresh interpreter running
