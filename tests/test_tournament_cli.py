@@ -6,14 +6,17 @@ and a ``--resume`` mismatch named key by key."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
 import shutil
+import signal
 import socket
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -341,3 +344,33 @@ def test_git_ignores_databases_and_their_logs() -> None:
         [git, "check-ignore", "--no-index", *paths], cwd=ROOT, capture_output=True, text=True
     )
     assert proc.stdout.split() == paths
+
+
+def test_ctrl_c_says_how_to_resume(tmp_path: Path) -> None:
+    toml = _toml(
+        tmp_path / "t.toml",
+        {"players": 3, "round_sizes": [1, 2], "deal_sets": 50, "database": "t.sqlite"},
+        _det(3),
+    )
+    db = tmp_path / "t.sqlite"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wizard_arena.cli", "tournament", str(toml), "--quiet"],
+        env=_env(),
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # Ctrl-C goes to the terminal's foreground group
+    )
+    finished, deadline = 0, time.monotonic() + 120
+    query = "SELECT COUNT(*) FROM games WHERE status='finished'"
+    while finished < 1 and time.monotonic() < deadline:
+        time.sleep(0.1)
+        if db.exists():  # (connecting would create it)
+            with contextlib.suppress(sqlite3.Error), sqlite3.connect(db) as con:
+                finished = con.execute(query).fetchone()[0]
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.strip() == (
+        f"interrupted: the finished games are kept in {db}; continue with: "
+        f"wizard-arena tournament {toml} --resume"
+    )

@@ -90,8 +90,11 @@ def serve_failure(
 def runner_error(group: BaseExceptionGroup[Any], host: str, port: int) -> BaseException:
     """trio's nurseries wrap errors in groups: surface a tournament runner's
     own errors (entrants that cannot start or connect, a port in use) as one
-    TournamentError; anything else stays as it is."""
+    TournamentError, and Ctrl-C as KeyboardInterrupt; anything else stays as
+    it is."""
     errors = leaves(group)
+    if any(isinstance(e, KeyboardInterrupt) for e in errors):
+        return KeyboardInterrupt()  # Ctrl-C: the command says how to resume
     starts: dict[str, str] = {}
     for e in errors:
         if isinstance(e, EntrantStartError):

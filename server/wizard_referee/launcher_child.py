@@ -18,6 +18,9 @@ Forking here is safe (no other thread holds a lock), so each child, before
 its exec, asks Linux for SIGTERM when this process ends
 (``PR_SET_PDEATHSIG``); this process asks the same for itself when the
 runner ends, so no bot outlives its runner, even one killed with SIGKILL.
+Each bot runs in a process group of its own: Ctrl-C in a terminal reaches
+the runner (and this process, which ignores it), and the runner stops the
+bots.
 When standard input closes (the runner is done, or gone on any system) or
 on SIGTERM, it sends SIGTERM to every process still running, SIGKILL after
 3 seconds to any left, and exits.
@@ -49,6 +52,14 @@ def die_with_parent() -> None:
             libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM))
 
 
+def _child_setup() -> None:
+    """In a bot's process, before its exec: it dies with the launcher, and
+    gets SIGINT again (the launcher ignores it; an ignored signal stays
+    ignored across exec)."""
+    die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class _Launcher:
     def __init__(self) -> None:
         self.children: dict[int, subprocess.Popen[bytes]] = {}
@@ -75,7 +86,8 @@ class _Launcher:
                     stdout=out,
                     stderr=out,
                     stdin=subprocess.DEVNULL,
-                    preexec_fn=die_with_parent,  # one thread here: safe
+                    process_group=0,  # Ctrl-C in a terminal is the runner's alone
+                    preexec_fn=_child_setup,  # one thread here: safe
                 )
         except OSError as e:
             self.send({"op": "spawned", "id": req["id"], "error": e.strerror or str(e)})
