@@ -14,7 +14,7 @@ import argparse
 import random
 import time
 
-from wizard_referee.ratings import GameResult, bradley_terry, elo
+from wizard_referee.ratings.models import GameResult, bradley_terry, elo
 
 
 def synthetic_games(bots: int, games: int, rng: random.Random) -> list[GameResult]:

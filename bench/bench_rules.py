@@ -14,7 +14,7 @@ import argparse
 import random
 import time
 
-from wizard_arena.core import Game, Phase, Rules
+from wizard_arena.rules import Game, Phase, Rules
 
 
 def play_random_game(players: int, rng: random.Random) -> int:

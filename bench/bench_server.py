@@ -19,7 +19,7 @@ loop), so on a 2-core machine the server has a core of its own. Servers:
   no rules: what the transport alone costs for this traffic.
 - ``floor-bridge``: the ``floor-table`` traffic, with the table logic in
   trio on the main thread and every message crossing the referee's own
-  bridge (:mod:`wizard_referee.bridge`): the floor of the architecture the
+  bridge (:mod:`wizard_referee.referee.bridge`): the floor of the architecture the
   referee uses, before any rule is applied.
 - ``floor-pingpong``: the same server answering every action at once with a
   DecisionRequest on the same stream (1 message in, 1 out; every bot has a
@@ -64,9 +64,8 @@ from typing import Any
 
 import grpc
 
-import wizard_arena.wire as wire
-from wizard_arena.core import Game, Phase, Rules
-from wizard_arena.protocol import (
+import wizard_arena.protocol.wire as wire
+from wizard_arena.protocol.messages import (
     ActionMsg,
     DecisionRequest,
     Hello,
@@ -74,6 +73,7 @@ from wizard_arena.protocol import (
     TableEvent,
     Welcome,
 )
+from wizard_arena.rules import Game, Phase, Rules
 
 PLAYERS = 4
 SCENARIOS = {
@@ -269,12 +269,12 @@ async def serve_floor(mode: str, players: int) -> None:
 async def serve_floor_bridge(players: int) -> None:
     """``floor-table`` traffic, but the table logic runs in trio on the main
     thread and every message crosses the referee's own bridge
-    (:mod:`wizard_referee.bridge`: grpc.aio in a background thread), exactly
+    (:mod:`wizard_referee.referee.bridge`: grpc.aio in a background thread), exactly
     as in the arena; messages are canned protobuf, as in the floor. What the
     prescribed architecture costs before any rule or view is computed."""
     import trio
 
-    from wizard_referee.bridge import Bridge, Connection
+    from wizard_referee.referee.bridge import Bridge, Connection
 
     class PassThrough(Bridge):
         def _encode(self, msg: Any) -> Any:

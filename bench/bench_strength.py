@@ -36,8 +36,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from wizard_arena.bot import Bot
-from wizard_arena.core import MAX_PLAYERS, MIN_PLAYERS, Rules
 from wizard_arena.local import play_local
+from wizard_arena.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 
 BOT_NAMES = ("random", "heuristic", "montecarlo")
 

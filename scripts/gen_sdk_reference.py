@@ -237,7 +237,7 @@ def render_module(name: str) -> list[str]:
 
 
 def render() -> str:
-    from wizard_arena.core import SeatView, compute_legal_actions
+    from wizard_arena.rules import SeatView, compute_legal_actions
 
     out = [
         "# SDK reference",
@@ -256,8 +256,8 @@ def render() -> str:
     for name in MODULES:
         out += render_module(name)
     out += ["## SeatView", "", "`from wizard_arena import SeatView`", ""]
-    out += render_class(SeatView, "wizard_arena.core.SeatView")
-    out += render_function(compute_legal_actions, "wizard_arena.core.compute_legal_actions")
+    out += render_class(SeatView, "wizard_arena.rules.SeatView")
+    out += render_function(compute_legal_actions, "wizard_arena.rules.compute_legal_actions")
     text = "\n".join(out)
     text = re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
     if " at 0x" in text:

@@ -17,7 +17,7 @@ import json
 import random
 import sys
 
-from wizard_arena.core import Bid, ChooseTrump, Game, Phase, Play, Rules
+from wizard_arena.rules import Bid, ChooseTrump, Game, Phase, Play, Rules
 
 VARIANTS: list[tuple[str, Rules]] = [
     ("maximus-3", Rules(players=3, maximus=True)),

@@ -1,14 +1,14 @@
 """Test support for the referee server: a scripted raw gRPC bot and a server thread.
 
 :class:`RawBot` is a real gRPC client (the synchronous grpc API, its stream
-read in a thread of its own) built on :mod:`wizard_arena.wire`. By default it
+read in a thread of its own) built on :mod:`wizard_arena.protocol.wire`. By default it
 greets the server and answers every decision with a random legal action; its
 options and hooks make it misbehave on purpose (sleep, illegal cards, wrong
 request ids, messages before the Hello, bad versions or tokens, leaving
 mid-trick). It records every message it receives, raw and decoded, and the
 status the stream ended with.
 
-:class:`ServerThread` runs :func:`wizard_referee.arena.serve_arena` under
+:class:`ServerThread` runs :func:`wizard_referee.referee.arena.serve_arena` under
 ``trio.run`` in a background thread, so tests stay plain synchronous code.
 (trio's MockClock must not be used here: the real gRPC thread runs beside
 it, so tests use real, short deadlines.)
@@ -32,10 +32,9 @@ from typing import Any
 import grpc
 import trio
 
-from wizard_arena import wire
 from wizard_arena.bot import GameInfo
-from wizard_arena.core import Action
-from wizard_arena.protocol import (
+from wizard_arena.protocol import wire
+from wizard_arena.protocol.messages import (
     ActionMsg,
     ActionRejected,
     DecisionRequest,
@@ -45,8 +44,9 @@ from wizard_arena.protocol import (
     ServerMsg,
     Welcome,
 )
-from wizard_referee.arena import Arena, ArenaConfig, serve_arena
-from wizard_referee.record import GameRecord
+from wizard_arena.rules import Action
+from wizard_referee.referee.arena import Arena, ArenaConfig, serve_arena
+from wizard_referee.referee.record import GameRecord
 
 __all__ = ["RawBot", "Received", "ServerThread", "run_aio_bots", "run_bots", "spawn_aio_bots"]
 

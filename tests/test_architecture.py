@@ -15,7 +15,7 @@ import wizard_arena
 
 from .conftest import ROOT
 
-CORE = ROOT / "sdk" / "wizard_arena" / "core"
+CORE = ROOT / "sdk" / "wizard_arena" / "rules"
 
 
 def _imports(path: Path) -> list[tuple[str, int]]:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from wizard_arena.cli import COMMANDS
-from wizard_arena.core import Rules
+from wizard_arena.rules import Rules
 
 from .conftest import ROOT
 
@@ -172,7 +172,7 @@ def test_a_spec_the_bot_command_refuses_exits_2() -> None:
 
 
 def test_check_is_a_registered_command() -> None:
-    assert COMMANDS["check"][0] == "wizard_referee.cmd_check"
+    assert COMMANDS["check"][0] == "wizard_referee.check.cmd_check"
     proc = subprocess.run(
         [sys.executable, "-m", "wizard_arena.cli", "check", "--help"],
         capture_output=True,
@@ -185,7 +185,7 @@ def test_check_is_a_registered_command() -> None:
 
 def test_the_report_reads_the_sdk_log() -> None:
     """Problems only the bot's own log shows: exceptions, cancelled AsyncBot decisions."""
-    from wizard_referee.cmd_check import CheckReport, analyse, format_report
+    from wizard_referee.check.cmd_check import CheckReport, analyse, format_report
 
     stderr = "\n".join(
         [

@@ -37,7 +37,15 @@ from wizard_arena.client import (
     serve_bot,
     server_info,
 )
-from wizard_arena.core import (
+from wizard_arena.protocol.messages import (
+    ActionMsg,
+    ActionRejected,
+    DecisionRequest,
+    GameEnd,
+    RoundStart,
+    TableEvent,
+)
+from wizard_arena.rules import (
     Bid,
     Card,
     Game,
@@ -49,16 +57,8 @@ from wizard_arena.core import (
     SeatView,
     Trick,
 )
-from wizard_arena.protocol import (
-    ActionMsg,
-    ActionRejected,
-    DecisionRequest,
-    GameEnd,
-    RoundStart,
-    TableEvent,
-)
 from wizard_bots.random_bot import RandomBot
-from wizard_referee.arena import Arena, ArenaConfig, serve_arena
+from wizard_referee.referee.arena import Arena, ArenaConfig, serve_arena
 
 from .conftest import ROOT
 
@@ -657,7 +657,7 @@ def _cli_here(
         ("wizard_bots.random_bot:Nope", "has no class 'Nope'; it defines RandomBot"),
         ("wizard_bots.random_bot", "expected MODULE:CLASS"),
         ("missing/file.py:Bot", "no such file: missing/file.py"),
-        ("wizard_arena.core:Card", "Card is not a bot"),
+        ("wizard_arena.rules:Card", "Card is not a bot"),
     ],
 )
 def test_cli_bad_spec(

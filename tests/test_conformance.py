@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from wizard_arena.conformance import VectorFormatError, load_vectors, run_files
+from wizard_arena.conformance.runner import VectorFormatError, load_vectors, run_files
 
 from .conftest import ROOT, SHARED_CONFORMANCE
 

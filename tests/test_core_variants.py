@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from wizard_arena.core import (
+from wizard_arena.rules import (
     Bid,
     BidMade,
     BidRestriction,

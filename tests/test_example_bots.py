@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wizard_arena.bot import Bot
-from wizard_arena.core import (
+from wizard_arena.local import play_local
+from wizard_arena.rules import (
     Bid,
     Card,
     Game,
@@ -23,7 +24,6 @@ from wizard_arena.core import (
     Suit,
     parse_cards,
 )
-from wizard_arena.local import play_local
 from wizard_bots.heuristic import HeuristicBot, estimate_tricks
 from wizard_bots.montecarlo import MonteCarloBot, bid_likelihood, play_out_round
 from wizard_bots.random_bot import RandomBot

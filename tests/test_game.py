@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from wizard_arena.core import (
+from wizard_arena.rules import (
     FULL_DECK,
     JESTER,
     WIZARD,

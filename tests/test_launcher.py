@@ -1,4 +1,4 @@
-"""The launcher process that starts a tournament's bots (server/wizard_referee/launcher.py):
+"""The launcher process that starts a tournament's bots (wizard_referee.tournament.launcher):
 no bot dies at birth while the runner's gRPC threads run, exits and signals are
 reported, and no bot outlives its runner."""
 
@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 import trio
 
-from wizard_arena.core import Rules
-from wizard_referee.arena import ArenaConfig, serve_arena
-from wizard_referee.launcher import open_launcher
+from wizard_arena.rules import Rules
+from wizard_referee.referee.arena import ArenaConfig, serve_arena
+from wizard_referee.tournament.launcher import open_launcher
 
 from .conftest import ROOT
 from .support import run_aio_bots
@@ -99,7 +99,7 @@ def test_exits_signals_and_a_missing_program_are_reported(tmp_path: Path) -> Non
 
 _RUNNER = """
 import sys, trio
-from wizard_referee.launcher import open_launcher
+from wizard_referee.tournament.launcher import open_launcher
 
 async def main():
     async with open_launcher() as launcher:

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import structlog
 
-from wizard_arena.core import Rules
+from wizard_arena.rules import Rules
 from wizard_bots.misbehaving import (
     CLIENTS,
     KINDS,
@@ -31,9 +31,9 @@ from wizard_bots.misbehaving import (
     WrongVersionClient,
     run_kind,
 )
-from wizard_referee.arena import ArenaConfig
-from wizard_referee.logs import configure_logging
-from wizard_referee.record import GameRecord, verify_record
+from wizard_referee.referee.arena import ArenaConfig
+from wizard_referee.referee.logs import configure_logging
+from wizard_referee.referee.record import GameRecord, verify_record
 
 from .conftest import ROOT
 from .support import ServerThread

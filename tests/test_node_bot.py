@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from wizard_arena.core import Rules
+from wizard_arena.rules import Rules
 from wizard_bots.random_bot import RandomBot
 
 from .conftest import ROOT

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import Phase as HPhase
 from hypothesis import strategies as st
 
-from wizard_arena.core import (
+from wizard_arena.rules import (
     FULL_DECK,
     Action,
     Bid,

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from wizard_arena.protocol import REJECT_CODES
-from wizard_referee.record import FAULT_CODES
+from wizard_arena.protocol.messages import REJECT_CODES
+from wizard_referee.referee.record import FAULT_CODES
 
 from .conftest import ROOT
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from wizard_referee.ratings import (
+from wizard_referee.ratings.models import (
     ELO_PER_NAT,
     GameResult,
     ResultFormatError,
@@ -314,8 +314,7 @@ def test_extra_keys_are_allowed() -> None:
 def test_docstring_examples() -> None:
     import doctest
 
-    from wizard_referee import ratings
-
+    from wizard_referee.ratings import models as ratings
     assert doctest.testmod(ratings).failed == 0
 
 

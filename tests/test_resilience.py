@@ -17,13 +17,13 @@ import trio
 
 from wizard_arena.bot import Bot, GameInfo
 from wizard_arena.client import RunResult, ServerFullError, run_bot, serve_bot
-from wizard_arena.core import Bid, Card, Rules, SeatView, Suit
-from wizard_arena.protocol import ActionRejected, DecisionRequest, RoundStart, Welcome
-from wizard_referee import cmd_serve
-from wizard_referee.arena import ArenaConfig
-from wizard_referee.bridge import CloseCode
-from wizard_referee.record import GameRecord, MoveRecord, RoundRecord, verify_record
-from wizard_referee.tournament import (
+from wizard_arena.protocol.messages import ActionRejected, DecisionRequest, RoundStart, Welcome
+from wizard_arena.rules import Bid, Card, Rules, SeatView, Suit
+from wizard_referee.referee import cmd_serve
+from wizard_referee.referee.arena import ArenaConfig
+from wizard_referee.referee.bridge import CloseCode
+from wizard_referee.referee.record import GameRecord, MoveRecord, RoundRecord, verify_record
+from wizard_referee.tournament.runner import (
     EntrantConfig,
     TournamentConfig,
     TournamentError,

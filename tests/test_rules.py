@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wizard_arena.core import (
+from wizard_arena.rules import (
     JESTER,
     MAX_PLAYERS,
     MIN_PLAYERS,

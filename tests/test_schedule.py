@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from wizard_referee.schedule import (
+from wizard_referee.tournament.schedule import (
     BalanceReport,
     balance_report,
     balanced_tables,
@@ -172,6 +172,5 @@ def test_balance_report() -> None:
 def test_docstring_examples() -> None:
     import doctest
 
-    from wizard_referee import schedule
-
+    from wizard_referee.tournament import schedule
     assert doctest.testmod(schedule).failed == 0

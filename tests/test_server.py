@@ -31,9 +31,18 @@ import trio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from wizard_arena import __version__, wire
+from wizard_arena import __version__
 from wizard_arena.bot import GameInfo
-from wizard_arena.core import (
+from wizard_arena.protocol import wire
+from wizard_arena.protocol.messages import (
+    ActionRejected,
+    DecisionRequest,
+    GameEnd,
+    Hello,
+    RoundStart,
+    TableEvent,
+)
+from wizard_arena.rules import (
     FULL_DECK,
     Bid,
     BidMade,
@@ -49,26 +58,18 @@ from wizard_arena.core import (
     default_action,
     suit_to_follow,
 )
-from wizard_arena.protocol import (
-    ActionRejected,
-    DecisionRequest,
-    GameEnd,
-    Hello,
-    RoundStart,
-    TableEvent,
-)
-from wizard_referee import table as table_module
-from wizard_referee.arena import ArenaConfig
-from wizard_referee.cmd_serve import read_tokens
-from wizard_referee.logs import configure_logging
-from wizard_referee.record import (
+from wizard_referee.referee import table as table_module
+from wizard_referee.referee.arena import ArenaConfig
+from wizard_referee.referee.cmd_serve import read_tokens
+from wizard_referee.referee.logs import configure_logging
+from wizard_referee.referee.record import (
     FAULT_CODES,
     GameRecord,
     RecordLog,
     parse_action,
     verify_record,
 )
-from wizard_referee.table import SeatSpec, run_table
+from wizard_referee.referee.table import SeatSpec, run_table
 
 from .support import RawBot, ServerThread, run_bots, spawn_aio_bots
 
@@ -369,7 +370,7 @@ def test_slow_bot_gets_default_moves(serve: Any) -> None:
 
 
 def _text(action: Any) -> str:
-    from wizard_arena.core import action_text
+    from wizard_arena.rules import action_text
 
     return str(action_text(action))
 
@@ -554,7 +555,7 @@ def test_flooding_bot_is_cut_off(serve: Any) -> None:
 
 
 def _action(rid: str) -> Any:
-    from wizard_arena.protocol import ActionMsg
+    from wizard_arena.protocol.messages import ActionMsg
 
     return ActionMsg(rid, Bid(0))
 
@@ -795,7 +796,7 @@ def test_record_round_trip_and_tampering() -> None:
 
 def test_serve_keeps_a_bounded_number_of_records() -> None:
     """A long-running server keeps only the latest ``keep_records`` game records."""
-    from wizard_arena.core import Rules as _Rules
+    from wizard_arena.rules import Rules as _Rules
 
     config = ArenaConfig(rules=_Rules(players=6), move_time=5.0, keep_records=2)
     with ServerThread(config) as server:

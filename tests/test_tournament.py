@@ -15,15 +15,15 @@ from pathlib import Path
 import pytest
 import trio
 
-from wizard_referee.record import GameRecord
-from wizard_referee.store import ResultsStore
-from wizard_referee.tournament import (
+from wizard_referee.referee.record import GameRecord
+from wizard_referee.tournament.runner import (
     TournamentConfig,
     TournamentError,
     leaderboard,
     plan_games,
     run_tournament,
 )
+from wizard_referee.tournament.store import ResultsStore
 
 from .conftest import ROOT
 
@@ -345,9 +345,8 @@ def test_rule_variants_from_the_command_line(tmp_path: Path) -> None:
     """Variant flags override the file's keys; --no-X turns one off."""
     import argparse
 
-    from wizard_arena.core import Rules
-    from wizard_referee import cmd_tournament
-
+    from wizard_arena.rules import Rules
+    from wizard_referee.tournament import cmd_tournament
     path = tmp_path / "t.toml"
     path.write_text(
         "[tournament]\nplayers = 3\ntricksy = true\n"

@@ -22,15 +22,15 @@ from pathlib import Path
 import pytest
 import trio
 
-from wizard_referee.cli_errors import TOURNAMENT_FIXES, serve_failure
-from wizard_referee.config_keys import TOURNAMENT_KEYS, plan_differences
-from wizard_referee.store import ResultsStore
-from wizard_referee.tournament import (
+from wizard_referee.tournament.cli_errors import TOURNAMENT_FIXES, serve_failure
+from wizard_referee.tournament.config_keys import TOURNAMENT_KEYS, plan_differences
+from wizard_referee.tournament.runner import (
     TournamentConfig,
     TournamentError,
     plan_games,
     run_tournament,
 )
+from wizard_referee.tournament.store import ResultsStore
 
 from .conftest import ROOT
 from .test_tournament import BOT, _entrant, _toml

@@ -32,7 +32,8 @@ import trio
 
 from wizard_arena.bot import GameInfo
 from wizard_arena.client import RULE_OPTIONS, RunResult, VersionMismatchError, run_bot, server_info
-from wizard_arena.core import (
+from wizard_arena.protocol.messages import DecisionRequest, GameEnd, RoundStart, TableEvent
+from wizard_arena.rules import (
     BidMade,
     BidRestriction,
     Card,
@@ -46,15 +47,15 @@ from wizard_arena.core import (
     Trick,
     TrumpChosen,
 )
-from wizard_arena.core.rules import MAXIMUS_TRUMPS, VARIANT_OPTIONS
-from wizard_arena.protocol import DecisionRequest, GameEnd, RoundStart, TableEvent
+from wizard_arena.rules.laws import MAXIMUS_TRUMPS, VARIANT_OPTIONS
 from wizard_bots.random_bot import RandomBot
-from wizard_referee import cmd_replay, cmd_serve
-from wizard_referee.arena import ArenaConfig, missing_options
-from wizard_referee.cmd_replay import render
-from wizard_referee.record import GameRecord, parse_action, verify_record
-from wizard_referee.store import ResultsStore
-from wizard_referee.tournament import TournamentConfig, TournamentError, run_tournament
+from wizard_referee.referee import cmd_serve
+from wizard_referee.referee.arena import ArenaConfig, missing_options
+from wizard_referee.referee.record import GameRecord, parse_action, verify_record
+from wizard_referee.tournament import cmd_replay
+from wizard_referee.tournament.cmd_replay import render
+from wizard_referee.tournament.runner import TournamentConfig, TournamentError, run_tournament
+from wizard_referee.tournament.store import ResultsStore
 
 from .conftest import ROOT
 from .support import RawBot, ServerThread, run_bots
@@ -423,8 +424,7 @@ def test_information_check_catches_a_blind_leak(serve: Any) -> None:
 
 
 def _card_pb(card: Card) -> Any:
-    from wizard_arena import wire
-
+    from wizard_arena.protocol import wire
     return wire.card_to_pb(card)
 
 
@@ -559,7 +559,7 @@ def test_serve_flags_make_the_rules() -> None:
     assert cmd_serve.rules_from_args(_serve_args("--maximus")) == Rules(maximus=True)
     assert cmd_serve.rules_from_args(_serve_args()) == Rules()
     # one flag per variant option, named after it
-    from wizard_arena.cli_rules import VARIANT_FLAGS
+    from wizard_arena.cli.rules_options import VARIANT_FLAGS
 
     flags = {f.replace("-", "_") for f in VARIANT_FLAGS} | {"round_sizes"}
     assert flags == set(VARIANT_OPTIONS)
@@ -725,8 +725,8 @@ def test_records_of_every_variant_verify_and_replay() -> None:
     one) go through verify_record and render."""
     import random
 
-    from wizard_arena.core import action_text
-    from wizard_referee.record import MoveRecord, RoundRecord
+    from wizard_arena.rules import action_text
+    from wizard_referee.referee.record import MoveRecord, RoundRecord
 
     for name, rules in {
         **VARIANTS,

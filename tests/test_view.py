@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from wizard_arena.core import (
+from wizard_arena.rules import (
     FULL_DECK,
     JESTER,
     WIZARD,

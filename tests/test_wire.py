@@ -1,4 +1,4 @@
-"""The wire edge (wizard_arena.wire): protobuf <-> domain round trips under
+"""The wire edge (wizard_arena.protocol.wire): protobuf <-> domain round trips under
 every rule variant, and refusal of malformed variant fields."""
 
 from __future__ import annotations
@@ -7,9 +7,17 @@ import random
 
 import pytest
 
-from wizard_arena import wire
 from wizard_arena.bot import GameInfo
-from wizard_arena.core import (
+from wizard_arena.protocol import wire
+from wizard_arena.protocol.messages import (
+    DecisionRequest,
+    Hello,
+    RoundStart,
+    ServerInfo,
+    TableEvent,
+    Welcome,
+)
+from wizard_arena.rules import (
     BidRestriction,
     Card,
     Game,
@@ -21,15 +29,7 @@ from wizard_arena.core import (
     Suit,
     Trick,
 )
-from wizard_arena.core.rules import VARIANT_OPTIONS
-from wizard_arena.protocol import (
-    DecisionRequest,
-    Hello,
-    RoundStart,
-    ServerInfo,
-    TableEvent,
-    Welcome,
-)
+from wizard_arena.rules.laws import VARIANT_OPTIONS
 
 #: One table of rules per variant, and a few combinations.
 VARIANT_RULES: dict[str, Rules] = {

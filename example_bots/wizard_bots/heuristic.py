@@ -11,7 +11,7 @@ card that still loses and so shedding the cards that would take tricks later.
 The bot keeps no state and uses no randomness: the same view always gives the
 same decision. The decision functions (:func:`choose_bid`, :func:`choose_card`)
 take plain values rather than a view so that simulations (the Monte Carlo
-bot's rollouts) can call them straight from a :class:`~wizard_arena.core.Game`.
+bot's rollouts) can call them straight from a :class:`~wizard_arena.rules.Game`.
 
 >>> from wizard_arena.local import play_local
 >>> result = play_local([HeuristicBot() for _ in range(4)], seed=3)
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from wizard_arena import FULL_DECK, JESTER, WIZARD, Card, SeatView, Suit
 from wizard_arena.bot import Bot
-from wizard_arena.core import score, suit_to_follow, trick_winner
+from wizard_arena.rules import score, suit_to_follow, trick_winner
 
 __all__ = [
     "HeuristicBot",
@@ -207,7 +207,7 @@ def blind_bid(view: SeatView) -> int:
     cards, not its own): the legal bid with the best expected score, its own
     card being equally likely any card it has not seen.
 
-    >>> from wizard_arena.core import Game, Rules
+    >>> from wizard_arena.rules import Game, Rules
     >>> game = Game(Rules(players=3, blind_first_round=True), seed=2)
     >>> game.deal()
     >>> blind_bid(game.view(1)) in game.view(1).legal_bids

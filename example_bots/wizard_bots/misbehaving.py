@@ -53,13 +53,13 @@ Run one against a server::
 or import it: :func:`run_kind` (blocking), or a client class from
 :data:`CLIENTS` (``start()`` runs it in a thread, ``stop()`` ends it). The raw
 clients are synchronous gRPC clients (one reader thread per stream) built on
-:mod:`wizard_arena.wire`; this module is the one place that builds
+:mod:`wizard_arena.protocol.wire`; this module is the one place that builds
 deliberately broken protobuf messages (through ``wire.pb``).
 
 >>> sorted(KINDS) == sorted(DEFAULT_RATES)
 True
 >>> bot = IllegalBot(rate=1.0, seed=1)
->>> from wizard_arena.core import Game, Rules
+>>> from wizard_arena.rules import Game, Rules
 >>> game = Game(Rules(players=3), seed=1)
 >>> game.deal()
 >>> view = game.view(game.to_act)
@@ -84,23 +84,23 @@ from typing import Any, ClassVar, Final
 
 import grpc
 
-from wizard_arena import wire
 from wizard_arena.bot import Bot, GameInfo, decide
-from wizard_arena.core import (
-    FULL_DECK,
-    Action,
-    Card,
-    Phase,
-    SeatView,
-    Suit,
-)
-from wizard_arena.protocol import (
+from wizard_arena.protocol import wire
+from wizard_arena.protocol.messages import (
     ActionMsg,
     ActionRejected,
     DecisionRequest,
     GameEnd,
     Hello,
     Welcome,
+)
+from wizard_arena.rules import (
+    FULL_DECK,
+    Action,
+    Card,
+    Phase,
+    SeatView,
+    Suit,
 )
 
 __all__ = [
@@ -628,7 +628,7 @@ class MalformedClient(RawClient):
 def malformed_message(variant: str, req: DecisionRequest) -> Any:
     """A ``BotMessage`` the referee must reject as malformed (raw protobuf).
 
-    >>> from wizard_arena.core import Game, Rules
+    >>> from wizard_arena.rules import Game, Rules
     >>> g = Game(Rules(players=3), seed=2); g.deal()
     >>> req = DecisionRequest("r1", "g", g.view(g.to_act))
     >>> malformed_message("empty", req).WhichOneof("message") is None
@@ -656,7 +656,7 @@ def malformed_message(variant: str, req: DecisionRequest) -> Any:
 def oversized_message(req: DecisionRequest, size: int = OVERSIZED_BYTES) -> Any:
     """A legal answer padded (in its request id) to ``size`` bytes.
 
-    >>> from wizard_arena.core import Game, Rules
+    >>> from wizard_arena.rules import Game, Rules
     >>> g = Game(Rules(players=3), seed=2); g.deal()
     >>> req = DecisionRequest("r1", "g", g.view(g.to_act))
     >>> oversized_message(req).ByteSize() > 64 * 1024

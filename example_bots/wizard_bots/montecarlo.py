@@ -1,9 +1,9 @@
 """A Monte Carlo bot: guess the hidden cards many times, play each guess out.
 
 For a decision, the bot samples deals of the cards it has not seen that fit
-everything it knows (:func:`~wizard_arena.core.SeatView.known_voids`, hand
+everything it knows (:func:`~wizard_arena.rules.SeatView.known_voids`, hand
 sizes; see :mod:`wizard_bots.sampling`), rebuilds each as a
-:class:`~wizard_arena.core.Game` and, for every candidate action, applies it
+:class:`~wizard_arena.rules.Game` and, for every candidate action, applies it
 and plays the rest of the round with the heuristic policy
 (:mod:`wizard_bots.heuristic`) for every seat. It picks the action with the
 best average round score for itself: a card to play, a bid (among the bids
@@ -36,9 +36,8 @@ from collections.abc import Set as AbstractSet
 
 from wizard_arena import Card, SeatView, Suit
 from wizard_arena.bot import Bot
-from wizard_arena.core import Action, Bid, ChooseTrump, Game, Phase, Play, suit_to_follow
-
-from .heuristic import (
+from wizard_arena.rules import Action, Bid, ChooseTrump, Game, Phase, Play, suit_to_follow
+from wizard_bots.heuristic import (
     HeuristicBot,
     Opponent,
     card_counts,
@@ -47,7 +46,7 @@ from .heuristic import (
     choose_trump_suit,
     estimate_tricks,
 )
-from .sampling import SampledDeal, game_from_view, sample_deal
+from wizard_bots.sampling import SampledDeal, game_from_view, sample_deal
 
 __all__ = ["MonteCarloBot", "bid_likelihood", "heuristic_bid", "play_out_round"]
 

@@ -4,14 +4,14 @@ A seat sees its own hand, the turned card and the cards played. The other
 seats' remaining hands and the undealt stock are hidden; :func:`sample_deal`
 draws one assignment of the unseen cards to them that fits everything the
 seat knows: the hand sizes, and the suits a player has shown it is out of
-(:meth:`~wizard_arena.core.SeatView.known_voids`). :func:`game_from_view`
-then builds a :class:`~wizard_arena.core.Game` in exactly the view's position
+(:meth:`~wizard_arena.rules.SeatView.known_voids`). :func:`game_from_view`
+then builds a :class:`~wizard_arena.rules.Game` in exactly the view's position
 with those hands, by dealing the round's original hands (remaining cards plus
 the cards each seat already played) and replaying the trump choice, the bids
 and the plays through the rules core, so a search can play on from there.
 
 >>> import random
->>> from wizard_arena.core import Game, Rules
+>>> from wizard_arena.rules import Game, Rules
 >>> game = Game(Rules(players=3), seed=5)
 >>> game.deal()
 >>> view = game.view(1)
@@ -28,7 +28,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from wizard_arena.core import Card, Game, Phase, SeatView, Suit, trick_winner
+from wizard_arena.rules import Card, Game, Phase, SeatView, Suit, trick_winner
 
 __all__ = ["SampledDeal", "game_from_view", "hidden_hand_sizes", "sample_deal"]
 

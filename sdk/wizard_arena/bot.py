@@ -8,7 +8,7 @@
 
 The same class plays in-process (:func:`wizard_arena.local.play_local`), over
 the network (:func:`wizard_arena.client.run_bot`) and in tournaments.
-Methods receive a :class:`~wizard_arena.core.SeatView`; their return value may
+Methods receive a :class:`~wizard_arena.rules.SeatView`; their return value may
 be a plain value (an ``int`` bid, a :class:`Card`, a :class:`Suit`) or the
 matching action (:class:`Bid`, :class:`Play`, :class:`ChooseTrump`).
 """
@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from .core import (
+from wizard_arena.rules import (
     Action,
     Bid,
     Card,

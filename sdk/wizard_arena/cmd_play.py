@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .cli_rules import add_rules_arguments, rules_from_args
-from .local import play_local
+from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
+from wizard_arena.local import play_local
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

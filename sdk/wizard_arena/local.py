@@ -15,8 +15,8 @@ import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .bot import Bot, BotError, GameInfo, GameSummary, decide
-from .core import (
+from wizard_arena.bot import Bot, BotError, GameInfo, GameSummary, decide
+from wizard_arena.rules import (
     Action,
     Event,
     Game,

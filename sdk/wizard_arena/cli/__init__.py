@@ -1,0 +1,92 @@
+"""The ``wizard-arena`` command.
+
+Each subcommand lives in its own module, imported only when that command
+runs, so ``wizard-arena conformance`` never loads grpc. A command module
+provides ``add_arguments(parser)`` and ``run(args) -> int``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# name -> (module, one-line help). Order is the order shown in --help.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": (
+        "wizard_referee.tournament.cmd_demo",
+        "server + example bots + a small round robin + ratings",
+    ),
+    "play": ("wizard_arena.cmd_play", "play one local game among example bots, print scores"),
+    "serve": ("wizard_referee.referee.cmd_serve", "run the gRPC referee server"),
+    "bot": ("wizard_arena.client.cmd_bot", "connect a bot class (MODULE:CLASS) to a server"),
+    "tournament": (
+        "wizard_referee.tournament.cmd_tournament",
+        "run a round-robin tournament (TOML)",
+    ),
+    "ratings": (
+        "wizard_referee.ratings.cmd_ratings",
+        "rate players from game results (JSON lines)",
+    ),
+    "replay": ("wizard_referee.tournament.cmd_replay", "print a recorded game trick by trick"),
+    "conformance": (
+        "wizard_arena.conformance.cmd_conformance",
+        "run rules test vectors (JSON files)",
+    ),
+    "check": (
+        "wizard_referee.check.cmd_check",
+        "check a bot against misbehaviour and short deadlines",
+    ),
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    lines = "\n".join(f"  {name:<13} {text}" for name, (_, text) in COMMANDS.items())
+    return argparse.ArgumentParser(
+        prog="wizard-arena",
+        description="Referee server, SDK and tournaments for Wizard-playing bots.",
+        epilog=f"commands:\n{lines}\n\nRun 'wizard-arena COMMAND --help' for a command's options.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        usage="wizard-arena [-h] [--version] COMMAND ...",
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    top = _parser()
+    if not args or args[0] in ("-h", "--help"):
+        top.print_help()
+        return 0 if args else 2
+    if args[0] == "--version":
+        from wizard_arena import __version__
+
+        print(f"wizard-arena {__version__}")
+        return 0
+    name = args[0]
+    if name not in COMMANDS:
+        top.print_usage(sys.stderr)
+        print(
+            f"wizard-arena: error: unknown command {name!r} (one of {', '.join(COMMANDS)})",
+            file=sys.stderr,
+        )
+        return 2
+    module_name, text = COMMANDS[name]
+    module = importlib.import_module(module_name)
+    parser = argparse.ArgumentParser(prog=f"wizard-arena {name}", description=text)
+    module.add_arguments(parser)
+    ns = parser.parse_args(args[1:])
+    try:
+        return int(module.run(ns) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. piped into head: not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,247 @@
+"""``wizard-arena bot``: connect a bot class to a referee server.
+
+``SPEC`` is ``MODULE:CLASS`` (an importable module, e.g.
+``wizard_bots.random_bot:RandomBot``) or ``path/to/file.py:CLASS``. The
+class is built with the ``--arg key=value`` options as keyword arguments
+(values are Python literals where they parse as one, else strings) and
+played with :func:`wizard_arena.client.run_bot`, or with
+:func:`~wizard_arena.client.serve_bot` under trio for an
+:class:`~wizard_arena.client.AsyncBot`.
+
+Exit status: 0 when the games are played, 1 when the server refuses or
+drops the bot, 2 for a bad SPEC or argument, 130 on Ctrl-C.
+
+>>> parse_arg("seed=3"), parse_arg("name=fox"), parse_arg("p=0.5")
+(('seed', 3), ('name', 'fox'), ('p', 0.5))
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib
+import importlib.util
+import inspect
+import logging
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+from wizard_arena.client import DEFAULT_SERVER
+
+__all__ = ["SpecError", "add_arguments", "load_class", "parse_arg", "run"]
+
+
+class SpecError(Exception):
+    """A bot SPEC that cannot be loaded (the message says why)."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "spec",
+        metavar="MODULE:CLASS",
+        help="the bot class: module.path:Class or path/to/file.py:Class",
+    )
+    parser.add_argument(
+        "--server",
+        default=DEFAULT_SERVER,
+        metavar="HOST:PORT",
+        help=f"the referee server (default {DEFAULT_SERVER})",
+    )
+    parser.add_argument("--name", help="display name (default: the bot's name or class name)")
+    parser.add_argument(
+        "--token",
+        default=os.environ.get("WIZARD_ARENA_TOKEN"),
+        help="access token, if the server requires one (default: $WIZARD_ARENA_TOKEN)",
+    )
+    parser.add_argument(
+        "--games", type=int, metavar="N", help="stop after N games (default: until the server ends)"
+    )
+    parser.add_argument(
+        "--arg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        type=_arg_type,
+        help="keyword argument for the bot's constructor (repeatable)",
+    )
+    parser.add_argument(
+        "--no-reconnect",
+        dest="reconnect",
+        action="store_false",
+        help="give up when the connection drops instead of reconnecting",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="stop on any bot error, rejected action or disagreement with the referee",
+    )
+    verbosity = parser.add_mutually_exclusive_group()
+    verbosity.add_argument("-v", "--verbose", action="store_true", help="also log every decision")
+    verbosity.add_argument(
+        "-q", "--quiet", action="store_true", help="log warnings and errors only"
+    )
+
+
+def parse_arg(text: str) -> tuple[str, Any]:
+    """Parse ``key=value``; the value is a Python literal if it is one."""
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key.isidentifier():
+        raise ValueError(f"expected KEY=VALUE with KEY a Python name, not {text!r}")
+    try:
+        value: Any = ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        value = raw
+    return key, value
+
+
+def _arg_type(text: str) -> tuple[str, Any]:
+    try:
+        return parse_arg(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _where(exc: BaseException) -> str:
+    """Where an exception was raised: the innermost frame, as ``file:line``."""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f" ({exc.filename}:{exc.lineno})"
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return ""
+    last = frames[-1]
+    return f" ({last.filename}:{last.lineno})"
+
+
+def load_class(spec: str) -> type:
+    """The class named by ``MODULE:CLASS`` or ``path/to/file.py:CLASS``.
+    Raises :class:`SpecError` with a readable message."""
+    target, sep, cls_name = spec.rpartition(":")
+    if not sep or not target or not cls_name:
+        raise SpecError(f"expected MODULE:CLASS or path/to/file.py:CLASS, not {spec!r}")
+    is_path = target.endswith(".py") or "/" in target or "\\" in target
+    if is_path:
+        path = Path(target)
+        if not path.is_file():
+            raise SpecError(f"no such file: {target}")
+        module_name = "_wizard_bot_" + "".join(
+            c if c.isalnum() else "_" for c in path.resolve().stem
+        )
+        file_spec = importlib.util.spec_from_file_location(module_name, path)
+        if file_spec is None or file_spec.loader is None:
+            raise SpecError(f"cannot load {target} as a Python module")
+        module = importlib.util.module_from_spec(file_spec)
+        # let the bot file import its neighbours
+        sys.path.insert(0, str(path.resolve().parent))
+        sys.modules[module_name] = module
+        try:
+            file_spec.loader.exec_module(module)
+        except Exception as e:
+            sys.modules.pop(module_name, None)
+            raise SpecError(
+                f"importing {target} failed: {type(e).__name__}: {e}{_where(e)}"
+            ) from None
+    else:
+        try:
+            module = importlib.import_module(target)
+        except ModuleNotFoundError as e:
+            if e.name and (target == e.name or target.startswith(e.name + ".")):
+                hint = " (is it installed, or on PYTHONPATH?)"
+                raise SpecError(f"no module named {target!r}{hint}") from None
+            raise SpecError(f"importing {target} failed: {e}{_where(e)}") from None
+        except Exception as e:
+            raise SpecError(
+                f"importing {target} failed: {type(e).__name__}: {e}{_where(e)}"
+            ) from None
+    obj = getattr(module, cls_name, None)
+    if obj is None:
+        found = sorted(
+            n
+            for n, v in vars(module).items()
+            if inspect.isclass(v) and getattr(v, "__module__", None) == module.__name__
+        )
+        listed = f"; it defines {', '.join(found)}" if found else ""
+        raise SpecError(f"{target} has no class {cls_name!r}{listed}")
+    if not inspect.isclass(obj):
+        raise SpecError(f"{target}:{cls_name} is not a class")
+    return obj
+
+
+def _build(cls: type, kwargs: dict[str, Any]) -> Any:
+    from wizard_arena.bot import Bot
+    from wizard_arena.client import AsyncBot
+
+    if not issubclass(cls, Bot | AsyncBot):
+        raise SpecError(
+            f"{cls.__name__} is not a bot: subclass wizard_arena.bot.Bot "
+            "(or wizard_arena.client.AsyncBot)"
+        )
+    try:
+        inspect.signature(cls).bind(**kwargs)
+    except TypeError as e:
+        raise SpecError(f"cannot build {cls.__name__} with {kwargs}: {e}") from None
+    except ValueError:  # no signature available: let the call decide
+        pass
+    try:
+        return cls(**kwargs)
+    except Exception as e:
+        raise SpecError(
+            f"building {cls.__name__}({', '.join(f'{k}={v!r}' for k, v in kwargs.items())}) "
+            f"failed: {type(e).__name__}: {e}{_where(e)}"
+        ) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    prog = "wizard-arena bot"
+    if args.games is not None and args.games < 1:
+        print(f"{prog}: error: --games must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        bot = _build(load_class(args.spec), dict(args.arg))
+    except SpecError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
+
+    level = logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO
+    logging.basicConfig(
+        level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr
+    )
+    if not args.verbose:
+        logging.getLogger("grpc").setLevel(logging.WARNING)
+
+    from wizard_arena.client import ArenaError, AsyncBot, RunResult, run_bot, serve_bot
+
+    options: dict[str, Any] = {
+        "name": args.name,
+        "token": args.token,
+        "games": args.games,
+        "reconnect": args.reconnect,
+        "strict": args.strict,
+    }
+    result: RunResult | None = None
+    try:
+        if isinstance(bot, AsyncBot):
+            import functools
+
+            import trio
+
+            result = trio.run(functools.partial(serve_bot, bot, args.server, **options))
+        else:
+            result = run_bot(bot, args.server, **options)
+    except ArenaError as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    games = len(result.games)
+    print(
+        f"{prog}: {games} game{'s' if games != 1 else ''} played, {result.decisions} decisions, "
+        f"{result.bot_errors} bot errors, {result.overruns} overruns, "
+        f"{result.rejections} rejected",
+        file=sys.stderr,
+    )
+    return 0

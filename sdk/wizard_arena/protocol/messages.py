@@ -1,0 +1,175 @@
+"""Protocol messages as plain domain values.
+
+These are the messages of ``proto/wizard_arena/v1/arena.proto`` expressed
+with the rules core's types. :mod:`wizard_arena.protocol.wire` is the only module that
+converts between them and protobuf; the server and the client work with
+these values only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from wizard_arena.bot import GameInfo
+from wizard_arena.rules import Action, Card, Event, Rules, SeatView, Suit
+
+__all__ = [
+    "PROTOCOL_VERSIONS",
+    "REJECT_CODES",
+    "ActionMsg",
+    "ActionRejected",
+    "BotMsg",
+    "DecisionRequest",
+    "FaultSummary",
+    "GameEnd",
+    "GameInfo",
+    "Hello",
+    "RoundStart",
+    "ServerInfo",
+    "ServerMsg",
+    "TableEvent",
+    "Welcome",
+]
+
+#: Protocol versions this package speaks.
+PROTOCOL_VERSIONS: tuple[int, ...] = (1,)
+
+#: Reason codes of ActionRejected: the rules core's RuleError codes, plus
+#: ``unknown_request`` (late, duplicate or wrong request id) and
+#: ``malformed`` (no choice, a choice of the wrong kind, a malformed card).
+REJECT_CODES: tuple[str, ...] = (
+    "wrong_phase",
+    "not_your_turn",
+    "card_not_in_hand",
+    "must_follow_suit",
+    "bid_out_of_range",
+    "bid_forbidden",
+    "trump_choice_not_allowed",
+    "unknown_request",
+    "malformed",
+)
+
+
+# -- bot -> server ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """The first message of a bot."""
+
+    bot_name: str
+    min_version: int = 1
+    max_version: int = 1
+    token: str = ""
+    sdk_name: str = ""
+    sdk_version: str = ""
+    rule_options: tuple[str, ...] = ()
+    resume_token: str = ""
+    """The Welcome.resume_token of a lost stream, to take the seat back."""
+
+
+@dataclass(frozen=True, slots=True)
+class ActionMsg:
+    """A bot's answer to a decision request.
+
+    ``action`` is ``None`` when the message carried no usable choice; then
+    ``error`` says why (the referee rejects it as ``malformed``)."""
+
+    request_id: str
+    action: Action | None
+    error: str = ""
+
+
+BotMsg = Hello | ActionMsg
+
+
+# -- server -> bot ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Welcome:
+    version: int
+    session_id: str
+    server_version: str
+    resume_token: str = ""
+    """Secret for this session: present it in Hello.resume_token to resume."""
+    resumed: bool = False
+    """True when this stream resumed an earlier session."""
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStart:
+    """A round was dealt; ``hand`` is the receiving seat's own hand only.
+
+    In a blind first round ``hand`` is empty and ``others_hands`` holds every
+    seat's cards by seat (the receiving seat's own entry empty); otherwise
+    ``others_hands`` is empty."""
+
+    game_id: str
+    round: int
+    dealer: int
+    cards: int
+    hand: tuple[Card, ...]
+    turned_card: Card | None
+    trump: Suit | None
+    trump_pending: bool
+    others_hands: tuple[tuple[Card, ...], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TableEvent:
+    """A public event of the rules core (trump chosen, bid, card, trick, round scored)."""
+
+    game_id: str
+    event: Event
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionRequest:
+    """The seat must act. ``view`` carries the legal actions and ``time_left``
+    (the move time); ``time_bank`` is the seat's time bank left, in seconds."""
+
+    request_id: str
+    game_id: str
+    view: SeatView
+    time_bank: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ActionRejected:
+    request_id: str
+    game_id: str
+    code: str
+    message: str
+    time_left: float
+
+
+@dataclass(frozen=True, slots=True)
+class FaultSummary:
+    seat: int
+    code: str
+    count: int
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnd:
+    game_id: str
+    totals: tuple[int, ...]
+    ranks: tuple[int, ...]
+    faults: tuple[FaultSummary, ...] = ()
+
+
+ServerMsg = (
+    Welcome | GameInfo | RoundStart | TableEvent | DecisionRequest | ActionRejected | GameEnd
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerInfo:
+    server_version: str
+    protocol_versions: tuple[int, ...]
+    rules: Rules
+    move_time: float
+    token_required: bool
+    rule_options: tuple[str, ...] = field(default=())

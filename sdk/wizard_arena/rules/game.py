@@ -1,0 +1,586 @@
+"""The Wizard state machine.
+
+A :class:`Game` holds the complete (hidden) state of one game. It is driven
+by :meth:`Game.deal` between rounds and :meth:`Game.apply` for each player
+action; every refused action raises a :class:`~wizard_arena.rules.errors.RuleError`
+and leaves the state exactly as it was. What a seat may know leaves the game
+only through :meth:`Game.view`.
+
+>>> game = Game(Rules(players=3), seed=7)
+>>> game.deal()
+>>> game.phase, game.round, game.to_act
+(Phase.BID, 1, 1)
+>>> while not game.is_over:
+...     if game.phase is Phase.DEAL:
+...         game.deal()
+...     else:
+...         game.apply(game.to_act, game.legal_actions()[0])
+>>> len(game.results), sum(r.points[0] for r in game.results) == game.totals[0]
+(20, True)
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
+
+from .actions import (
+    Action,
+    Bid,
+    BidMade,
+    CardPlayed,
+    ChooseTrump,
+    Event,
+    GameOver,
+    Phase,
+    Play,
+    RoundResult,
+    RoundScored,
+    RoundStarted,
+    Trick,
+    TrickWon,
+    TrumpChosen,
+    action_text,
+)
+from .cards import FULL_DECK, Card, Suit
+from .errors import (
+    BidForbiddenError,
+    BidOutOfRangeError,
+    CardNotInHandError,
+    DealError,
+    MustFollowSuitError,
+    NotYourTurnError,
+    TrumpChoiceError,
+    WrongPhaseError,
+)
+from .laws import Rules, allowed_bids, rank_totals, score, trick_winner
+
+if TYPE_CHECKING:
+    from .view import SeatView
+
+__all__ = ["Game"]
+
+_PLAY: Final = {c: Play(c) for c in FULL_DECK}
+_BIDS: Final = [Bid(b) for b in range(61)]
+_CHOICES: Final = [ChooseTrump(s) for s in Suit]
+_DECK_COUNTS: Final = Counter(FULL_DECK)
+_UNSET: Final = object()
+
+
+class Game:
+    """One game of Wizard, from the first deal to the final scores.
+
+    ``seed`` (or an explicit ``rng``) drives :meth:`deal` when no hands are
+    given; the same seed always gives the same deals, whatever is played.
+    ``first_dealer`` deals round 1; the deal passes clockwise (to seat + 1).
+    """
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        *,
+        seed: int | str | None = None,
+        rng: random.Random | None = None,
+        first_dealer: int = 0,
+    ) -> None:
+        self.rules: Final = rules if rules is not None else Rules()
+        n = self.rules.players
+        if not 0 <= first_dealer < n:
+            raise ValueError(f"first_dealer must be a seat 0..{n - 1}, not {first_dealer}")
+        if rng is not None and seed is not None:
+            raise ValueError("give seed or rng, not both")
+        self._rng = rng if rng is not None else random.Random(seed)
+        self.players: Final = n
+        self.first_dealer: Final = first_dealer
+        self.phase = Phase.DEAL
+        self.round = 0
+        self.dealer = (first_dealer - 1) % n
+        self.to_act: int | None = None
+        self.cards = 0
+        self.hands: list[list[Card]] = [[] for _ in range(n)]
+        """Each seat's remaining cards, kept in deck order."""
+        self.dealt_hands: tuple[tuple[Card, ...], ...] = ()
+        self.turned_card: Card | None = None
+        self.trump: Suit | None = None
+        """Trump in force for the current trick (None: no trump, or not yet chosen)."""
+        self.next_trump: Suit | None = None
+        """Tricksy: a trump named during the current trick, in force from the next."""
+        self.round_trump: Suit | None = None
+        """The trump in force when the round's first trick was led."""
+        self.trick_trumps: list[Suit | None] = []
+        """Tricksy: the trump that was in force in each completed trick of the round."""
+        self._resume: int | None = None  # tricksy: who plays after the trump choice
+        self.bids: list[int | None] = [None] * n
+        self.tricks_won = [0] * n
+        self.totals = [0] * n
+        self.leader = 0
+        self.trick: list[Card] = []
+        self.tricks: list[Trick] = []
+        self.results: list[RoundResult] = []
+        self.events: list[Event] = []
+        # incremental follow-suit state of the current trick
+        self._follow: Suit | None = None
+        self._free = False
+        self._dealer_of_next: int | None = None  # at_round(): who deals the first round
+
+    @classmethod
+    def at_round(
+        cls,
+        rules: Rules,
+        round_: int,
+        dealer: int,
+        totals: Sequence[int],
+        *,
+        seed: int | str | None = None,
+        rng: random.Random | None = None,
+    ) -> Game:
+        """A game about to deal round ``round_`` (phase ``DEAL``), which
+        ``dealer`` deals, with the running ``totals`` of the rounds before.
+
+        For starting mid-game, e.g. to search from a seat's view: deal the
+        round with :meth:`deal` (explicit hands and turned card, or from the
+        RNG) and replay its actions. The game's history (events, results)
+        starts at this round.
+
+        >>> g = Game.at_round(Rules(players=3), 19, dealer=2, totals=[40, -10, 30], seed=1)
+        >>> g.deal()
+        >>> g.round, g.dealer, g.cards, g.totals, g.leader
+        (19, 2, 19, [40, -10, 30], 0)
+        """
+        game = cls(rules, seed=seed, rng=rng)
+        n = game.players
+        if not 1 <= round_ <= game.rules.rounds:
+            raise ValueError(f"round must be 1..{game.rules.rounds}, not {round_}")
+        if not 0 <= dealer < n:
+            raise ValueError(f"dealer must be a seat 0..{n - 1}, not {dealer}")
+        if len(totals) != n:
+            raise ValueError(f"need {n} totals, got {len(totals)}")
+        game.round = round_ - 1
+        game.dealer = (dealer - 1) % n  # as if the deal had passed on to ``dealer``
+        game.totals = list(totals)
+        game._dealer_of_next = dealer
+        return game
+
+    # -- queries -----------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.GAME_OVER
+
+    @property
+    def ranks(self) -> list[int]:
+        """Competition ranks by current totals (1 best; ties share a rank)."""
+        return rank_totals(self.totals)
+
+    def next_dealer(self) -> int:
+        """The seat that deals the next round: ``first_dealer`` for round 1, then
+        clockwise; with ``lowest_score_deals`` the seat with the fewest points
+        (ties: the first tied seat clockwise from the current dealer's left)."""
+        n = self.players
+        if self._dealer_of_next is not None:
+            return self._dealer_of_next
+        if self.round > 0 and self.rules.lowest_score_deals:
+            low = min(self.totals)
+            for k in range(1, n + 1):
+                seat = (self.dealer + k) % n
+                if self.totals[seat] == low:
+                    return seat
+        return (self.dealer + 1) % n
+
+    @property
+    def acting(self) -> tuple[int, ...]:
+        """The seats that may act now: the seat to act, or with hidden bids every
+        seat that has not bid yet (in bidding order)."""
+        if self.phase is Phase.BID and self.rules.hidden_bids:
+            n = self.players
+            order = ((self.dealer + 1 + k) % n for k in range(n))
+            return tuple(s for s in order if self.bids[s] is None)
+        return () if self.to_act is None else (self.to_act,)
+
+    @property
+    def blind(self) -> bool:
+        """True while seats see the others' cards but not their own (blind first round)."""
+        return (
+            self.rules.blind_first_round
+            and self.round == 1
+            and self.phase
+            in (
+                Phase.CHOOSE_TRUMP,
+                Phase.BID,
+            )
+        )
+
+    def legal_bids(self, seat: int) -> list[int]:
+        """Bids ``seat`` could make now if it were to bid (ignores whose turn it is)."""
+        return allowed_bids(self.rules, self.cards, seat, self.dealer, self.bids, self.totals)
+
+    def legal_cards(self, seat: int) -> list[Card]:
+        """The cards of ``seat``'s hand (a multiset) it may play to the current trick."""
+        hand = self.hands[seat]
+        follow = self._follow
+        if follow is None or self._free:
+            return list(hand)
+        for card in hand:
+            if card.suit is follow:
+                return [c for c in hand if c.suit is follow or c.suit is None]
+        return list(hand)
+
+    def legal_actions(self, seat: int | None = None) -> list[Action]:
+        """The distinct actions ``seat`` (default: the seat to act) may take now;
+        empty when it may not act (and between rounds and at the end)."""
+        phase = self.phase
+        if seat is None:
+            seat = self.to_act
+            if seat is None:
+                return []
+        if phase is Phase.PLAY:
+            if seat != self.to_act:
+                return []
+            play = _PLAY
+            return [play[c] for c in dict.fromkeys(self.legal_cards(seat))]
+        if phase is Phase.BID:
+            if seat not in self.acting:
+                return []
+            bids = _BIDS
+            return [bids[b] for b in self.legal_bids(seat)]
+        if phase is Phase.CHOOSE_TRUMP:
+            return list(_CHOICES) if seat == self.to_act else []
+        return []
+
+    def view(self, seat: int) -> SeatView:
+        """Everything ``seat`` may know now, and its legal actions if it is to act."""
+        from .view import SeatView
+
+        return SeatView.of(self, seat)
+
+    # -- dealing -----------------------------------------------------------
+
+    def deal(
+        self,
+        hands: Sequence[Sequence[Card]] | None = None,
+        turned_card: Card | object | None = _UNSET,
+    ) -> None:
+        """Start the next round.
+
+        Without arguments, shuffle the deck with the game's RNG. With
+        ``hands`` (one list per seat) and ``turned_card`` (``None`` when no
+        card is left undealt), deal exactly those; they must be possible
+        from one 60-card deck.
+        """
+        if self.phase is not Phase.DEAL:
+            raise DealError(f"cannot deal now: the game is in phase {self.phase.value}")
+        n = self.players
+        rnd = self.round + 1
+        size = self.rules.round_sizes[rnd - 1]
+        dealer = self.next_dealer()
+        if hands is None:
+            if turned_card is not _UNSET:
+                raise DealError("a turned card needs explicit hands")
+            deck = list(FULL_DECK)
+            self._rng.shuffle(deck)
+            first = (dealer + 1) % n
+            new_hands: list[list[Card]] = [[] for _ in range(n)]
+            for k in range(n):
+                new_hands[(first + k) % n] = sorted(deck[k * size : (k + 1) * size])
+            rest = n * size
+            turned: Card | None = deck[rest] if rest < len(deck) else None
+        else:
+            new_hands = [list(h) for h in hands]
+            if turned_card is _UNSET:
+                raise DealError("explicit hands need turned_card (None when no card is left)")
+            if turned_card is not None and not isinstance(turned_card, Card):
+                raise DealError(f"the turned card is not a card: {turned_card!r}")
+            turned = turned_card
+            self._check_deal(new_hands, turned, size)
+            new_hands = [sorted(h) for h in new_hands]
+        self.round = rnd
+        self.dealer = dealer
+        self._dealer_of_next = None
+        self.cards = size
+        self.hands = new_hands
+        self.dealt_hands = tuple(tuple(h) for h in new_hands)
+        self.turned_card = turned
+        self.bids = [None] * n
+        self.tricks_won = [0] * n
+        self.trick = []
+        self.tricks = []
+        self.trick_trumps = []
+        self.next_trump = None
+        self._resume = None
+        self._follow = None
+        self._free = False
+        self.leader = (dealer + 1) % n
+        fixed, fixed_suit = self.rules.fixed_trump(rnd)
+        if fixed:
+            self.trump = fixed_suit
+            self._start_bidding()
+        elif turned is not None and turned.is_wizard:
+            self.trump = None
+            self.phase = Phase.CHOOSE_TRUMP
+            self.to_act = dealer
+        else:
+            self.trump = turned.suit if turned is not None else None
+            self._start_bidding()
+        self.events.append(RoundStarted(rnd, dealer, size, turned, self.trump))
+
+    def _check_deal(self, hands: list[list[Card]], turned: Card | None, size: int) -> None:
+        n = self.players
+        if len(hands) != n:
+            raise DealError(f"need {n} hands, got {len(hands)}")
+        for seat, hand in enumerate(hands):
+            if len(hand) != size:
+                raise DealError(
+                    f"round {self.round + 1} deals {size} cards; seat {seat} got {len(hand)}"
+                )
+            for c in hand:
+                if not isinstance(c, Card):
+                    raise DealError(f"seat {seat}: not a card: {c!r}")
+        used = Counter(c for h in hands for c in h)
+        if turned is not None:
+            used[turned] += 1
+        for card, count in used.items():
+            if count > _DECK_COUNTS[card]:
+                raise DealError(
+                    f"the deck holds {_DECK_COUNTS[card]} of {card.text}, the deal uses {count}"
+                )
+        left = len(FULL_DECK) - n * size
+        if (turned is None) != (left == 0):
+            if turned is None:
+                raise DealError(f"{left} cards are left undealt: the turned card is needed")
+            raise DealError("no card is left undealt: turned_card must be None")
+
+    # -- actions -----------------------------------------------------------
+
+    def apply(self, seat: int, action: Action) -> None:
+        """Apply ``seat``'s action, or raise a RuleError and change nothing."""
+        if isinstance(action, Play):
+            self.play(seat, action.card)
+        elif isinstance(action, Bid):
+            self.bid(seat, action.bid)
+        elif isinstance(action, ChooseTrump):
+            self.choose_trump(seat, action.suit)
+        else:
+            raise TypeError(f"not an action: {action!r}")
+
+    def _check_turn(self, seat: int, phase: Phase, action: Action) -> None:
+        if self.phase is not phase:
+            if isinstance(action, ChooseTrump):
+                raise TrumpChoiceError(seat, action_text(action), "no trump choice is pending")
+            raise WrongPhaseError(
+                seat, action_text(action), f"the game is in phase {self.phase.value}"
+            )
+        if seat != self.to_act:
+            if isinstance(action, ChooseTrump):
+                raise TrumpChoiceError(
+                    seat, action_text(action), f"only the dealer (seat {self.dealer}) chooses trump"
+                )
+            raise NotYourTurnError(seat, action_text(action), f"seat {self.to_act} is to act")
+
+    def choose_trump(self, seat: int, suit: Suit) -> None:
+        """The dealer names trump after a turned Wizard; with ``tricksy``, the
+        player of a Wizard names the trump in force from the next trick on."""
+        if self.phase is not Phase.CHOOSE_TRUMP or seat != self.to_act:
+            self._check_turn(seat, Phase.CHOOSE_TRUMP, ChooseTrump(suit))
+        if not isinstance(suit, Suit):
+            raise TrumpChoiceError(seat, f"trump {suit!r}", "not a suit")
+        self.events.append(TrumpChosen(seat, suit))
+        if self._resume is None:  # the dealer's choice before the bidding
+            self.trump = suit
+            self._start_bidding()
+            return
+        if self.trick:  # tricksy, mid-trick: in force once this trick is complete
+            self.next_trump = suit
+        else:  # tricksy, between tricks: the next trick has not started
+            self.trump = suit
+        self.phase = Phase.PLAY
+        self.to_act = self._resume
+        self._resume = None
+
+    def _start_bidding(self) -> None:
+        self.phase = Phase.BID
+        self.to_act = None if self.rules.hidden_bids else (self.dealer + 1) % self.players
+
+    def _start_play(self) -> None:
+        self.phase = Phase.PLAY
+        self.to_act = self.leader
+        self.round_trump = self.trump
+        if self.rules.blind_first_round and self.round == 1:
+            # nobody can choose among cards they cannot see: the referee plays
+            # each seat's only card in turn
+            while self.phase is Phase.PLAY and self.round == 1:
+                seat = self.to_act
+                assert seat is not None
+                self.play(seat, self.hands[seat][0])
+
+    def bid(self, seat: int, bid: int) -> None:
+        """``seat`` bids ``bid`` tricks."""
+        if self.rules.hidden_bids and self.phase is Phase.BID:
+            if not 0 <= seat < self.players or self.bids[seat] is not None:
+                raise NotYourTurnError(
+                    seat, f"bid {bid!r}", "this seat has already bid (bids are hidden)"
+                )
+        elif self.phase is not Phase.BID or seat != self.to_act:
+            self._check_turn(seat, Phase.BID, Bid(bid))
+        if type(bid) is not int or not 0 <= bid <= self.cards:
+            raise BidOutOfRangeError(seat, f"bid {bid!r}", f"bids are 0..{self.cards} this round")
+        if seat == self.dealer and bid not in self.legal_bids(seat):
+            made = sum(b for b in self.bids if b is not None)
+            raise BidForbiddenError(
+                seat,
+                f"bid {bid}",
+                f"under {self.rules.bid_restriction.value} the dealer may not make the bids "
+                f"add up to {self.cards} (others bid {made})",
+            )
+        self.bids[seat] = bid
+        if self.rules.hidden_bids:
+            if any(b is None for b in self.bids):
+                return
+            n = self.players  # all bids are in: revealed together, in bidding order
+            for k in range(n):
+                s = (self.dealer + 1 + k) % n
+                self.events.append(BidMade(s, self.bids[s]))  # type: ignore[arg-type]
+            self._start_play()
+            return
+        self.events.append(BidMade(seat, bid))
+        if seat == self.dealer:
+            self._start_play()
+        else:
+            self.to_act = (seat + 1) % self.players
+
+    def play(self, seat: int, card: Card) -> None:
+        """``seat`` plays ``card`` to the current trick."""
+        if self.phase is not Phase.PLAY or seat != self.to_act:
+            self._check_turn(seat, Phase.PLAY, Play(card))
+        hand = self.hands[seat]
+        if card not in hand:
+            text = card.text if isinstance(card, Card) else repr(card)
+            raise CardNotInHandError(seat, f"play {text}", f"{text} is not in the hand")
+        follow = self._follow
+        suit = card.suit
+        if follow is not None and suit is not None and suit is not follow and not self._free:
+            for c in hand:
+                if c.suit is follow:
+                    raise MustFollowSuitError(
+                        seat,
+                        f"play {card.text}",
+                        f"{follow.name.lower()} was led and the hand holds {c.text}",
+                    )
+        hand.remove(card)
+        trick = self.trick
+        if not self._free and follow is None:
+            if card.is_wizard:
+                self._free = True
+            elif suit is not None:
+                self._follow = suit
+        trick.append(card)
+        self.events.append(CardPlayed(seat, card))
+        n = self.players
+        # tricksy: a Wizard's player names trump, unless no trick follows this one
+        choose = card.is_wizard and self.rules.tricksy and len(self.tricks) + 1 < self.cards
+        if len(trick) < n:
+            if choose:
+                self.phase = Phase.CHOOSE_TRUMP
+                self.to_act = seat
+                self._resume = (seat + 1) % n
+            else:
+                self.to_act = (seat + 1) % n
+            return
+        # the trick is complete
+        leader = self.leader
+        winner = (leader + trick_winner(trick, self.trump)) % n
+        done = Trick(leader, tuple(trick), winner)
+        self.tricks.append(done)
+        self.trick_trumps.append(self.trump)
+        self.tricks_won[winner] += 1
+        self.events.append(TrickWon(len(self.tricks), winner, done))
+        if self.next_trump is not None:
+            self.trump = self.next_trump
+            self.next_trump = None
+        self.trick = []
+        self._follow = None
+        self._free = False
+        self.leader = winner
+        self.to_act = winner
+        if len(self.tricks) == self.cards:
+            self._score_round()
+        elif choose:
+            self.phase = Phase.CHOOSE_TRUMP
+            self.to_act = seat
+            self._resume = winner
+
+    def _score_round(self) -> None:
+        bids = tuple(b if b is not None else 0 for b in self.bids)
+        tricks = tuple(self.tricks_won)
+        points = tuple(score(b, t) for b, t in zip(bids, tricks, strict=True))
+        totals = self.totals
+        for s, p in enumerate(points):
+            totals[s] += p
+        result = RoundResult(self.round, self.dealer, bids, tricks, points, tuple(totals))
+        self.results.append(result)
+        self.events.append(RoundScored(result))
+        self.to_act = None
+        if self.round == self.rules.rounds:
+            self.phase = Phase.GAME_OVER
+            self.events.append(GameOver(tuple(totals), tuple(rank_totals(totals))))
+        else:
+            self.phase = Phase.DEAL
+
+    def state_key(self) -> tuple[object, ...]:
+        """A hashable fingerprint of the complete game state (equal iff the
+        states are equal, RNG excluded); used to check that a refused action
+        changed nothing."""
+        return (
+            self.phase,
+            self.round,
+            self.dealer,
+            self.to_act,
+            self.cards,
+            tuple(tuple(h) for h in self.hands),
+            self.turned_card,
+            self.trump,
+            self.next_trump,
+            self.round_trump,
+            tuple(self.trick_trumps),
+            self._resume,
+            tuple(self.bids),
+            tuple(self.tricks_won),
+            tuple(self.totals),
+            self.leader,
+            tuple(self.trick),
+            tuple(self.tricks),
+            tuple(self.results),
+            tuple(self.events),
+            self._follow,
+            self._free,
+            self._dealer_of_next,
+        )
+
+    # -- copying -----------------------------------------------------------
+
+    def clone(self, rng: random.Random | None = None) -> Game:
+        """An independent copy (for search). Events and results are shared
+        copies; the RNG is ``rng`` or a copy of this game's."""
+        new = object.__new__(Game)
+        new.__dict__.update(self.__dict__)
+        new.hands = [list(h) for h in self.hands]
+        new.bids = list(self.bids)
+        new.tricks_won = list(self.tricks_won)
+        new.totals = list(self.totals)
+        new.trick = list(self.trick)
+        new.tricks = list(self.tricks)
+        new.trick_trumps = list(self.trick_trumps)
+        new.results = list(self.results)
+        new.events = list(self.events)
+        if rng is None:
+            rng = random.Random()
+            rng.setstate(self._rng.getstate())
+        new._rng = rng
+        return new
+
+    def __repr__(self) -> str:
+        return (
+            f"<Game {self.rules.describe()}, round {self.round}/{self.rules.rounds}, "
+            f"phase {self.phase.value}, to act {self.to_act}>"
+        )

@@ -1,0 +1,214 @@
+"""What one seat may know: the per-seat view of a game.
+
+A :class:`SeatView` is built by the rules core from the full game state
+(:meth:`Game.view`) or from the wire, and holds only what that seat could
+see at the table: its own hand, the turned card and trump, bids, cards
+played, trick winners and scores. No other seat's hand is ever in it.
+
+>>> from wizard_arena.rules import Game, Rules
+>>> game = Game(Rules(players=3), seed=1)
+>>> game.deal()
+>>> v = game.view(1)
+>>> v.seat, v.round, v.is_my_turn, len(v.hand)
+(1, 1, True, 1)
+>>> v.legal_actions == tuple(game.legal_actions())
+True
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from .actions import Action, Bid, ChooseTrump, Phase, Play, RoundResult, Trick
+from .cards import FULL_DECK, Card, Suit
+from .laws import Rules, allowed_bids, legal_cards, suit_to_follow
+
+if TYPE_CHECKING:
+    from .game import Game
+
+__all__ = ["SeatView", "compute_legal_actions"]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """An immutable snapshot of everything ``seat`` may know at one moment."""
+
+    rules: Rules
+    seat: int
+    phase: Phase
+    round: int
+    """The current round, from 1 (0 before the first deal)."""
+    cards_per_player: int
+    """Cards dealt to each player this round."""
+    dealer: int
+    to_act: int | None
+    hand: tuple[Card, ...]
+    """This seat's cards, sorted in deck order."""
+    turned_card: Card | None
+    trump: Suit | None
+    """Trump in force; ``None`` for no trump or while the dealer chooses."""
+    bids: tuple[int | None, ...]
+    leader: int
+    """The seat that led (or will lead) the current trick."""
+    trick: tuple[Card, ...]
+    """Cards of the current trick in play order, from :attr:`leader`."""
+    tricks: tuple[Trick, ...]
+    """Completed tricks of this round, in order."""
+    tricks_won: tuple[int, ...]
+    totals: tuple[int, ...]
+    """Running totals by seat (before this round's points until it is scored)."""
+    results: tuple[RoundResult, ...] = ()
+    """Results of the rounds played so far."""
+    others_hands: tuple[tuple[Card, ...], ...] = ()
+    """Blind first round: every other seat's cards, by seat (this seat's own
+    entry is empty and :attr:`hand` is empty: it cannot see its own card).
+    Empty otherwise."""
+    next_trump: Suit | None = None
+    """Tricksy: the trump named during the current trick, in force from the next."""
+    legal_actions: tuple[Action, ...] = ()
+    """The actions this seat may take now (empty unless it is to act)."""
+    time_left: float | None = field(default=None, compare=False)
+    """Seconds left for this decision, when a referee imposes a deadline."""
+
+    @classmethod
+    def of(cls, game: Game, seat: int) -> SeatView:
+        """The view of ``seat`` in ``game``."""
+        if not 0 <= seat < game.players:
+            raise ValueError(f"no seat {seat} at a {game.players}-player table")
+        acting = game.acting
+        legal: tuple[Action, ...] = tuple(game.legal_actions(seat)) if seat in acting else ()
+        blind = game.blind
+        if game.rules.hidden_bids and game.phase is Phase.BID:
+            # bids are revealed together: until then a seat sees only its own
+            bids = tuple(b if s == seat else None for s, b in enumerate(game.bids))
+            to_act = seat if seat in acting else None
+        else:
+            bids = tuple(game.bids)
+            to_act = game.to_act
+        return cls(
+            rules=game.rules,
+            seat=seat,
+            phase=game.phase,
+            round=game.round,
+            cards_per_player=game.cards,
+            dealer=game.dealer,
+            to_act=to_act,
+            hand=() if blind else tuple(game.hands[seat]),
+            turned_card=game.turned_card,
+            trump=game.trump,
+            bids=bids,
+            leader=game.leader,
+            trick=tuple(game.trick),
+            tricks=tuple(game.tricks),
+            tricks_won=tuple(game.tricks_won),
+            totals=tuple(game.totals),
+            results=tuple(game.results),
+            others_hands=tuple(() if s == seat else tuple(h) for s, h in enumerate(game.hands))
+            if blind
+            else (),
+            next_trump=game.next_trump,
+            legal_actions=legal,
+        )
+
+    def with_time_left(self, seconds: float | None) -> SeatView:
+        return replace(self, time_left=seconds)
+
+    # -- convenience for bot authors ----------------------------------------
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    @property
+    def is_my_turn(self) -> bool:
+        return self.to_act == self.seat
+
+    @property
+    def legal_cards(self) -> tuple[Card, ...]:
+        """The distinct cards this seat may play now (empty unless it is to play)."""
+        return tuple(a.card for a in self.legal_actions if isinstance(a, Play))
+
+    @property
+    def legal_bids(self) -> tuple[int, ...]:
+        return tuple(a.bid for a in self.legal_actions if isinstance(a, Bid))
+
+    @property
+    def trick_seats(self) -> tuple[int, ...]:
+        """The seat of each card in :attr:`trick`."""
+        n = self.players
+        return tuple((self.leader + i) % n for i in range(len(self.trick)))
+
+    @property
+    def suit_to_follow(self) -> Suit | None:
+        """The suit the current trick asks for, or ``None`` when play is free."""
+        return suit_to_follow(self.trick)
+
+    @property
+    def plays(self) -> tuple[tuple[int, Card], ...]:
+        """Every card played this round so far, in order, as ``(seat, card)``."""
+        n = self.players
+        out: list[tuple[int, Card]] = []
+        for t in self.tricks:
+            out.extend(zip(t.seats(n), t.cards, strict=True))
+        out.extend(zip(self.trick_seats, self.trick, strict=True))
+        return tuple(out)
+
+    def cards_by_suit(self) -> dict[Suit | None, tuple[Card, ...]]:
+        """This seat's hand grouped by suit; Wizards and Jesters under ``None``."""
+        groups: dict[Suit | None, list[Card]] = {s: [] for s in Suit}
+        groups[None] = []
+        for c in self.hand:
+            groups[c.suit].append(c)
+        return {s: tuple(cs) for s, cs in groups.items()}
+
+    def known_voids(self) -> dict[int, frozenset[Suit]]:
+        """For each seat, the suits it has shown it no longer holds this round
+        (it played another suited card when that suit was to be followed)."""
+        voids: dict[int, set[Suit]] = {s: set() for s in range(self.players)}
+        n = self.players
+        tricks = [(t.leader, t.cards) for t in self.tricks] + [(self.leader, self.trick)]
+        for leader, cards in tricks:
+            for i, card in enumerate(cards):
+                if card.suit is None:
+                    continue
+                follow = suit_to_follow(cards[:i])
+                if follow is not None and card.suit is not follow:
+                    voids[(leader + i) % n].add(follow)
+        return {s: frozenset(v) for s, v in voids.items()}
+
+    def unseen_cards(self) -> list[Card]:
+        """The cards this seat has not seen this round (a multiset, deck order):
+        the deck less its hand, the others' cards it sees (blind first round),
+        the turned card and every card played."""
+        left = Counter(FULL_DECK)
+        left.subtract(self.hand)
+        for cards in self.others_hands:
+            left.subtract(cards)
+        if self.turned_card is not None:
+            left[self.turned_card] -= 1
+        for _, card in self.plays:
+            left[card] -= 1
+        return sorted(left.elements())
+
+    def compute_legal_actions(self) -> tuple[Action, ...]:
+        """The legal actions for this seat, recomputed from the view alone by
+        the rules core (to check what a referee offered)."""
+        return compute_legal_actions(self)
+
+
+def compute_legal_actions(view: SeatView) -> tuple[Action, ...]:
+    """Legal actions of ``view.seat`` derived from the view alone."""
+    if view.to_act != view.seat:
+        return ()
+    if view.phase is Phase.PLAY:
+        return tuple(Play(c) for c in dict.fromkeys(legal_cards(view.hand, view.trick)))
+    if view.phase is Phase.BID:
+        bids = allowed_bids(
+            view.rules, view.cards_per_player, view.seat, view.dealer, view.bids, view.totals
+        )
+        return tuple(Bid(b) for b in bids)
+    if view.phase is Phase.CHOOSE_TRUMP:
+        return tuple(ChooseTrump(s) for s in Suit)
+    return ()

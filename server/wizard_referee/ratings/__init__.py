@@ -1,0 +1,5 @@
+"""The ratings room: Bradley-Terry and Elo ratings with bootstrap intervals
+(:mod:`.models`) and the ``wizard-arena ratings`` verb (:mod:`.cmd_ratings`).
+
+May import: nothing of ours (it rates results from any source).
+"""

@@ -1,0 +1,177 @@
+"""``wizard-arena ratings RESULTS.jsonl``: rate players from game results (JSON lines).
+
+One game per line: ``{"players": ["a", "b", ...], "scores": [120, 80, ...]}``;
+other keys are allowed (``duplicate_set`` groups games for the bootstrap), blank
+lines are skipped, and a malformed line stops the command with ``FILE:LINE:`` and
+the reason (exit status 2). ``-`` reads standard input.
+
+The default method is a Bradley-Terry fit with bootstrap 95% intervals; ``--method
+elo`` gives provisional incremental Elo (``low``/``high`` are null in ``--json``).
+With ``--json`` the output is a list of ``{"name", "rating", "low", "high",
+"games"}`` objects, best first, and notes go to standard error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TextIO
+
+from wizard_referee.ratings.models import (
+    GameResult,
+    RatingResult,
+    ResultFormatError,
+    bradley_terry,
+    elo,
+    game_from_dict,
+)
+
+PROG = "wizard-arena ratings"
+
+
+class InputError(Exception):
+    """Unusable input or options; the message is printed as is, exit status 2."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "files", nargs="+", metavar="RESULTS.jsonl", help="game results, one JSON object a line"
+    )
+    parser.add_argument(
+        "--method",
+        choices=("bt", "elo"),
+        default="bt",
+        help="bt: Bradley-Terry with 95%% intervals (default); elo: provisional incremental Elo",
+    )
+    parser.add_argument("--k", type=float, default=None, help="Elo K factor (default 32)")
+    parser.add_argument(
+        "--initial",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="NAME=RATING",
+        help="Elo starting rating for a player (default 1500); repeatable",
+    )
+    parser.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=None,
+        metavar="N",
+        help="bt: bootstrap resamples for the intervals (default 1000, 0 for none)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=None, help="bt: bootstrap random seed (default 0)"
+    )
+
+
+def _read(path: str, stream: TextIO) -> list[GameResult]:
+    games = []
+    for lineno, line in enumerate(stream, 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}:{lineno}: not valid JSON: {exc.msg}") from None
+        try:
+            games.append(game_from_dict(obj))
+        except ResultFormatError as exc:
+            raise InputError(f"{path}:{lineno}: {exc}") from None
+    return games
+
+
+def load_results(paths: list[str]) -> list[GameResult]:
+    """All games in ``paths`` (``-`` is standard input), in file order."""
+    games: list[GameResult] = []
+    for path in paths:
+        if path == "-":
+            games += _read("<stdin>", sys.stdin)
+            continue
+        try:
+            with open(path, encoding="utf-8") as f:
+                games += _read(path, f)
+        except OSError as exc:
+            raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    return games
+
+
+def _parse_initial(items: list[str]) -> dict[str, float]:
+    out = {}
+    for item in items:
+        name, sep, value = item.rpartition("=")
+        try:
+            rating = float(value)
+        except ValueError:
+            rating = float("nan")
+        if not sep or not name or rating != rating or rating in (float("inf"), float("-inf")):
+            raise InputError(f"--initial expects NAME=RATING (a number), got {item!r}")
+        out[name] = rating
+    return out
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    if args.method == "bt":
+        for flag, given in (("--k", args.k is not None), ("--initial", bool(args.initial))):
+            if given:
+                raise InputError(f"{flag} applies only to --method elo")
+        if args.bootstrap is not None and args.bootstrap < 0:
+            raise InputError("--bootstrap must be 0 or more")
+    else:
+        for flag, value in (("--bootstrap", args.bootstrap), ("--seed", args.seed)):
+            if value is not None:
+                raise InputError(f"{flag} applies only to --method bt (Elo has no intervals)")
+        if args.k is not None and not args.k > 0:
+            raise InputError("--k must be a positive number")
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.1f}"
+
+
+def format_table(result: RatingResult) -> str:
+    """The ratings as an aligned text table, best first."""
+    rows = [("rank", "name", "rating", "95% low", "95% high", "games")]
+    for rank, p in enumerate(result.players, 1):
+        rows.append((str(rank), p.name, _fmt(p.rating), _fmt(p.low), _fmt(p.high), str(p.games)))
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        pairs = enumerate(zip(row, widths, strict=True))
+        cells = [cell.ljust(w) if c == 1 else cell.rjust(w) for c, (cell, w) in pairs]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        _check_options(args)
+        initial = _parse_initial(args.initial)
+        games = load_results(args.files)
+        if not games:
+            raise InputError(f"no game results in {', '.join(args.files)}")
+    except InputError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    if args.method == "elo":
+        k = 32.0 if args.k is None else args.k
+        result = elo(games, k=k, initial=initial)
+    else:
+        boots = 1000 if args.bootstrap is None else args.bootstrap
+        result = bradley_terry(games, bootstrap=boots, seed=args.seed or 0)
+    notes = list(result.notes)
+    if result.method == "bt":
+        what = f"{result.bootstrap} bootstrap resamples" if result.bootstrap else "no bootstrap"
+        notes.insert(0, f"Bradley-Terry fit, pool mean 1500, {len(games)} games, {what}")
+    if args.json:
+        print(json.dumps(result.as_dicts(), indent=2))
+        for note in notes:
+            print(f"note: {note}", file=sys.stderr)
+    else:
+        print(format_table(result))
+        for note in notes:
+            print(f"note: {note}")
+    return 0

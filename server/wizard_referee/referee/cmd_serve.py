@@ -1,0 +1,199 @@
+"""``wizard-arena serve``: run the gRPC referee server."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import signal
+import sys
+from pathlib import Path
+
+import trio
+
+from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
+from wizard_referee.referee.arena import ArenaConfig, freeze_startup_objects, serve_arena
+from wizard_referee.referee.logs import configure_logging
+from wizard_referee.referee.record import FAULT_POLICIES
+from wizard_referee.tournament.cli_errors import SERVE_FIXES, listen_problem, serve_failure
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=50051, help="port (0: any free port)")
+    add_rules_arguments(parser)
+    parser.add_argument(
+        "--move-time",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="deadline per decision (default 1.0)",
+    )
+    parser.add_argument(
+        "--token-file",
+        type=Path,
+        help="file of accepted access tokens, one per line ('#' comments)",
+    )
+    parser.add_argument("--seed", type=int, help="base deal seed (default: random deals)")
+    r = parser.add_argument_group("resilience and limits")
+    r.add_argument(
+        "--reconnect-window",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="a bot whose connection drops in a game may take its seat back within this "
+        "time (Hello.resume_token; default 30, 0 disables)",
+    )
+    r.add_argument(
+        "--max-connections",
+        type=int,
+        default=0,
+        metavar="N",
+        help="open bot streams at most; more are refused with RESOURCE_EXHAUSTED "
+        "(default 0: no limit)",
+    )
+    r.add_argument(
+        "--max-sessions-per-token",
+        type=int,
+        default=0,
+        metavar="N",
+        help="connected sessions at most per access token (default 0: no limit)",
+    )
+    r.add_argument(
+        "--max-message-bytes",
+        type=int,
+        default=64 * 1024,
+        metavar="BYTES",
+        help="largest message a bot may send (default 65536)",
+    )
+    r.add_argument(
+        "--time-bank",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="per seat and game: time a decision may run past --move-time by drawing on "
+        "it (default 0: none)",
+    )
+    r.add_argument(
+        "--fault-policy",
+        choices=FAULT_POLICIES,
+        default="default",
+        help="what a fault costs beyond the default action: nothing (default), the "
+        "round (forfeit_round: -10 points per card dealt) or, after --max-faults "
+        "faults in a game, the seat (remove)",
+    )
+    r.add_argument(
+        "--max-faults",
+        type=int,
+        default=3,
+        metavar="K",
+        help="faults in one game after which --fault-policy remove removes the seat (default 3)",
+    )
+    parser.add_argument(
+        "--reseat-delay",
+        type=float,
+        default=0.5,
+        metavar="SECONDS",
+        help="pause after a bot's game before seating it again, so a bot that stops after "
+        "its last game can leave first (default 0.5)",
+    )
+    parser.add_argument(
+        "--log-level", default="info", choices=["debug", "info", "warning", "error"]
+    )
+    parser.add_argument("--log-format", default="auto", choices=["auto", "json", "console"])
+
+
+def read_tokens(path: Path) -> frozenset[str]:
+    """Tokens from a file: one per line; blank lines and ``#`` comments ignored."""
+    tokens = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            tokens.add(line.split()[0])
+    if not tokens:
+        raise ValueError(f"{path}: no tokens in the file")
+    return frozenset(tokens)
+
+
+async def _main(config: ArenaConfig) -> None:
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+            arena = await nursery.start(serve_arena, config)
+            freeze_startup_objects()
+            print(
+                f"wizard-arena serving on {arena.address} ({config.rules.describe()})",
+                file=sys.stderr,
+                flush=True,
+            )
+            async for sig in signals:
+                arena.log.info("signal", signal=signal.Signals(sig).name)
+                nursery.cancel_scope.cancel()
+                break
+
+
+def run(args: argparse.Namespace) -> int:
+    configure_logging(args.log_level, args.log_format)
+    if args.move_time <= 0:
+        print("error: --move-time must be positive", file=sys.stderr)
+        return 2
+    if args.reconnect_window < 0:
+        print("error: --reconnect-window must not be negative", file=sys.stderr)
+        return 2
+    if args.max_connections < 0 or args.max_sessions_per_token < 0:
+        print(
+            "error: --max-connections and --max-sessions-per-token must not be negative",
+            file=sys.stderr,
+        )
+        return 2
+    if args.max_message_bytes < 1:
+        print("error: --max-message-bytes must be positive", file=sys.stderr)
+        return 2
+    if args.time_bank < 0:
+        print("error: --time-bank must not be negative", file=sys.stderr)
+        return 2
+    if args.max_faults < 1:
+        print("error: --max-faults must be at least 1", file=sys.stderr)
+        return 2
+    if not (math.isfinite(args.reseat_delay) and args.reseat_delay >= 0):
+        print("error: --reseat-delay must be a number of seconds, 0 or more", file=sys.stderr)
+        return 2
+    tokens = None
+    if args.token_file is not None:
+        try:
+            tokens = read_tokens(args.token_file)
+        except (OSError, ValueError) as e:
+            print(f"error: token file: {e}", file=sys.stderr)
+            return 2
+    try:
+        rules = rules_from_args(args)
+    except ValueError as e:
+        print(f"error: rules: {e}", file=sys.stderr)
+        return 2
+    config = ArenaConfig(
+        host=args.host,
+        port=args.port,
+        rules=rules,
+        move_time=args.move_time,
+        tokens=tokens,
+        seed=args.seed,
+        reconnect_window=args.reconnect_window,
+        fault_policy=args.fault_policy,
+        max_faults=args.max_faults,
+        time_bank=args.time_bank,
+        max_connections=args.max_connections,
+        max_sessions_per_token=args.max_sessions_per_token,
+        max_message_bytes=args.max_message_bytes,
+        reseat_delay=args.reseat_delay,
+    )
+    problem = listen_problem(args.host, args.port, *SERVE_FIXES)
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    try:
+        trio.run(_main, config)
+    except (OSError, BaseExceptionGroup) as e:
+        message = serve_failure(e, args.host, args.port, *SERVE_FIXES)
+        if message is None:
+            raise
+        print(f"error: {message}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,591 @@
+"""One table: referee one game between connected bots.
+
+:func:`run_table` deals, asks each seat in turn for its decision under a
+per-move deadline (a trio cancel scope timed on the server's monotonic
+clock), enforces every rule through the rules core, and broadcasts what each
+seat may see. The seats asked are the core's :attr:`Game.acting`: with
+hidden bids every seat that has not bid yet is asked at once, each under its
+own deadline, and the core reveals the bids together once the last is in.
+A bot never brings the table down: illegal, malformed, late and out-of-turn
+messages are rejected or ignored and recorded; a timeout or a disconnect
+makes the referee play the core's default action
+(:func:`wizard_arena.rules.default_action`). The game always finishes and its
+record says which seats were faulted and why.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from wizard_arena.bot import GameInfo
+from wizard_arena.protocol.messages import (
+    ActionMsg,
+    ActionRejected,
+    DecisionRequest,
+    FaultSummary,
+    GameEnd,
+    Hello,
+    RoundStart,
+    TableEvent,
+)
+from wizard_arena.rules import (
+    Action,
+    Game,
+    GameOver,
+    Phase,
+    RoundStarted,
+    RuleError,
+    Rules,
+    SeatView,
+    action_text,
+    default_action,
+    rank_totals,
+)
+from wizard_referee.referee.bridge import CloseCode, Connection, Malformed
+from wizard_referee.referee.logs import get_logger
+from wizard_referee.referee.record import (
+    FAULT_POLICIES,
+    FORFEIT_POINTS_PER_CARD,
+    GameRecord,
+    MoveRecord,
+    RoundRecord,
+)
+
+__all__ = ["SeatSpec", "run_table"]
+
+
+@dataclass
+class SeatSpec:
+    """Who sits in a seat: a name and the bot's connection (``None``: the
+    referee's default policy plays the seat from the start)."""
+
+    name: str
+    conn: Connection | None
+    issued: set[str] = field(default_factory=set)
+    """Request ids ever issued to this bot (so late answers are recognised)."""
+    reattach: Callable[[Connection], None] | None = None
+    """Set by the table while the game runs: give the seat back to the bot on
+    a new connection (a resumed session). The table sends it the game in
+    progress and, if a decision is open for the seat, the request again."""
+
+
+@dataclass
+class _SeatState:
+    spec: SeatSpec
+    seat: int
+    send_answer: trio.MemorySendChannel[ActionMsg]
+    answers: trio.MemoryReceiveChannel[ActionMsg]
+    open_request: str | None = None
+    deadline: float = 0.0
+    """trio time at which the open request expires."""
+    gone: bool = False
+    removed: bool = False
+    """Fault policy ``remove``: the default policy plays the seat to the end."""
+    forfeited: set[int] = field(default_factory=set)
+    """Fault policy ``forfeit_round``: the rounds the seat forfeited."""
+    bank: float = 0.0
+    """Seconds left in the seat's time bank (at the open request's start)."""
+    started: float = 0.0
+    """trio time the open request was issued."""
+    waiting: trio.CancelScope | None = None
+    """The wait for the answer to the open request."""
+
+    @property
+    def conn(self) -> Connection | None:
+        return None if self.gone else self.spec.conn
+
+    def send(self, msg: Any) -> None:
+        conn = self.conn
+        if conn is not None:
+            conn.send(msg)
+
+
+class _Table:
+    def __init__(
+        self,
+        game_id: str,
+        rules: Rules,
+        seats: Sequence[SeatSpec],
+        seed: int | str | None,
+        first_dealer: int,
+        move_time: float,
+        tags: dict[str, Any],
+        fault_policy: str = "default",
+        max_faults: int = 3,
+        time_bank: float = 0.0,
+    ) -> None:
+        n = rules.players
+        if time_bank < 0:
+            raise ValueError("time_bank must not be negative")
+        self.time_bank = time_bank
+        if fault_policy not in FAULT_POLICIES:
+            raise ValueError(
+                f"unknown fault policy {fault_policy!r} (one of {', '.join(FAULT_POLICIES)})"
+            )
+        if max_faults < 1:
+            raise ValueError("max_faults must be at least 1")
+        self.fault_policy = fault_policy
+        self.max_faults = max_faults
+        if len(seats) != n:
+            raise ValueError(f"{n} players need {n} seats, got {len(seats)}")
+        self.game_id = game_id
+        self.rules = rules
+        self.move_time = move_time
+        self.game = Game(rules, seed=seed, first_dealer=first_dealer)
+        self.log = get_logger(game_id=game_id)
+        self.states: list[_SeatState] = []
+        for s, spec in enumerate(seats):
+            send, recv = trio.open_memory_channel[ActionMsg](64)
+            st = _SeatState(spec, s, send, recv, bank=time_bank)
+            if spec.conn is None or spec.conn.closed:
+                st.gone = True
+            self.states.append(st)
+        self.record = GameRecord(
+            game_id=game_id,
+            rules=rules.to_dict(),
+            names=[s.name for s in seats],
+            seed=seed,
+            first_dealer=first_dealer,
+            started_at=time.time(),
+            faults=[{} for _ in range(n)],
+            fault_details=[{} for _ in range(n)],
+            tags=dict(tags),
+            fault_policy=fault_policy,
+            removed=[None] * n,
+        )
+        self._requests = 0
+        self._events_seen = 0
+        self._nursery: trio.Nursery | None = None
+        for st in self.states:
+            if st.gone and spec_disconnected(st.spec):
+                self._fault(st, "disconnect", "not connected when the game started")
+            if st.spec.conn is not None:
+                st.spec.reattach = lambda conn, st=st: self._reattach(st, conn)
+
+    # -- faults and messages ------------------------------------------------------------
+
+    def _fault(self, st: _SeatState, code: str, detail: str) -> None:
+        if st.removed:
+            return  # out of the game: nothing more is held against it
+        self.record.add_fault(st.seat, code, detail)
+        self.log.warning(
+            "fault", round=self.game.round, seat=st.seat, bot=st.spec.name, code=code, detail=detail
+        )
+        rnd = max(self.game.round, 1)
+        if self.fault_policy == "forfeit_round" and rnd not in st.forfeited:
+            st.forfeited.add(rnd)
+            self.log.warning("round_forfeited", round=rnd, seat=st.seat, bot=st.spec.name)
+            if st.waiting is not None:
+                st.waiting.cancel()  # the open decision is the default policy's too
+        elif (
+            self.fault_policy == "remove"
+            and sum(self.record.faults[st.seat].values()) >= self.max_faults
+        ):
+            st.removed = True
+            self.record.removed[st.seat] = rnd
+            self.log.warning("seat_removed", round=rnd, seat=st.seat, bot=st.spec.name)
+            if st.waiting is not None:
+                st.waiting.cancel()
+
+    def _benched(self, st: _SeatState) -> str | None:
+        """Why the default policy plays the seat's decisions now, if it does."""
+        if st.removed:
+            return "removed"
+        if st.forfeited and self.game.round in st.forfeited:
+            return "forfeit_round"
+        if st.gone:
+            return "disconnect"
+        return None
+
+    def _reject(
+        self, st: _SeatState, request_id: str, code: str, message: str, left: float
+    ) -> None:
+        st.send(ActionRejected(request_id, self.game_id, code, message, max(0.0, left)))
+
+    @staticmethod
+    def _time_left(st: _SeatState) -> float:
+        """Seconds left on the seat's open request (0 when none is open)."""
+        if st.open_request is None:
+            return 0.0
+        return max(0.0, st.deadline - trio.current_time())
+
+    def _mark_gone(self, st: _SeatState, conn: Connection | None) -> None:
+        if st.gone or conn is not st.spec.conn:
+            return  # already gone, or the seat has been taken back on a new stream
+        st.gone = True
+        if conn is not None and conn.flooded:
+            self._fault(st, "flooding", conn.close_reason)
+        else:
+            reason = conn.close_reason if conn is not None else "not connected"
+            self._fault(st, "disconnect", reason or "the connection dropped")
+        st.send_answer.close()
+
+    def _reattach(self, st: _SeatState, conn: Connection) -> None:
+        """The seat's bot is back on ``conn`` (a resumed session): route its
+        messages again and send it the game in progress."""
+        if self._nursery is None or self.game.is_over:
+            return
+        old = st.spec.conn
+        if not st.gone and old is not None and old is not conn:
+            # the bot came back before its old stream was seen to drop: a drop all the same
+            self._fault(st, "disconnect", "resumed on a new stream")
+        st.spec.conn = conn
+        if st.gone:
+            # the answers channel was closed when the bot went: a fresh one
+            st.send_answer, st.answers = trio.open_memory_channel[ActionMsg](64)
+            st.gone = False
+        if old is not None and old is not conn:
+            old.close(CloseCode.UNAVAILABLE, "the session was resumed on another stream")
+        self.log.info("seat_resumed", seat=st.seat, bot=st.spec.name, conn=conn.id)
+        conn.send(self._game_info(st))
+        game = self.game
+        view = game.view(st.seat)
+        if view.round > 0 and view.phase is not Phase.DEAL:
+            pending = (
+                view.phase is Phase.CHOOSE_TRUMP
+                and not view.trick
+                and not view.tricks
+                and view.turned_card is not None
+                and view.turned_card.is_wizard
+            )
+            conn.send(
+                RoundStart(
+                    self.game_id,
+                    view.round,
+                    view.dealer,
+                    view.cards_per_player,
+                    view.hand,
+                    view.turned_card,
+                    view.trump,
+                    pending,
+                    view.others_hands,
+                )
+            )
+        if st.open_request is not None:
+            now = trio.current_time()
+            move_left = max(0.0, st.started + self.move_time - now)
+            bank_left = max(0.0, min(st.bank, st.deadline - now))
+            request = DecisionRequest(
+                st.open_request, self.game_id, view.with_time_left(move_left), bank_left
+            )
+            conn.send(request)
+        self._nursery.start_soon(self._reader, st)
+
+    # -- per-seat reader: routes everything a bot sends -----------------------------------
+
+    async def _reader(self, st: _SeatState) -> None:
+        conn = st.spec.conn
+        if conn is None or st.gone:
+            return
+        while True:
+            try:
+                msg = await conn.receive()
+            except (trio.EndOfChannel, trio.ClosedResourceError):
+                self._mark_gone(st, conn)
+                return
+            if conn is not st.spec.conn:
+                return  # a stale stream: the seat was resumed on another
+            if isinstance(msg, Malformed):
+                self._fault(st, "malformed", msg.detail)
+                self._reject(
+                    st, "", "malformed", f"seat {st.seat}: {msg.detail}", self._time_left(st)
+                )
+                continue
+            if isinstance(msg, Hello):
+                self._fault(st, "malformed", "a second hello")
+                self._reject(
+                    st, "", "malformed", f"seat {st.seat}: hello sent twice", self._time_left(st)
+                )
+                continue
+            rid = msg.request_id
+            if rid == st.open_request:
+                try:
+                    st.send_answer.send_nowait(msg)
+                except trio.WouldBlock:
+                    self._fault(st, "flooding", "too many answers to one request")
+                continue
+            if rid in st.spec.issued:
+                self.log.info(
+                    "late_or_duplicate_answer", seat=st.seat, bot=st.spec.name, request_id=rid
+                )
+                continue
+            if st.open_request is None:
+                text = action_text(msg.action) if msg.action is not None else "an action"
+                self._fault(st, "illegal", f"{text} out of turn")
+                self._reject(
+                    st,
+                    rid,
+                    "not_your_turn",
+                    f"seat {st.seat}: {text} refused: not your turn (no decision is open)",
+                    0.0,
+                )
+            else:
+                self._fault(st, "malformed", f"unknown request id {rid!r}")
+                self._reject(
+                    st,
+                    rid,
+                    "unknown_request",
+                    f"seat {st.seat}: request id {rid!r} is not the open request "
+                    f"{st.open_request!r}",
+                    self._time_left(st),
+                )
+
+    # -- one decision -----------------------------------------------------------------------
+
+    async def _decide(self, st: _SeatState, view: SeatView) -> tuple[Action, float, str | None]:
+        """Get a legal action from the seat (applying it) or play the default."""
+        game = self.game
+        seat = st.seat
+        benched = self._benched(st)
+        if benched is not None:
+            action = default_action(view.legal_actions)
+            game.apply(seat, action)
+            return action, 0.0, benched
+        self._requests += 1
+        rid = f"{self.game_id}-{self._requests}"
+        st.spec.issued.add(rid)
+        st.open_request = rid
+        start = st.started = trio.current_time()
+        deadline = st.deadline = start + self.move_time + st.bank
+        st.send(DecisionRequest(rid, self.game_id, view.with_time_left(self.move_time), st.bank))
+        fault: str | None = "timeout"
+        with trio.move_on_at(deadline) as waiting:
+            st.waiting = waiting  # a fault that benches the seat ends the wait (_fault)
+            while True:
+                try:
+                    msg = await st.answers.receive()
+                except (trio.EndOfChannel, trio.ClosedResourceError):
+                    fault = "disconnect"
+                    break
+                if msg.request_id != rid:
+                    continue
+                left = deadline - trio.current_time()
+                if msg.action is None:
+                    self._fault(st, "malformed", msg.error)
+                    self._reject(st, rid, "malformed", f"seat {seat}: {msg.error}", left)
+                    continue
+                try:
+                    game.apply(seat, msg.action)
+                except RuleError as e:
+                    self._fault(st, "illegal", str(e))
+                    self._reject(st, rid, e.code, str(e), left)
+                    continue
+                st.waiting = None
+                st.open_request = None
+                took = trio.current_time() - start
+                st.bank = max(0.0, st.bank - max(0.0, took - self.move_time))
+                return msg.action, took * 1000, None
+        st.waiting = None
+        st.open_request = None
+        took = trio.current_time() - start
+        elapsed = took * 1000
+        if fault == "timeout" and (st.removed or game.round in st.forfeited):
+            fault = "removed" if st.removed else "forfeit_round"  # benched meanwhile
+        elif fault == "timeout":
+            bank = f" and the {st.bank:g} s time bank" if st.bank else ""
+            st.bank = 0.0
+            self._fault(st, "timeout", f"no legal answer within {self.move_time:g} s{bank}")
+        else:
+            st.bank = max(0.0, st.bank - max(0.0, took - self.move_time))
+        action = default_action(view.legal_actions)
+        game.apply(seat, action)
+        return action, elapsed, fault
+
+    def _game_info(self, st: _SeatState) -> GameInfo:
+        names = tuple(self.record.names)
+        return GameInfo(self.game_id, self.rules, st.seat, names, self.move_time, st.bank)
+
+    def _penalties(self) -> None:
+        """Fault policy ``forfeit_round``: record the referee penalty that
+        makes each forfeited round score FORFEIT_POINTS_PER_CARD per card dealt."""
+        results = self.game.results
+        for st in self.states:
+            for rnd in sorted(st.forfeited):
+                if rnd > len(results):
+                    continue
+                cards = len(self.record.rounds[rnd - 1].hands[st.seat])
+                scored = results[rnd - 1].points[st.seat]
+                self.record.penalties.append(
+                    {
+                        "round": rnd,
+                        "seat": st.seat,
+                        "points": FORFEIT_POINTS_PER_CARD * cards - scored,
+                        "reason": "forfeit_round",
+                    }
+                )
+
+    # -- broadcasting -----------------------------------------------------------------------
+
+    def _broadcast_new_events(self) -> None:
+        game = self.game
+        new = game.events[self._events_seen :]
+        self._events_seen = len(game.events)
+        for ev in new:
+            if isinstance(ev, RoundStarted):
+                pending = ev.turned_card is not None and ev.turned_card.is_wizard
+                for st in self.states:
+                    # what the seat may see of the deal comes from its view:
+                    # its own hand, or in a blind first round the others' cards
+                    view = game.view(st.seat)
+                    st.send(
+                        RoundStart(
+                            self.game_id,
+                            ev.round,
+                            ev.dealer,
+                            ev.cards,
+                            view.hand,
+                            ev.turned_card,
+                            ev.trump,
+                            pending,
+                            view.others_hands,
+                        )
+                    )
+            elif isinstance(ev, GameOver):
+                continue  # sent with the faults once the record is complete
+            else:
+                msg = TableEvent(self.game_id, ev)
+                for st in self.states:
+                    st.send(msg)
+
+    # -- the game -------------------------------------------------------------------------
+
+    async def _turn(self, seat: int) -> None:
+        """Ask ``seat`` for its decision (it is applied) and record the move."""
+        game = self.game
+        st = self.states[seat]
+        round_no = game.round
+        view = game.view(seat)
+        action, ms, fault = await self._decide(st, view)
+        self.record.rounds[-1].moves.append(
+            MoveRecord(seat, action_text(action), round(ms, 3), fault)
+        )
+        self.log.info(
+            "decision",
+            round=round_no,
+            seat=seat,
+            bot=st.spec.name,
+            action=action_text(action),
+            ms=round(ms, 3),
+            fault=fault,
+        )
+
+    async def run(self) -> GameRecord:
+        game = self.game
+        rec = self.record
+        for st in self.states:
+            st.send(self._game_info(st))
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            for st in self.states:
+                nursery.start_soon(self._reader, st)
+            while not game.is_over:
+                if game.phase is Phase.DEAL:
+                    game.deal()
+                    rec.rounds.append(
+                        RoundRecord(
+                            game.round,
+                            game.dealer,
+                            [[c.text for c in h] for h in game.dealt_hands],
+                            game.turned_card.text if game.turned_card is not None else None,
+                        )
+                    )
+                    self._broadcast_new_events()
+                    continue
+                acting = game.acting
+                if len(acting) == 1:
+                    await self._turn(acting[0])
+                else:
+                    # hidden bids: every seat that has not bid is asked at once;
+                    # each applies its own bid, and the core reveals them all
+                    # together once the last is in
+                    async with trio.open_nursery() as asking:
+                        for seat in acting:
+                            asking.start_soon(self._turn, seat)
+                self._broadcast_new_events()
+            nursery.cancel_scope.cancel()
+        self._nursery = None
+        for st in self.states:
+            st.spec.reattach = None
+        rec.results = [
+            [list(r.bids), list(r.tricks), list(r.points), list(r.totals)] for r in game.results
+        ]
+        self._penalties()
+        extra = rec.penalty_totals()
+        rec.totals = [t + p for t, p in zip(game.totals, extra, strict=True)]
+        rec.ranks = rank_totals(rec.totals)
+        rec.status = "finished"
+        rec.finished_at = time.time()
+        faults = tuple(
+            FaultSummary(s, code, count, rec.fault_details[s].get(code, ""))
+            for s, per in enumerate(rec.faults)
+            for code, count in sorted(per.items())
+        )
+        end = GameEnd(self.game_id, tuple(rec.totals), tuple(rec.ranks), faults)
+        for st in self.states:
+            st.send(end)
+        self.log.info(
+            "game_over",
+            totals=rec.totals,
+            ranks=rec.ranks,
+            faulted=rec.faulted_seats,
+            names=rec.names,
+        )
+        return rec
+
+
+def spec_disconnected(spec: SeatSpec) -> bool:
+    return spec.conn is not None and spec.conn.closed
+
+
+async def run_table(
+    game_id: str,
+    rules: Rules,
+    seats: Sequence[SeatSpec],
+    *,
+    seed: int | str | None = None,
+    first_dealer: int = 0,
+    move_time: float = 1.0,
+    tags: dict[str, Any] | None = None,
+    fault_policy: str = "default",
+    max_faults: int = 3,
+    time_bank: float = 0.0,
+) -> GameRecord:
+    """Referee one full game; return its record.
+
+    ``fault_policy`` (``default``, ``forfeit_round`` or ``remove``) and
+    ``max_faults`` say what a fault costs the seat beyond the default action
+    (docs/protocol.md, "Fault policy"). ``time_bank``: seconds each seat
+    may draw on, over the game, to run past ``move_time``.
+
+    An unexpected internal error does not propagate: the record comes back
+    with ``status="aborted"`` and the error, and the other tables go on.
+    """
+    table = _Table(
+        game_id,
+        rules,
+        seats,
+        seed,
+        first_dealer,
+        move_time,
+        tags or {},
+        fault_policy,
+        max_faults,
+        time_bank,
+    )
+    try:
+        return await table.run()
+    except Exception as e:
+        table.log.exception("table_aborted", error=repr(e))
+        # the table's nursery wraps the error in an ExceptionGroup: name the cause
+        cause: Exception = e
+        while isinstance(cause, ExceptionGroup) and len(cause.exceptions) == 1:
+            cause = cause.exceptions[0]
+        table.record.status = "aborted"
+        table.record.error = f"{type(cause).__name__}: {cause}"
+        table.record.finished_at = time.time()
+        return table.record

@@ -1,0 +1,128 @@
+"""``wizard-arena demo``: the whole arena in about a minute.
+
+Starts a referee server on loopback, launches the example bots as real gRPC
+clients (subprocesses), runs a small round robin with duplicate deals and
+prints the leaderboard.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from wizard_referee.referee.logs import configure_logging, log_file
+from wizard_referee.tournament.runner import (
+    TournamentConfig,
+    TournamentError,
+    format_leaderboard,
+    leaderboard,
+    log_dir,
+    plan_games,
+    run_tournament,
+)
+
+DEMO_BOTS: list[tuple[str, str, list[str]]] = [
+    ("random", "wizard_bots.random_bot:RandomBot", []),
+    ("heuristic", "wizard_bots.heuristic:HeuristicBot", []),
+    ("montecarlo", "wizard_bots.montecarlo:MonteCarloBot", ["--arg", "think_time=0.02"]),
+    ("random-2", "wizard_bots.random_bot:RandomBot", []),
+]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--deal-sets", type=int, default=1, help="deals per table (default 1)")
+    parser.add_argument(
+        "--players", type=int, default=3, choices=range(3, 5), help="table size (default 3)"
+    )
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--database", help="keep the results in this SQLite file")
+    parser.add_argument("--quiet", action="store_true", help="no progress display")
+
+
+def demo_config(database: str, players: int, deal_sets: int, seed: int) -> TournamentConfig:
+    entrants: list[dict[str, Any]] = []
+    for name, target, extra in DEMO_BOTS:
+        entrants.append(
+            {
+                "name": name,
+                "command": [
+                    sys.executable,
+                    "-m",
+                    "wizard_arena.cli",
+                    "bot",
+                    target,
+                    "--server",
+                    "{server}",
+                    "--token",
+                    "{token}",
+                    "--name",
+                    "{name}",
+                    "--quiet",
+                    *extra,
+                ],
+            }
+        )
+    return TournamentConfig.from_dict(
+        {
+            "tournament": {
+                "name": "demo",
+                "players": players,
+                "deal_sets": deal_sets,
+                "move_time": 2.0,
+                "seed": seed,
+                "parallel": 2,
+                "database": database,
+            },
+            "entrant": entrants,
+        }
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.database and Path(args.database).exists():
+        print(
+            f"error: {args.database} exists: the demo writes a new database; "
+            "give another path, or remove that file",
+            file=sys.stderr,
+        )
+        return 2
+    with tempfile.TemporaryDirectory(prefix="wizard-demo-") as tmp:
+        database = args.database or str(Path(tmp) / "demo.sqlite")
+        config = demo_config(database, args.players, args.deal_sets, args.seed)
+        with log_file(log_dir(config) / "runner.log") as stream:
+            configure_logging("warning", "json", stream)
+            return _run(args, config)
+
+
+def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
+    games = len(plan_games(config))
+    print(
+        f"Wizard Arena demo: {len(config.entrants)} example bots "
+        f"({', '.join(e.name for e in config.entrants)}) connect over gRPC to a referee on "
+        f"127.0.0.1 and play a round robin of {games} games at tables of {config.players} "
+        "with duplicate deals (every bot holds every hand).",
+        flush=True,
+    )
+    try:
+        store = trio.run(
+            lambda: run_tournament(config, progress_stream=None if args.quiet else sys.stderr)
+        )
+    except TournamentError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    with store:
+        board = leaderboard(store)
+    print()
+    print(format_leaderboard(board, f"Leaderboard ({board.games} games):"))
+    print()
+    where = f"kept in {args.database}" if args.database else "in a temporary database"
+    print(f"Results were {where}. Next steps:")
+    print("  wizard-arena serve --port 50051        # a server for your own bots")
+    print("  wizard-arena bot my_bot.py:MyBot --server 127.0.0.1:50051")
+    print("  wizard-arena tournament my.toml        # see docs/tournament.md")
+    return 0

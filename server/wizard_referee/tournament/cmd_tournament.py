@@ -1,0 +1,183 @@
+"""``wizard-arena tournament CONFIG.toml``: run (or resume) a round-robin tournament."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+import trio
+
+from wizard_arena.cli.rules_options import ROUND_SIZES_HELP, VARIANT_FLAGS, parse_round_sizes
+from wizard_arena.rules import BidRestriction
+from wizard_referee.referee.arena import freeze_startup_objects
+from wizard_referee.referee.logs import configure_logging, log_file
+from wizard_referee.tournament.runner import (
+    TournamentConfig,
+    TournamentError,
+    format_leaderboard,
+    leaderboard,
+    leaderboard_csv,
+    log_dir,
+    run_tournament,
+)
+from wizard_referee.tournament.store import ResultsStore
+
+
+def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``[tournament]`` values given on the command line (None: not given).
+    ValueError for a malformed ``--round-sizes``."""
+    out: dict[str, Any] = {
+        "players": args.players,
+        "deal_sets": args.deal_sets,
+        "move_time": args.move_time,
+        "bid_restriction": args.bid_restriction,
+        "seed": args.seed,
+        "parallel": args.parallel,
+        "database": args.database,
+        "port": args.port,
+        "exclude_faulted": args.exclude_faulted,
+    }
+    for flag in VARIANT_FLAGS:
+        key = flag.replace("-", "_")
+        out[key] = getattr(args, key)
+    if args.round_sizes is not None:
+        out["round_sizes"] = list(parse_round_sizes(args.round_sizes))
+    return out
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", help="tournament file (TOML); see docs/tournament.md")
+    o = parser.add_argument_group("overrides (replace the file's [tournament] values)")
+    o.add_argument("--players", type=int, choices=range(3, 7), metavar="N", help="table size")
+    o.add_argument("--deal-sets", type=int, metavar="N", help="deals per table")
+    o.add_argument("--move-time", type=float, metavar="SECONDS", help="deadline per decision")
+    o.add_argument("--bid-restriction", choices=[b.value for b in BidRestriction])
+    o.add_argument("--seed", type=int)
+    o.add_argument("--parallel", type=int, metavar="N", help="tables played at once")
+    o.add_argument("--database", metavar="PATH", help="results database (SQLite)")
+    o.add_argument("--port", type=int, help="server port (default: any free port)")
+    v = parser.add_argument_group(
+        "rule variant overrides (replace the file's keys; --no-X turns a variant off)"
+    )
+    for flag, help_text in VARIANT_FLAGS.items():
+        v.add_argument(f"--{flag}", action=argparse.BooleanOptionalAction, help=help_text)
+    v.add_argument("--round-sizes", metavar="N,N,...", help=ROUND_SIZES_HELP)
+    parser.add_argument(
+        "--resume", action="store_true", help="continue an interrupted tournament from its database"
+    )
+    parser.add_argument(
+        "--exclude-faulted",
+        action="store_true",
+        default=None,
+        help="keep games with faults out of the ratings",
+    )
+    parser.add_argument("--method", choices=["bt", "elo"], default="bt", help="rating method")
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print the leaderboard as JSON")
+    out.add_argument("--csv", action="store_true", help="print the leaderboard as CSV")
+    parser.add_argument(
+        "--export-results",
+        metavar="FILE",
+        help="also write one JSON line per finished game (players, scores, "
+        "game_id, duplicate_set), the input of 'wizard-arena ratings'",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress display")
+    parser.add_argument(
+        "--log-file",
+        metavar="PATH",
+        help="the runner's log, JSON lines (default DATABASE.logs/runner.log; "
+        "'-' for standard error)",
+    )
+    parser.add_argument(
+        "--log-level",
+        default="warning",
+        choices=["debug", "info", "warning", "error"],
+        help="default warning (info: every session and decision)",
+    )
+
+
+def _open_log(path: str | None, config: TournamentConfig) -> TextIO:
+    """The runner's log: a file (the progress display keeps standard error)."""
+    if path == "-":
+        return sys.stderr
+    return log_file(Path(path) if path else log_dir(config) / "runner.log")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        config = TournamentConfig.from_toml(args.config, **overrides_from_args(args))
+        log_stream = _open_log(args.log_file, config)
+    except (TournamentError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    try:
+        configure_logging(
+            args.log_level, "auto" if log_stream is sys.stderr else "json", log_stream
+        )
+        return _run(args, config)
+    finally:
+        if log_stream is not sys.stderr:
+            log_stream.close()
+
+
+def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
+    progress = None if args.quiet else sys.stderr
+    try:
+        freeze_startup_objects()  # the modules loaded so far live until exit
+        store = trio.run(
+            lambda: run_tournament(config, resume=args.resume, progress_stream=progress)
+        )
+    except TournamentError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        if Path(config.database).exists():
+            print(
+                f"\ninterrupted: the finished games are kept in {config.database}; continue "
+                f"with: wizard-arena tournament {args.config} --resume",
+                file=sys.stderr,
+            )
+        else:
+            print("\ninterrupted before any game finished: nothing kept", file=sys.stderr)
+        return 130
+    with store:
+        board = leaderboard(store, method=args.method, exclude_faulted=config.exclude_faulted)
+        if args.export_results:
+            _export(store, args.export_results)
+    if args.json:
+        print(json.dumps([r.as_dict() for r in board.rows], indent=2))
+    elif args.csv:
+        print(leaderboard_csv(board), end="")
+    else:
+        header = (
+            f"{config.name}: {config.rules.describe()}, {config.deal_sets} deal set(s), "
+            f"{board.games} games, move time {config.move_time:g} s"
+        )
+        print(format_leaderboard(board, header))
+    if progress is not None:
+        print(
+            f"results in {config.database} (a game: wizard-arena replay GAME_ID "
+            f"--database {config.database}); logs in {log_dir(config)}/",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _export(store: ResultsStore, path: str) -> None:
+    with open(path, "w", encoding="utf-8") as out:
+        for spec, seats, faulted in store.finished_games():
+            out.write(
+                json.dumps(
+                    {
+                        "players": [s.entrant for s in seats],
+                        "scores": [s.total for s in seats],
+                        "game_id": spec.id,
+                        "duplicate_set": spec.duplicate_set,
+                        "faulted": faulted,
+                    }
+                )
+                + "\n"
+            )

@@ -1,0 +1,331 @@
+"""The results store: one SQLite file per tournament (no server needed).
+
+Tables:
+
+- ``tournament``: one row, the configuration as JSON.
+- ``entrants``: name, kind (``command`` or ``external``) and command line.
+- ``games``: one row per planned game (table, deal set, rotation, deal seed,
+  seats, rules, status ``pending``/``finished``/``aborted``), and once it
+  ends its complete record (every action with its timing) as JSON.
+- ``seat_results``: per finished game and seat, the entrant, final total,
+  rank, per-round bids/tricks/points and fault counts.
+
+A game's results are written in one transaction when it ends, so a crash
+(even SIGKILL) never leaves a half-written game: on ``--resume`` every game
+not ``finished`` is played again from its deal. The database runs in WAL
+mode with ``synchronous=FULL``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wizard_referee.referee.record import GameRecord
+
+__all__ = ["GameSpec", "ResultsStore", "SeatResult", "StoreError"]
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tournament (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    name TEXT NOT NULL,
+    config TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS entrants (
+    name TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    command TEXT
+);
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY,
+    seq INTEGER NOT NULL UNIQUE,
+    table_idx INTEGER NOT NULL,
+    deal_set INTEGER NOT NULL,
+    rotation INTEGER NOT NULL,
+    seed TEXT NOT NULL,
+    seats TEXT NOT NULL,
+    rules TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'pending',
+    started_at REAL,
+    finished_at REAL,
+    faulted INTEGER NOT NULL DEFAULT 0,
+    record TEXT
+);
+CREATE TABLE IF NOT EXISTS seat_results (
+    game_id TEXT NOT NULL REFERENCES games(id),
+    seat INTEGER NOT NULL,
+    entrant TEXT NOT NULL,
+    total INTEGER NOT NULL,
+    rank INTEGER NOT NULL,
+    bids TEXT NOT NULL,
+    tricks TEXT NOT NULL,
+    points TEXT NOT NULL,
+    faults TEXT NOT NULL,
+    PRIMARY KEY (game_id, seat)
+);
+CREATE INDEX IF NOT EXISTS seat_results_entrant ON seat_results(entrant);
+"""
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One planned game of a tournament."""
+
+    id: str
+    seq: int
+    table_idx: int
+    deal_set: int
+    rotation: int
+    seed: str
+    seats: tuple[str, ...]
+    """Entrant name by seat."""
+
+    @property
+    def duplicate_set(self) -> str:
+        """Games sharing the deal: the same table and deal set, every rotation."""
+        return f"t{self.table_idx}-d{self.deal_set}"
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    game_id: str
+    seat: int
+    entrant: str
+    total: int
+    rank: int
+    bids: list[int]
+    tricks: list[int]
+    points: list[int]
+    faults: dict[str, int]
+
+
+class StoreError(ValueError):
+    """A file that is not a results database (the message says which and why)."""
+
+
+class ResultsStore:
+    """A tournament's SQLite database. ``create=False`` opens only an
+    existing results database (StoreError for a missing file, a file that is
+    not SQLite, or an SQLite file without a tournament), and changes nothing
+    in a file that is not one."""
+
+    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+        self.path = Path(path)
+        if not create and not self.path.is_file():
+            raise StoreError(f"{self.path}: no such file")
+        if create and not self.path.parent.is_dir():
+            raise StoreError(f"{self.path}: no folder {self.path.parent} to create it in")
+        self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=30)
+        try:
+            if not create:
+                tables = {
+                    r[0]
+                    for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+                }
+                if not {"tournament", "games", "seat_results"} <= tables:
+                    raise StoreError(
+                        f"{self.path} is an SQLite database but not a tournament's results "
+                        "(no tournament or games table)"
+                    )
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as e:
+            self.db.close()
+            raise StoreError(
+                f"{self.path} is not a results database ({e}); "
+                "give the database a tournament wrote (--database PATH)"
+            ) from None
+        except StoreError:
+            self.db.close()
+            raise
+
+    def close(self) -> None:
+        self.db.close()
+
+    def close_and_remove_if_unplayed(self) -> bool:
+        """Close; delete the file (and its WAL files) if no game in it has
+        been played, i.e. every game is still pending. True if deleted."""
+        try:
+            unplayed = set(self.counts()) <= {"pending"}
+        except sqlite3.Error:
+            unplayed = False
+        self.close()
+        if unplayed:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(str(self.path) + suffix).unlink(missing_ok=True)
+        return unplayed
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- setup ------------------------------------------------------------------------
+
+    def tournament_config(self) -> dict[str, Any] | None:
+        row = self.db.execute("SELECT config FROM tournament WHERE id = 1").fetchone()
+        return None if row is None else dict(json.loads(row[0]))
+
+    def create(
+        self,
+        name: str,
+        config: dict[str, Any],
+        entrants: Sequence[tuple[str, str, str | None]],
+        games: Sequence[GameSpec],
+        rules: dict[str, Any],
+    ) -> None:
+        """Record a new tournament and its planned games, in one transaction."""
+        with self._tx():
+            self.db.execute(
+                "INSERT INTO tournament (id, name, config, created_at) VALUES (1, ?, ?, ?)",
+                (name, json.dumps(config, sort_keys=True), time.time()),
+            )
+            self.db.executemany(
+                "INSERT INTO entrants (name, kind, command) VALUES (?, ?, ?)", entrants
+            )
+            rules_json = json.dumps(rules, sort_keys=True)
+            self.db.executemany(
+                "INSERT INTO games (id, seq, table_idx, deal_set, rotation, seed, seats, rules)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        g.id,
+                        g.seq,
+                        g.table_idx,
+                        g.deal_set,
+                        g.rotation,
+                        g.seed,
+                        json.dumps(list(g.seats)),
+                        rules_json,
+                    )
+                    for g in games
+                ],
+            )
+
+    # -- games ------------------------------------------------------------------------
+
+    def games(self, status: str | None = None) -> list[GameSpec]:
+        sql = "SELECT id, seq, table_idx, deal_set, rotation, seed, seats FROM games"
+        args: tuple[Any, ...] = ()
+        if status is not None:
+            sql += " WHERE status = ?"
+            args = (status,)
+        rows = self.db.execute(sql + " ORDER BY seq", args).fetchall()
+        return [GameSpec(r[0], r[1], r[2], r[3], r[4], r[5], tuple(json.loads(r[6]))) for r in rows]
+
+    def unfinished(self) -> list[GameSpec]:
+        rows = self.db.execute("SELECT id FROM games WHERE status != 'finished' ORDER BY seq")
+        wanted = {r[0] for r in rows}
+        return [g for g in self.games() if g.id in wanted]
+
+    def counts(self) -> dict[str, int]:
+        rows = self.db.execute("SELECT status, COUNT(*) FROM games GROUP BY status").fetchall()
+        return {status: n for status, n in rows}
+
+    def save_game(self, spec: GameSpec, record: GameRecord) -> None:
+        """Store a finished (or aborted) game and its seat results in one transaction.
+
+        Saving the same game twice is refused (a result is never counted twice).
+        """
+        finished = record.status == "finished"
+        with self._tx():
+            cur = self.db.execute(
+                "UPDATE games SET status = ?, started_at = ?, finished_at = ?, faulted = ?,"
+                " record = ? WHERE id = ? AND status != 'finished'",
+                (
+                    record.status,
+                    record.started_at,
+                    record.finished_at,
+                    int(bool(record.faulted_seats)),
+                    record.to_json(),
+                    spec.id,
+                ),
+            )
+            if cur.rowcount != 1:
+                raise ValueError(f"game {spec.id} is unknown or already finished")
+            if not finished:
+                return
+            rows = []
+            for seat, entrant in enumerate(spec.seats):
+                res = record.results
+                rows.append(
+                    (
+                        spec.id,
+                        seat,
+                        entrant,
+                        record.totals[seat],
+                        record.ranks[seat],
+                        json.dumps([r[0][seat] for r in res]),
+                        json.dumps([r[1][seat] for r in res]),
+                        json.dumps([r[2][seat] for r in res]),
+                        json.dumps(record.faults[seat], sort_keys=True),
+                    )
+                )
+            self.db.executemany("INSERT INTO seat_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+    def record(self, game_id: str) -> GameRecord | None:
+        row = self.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None or row[0] is None:
+            return None
+        return GameRecord.from_json(row[0])
+
+    def find_game_ids(self, prefix: str) -> list[str]:
+        rows = self.db.execute(
+            "SELECT id FROM games WHERE id LIKE ? AND record IS NOT NULL ORDER BY seq",
+            (prefix.replace("%", r"\%") + "%",),
+        )
+        return [r[0] for r in rows]
+
+    def seat_results(self) -> list[SeatResult]:
+        rows = self.db.execute(
+            "SELECT s.game_id, s.seat, s.entrant, s.total, s.rank, s.bids, s.tricks, s.points,"
+            " s.faults FROM seat_results s JOIN games g ON g.id = s.game_id"
+            " ORDER BY g.seq, s.seat"
+        ).fetchall()
+        return [
+            SeatResult(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                r[4],
+                json.loads(r[5]),
+                json.loads(r[6]),
+                json.loads(r[7]),
+                json.loads(r[8]),
+            )
+            for r in rows
+        ]
+
+    def finished_games(self) -> Iterator[tuple[GameSpec, list[SeatResult], bool]]:
+        """Finished games in plan order with their seat results and faulted flag."""
+        by_game: dict[str, list[SeatResult]] = {}
+        for sr in self.seat_results():
+            by_game.setdefault(sr.game_id, []).append(sr)
+        faulted = dict(self.db.execute("SELECT id, faulted FROM games").fetchall())
+        for spec in self.games("finished"):
+            yield spec, by_game.get(spec.id, []), bool(faulted.get(spec.id))
+
+    # -- internals ----------------------------------------------------------------------
+
+    class _Tx:
+        def __init__(self, db: sqlite3.Connection) -> None:
+            self.db = db
+
+        def __enter__(self) -> None:
+            self.db.execute("BEGIN IMMEDIATE")
+
+        def __exit__(self, exc_type: object, *rest: object) -> None:
+            self.db.execute("COMMIT" if exc_type is None else "ROLLBACK")
+
+    def _tx(self) -> ResultsStore._Tx:
+        return ResultsStore._Tx(self.db)
