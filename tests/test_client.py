@@ -791,6 +791,11 @@ def test_cli_bad_args_and_broken_file(
     assert code == 2 and "cannot build RandomBot" in err and "Traceback" not in err
     code, err = _cli_here(["wizard_bots.random_bot:RandomBot", "--arg", "2=x"], capsys, monkeypatch)
     assert code == 2 and "expected KEY=VALUE" in err
+    nowhere = str(tmp_path / "no" / "such" / "dir" / "report.jsonl")
+    code, err = _cli_here(
+        ["wizard_bots.random_bot:RandomBot", "--report", nowhere], capsys, monkeypatch
+    )
+    assert code == 2 and "--report" in err and "Traceback" not in err
     broken = tmp_path / "broken.py"
     broken.write_text("import definitely_not_installed_zz\n")
     code, err = _cli_here([f"{broken}:Bot"], capsys, monkeypatch)

@@ -3,8 +3,8 @@ Python SDK, the refusal of bots that cannot play a variant, records, replay
 and tournaments.
 
 For every variant a whole game is played by scripted raw clients and one
-SDK bot (in strict mode, so any difference between the SDK's own model of
-the game and the referee's views fails the game). Each raw client's messages
+SDK bot (in strict mode, so any difference between the view the SDK folds
+from the messages with the rules core and the referee's views fails the game). Each raw client's messages
 go through an information check: no card of another seat's hand is seen
 before it is played, except the others' cards of a blind first round (shown
 by the rules), and in that round a seat's own card is not seen until it is
