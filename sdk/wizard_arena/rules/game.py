@@ -237,15 +237,8 @@ class Game:
     @property
     def blind(self) -> bool:
         """True while seats see the others' cards but not their own (blind first round)."""
-        return (
-            self.rules.blind_first_round
-            and self.round == 1
-            and self.phase
-            in (
-                Phase.CHOOSE_TRUMP,
-                Phase.BID,
-            )
-        )
+        in_bidding = self.phase in (Phase.CHOOSE_TRUMP, Phase.BID)
+        return self.rules.blind_first_round and self.round == 1 and in_bidding
 
     def legal_bids(self, seat: int) -> list[int]:
         """Bids ``seat`` could make now if it were to bid (ignores whose turn it is)."""
