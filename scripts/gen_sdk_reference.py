@@ -201,6 +201,16 @@ def render_class(cls: type, qual: str, *, members: list[str] | None = None) -> l
     return out
 
 
+def render_enum(cls: type[enum.Enum], qual: str) -> list[str]:
+    out = [f"### enum `{qual}`", "", markdown(cls.__doc__)]
+    docs = attribute_docs(cls)
+    rows = [
+        f"| `{m.name}` | `{m.value!r}` | {_inline(docs.get(m.name, '').replace(chr(10), ' '))} |"
+        for m in cls
+    ]
+    return [*out, "| member | value | meaning |", "| --- | --- | --- |", *rows, ""]
+
+
 def render_function(fn: Any, qual: str) -> list[str]:
     prefix = "async " if inspect.iscoroutinefunction(fn) else ""
     kind = "context manager" if hasattr(fn, "__wrapped__") else "function"
@@ -225,9 +235,14 @@ def render_module(name: str) -> list[str]:
     constants = []
     for attr in mod.__all__:
         obj = getattr(mod, attr)
-        if getattr(obj, "__module__", name) != name and (inspect.isclass(obj) or callable(obj)):
-            continue  # re-exported from elsewhere
-        if inspect.isclass(obj) and not issubclass(obj, enum.Enum):
+        home = getattr(obj, "__module__", name)
+        if home != name and not home.startswith(name + ".") and (
+            inspect.isclass(obj) or callable(obj)
+        ):
+            continue  # re-exported from elsewhere (a package's own modules are its own)
+        if inspect.isclass(obj) and issubclass(obj, enum.Enum):
+            out += render_enum(obj, f"{name}.{attr}")
+        elif inspect.isclass(obj):
             out += render_class(obj, f"{name}.{attr}")
         elif callable(obj):
             out += render_function(obj, f"{name}.{attr}")

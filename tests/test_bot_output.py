@@ -1,9 +1,11 @@
 """What ``wizard-arena bot`` prints and how it exits: a bot's error in full
 once, then counted (``the same error again (xN)``); status 4 when the bot hit
-errors; ``--connect-timeout`` for a server that cannot be reached."""
+errors, and ``--report`` has the same as data; ``--connect-timeout`` for a
+server that cannot be reached."""
 
 from __future__ import annotations
 
+import json
 import logging
 import socket
 import subprocess
@@ -11,6 +13,7 @@ import sys
 import textwrap
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,7 @@ import pytest
 
 from wizard_arena.client.cmd_bot import EXIT_BOT_ERRORS
 from wizard_arena.client.errorlog import ErrorLog
+from wizard_arena.client.results import RecordKind, read_report
 from wizard_arena.rules import Rules
 from wizard_bots.random_bot import RandomBot
 
@@ -53,6 +57,7 @@ def _bot_cli(*args: str, cwd: Path = ROOT, timeout: float = 60) -> subprocess.Co
     )
 
 
+@pytest.mark.e2e
 def test_a_bot_failing_at_every_decision_shows_one_traceback_and_exits_4(tmp_path: Path) -> None:
     (tmp_path / "crashing.py").write_text(textwrap.dedent(CRASHING_BOT))
     rules = Rules(players=3, hand_sizes=(3, 5, 7))
@@ -65,6 +70,7 @@ def test_a_bot_failing_at_every_decision_shows_one_traceback_and_exits_4(tmp_pat
         others.start()
         proc = _bot_cli(
             "crashing.py:Crashing", "--server", server.address, "--name", "crash", "--games", "1",
+            "--report", "report.jsonl",
             cwd=tmp_path,
         )  # fmt: skip
         others.join(30)
@@ -88,6 +94,24 @@ def test_a_bot_failing_at_every_decision_shows_one_traceback_and_exits_4(tmp_pat
     assert f"the bot hit errors (see the log above); exit status {EXIT_BOT_ERRORS}" in err
     # the SDK's defaults went out in time: the referee recorded nothing against the bot
     assert rec.status == "finished" and all(f == {} for f in rec.faults)
+    # --report: the same, as data
+    lines = (tmp_path / "report.jsonl").read_text().splitlines()
+    records, summary = read_report(lines)
+    assert summary is not None and json.loads(lines[-1]) == summary
+    assert (summary["games"], summary["decisions"]) == (1, plays + 3)
+    assert (summary["bot_errors"], summary["hook_errors"]) == (plays, tricks)
+    kinds = Counter(r.kind for r in records)
+    assert kinds == {
+        RecordKind.DECISION: plays + 3,
+        RecordKind.BOT_ERROR: plays,
+        RecordKind.HOOK_ERROR: tricks,
+    }
+    error = next(r for r in records if r.kind is RecordKind.BOT_ERROR)
+    assert (error.game_id, error.phase, error.code) == (game, "play", "raised")
+    assert error.detail == f"RuntimeError: no idea in round {error.round}"
+    assert all(r.seconds is not None and r.seconds >= 0 for r in records if r.seconds is not None)
+    plays_sent = [r.action for r in records if r.kind is RecordKind.DECISION and r.phase == "play"]
+    assert len(plays_sent) == plays and all(a.startswith("play ") for a in plays_sent)
 
 
 def _raise(n: int) -> None:

@@ -2,8 +2,9 @@
 named and advice, usage errors exit 2.
 
 Each check runs as the real command (a subprocess; it starts its own referee
-on loopback and the bot under test as a further subprocess), at tables of 6
-(the shortest game) and 2 games, so the bot sits in two different seats.
+on loopback and the bot under test as a further subprocess: marked ``e2e``),
+at tables of 6 (the shortest game) and 2 games, so the bot sits in two
+different seats. The analysis of the records is also tested on its own.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ def codes(report: dict[str, Any]) -> set[str]:
     return {p["code"] for p in report["problems"]}
 
 
+@pytest.mark.e2e
 def test_a_good_bot_is_clean() -> None:
     # a generous move time: this test is about a clean report, not about speed
     rc, report = check_json("wizard_bots.heuristic:HeuristicBot", *SHORT, "--move-time", "2")
@@ -60,6 +62,7 @@ def test_a_good_bot_is_clean() -> None:
     assert report["sdk_summary"]["bot_errors"] == 0
 
 
+@pytest.mark.e2e
 def test_the_check_plays_the_rule_variants_asked_for() -> None:
     rc, report = check_json(
         "wizard_bots.heuristic:HeuristicBot",
@@ -78,6 +81,7 @@ def test_the_check_plays_the_rule_variants_asked_for() -> None:
     assert report["games"][0]["status"] == "finished"
 
 
+@pytest.mark.e2e
 def test_the_check_plays_the_new_rule_forms() -> None:
     flags = ["--hidden-bids", "--reveal-bids-after-tricks", "--tricksy-suited"]
     rc, report = check_json(
@@ -99,6 +103,7 @@ def test_the_check_plays_the_new_rule_forms() -> None:
     assert report["decisions"] >= 2 + 2 + 3  # two bids, five cards (and any trump choice)
 
 
+@pytest.mark.e2e
 def test_a_slow_and_illegal_bot_is_reported_with_advice() -> None:
     proc = check("tests.bots.check_bots:SlowAndIllegalBot", *SHORT)
     assert proc.returncode == 1, proc.stdout + proc.stderr
@@ -116,6 +121,7 @@ def test_a_slow_and_illegal_bot_is_reported_with_advice() -> None:
     assert out.rstrip().endswith("Result: 2 problem(s) found.")
 
 
+@pytest.mark.e2e
 def test_the_json_report_of_a_flawed_bot() -> None:
     rc, report = check_json("tests.bots.check_bots:SlowAndIllegalBot", *SHORT)
     assert rc == 1 and report["clean"] is False
@@ -128,6 +134,7 @@ def test_the_json_report_of_a_flawed_bot() -> None:
     assert all(p["advice"] for p in report["problems"])
 
 
+@pytest.mark.e2e
 def test_a_crashing_bot_is_reported_with_its_exit_status_and_stderr() -> None:
     rc, report = check_json("tests.bots.check_bots:CrashingBot", *SHORT)
     assert rc == 1
@@ -138,6 +145,7 @@ def test_a_crashing_bot_is_reported_with_its_exit_status_and_stderr() -> None:
     assert "crasher: out of memory (simulated)" in report["stderr_tail"]
 
 
+@pytest.mark.e2e
 def test_a_command_bot_in_any_language() -> None:
     """--command: here the kit's malformed bot, taking --server/--name/--token/--games."""
     command = f"{sys.executable} -m wizard_bots.misbehaving malformed --rate 1 --limit 1 -q"
@@ -151,6 +159,7 @@ def test_a_command_bot_in_any_language() -> None:
     assert report["exit_code"] == 0
 
 
+@pytest.mark.e2e
 def test_a_command_with_placeholders_that_never_connects() -> None:
     proc = check(
         "--command",
@@ -178,7 +187,7 @@ def test_a_command_with_placeholders_that_never_connects() -> None:
         ["wizard_bots.random_bot:RandomBot", "--maximus", "--round-sizes", "2,4"],
         ["wizard_bots.random_bot:RandomBot", "--round-sizes", "two"],
         ["wizard_bots.random_bot:RandomBot", "--opponent", "no_such_module:Bot"],
-        ["--command", "no-such-program-anywhere"],
+        pytest.param(["--command", "no-such-program-anywhere"], marks=pytest.mark.e2e),
         ["--command", "x", "--arg", "a=1"],
     ],
 )
@@ -188,6 +197,7 @@ def test_usage_errors_exit_2(args: list[str]) -> None:
     assert "error" in proc.stderr
 
 
+@pytest.mark.e2e
 def test_a_spec_the_bot_command_refuses_exits_2() -> None:
     proc = check("wizard_bots.random_bot:NoSuchBot", "--games", "1")
     assert proc.returncode == 2
@@ -206,10 +216,32 @@ def test_check_is_a_registered_command() -> None:
     assert "--command" in proc.stdout and "{server}" in proc.stdout
 
 
-def test_the_report_reads_the_sdk_log() -> None:
-    """Problems only the bot's own log shows: exceptions, cancelled AsyncBot decisions."""
-    from wizard_referee.check.cmd_check import CheckReport, analyse, format_report
+def test_the_report_reads_the_sdk_records() -> None:
+    """Problems only the SDK's records show (wizard-arena bot --report):
+    exceptions, cancelled AsyncBot decisions, hook errors."""
+    from wizard_arena.client.results import ClientRecord, RecordKind, read_report
+    from wizard_referee.check.analysis import SdkReport, analyse
+    from wizard_referee.check.report import CheckReport, format_report
 
+    lines = [
+        json.dumps(r.to_dict())
+        for r in (
+            ClientRecord(RecordKind.DECISION, "check-1", "check-1-1", 1, "bid", 0.01, 0.5, "bid 0"),
+            ClientRecord(
+                RecordKind.BOT_ERROR, "check-1", "check-1-17", 4, "bid", time_left=0.5,
+                code="raised", detail="ZeroDivisionError: division by zero",
+            ),
+            ClientRecord(RecordKind.CANCELLED, "check-1", "check-1-40", 7, "play", 0.41, 0.4),
+            ClientRecord(
+                RecordKind.HOOK_ERROR, code="on_trick_end", detail="KeyError: 'trick'"
+            ),
+        )
+    ]  # fmt: skip
+    summary = {"kind": "summary", "games": 1, "decisions": 65, "bot_errors": 1}
+    summary |= {"hook_errors": 1, "overruns": 1, "rejections": 0}
+    lines += [json.dumps(summary), '{"kind": "decis']  # a last line cut short is skipped
+    records, total = read_report(lines)
+    assert len(records) == 4 and total == summary
     stderr = "\n".join(
         [
             "2026-01-01 10:00:00,000 ERROR wizard_arena.client: the bot raised in game check-1, "
@@ -217,30 +249,43 @@ def test_the_report_reads_the_sdk_log() -> None:
             "Traceback (most recent call last):",
             '  File "my_bot.py", line 9, in bid',
             "ZeroDivisionError: division by zero",
-            "2026-01-01 10:00:01,000 WARNING wizard_arena.client: the bot did not decide within "
-            "0.400 s (game check-1, round 7, play); sending the default action",
-            "wizard-arena bot: 1 game played, 65 decisions, 1 bot errors, 1 overruns, 0 rejected",
         ]
     )
-    report = CheckReport("x:Y", 6, 0.5, 0, ["RandomBot"], exit_code=0)
-    analyse(report, [], [], True, stderr)
+    report = CheckReport("x:Y", 6, 0.5, 0, ["RandomBot"], exit_code=4)
+    analyse(report, [], [], True, stderr, SdkReport(records, total))
     problems = {p.code: p for p in report.problems}
-    assert set(problems) == {"bot_error", "cancelled"}
+    assert set(problems) == {"bot_error", "cancelled", "hook_error"}  # exit 4: not a crash
     assert problems["bot_error"].detail == (
         "the bot raised in game check-1, round 4, bid (ZeroDivisionError: division by zero)"
     )
     assert "game check-1, round 7, play, 0.400 s allowed" in problems["cancelled"].detail
+    assert problems["hook_error"].detail == "the bot's on_trick_end hook raised (KeyError: 'trick')"
     assert report.sdk_summary == {
         "games": 1,
         "decisions": 65,
         "bot_errors": 1,
+        "hook_errors": 1,
         "overruns": 1,
         "rejected": 0,
     }
     text = format_report(report)
-    assert "PROBLEMS (2):" in text and "| ZeroDivisionError: division by zero" in text
+    assert "PROBLEMS (3):" in text and "| ZeroDivisionError: division by zero" in text
     # no fault recorded, yet problems: the summary line says they are not faults
     assert "  faults the referee recorded: none (the problems below are not faults)\n" in text
     # the advice names what the tutorial teaches
     assert "view.legal_bids" in text and "view.legal_cards" in text
     assert "legal_actions" not in text
+
+
+def test_a_command_bot_has_no_sdk_records() -> None:
+    """Without a report (a --command bot) the check says what the referee and
+    the process show: here, an exit with status 4 is a crash."""
+    from wizard_referee.check.analysis import analyse
+    from wizard_referee.check.report import CheckReport
+
+    report = CheckReport("cmd", 3, 0.5, 1, ["RandomBot"], exit_code=4)
+    analyse(report, [], [], True, "boom\n")
+    assert [(p.code, p.detail) for p in report.problems] == [
+        ("crash", "the bot process exited with status 4 after 0 of 1 games")
+    ]
+    assert report.sdk_summary == {} and report.stderr_tail == ["boom"]

@@ -1,6 +1,8 @@
 """The Python SDK's networking (wizard_arena.client, the ``bot`` command)
-end to end against the real referee server on 127.0.0.1, plus unit tests
-of the SDK's own game model and its handling of a disagreeing referee."""
+end to end against the real referee server on 127.0.0.1 (marked ``e2e``),
+plus unit tests of the SDK's protocol driver without a server: it follows
+whole games of every variant through the rules core's fold, handles a
+disagreeing referee, and records its decisions and faults."""
 
 from __future__ import annotations
 
@@ -22,21 +24,24 @@ from typing import Any
 import pytest
 import trio
 
-from wizard_arena import client
 from wizard_arena.bot import Bot, GameInfo, GameSummary
 from wizard_arena.client import (
     ActionRejectedError,
     AsyncBot,
     AuthenticationError,
+    ClientRecord,
     ConnectionLostError,
     ProtocolError,
+    RecordKind,
     RunResult,
     VersionMismatchError,
+    connection,
     open_bot_session,
     run_bot,
     serve_bot,
     server_info,
 )
+from wizard_arena.client.driver import Ask, Driver, Hook
 from wizard_arena.protocol.messages import (
     ActionMsg,
     ActionRejected,
@@ -56,11 +61,13 @@ from wizard_arena.rules import (
     Rules,
     SeatView,
     Trick,
+    bids_closed,
 )
 from wizard_bots.random_bot import RandomBot
 from wizard_referee.referee.arena import Arena, ArenaConfig, serve_arena
 
 from .conftest import ROOT
+from .test_observation import VARIANTS
 
 # -- a real referee server in a background thread ---------------------------------------
 
@@ -211,6 +218,7 @@ class Recorder(RandomBot):
 # -- end to end ---------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_full_games_on_one_stream(server: ArenaThread) -> None:
     bots = [Recorder(seed=s) for s in range(3)]
     results = ok(run_bots(bots, server.address, games=2, strict=True))
@@ -237,6 +245,7 @@ def test_full_games_on_one_stream(server: ArenaThread) -> None:
             assert len(g.results) == rounds and g.results[-1].totals == g.totals
 
 
+@pytest.mark.e2e
 def test_server_info(server: ArenaThread) -> None:
     info = server_info(server.address)
     assert 1 in info.protocol_versions
@@ -261,6 +270,7 @@ class Crashy(RandomBot):
         raise ZeroDivisionError(f"kaboom in round {view.round}")
 
 
+@pytest.mark.e2e
 def test_bot_exception_is_reported_and_the_game_goes_on(
     server: ArenaThread, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -290,14 +300,16 @@ def test_bot_exception_is_reported_and_the_game_goes_on(
     assert took < crashy.bot_errors * server.config.move_time
 
 
+@pytest.mark.e2e
 def test_version_mismatch(server: ArenaThread, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(client, "PROTOCOL_VERSIONS", (99,))
+    monkeypatch.setattr(connection, "PROTOCOL_VERSIONS", (99,))
     with pytest.raises(VersionMismatchError) as err:
         run_bot(RandomBot(), server.address, games=1)
     assert err.value.code == "FAILED_PRECONDITION"
     assert "version" in str(err.value) and "99" in str(err.value)
 
 
+@pytest.mark.e2e
 def test_token_required() -> None:
     with ArenaThread(arena_config(tokens=frozenset({"s3cret"}))) as s:
         assert server_info(s.address).token_required
@@ -314,6 +326,7 @@ def test_token_required() -> None:
         assert trio.run(greet)
 
 
+@pytest.mark.e2e
 def test_unreachable_server() -> None:
     import socket
 
@@ -331,6 +344,7 @@ def test_unreachable_server() -> None:
     assert time.monotonic() - t0 < 8
 
 
+@pytest.mark.e2e
 def test_reconnects_after_the_server_restarts() -> None:
     first = ArenaThread(arena_config()).__enter__()
     port = first.arena.port if first.arena else 0
@@ -365,6 +379,7 @@ class Interrupter(RandomBot):
         return super().play(view)
 
 
+@pytest.mark.e2e
 def test_keyboard_interrupt_closes_the_stream(server: ArenaThread) -> None:
     bots: list[Bot] = [Interrupter(seed=1), RandomBot(seed=2), RandomBot(seed=3)]
     results = run_bots(bots, server.address)
@@ -377,6 +392,7 @@ def test_keyboard_interrupt_closes_the_stream(server: ArenaThread) -> None:
     assert "timeout" not in rec.faults[seat]
 
 
+@pytest.mark.e2e
 def test_overrun_is_logged(caplog: pytest.LogCaptureFixture) -> None:
     class Sleepy(RandomBot):
         def bid(self, view: SeatView) -> int:
@@ -424,6 +440,7 @@ class Ponderer(AsyncBot):
         self.hooks.append("end")
 
 
+@pytest.mark.e2e
 def test_async_form_with_deadlines() -> None:
     with ArenaThread(arena_config(move_time=0.6)) as s:
         ponderer = Ponderer()
@@ -453,6 +470,7 @@ def test_async_form_with_deadlines() -> None:
         assert all(not f for i, f in enumerate(rec.faults) if i != seat)
 
 
+@pytest.mark.e2e
 def test_async_cancel_closes_the_stream(server: ArenaThread) -> None:
     async def main() -> None:
         with trio.move_on_after(0.5):
@@ -468,6 +486,7 @@ def test_async_cancel_closes_the_stream(server: ArenaThread) -> None:
     assert all("disconnect" in f for f in rec.faults)
 
 
+@pytest.mark.e2e
 def test_raw_session_and_rejections(server: ArenaThread) -> None:
     async def main() -> list[Any]:
         seen: list[Any] = []
@@ -509,41 +528,73 @@ def test_raw_session_and_rejections(server: ArenaThread) -> None:
     assert rec.faults[rec.names.index("raw")] == {"illegal": 1}
 
 
-# -- the SDK's model and its checks (no server) --------------------------------------------
+# -- the SDK's protocol driver (no server) -------------------------------------------------
 
 
-def test_model_follows_the_rules_core() -> None:
-    """The SDK's model, fed the messages a referee sends, equals the core's views."""
-    for seed in range(12):
-        n = 3 + seed % 4
-        rules = Rules(players=n)
-        game = Game(rules, seed=seed)
-        names = tuple(f"s{i}" for i in range(n))
-        tables = [client._Table(GameInfo("g", rules, s, names)) for s in range(n)]
-        rng = random.Random(seed)
-        seen = 0
-        while not game.is_over:
-            if game.phase is Phase.DEAL:
-                game.deal()
-                pending = game.phase is Phase.CHOOSE_TRUMP
-                for s, t in enumerate(tables):
-                    t.round_started(
-                        RoundStart(
-                            "g", game.round, game.dealer, game.cards, tuple(game.hands[s]),
-                            game.turned_card, game.trump, pending,
-                        )
-                    )  # fmt: skip
-            else:
-                game.apply(game.to_act, rng.choice(game.legal_actions()))
-                for ev in game.events[seen:]:
-                    if not isinstance(ev, RoundStarted | GameOver):
-                        for t in tables:
-                            t.event(ev)
-            seen = len(game.events)
-            for s, t in enumerate(tables):
-                expected = replace(game.view(s), legal_actions=())
-                assert client._view_difference(t.view(), expected) == ""
-                assert t.view() == expected
+def _round_start(game: Game, ev: RoundStarted, seat: int) -> RoundStart:
+    """The RoundStart a referee sends ``seat`` for the deal ``ev``."""
+    view = game.view(seat)
+    pending = ev.turned_card is not None and ev.turned_card.is_wizard
+    return RoundStart(
+        "g", ev.round, ev.dealer, ev.cards, view.hand, ev.turned_card, ev.trump, pending,
+        view.others_hands,
+    )  # fmt: skip
+
+
+def _broadcast(drivers: list[Driver], game: Game, events: Sequence[Any]) -> None:
+    """Each seat's driver receives the messages of ``events``; the hooks
+    after a trick and a round get views that show them."""
+    for ev in events:
+        for s, d in enumerate(drivers):
+            if isinstance(ev, RoundStarted):
+                assert d.receive(_round_start(game, ev, s)) == []
+            elif not isinstance(ev, GameOver):  # (sent as GameEnd, with the faults)
+                effects = d.receive(TableEvent("g", ev))
+                for hook in effects:
+                    assert isinstance(hook, Hook)
+                    view, what = hook.args
+                    assert view.seat == s and view.time_left is None
+                    assert what in (view.tricks[-1:] if isinstance(what, Trick) else view.results)
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_the_driver_follows_whole_games_of_every_variant(variant: str) -> None:
+    """Each seat's driver, fed what a referee sends it and answering its
+    requests (strict: any difference from the referee's views raises),
+    holds the rules core's view of its seat after every action."""
+    rules = VARIANTS[variant]
+    n = rules.players
+    game = Game(rules, seed=11)
+    rng = random.Random(11)
+    drivers = [Driver(RunResult(), strict=True, games=1) for _ in range(n)]
+    for s, d in enumerate(drivers):
+        d.receive(GameInfo("g", rules, s, tuple(f"s{i}" for i in range(n))))
+    seen = requests = 0
+    while not game.is_over:
+        if game.phase is Phase.DEAL:
+            game.deal()
+        else:
+            seat = rng.choice(game.acting)
+            requests += 1
+            view = game.view(seat).with_time_left(5.0)
+            (ask,) = drivers[seat].receive(DecisionRequest(f"r{requests}", "g", view))
+            assert isinstance(ask, Ask)
+            out = drivers[seat].decided(ask.pending, rng.choice(view.legal_actions), 0.001)
+            assert out is not None and out.action is not None
+            game.apply(seat, out.action)
+        _broadcast(drivers, game, game.events[seen:])
+        seen = len(game.events)
+        for s, d in enumerate(drivers):
+            folded, expected = d.tables["g"].view, game.view(s)
+            if folded != expected:  # only: no event says that the last hidden bid is in
+                assert rules.reveal_bids_after_tricks and bids_closed(folded) == expected
+    for s, d in enumerate(drivers):
+        d.receive(GameEnd("g", tuple(game.totals), tuple(game.ranks)))
+        (summary,) = d.result.games
+        assert summary.results == tuple(game.results) and summary.seat == s
+        decisions = [r for r in d.result.records if r.kind is RecordKind.DECISION]
+        assert len(decisions) == d.result.decisions and d.result.records == decisions
+    assert sum(d.result.decisions for d in drivers) == requests
 
 
 def _request_for(view: SeatView, legal: tuple[Any, ...]) -> DecisionRequest:
@@ -558,10 +609,10 @@ def _first_bid_view() -> tuple[GameInfo, SeatView]:
     return GameInfo("g", game.rules, seat, ("a", "b", "c")), game.view(seat)
 
 
-def _driver(strict: bool, games: int | None = None) -> tuple[client._Driver, SeatView]:
+def _driver(strict: bool, games: int | None = None, **kw: Any) -> tuple[Driver, SeatView]:
     """A driver that has seen a game start and its first deal."""
     info, view = _first_bid_view()
-    driver = client._Driver(RunResult(), strict=strict, games=games)
+    driver = Driver(RunResult(), strict=strict, games=games, **kw)
     driver.receive(info)
     deal = RoundStart("g", 1, view.dealer, 1, view.hand, view.turned_card, view.trump, False)
     driver.receive(deal)
@@ -573,7 +624,7 @@ def test_referee_offering_other_actions_is_trusted_with_a_warning(
 ) -> None:
     driver, view = _driver(strict=False)
     (ask,) = driver.receive(_request_for(view, (Bid(0),)))  # the rules allow 0 and 1
-    assert isinstance(ask, client._Ask) and ask.pending.view.legal_actions == (Bid(0),)
+    assert isinstance(ask, Ask) and ask.pending.view.legal_actions == (Bid(0),)
     assert "the referee offers [bid 0] but the rules give [bid 0, bid 1]" in caplog.text
     assert driver.result.mismatches == 1
     # an answer outside what the referee offers is replaced by the default
@@ -586,16 +637,23 @@ def test_referee_offering_other_actions_is_trusted_with_a_warning(
 
 def test_model_difference_is_reported_once(caplog: pytest.LogCaptureFixture) -> None:
     info, view = _first_bid_view()
-    driver = client._Driver(RunResult(), strict=False, games=None)
+    driver = Driver(RunResult(), strict=False, games=None)
     driver.receive(info)  # no RoundStarted: the model still waits for the deal
     (ask,) = driver.receive(_request_for(view, view.legal_actions))
-    assert isinstance(ask, client._Ask)
+    assert isinstance(ask, Ask)
     assert "differs from the referee's view" in caplog.text
     assert "phase: model Phase.DEAL, server Phase.BID" in caplog.text
+    (mismatch,) = driver.result.records
+    assert (mismatch.kind, mismatch.code, mismatch.request_id) == (
+        RecordKind.MISMATCH,
+        "view",
+        "r1",
+    )
+    assert "differs from the referee's view" in mismatch.detail
     # a request for a game never announced: the game is joined in progress
     hook, ask2 = driver.receive(replace(_request_for(view, view.legal_actions), game_id="g2"))
-    assert isinstance(hook, client._Hook) and hook.name == "on_game_start"
-    assert isinstance(ask2, client._Ask)
+    assert isinstance(hook, Hook) and hook.name == "on_game_start"
+    assert isinstance(ask2, Ask)
 
 
 def test_rejected_action_asks_again_once_then_sends_the_default() -> None:
@@ -605,27 +663,77 @@ def test_rejected_action_asks_again_once_then_sends_the_default() -> None:
     assert driver.decided(pending, Bid(1), 0.01) == ActionMsg("r1", Bid(1))
     rejected = ActionRejected("r1", "g", "bid_forbidden", "no", 0.5)
     (again,) = driver.receive(rejected)
-    assert isinstance(again, client._Ask) and again.pending.view.time_left == 0.5
+    assert isinstance(again, Ask) and again.pending.view.time_left == 0.5
     # the same answer again: the default goes instead
     assert driver.decided(pending, Bid(1), 0.01) == ActionMsg("r1", Bid(0))
     assert driver.receive(rejected) == []  # the default refused too: give up
     assert driver.receive(replace(rejected, time_left=0.0)) == []
     assert driver.result.rejections == 3
 
-    strict = client._Driver(RunResult(), strict=True, games=None)
+    strict = Driver(RunResult(), strict=True, games=None)
     with pytest.raises(ActionRejectedError, match="bid_forbidden"):
         strict.receive(rejected)
 
 
 def test_events_after_a_game_update_the_hook_views() -> None:
     info, _ = _first_bid_view()
-    driver = client._Driver(RunResult(), strict=False, games=1)
+    driver = Driver(RunResult(), strict=False, games=1)
     (start,) = driver.receive(info)
-    assert start == client._Hook("on_game_start", (info,))
+    assert start == Hook("on_game_start", (info,))
     end = driver.receive(GameEnd("g", (1, 2, 3), (3, 2, 1)))
-    assert isinstance(end[0], client._Hook) and end[0].name == "on_game_end"
+    assert isinstance(end[0], Hook) and end[0].name == "on_game_end"
     assert driver.done and driver.result.games[0].ranks == (3, 2, 1)
     assert driver.receive(TableEvent("other", GameOver((0,), (1,)))) == []
+
+
+def test_the_driver_records_its_decisions_and_faults() -> None:
+    seen: list[ClientRecord] = []
+    driver, view = _driver(strict=False, on_record=seen.append)
+    request = _request_for(view, view.legal_actions)
+
+    def ask(request_id: str) -> Any:
+        (a,) = driver.receive(replace(request, request_id=request_id))
+        return a.pending
+
+    where = {"game_id": "g", "round": 1, "phase": "bid", "time_left": 1.0}
+    assert driver.decided(ask("r1"), ZeroDivisionError("kaboom"), 0.25) == ActionMsg("r1", Bid(0))
+    assert driver.decided(ask("r2"), Bid(7), 0.5) == ActionMsg("r2", Bid(0))
+    assert driver.decided(ask("r3"), Bid(1), 1.5) is None  # after the deadline
+    assert driver.cancelled(ask("r4"), 0.9) == ActionMsg("r4", Bid(0))
+    driver.receive(ActionRejected("r4", "g", "bid_forbidden", "no", 0.0))
+    driver.hook_failed("on_trick_end", KeyError("x"))
+    records = driver.result.records
+    assert seen == records
+    assert [(r.kind, r.request_id, r.action) for r in records] == [
+        (RecordKind.BOT_ERROR, "r1", ""),
+        (RecordKind.DECISION, "r1", "bid 0"),
+        (RecordKind.BOT_ERROR, "r2", "bid 7"),
+        (RecordKind.DECISION, "r2", "bid 0"),
+        (RecordKind.OVERRUN, "r3", ""),
+        (RecordKind.DECISION, "r3", ""),
+        (RecordKind.CANCELLED, "r4", ""),
+        (RecordKind.DECISION, "r4", "bid 0"),
+        (RecordKind.REJECTED, "r4", ""),
+        (RecordKind.HOOK_ERROR, "", ""),
+    ]
+    raised, _, illegal, _, overrun, _, cancelled, _, rejected, hook = records
+    assert raised == ClientRecord(
+        RecordKind.BOT_ERROR, request_id="r1", code="raised",
+        detail="ZeroDivisionError: kaboom", **where,  # type: ignore[arg-type]
+    )  # fmt: skip
+    assert illegal.code == "illegal" and "which is not legal (legal: [bid 0, bid 1])" in (
+        illegal.detail
+    )
+    assert overrun.seconds == 1.5 and cancelled.seconds == 0.9 and records[1].seconds == 0.25
+    assert (rejected.code, rejected.detail, rejected.round) == ("bid_forbidden", "no", 1)
+    assert (hook.code, hook.detail) == ("on_trick_end", "KeyError: 'x'")
+    r = driver.result
+    assert (r.decisions, r.bot_errors, r.overruns, r.rejections, r.hook_errors) == (4, 2, 2, 1, 1)
+
+    quiet, _ = _driver(strict=False, keep_records=False)
+    (a,) = quiet.receive(request)
+    quiet.decided(a.pending, Bid(0), 0.1)
+    assert quiet.result.records == [] and quiet.result.decisions == 1
 
 
 # -- the bot command ----------------------------------------------------------------------
@@ -683,6 +791,11 @@ def test_cli_bad_args_and_broken_file(
     assert code == 2 and "cannot build RandomBot" in err and "Traceback" not in err
     code, err = _cli_here(["wizard_bots.random_bot:RandomBot", "--arg", "2=x"], capsys, monkeypatch)
     assert code == 2 and "expected KEY=VALUE" in err
+    nowhere = str(tmp_path / "no" / "such" / "dir" / "report.jsonl")
+    code, err = _cli_here(
+        ["wizard_bots.random_bot:RandomBot", "--report", nowhere], capsys, monkeypatch
+    )
+    assert code == 2 and "--report" in err and "Traceback" not in err
     broken = tmp_path / "broken.py"
     broken.write_text("import definitely_not_installed_zz\n")
     code, err = _cli_here([f"{broken}:Bot"], capsys, monkeypatch)
@@ -696,6 +809,7 @@ def test_cli_bad_args_and_broken_file(
     assert code == 1 and "cannot reach the server" in err and "Traceback" not in err
 
 
+@pytest.mark.e2e
 def test_cli_plays_a_bot_file(server: ArenaThread, tmp_path: Path) -> None:
     (tmp_path / "helper.py").write_text("FIRST = 0\n")
     (tmp_path / "mybot.py").write_text(
@@ -735,6 +849,7 @@ def test_cli_plays_a_bot_file(server: ArenaThread, tmp_path: Path) -> None:
     assert "mine" in rec.names and all(f == {} for f in rec.faults)
 
 
+@pytest.mark.e2e
 def test_cli_ctrl_c_exits_130(server: ArenaThread) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "wizard_arena.cli", "bot", "wizard_bots.random_bot:RandomBot",

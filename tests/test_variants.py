@@ -2,17 +2,17 @@
 Python SDK, the refusal of bots that cannot play a variant, records, replay
 and tournaments.
 
-For every variant a whole game is played by scripted raw clients and one
-SDK bot (in strict mode, so any difference between the SDK's own model of
-the game and the referee's views fails the game). Each raw client's messages
-go through an information check: no card of another seat's hand is seen
-before it is played, except the others' cards of a blind first round (shown
-by the rules), and in that round a seat's own card is not seen until it is
-played. With hidden bids no message reveals another seat's bid before all
-are in (with reveal_bids_after_tricks: before the round's last trick is
-complete), and every seat is asked at once. With tricksy_suited the Wizards'
-printed suits are information too: a suited Wizard is seen only when dealt
-to the seat, turned or played.
+For every variant a whole game is played by scripted raw clients and one SDK
+bot (in strict mode, so any difference between the view the SDK folds from
+the messages with the rules core and the referee's views fails the game).
+Each raw client's messages go through an information check: no card of
+another seat's hand is seen before it is played, except the others' cards of
+a blind first round (shown by the rules), and in that round a seat's own
+card is not seen until it is played. With hidden bids no message reveals
+another seat's bid before all are in (with reveal_bids_after_tricks: before
+the round's last trick is complete), and every seat is asked at once. With
+tricksy_suited the Wizards' printed suits are information too: a suited
+Wizard is seen only when dealt to the seat, turned or played.
 """
 
 from __future__ import annotations

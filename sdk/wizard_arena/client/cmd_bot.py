@@ -6,7 +6,10 @@ class is built with the ``--arg key=value`` options as keyword arguments
 (values are Python literals where they parse as one, else strings) and
 played with :func:`wizard_arena.client.run_bot`, or with
 :func:`~wizard_arena.client.serve_bot` under trio for an
-:class:`~wizard_arena.client.AsyncBot`.
+:class:`~wizard_arena.client.AsyncBot`. With ``--report FILE`` the SDK's
+records of each decision and fault are written to FILE as JSON lines as they
+happen, the run's summary last (:mod:`wizard_arena.client.results`; this is
+what ``wizard-arena check`` reads).
 
 Exit status: 0 when the games are played, 1 when the server refuses or
 drops the bot (or cannot be reached within ``--connect-timeout`` seconds),
@@ -25,6 +28,7 @@ import ast
 import importlib
 import importlib.util
 import inspect
+import json
 import logging
 import math
 import os
@@ -96,6 +100,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         dest="reconnect",
         action="store_false",
         help="give up at once when the server cannot be reached or the connection drops",
+    )
+    parser.add_argument(
+        "--report",
+        metavar="FILE",
+        help="write the SDK's records of each decision and fault to FILE as JSON lines, "
+        "as they happen; the last line is the run's summary",
     )
     parser.add_argument(
         "--strict",
@@ -241,6 +251,35 @@ def run(args: argparse.Namespace) -> int:
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
 
+    try:
+        report = _Report(args.report) if args.report else None
+    except OSError as e:
+        print(f"{prog}: error: --report: {e}", file=sys.stderr)
+        return 2
+    try:
+        return _play(prog, bot, args, report)
+    finally:
+        if report is not None:
+            report.close()
+
+
+class _Report:
+    """``--report FILE``: the client's records as JSON lines, each written
+    (and flushed) as it happens, so a run that ends abruptly keeps them."""
+
+    def __init__(self, path: str) -> None:
+        self.file = open(path, "w", encoding="utf-8")  # noqa: SIM115  (closed by close())
+
+    def write(self, item: Any) -> None:
+        data = item if isinstance(item, dict) else item.to_dict()
+        self.file.write(json.dumps(data) + "\n")
+        self.file.flush()
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def _play(prog: str, bot: Any, args: argparse.Namespace, report: _Report | None) -> int:
     level = logging.DEBUG if args.verbose else logging.WARNING if args.quiet else logging.INFO
     logging.basicConfig(
         level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr
@@ -249,6 +288,7 @@ def run(args: argparse.Namespace) -> int:
         logging.getLogger("grpc").setLevel(logging.WARNING)
 
     from wizard_arena.client import ArenaError, AsyncBot, RunResult, run_bot, serve_bot
+    from wizard_arena.client.results import summary
 
     options: dict[str, Any] = {
         "name": args.name,
@@ -257,6 +297,8 @@ def run(args: argparse.Namespace) -> int:
         "reconnect": args.reconnect,
         "reconnect_timeout": args.connect_timeout,
         "strict": args.strict,
+        "on_record": report.write if report is not None else None,
+        "keep_records": False,  # (a long run would keep one per decision)
     }
     result: RunResult | None = None
     try:
@@ -274,6 +316,8 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
+    if report is not None:
+        report.write(summary(result))
     games = len(result.games)
     print(
         f"{prog}: {games} game{'s' if games != 1 else ''} played, {result.decisions} decisions, "

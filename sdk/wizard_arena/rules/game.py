@@ -55,7 +55,15 @@ from .errors import (
     TrumpChoiceError,
     WrongPhaseError,
 )
-from .laws import Rules, allowed_bids, rank_totals, score, trick_winner
+from .laws import (
+    Rules,
+    allowed_bids,
+    rank_totals,
+    score,
+    trick_winner,
+    trump_named_waits,
+    wizard_trump,
+)
 
 if TYPE_CHECKING:
     from .view import SeatView
@@ -229,15 +237,8 @@ class Game:
     @property
     def blind(self) -> bool:
         """True while seats see the others' cards but not their own (blind first round)."""
-        return (
-            self.rules.blind_first_round
-            and self.round == 1
-            and self.phase
-            in (
-                Phase.CHOOSE_TRUMP,
-                Phase.BID,
-            )
-        )
+        in_bidding = self.phase in (Phase.CHOOSE_TRUMP, Phase.BID)
+        return self.rules.blind_first_round and self.round == 1 and in_bidding
 
     def legal_bids(self, seat: int) -> list[int]:
         """Bids ``seat`` could make now if it were to bid (ignores whose turn it is)."""
@@ -386,7 +387,7 @@ class Game:
             self.trump = suit
             self._start_bidding()
             return
-        if self.trick and not self.rules.tricksy_suited:
+        if trump_named_waits(self.rules, bool(self.trick)):
             self.next_trump = suit  # tricksy, mid-trick: in force once this trick is complete
         else:  # at once (tricksy_suited), or between tricks: the next trick has not started
             self.trump = suit
@@ -478,15 +479,11 @@ class Game:
         trick.append(card)
         self.events.append(CardPlayed(seat, card))
         n = self.players
-        # tricksy: a Wizard's player names trump, unless no trick follows this
-        # one; tricksy_suited: a suited Wizard makes its suit trump at once
-        # (its player names one only for a Wizard without a printed suit)
-        choose = False
-        if card.is_wizard and (self.rules.tricksy or self.rules.tricksy_suited):
-            if card.wizard_suit is not None and self.rules.tricksy_suited:
-                self.trump = card.wizard_suit
-            else:
-                choose = len(self.tricks) + 1 < self.cards
+        choose = False  # tricksy: whether the Wizard's player names trump (see wizard_trump)
+        if card.is_wizard:
+            named, choose = wizard_trump(self.rules, card, len(self.tricks), self.cards)
+            if named is not None:
+                self.trump = named
         if len(trick) < n:
             if choose:
                 self.phase = Phase.CHOOSE_TRUMP

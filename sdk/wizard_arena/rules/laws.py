@@ -37,6 +37,8 @@ __all__ = [
     "score",
     "suit_to_follow",
     "trick_winner",
+    "trump_named_waits",
+    "wizard_trump",
 ]
 
 MIN_PLAYERS = 3
@@ -325,6 +327,37 @@ def trick_winner(plays: Sequence[Card], trump: Suit | None) -> int:
         elif suit is trump:
             win, best = i, card
     return win
+
+
+def wizard_trump(
+    rules: Rules, card: Card, tricks_done: int, cards: int
+) -> tuple[Suit | None, bool]:
+    """What playing the Wizard ``card`` does to trump (Tricksy Wizard), with
+    ``tricks_done`` tricks of the round's ``cards`` complete: ``(suit, False)``
+    when a suited Wizard makes its printed suit trump at once
+    (``tricksy_suited``); ``(None, True)`` when its player must name the trump
+    (``tricksy``, or a plain ``W`` under ``tricksy_suited``; not in a round's
+    last trick); ``(None, False)`` when nothing changes.
+
+    >>> wizard_trump(Rules(tricksy_suited=True), Card("WH"), 0, 5)
+    (Suit.HEARTS, False)
+    >>> tricksy = Rules(tricksy=True)
+    >>> wizard_trump(tricksy, Card("W"), 3, 5), wizard_trump(tricksy, Card("W"), 4, 5)
+    ((None, True), (None, False))
+    """
+    if not (rules.tricksy or rules.tricksy_suited):
+        return None, False
+    if card.wizard_suit is not None and rules.tricksy_suited:
+        return card.wizard_suit, False
+    return None, tricks_done + 1 < cards
+
+
+def trump_named_waits(rules: Rules, mid_trick: bool) -> bool:
+    """Whether a trump named by a Wizard's player takes effect only from the
+    next trick (``tricksy``, named while its trick is in progress: shown as
+    ``next_trump`` meanwhile) rather than at once (``tricksy_suited``, or
+    named between tricks)."""
+    return mid_trick and not rules.tricksy_suited
 
 
 def score(bid: int, tricks: int) -> int:

@@ -1,5 +1,12 @@
 """The check room: ``wizard-arena check``, a bot author's pre-entry check of
 a bot against misbehaving opponents and short deadlines.
 
-May import: the referee room, :mod:`wizard_arena.rules`, :mod:`wizard_arena.cli`.
+``cmd_check`` is the verb and runs the check (a referee on loopback, the
+opponents, the bot's process); ``analysis`` reads what happened (the game
+records, the Python SDK's records of the bot's decisions and faults, the
+process's exit and stderr); ``report`` holds the report, its advice and its
+printing.
+
+May import: the referee room, :mod:`wizard_arena.rules`, :mod:`wizard_arena.cli`,
+:mod:`wizard_arena.client` (the opponents, the bot command, the SDK's records).
 """

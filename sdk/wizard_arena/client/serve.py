@@ -1,0 +1,203 @@
+"""The trio runner: :func:`serve_bot` plays an :class:`AsyncBot` (decisions
+are coroutines, cancelled at the deadline) or an ordinary bot (decisions in a
+worker thread) over :func:`~wizard_arena.client.open_bot_session`."""
+
+from __future__ import annotations
+
+import inspect
+import math
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+import grpc
+import trio
+
+from wizard_arena.bot import Bot, BotError, GameInfo, GameSummary, decide, to_action
+from wizard_arena.client.blocking import CLOSE_GRACE
+from wizard_arena.client.connection import DEFAULT_SERVER, bot_name
+from wizard_arena.client.driver import Driver, Effect, Hook, Send
+from wizard_arena.client.errors import ArenaError
+from wizard_arena.client.results import ClientRecord, RunResult
+from wizard_arena.client.retry import Backoff, after_stream_error
+from wizard_arena.client.session import BotSession, open_bot_session
+from wizard_arena.protocol.messages import ActionMsg, Welcome
+from wizard_arena.rules import Action, Phase, RoundResult, SeatView, Trick
+
+__all__ = ["AsyncBot", "serve_bot"]
+
+
+class AsyncBot:
+    """Base class of a bot whose decisions are trio coroutines (for
+    :func:`serve_bot`). The methods mirror :class:`~wizard_arena.bot.Bot`'s.
+
+    A decision is cancelled ``margin`` seconds before its deadline and the
+    referee's default action is sent; use :func:`trio.to_thread.run_sync`
+    for long CPU-bound work so the event loop stays responsive.
+    """
+
+    name: str = "bot"
+
+    async def bid(self, view: SeatView) -> Any:
+        """How many tricks to bid (an ``int`` or :class:`~wizard_arena.rules.Bid`)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement bid(view)")
+
+    async def play(self, view: SeatView) -> Any:
+        """Which card to play (a :class:`~wizard_arena.rules.Card` or ``Play``)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement play(view)")
+
+    async def choose_trump(self, view: SeatView) -> Any:
+        """The trump suit after a turned Wizard; by default as :class:`Bot`'s."""
+        return Bot.choose_trump(_PLAIN_BOT, view)
+
+    async def on_game_start(self, info: GameInfo) -> None:
+        """The game starts."""
+
+    async def on_trick_end(self, view: SeatView, trick: Trick) -> None:
+        """A trick was completed (``view`` is taken just after it)."""
+
+    async def on_round_end(self, view: SeatView, result: RoundResult) -> None:
+        """A round was scored."""
+
+    async def on_game_end(self, summary: GameSummary) -> None:
+        """The game is over."""
+
+
+_PLAIN_BOT: Final = Bot()
+
+
+async def _decide_async(bot: AsyncBot, view: SeatView) -> Action:
+    phase = view.phase
+    if phase is Phase.PLAY:
+        return to_action(view, await bot.play(view))
+    if phase is Phase.BID:
+        return to_action(view, await bot.bid(view))
+    if phase is Phase.CHOOSE_TRUMP:
+        return to_action(view, await bot.choose_trump(view))
+    raise BotError(f"no decision in phase {phase.value}")
+
+
+async def serve_bot(
+    bot: Bot | AsyncBot,
+    server: str = DEFAULT_SERVER,
+    name: str | None = None,
+    token: str | None = None,
+    games: int | None = None,
+    reconnect: bool = True,
+    *,
+    reconnect_timeout: float = 60.0,
+    strict: bool = False,
+    margin: float = 0.1,
+    rule_options: Sequence[str] | None = None,
+    credentials: grpc.ChannelCredentials | None = None,
+    channel_options: Sequence[tuple[str, Any]] = (),
+    on_record: Callable[[ClientRecord], None] | None = None,
+    keep_records: bool = True,
+    task_status: trio.TaskStatus[Welcome] = trio.TASK_STATUS_IGNORED,
+) -> RunResult:
+    """The trio form of :func:`run_bot`: play ``bot`` on ``server`` until the
+    server ends the stream or ``games`` games are over.
+
+    ``bot`` is an :class:`AsyncBot` (decisions are awaited and cancelled
+    ``margin`` seconds before the deadline, then the default is sent) or a
+    plain :class:`~wizard_arena.bot.Bot` (each decision runs in a worker
+    thread, so other tasks go on meanwhile). With ``nursery.start(serve_bot,
+    ...)`` the start returns the first :class:`~wizard_arena.protocol.messages.Welcome`.
+    """
+    if games is not None and games < 1:
+        raise ValueError("games must be at least 1")
+    result = RunResult()
+    driver = Driver(
+        result, strict=strict, games=games, on_record=on_record, keep_records=keep_records
+    )
+    name = bot_name(bot, name)
+    backoff = Backoff(reconnect_timeout)
+    started = False
+    while True:
+        welcomed = False
+        try:
+            async with open_bot_session(
+                server,
+                name=name,
+                token=token,
+                rule_options=rule_options,
+                credentials=credentials,
+                channel_options=channel_options,
+                resume_token=driver.resume_token,
+            ) as session:
+                welcomed = True
+                backoff.reset()
+                driver.welcome(session.welcome)
+                if started:
+                    result.reconnects += 1
+                else:
+                    started = True
+                    task_status.started(session.welcome)
+                await _play(session, bot, driver, margin)
+            driver.finish()
+            return result
+        except ArenaError as e:
+            try:
+                delay = after_stream_error(e, driver, welcomed, reconnect, backoff)
+            except ArenaError:
+                driver.finish()
+                raise
+            await trio.sleep(delay)
+
+
+async def _play(session: BotSession, bot: Bot | AsyncBot, driver: Driver, margin: float) -> None:
+    """Play on ``session`` until the server ends it or the games are played."""
+    async for msg in session:
+        for effect in driver.receive(msg, session.received_at):
+            out = await _perform_async(bot, driver, effect, margin)
+            if out is not None:
+                await session.send(out)
+        if driver.done:
+            session.close_sending()
+            with trio.move_on_after(CLOSE_GRACE):
+                try:
+                    async for _ in session:
+                        pass  # a next game may already have been seated
+                except ArenaError:
+                    pass
+            return
+
+
+async def _perform_async(
+    bot: Bot | AsyncBot, driver: Driver, effect: Effect, margin: float
+) -> ActionMsg | None:
+    if isinstance(effect, Send):
+        return effect.msg
+    if isinstance(effect, Hook):
+        try:
+            out = getattr(bot, effect.name)(*effect.args)
+            if inspect.isawaitable(out):
+                await out
+        except Exception as e:
+            driver.hook_failed(effect.name, e)
+        return None
+    pending = effect.pending
+    view = pending.view
+    outcome: Action | BaseException
+    if isinstance(bot, AsyncBot):
+        deadline = pending.deadline
+        # trio's clock is not time.monotonic(): convert the deadline
+        until = (
+            math.inf
+            if deadline is None
+            else trio.current_time() + (deadline - time.monotonic()) - margin
+        )
+        with trio.move_on_at(until) as scope:
+            try:
+                outcome = await _decide_async(bot, view)
+            except Exception as e:
+                outcome = e
+        if scope.cancelled_caught:
+            return driver.cancelled(pending, time.monotonic() - pending.received)
+    else:
+        try:
+            outcome = await trio.to_thread.run_sync(decide, bot, view, abandon_on_cancel=True)
+        except Exception as e:
+            outcome = e
+    took = time.monotonic() - pending.received
+    return driver.decided(pending, outcome, took)
