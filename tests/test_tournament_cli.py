@@ -10,6 +10,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -353,9 +354,10 @@ def test_ctrl_c_says_how_to_resume(tmp_path: Path) -> None:
         {"players": 3, "round_sizes": [1, 2], "deal_sets": 50, "database": "t.sqlite"},
         _det(3),
     )
-    db = tmp_path / "t.sqlite"
+    db = tmp_path / "other db.sqlite"  # given on the command line, with an override
+    typed = ["tournament", str(toml), "--quiet", "--database", str(db), "--seed", "5"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "wizard_arena.cli", "tournament", str(toml), "--quiet"],
+        [sys.executable, "-m", "wizard_arena.cli", *typed],
         env=_env(),
         stderr=subprocess.PIPE,
         text=True,
@@ -373,5 +375,5 @@ def test_ctrl_c_says_how_to_resume(tmp_path: Path) -> None:
     assert proc.returncode == 130, err
     assert err.strip() == (
         f"interrupted: the finished games are kept in {db}; continue with: "
-        f"wizard-arena tournament {toml} --resume"
+        f"wizard-arena {shlex.join([*typed, '--resume'])}"
     )

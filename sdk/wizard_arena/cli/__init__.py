@@ -76,6 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=f"wizard-arena {name}", description=text)
     module.add_arguments(parser)
     ns = parser.parse_args(args[1:])
+    ns.command_line = args  # as typed, for messages that say how to run it again
     try:
         return int(module.run(ns) or 0)
     except KeyboardInterrupt:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -130,6 +131,15 @@ def run(args: argparse.Namespace) -> int:
             log_stream.close()
 
 
+def resume_command(args: argparse.Namespace) -> str:
+    """The command that resumes this run: as typed (every override kept, so
+    the plan matches), with ``--resume``."""
+    typed = list(getattr(args, "command_line", None) or ["tournament", args.config])
+    if "--resume" not in typed:
+        typed.append("--resume")
+    return "wizard-arena " + shlex.join(typed)
+
+
 def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
     progress = None if args.quiet else sys.stderr
     try:
@@ -144,7 +154,7 @@ def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
         if Path(config.database).exists():
             print(
                 f"\ninterrupted: the finished games are kept in {config.database}; continue "
-                f"with: wizard-arena tournament {args.config} --resume",
+                f"with: {resume_command(args)}",
                 file=sys.stderr,
             )
         else:
