@@ -87,3 +87,31 @@ def test_bad_bot_specs_exit_2_with_one_line(
 ) -> None:
     code, _, err = play(args, capsys, monkeypatch)
     assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_a_bot_that_raises_is_shown_once_per_error_and_exits_4(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "broken.py").write_text(
+        textwrap.dedent(
+            """
+            from wizard_arena.bot import Bot
+
+            class Broken(Bot):
+                def bid(self, view):
+                    raise RuntimeError("no bids today")
+
+                def play(self, view):
+                    return view.legal_cards[0]
+            """
+        )
+    )
+    args = [f"{tmp_path / 'broken.py'}:Broken", "--players", "3", "--round-sizes", "1,2,3"]
+    code, out, err = play(args, capsys, monkeypatch)
+    assert code == 4
+    faults = [line for line in out.splitlines() if line.startswith("fault:")]
+    assert faults == [
+        "fault: seat 0 (Broken), round 1: exception: RuntimeError: no bids today "
+        "(and 2 more like it)"
+    ]
+    assert "3 decision(s) were played by the referee for a faulted bot (exit status 4)" in err

@@ -8,16 +8,21 @@ round again). The game is played in-process by
 :func:`wizard_arena.local.play_local`, under any rule variant; with
 ``--seed`` the deal and every bot's per-game seed follow from it, so the
 same command prints the same game.
+
+Exit status: 0; 4 when a bot faulted (raised, or returned an action that is
+not legal: the referee's default action was played for it), as for
+``wizard-arena bot``; 2 for a usage error.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
-from wizard_arena.local import play_local
+from wizard_arena.local import Fault, play_local
 
 __all__ = ["EXAMPLE_MIX", "add_arguments", "run"]
 
@@ -104,6 +109,24 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"{result.ranks[seat]:>4}  {seat:>4}  {names[seat]:<{width}} {result.totals[seat]:>7}"
         )
-    for f in result.faults:
-        print(f"fault: seat {f.seat} ({names[f.seat]}), round {f.round}: {f.code}: {f.detail}")
+    return _print_faults(result.faults, names)
+
+
+def _print_faults(faults: Sequence[Fault], names: Sequence[str]) -> int:
+    """Each distinct fault once (with how often it came again); 4 when a bot
+    faulted (it raised or answered illegally), as ``wizard-arena bot``."""
+    seen: dict[tuple[int, str, str], list[Fault]] = {}
+    for f in faults:
+        seen.setdefault((f.seat, f.code, f.detail), []).append(f)
+    for (seat, code, detail), same in seen.items():
+        first = same[0]
+        again = f" (and {len(same) - 1} more like it)" if len(same) > 1 else ""
+        print(f"fault: seat {seat} ({names[seat]}), round {first.round}: {code}: {detail}{again}")
+    if faults:
+        print(
+            f"{len(faults)} decision(s) were played by the referee for a faulted bot "
+            "(exit status 4)",
+            file=sys.stderr,
+        )
+        return 4
     return 0
