@@ -2,7 +2,7 @@
 
 - :mod:`.messages`: the messages a bot and the referee exchange, as plain
   Python values (no protobuf);
-- :mod:`.wire`: the one module that converts protobuf messages to and from
+- :mod:`.wire`: the one package that converts protobuf messages to and from
   those values (the generated code lives in :mod:`wizard_arena._generated`).
 
 May import: the rules room (:mod:`wizard_arena.rules`), the bot API's value
