@@ -1,12 +1,7 @@
-"""Test support for the referee server: a scripted raw gRPC bot and a server thread.
+"""Test support for the referee server: a server thread, and random bots in a process of their own.
 
-:class:`RawBot` is a real gRPC client (the synchronous grpc API, its stream
-read in a thread of its own) built on :mod:`wizard_arena.protocol.wire`. By default it
-greets the server and answers every decision with a random legal action; its
-options and hooks make it misbehave on purpose (sleep, illegal cards, wrong
-request ids, messages before the Hello, bad versions or tokens, leaving
-mid-trick). It records every message it receives, raw and decoded, and the
-status the stream ended with.
+The scripted raw gRPC bot is :class:`wizard_arena.testing.RawBot` (re-exported
+here with :func:`~wizard_arena.testing.run_bots`).
 
 :class:`ServerThread` runs :func:`wizard_referee.referee.arena.serve_arena` under
 ``trio.run`` in a background thread, so tests stay plain synchronous code.
@@ -18,14 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import queue
 import random
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,256 +27,12 @@ import trio
 
 from wizard_arena.bot import GameInfo
 from wizard_arena.protocol import wire
-from wizard_arena.protocol.messages import (
-    ActionMsg,
-    ActionRejected,
-    DecisionRequest,
-    GameEnd,
-    Hello,
-    RoundStart,
-    ServerMsg,
-    Welcome,
-)
-from wizard_arena.rules import Action
+from wizard_arena.protocol.messages import ActionMsg, DecisionRequest, GameEnd, Hello
+from wizard_arena.testing import RawBot, Received, run_bots
 from wizard_referee.referee.arena import Arena, ArenaConfig, serve_arena
 from wizard_referee.referee.record import GameRecord
 
 __all__ = ["RawBot", "Received", "ServerThread", "run_aio_bots", "run_bots", "spawn_aio_bots"]
-
-_CLOSE = object()
-
-
-def _serialize(msg: Any) -> bytes:
-    return msg if isinstance(msg, bytes) else bytes(msg.SerializeToString())
-
-
-@dataclass
-class Received:
-    """One message as the bot received it."""
-
-    at: float
-    """``time.monotonic()`` on arrival."""
-    raw: Any
-    """The protobuf ``ServerMessage``."""
-    msg: ServerMsg | None
-    """The decoded message (``None`` if it did not decode; see ``error``)."""
-    error: str = ""
-
-
-RequestHook = Callable[["RawBot", DecisionRequest], bool]
-MessageHook = Callable[["RawBot", ServerMsg], None]
-
-
-class RawBot:
-    """A scripted bot on one ``Play`` stream.
-
-    ``first``: raw ``BotMessage`` values (or bytes, sent as they are) sent
-    before anything else (instead of the Hello when ``hello=False``).
-    ``think``: seconds to sleep before each answer (or a function of the
-    request giving them). ``games``: close the stream cleanly after this many
-    GameOver messages (``None``: stay until the server ends the stream).
-    ``on_request(bot, request) -> bool``: called for each decision request
-    before the default answer; return True when the hook answered (or
-    deliberately did not). ``on_message(bot, msg)``: called for every
-    decoded message. ``rule_options``: the Hello's (none by default, as a
-    bot written for the base game).
-    """
-
-    def __init__(
-        self,
-        address: str,
-        name: str = "raw",
-        *,
-        hello: bool = True,
-        first: list[Any] | None = None,
-        token: str = "",
-        min_version: int = 1,
-        max_version: int = 1,
-        think: float | Callable[[DecisionRequest], float] = 0.0,
-        games: int | None = 1,
-        seed: int | None = None,
-        on_request: RequestHook | None = None,
-        on_message: MessageHook | None = None,
-        rule_options: tuple[str, ...] = (),
-    ) -> None:
-        self.address = address
-        self.name = name
-        self.hello = Hello(
-            bot_name=name,
-            min_version=min_version,
-            max_version=max_version,
-            token=token,
-            sdk_name="tests-raw-bot",
-            sdk_version="0",
-            rule_options=rule_options,
-        )
-        self.send_hello = hello
-        self.first = list(first or [])
-        self.think = think
-        self.games = games
-        self.rng = random.Random(seed if seed is not None else name)
-        self.on_request = on_request
-        self.on_message = on_message
-        self.received: list[Received] = []
-        self.sent: list[Any] = []
-        self.status: grpc.StatusCode | None = None
-        self.details = ""
-        self.done = threading.Event()
-        self.games_over = 0
-        self.info: GameInfo | None = None
-        """The GameStarted of the current (latest) game."""
-        self.state: dict[str, Any] = {}
-        """Free space for hooks."""
-        self._out: queue.Queue[Any] = queue.Queue()
-        self._send_closed = False
-        self._channel: grpc.Channel | None = None
-        self._call: Any = None
-        self._thread: threading.Thread | None = None
-
-    # -- sending --------------------------------------------------------------------
-
-    def send_raw(self, msg: Any) -> None:
-        """Send a protobuf ``BotMessage`` as it is."""
-        if not self._send_closed:
-            self.sent.append(msg)
-            self._out.put(msg)
-
-    def send_bytes(self, data: bytes) -> None:
-        """Send ``data`` as one message, as it is (it need not decode)."""
-        self.send_raw(data)
-
-    def send_action(self, request_id: str, action: Action | None) -> None:
-        self.send_raw(wire.encode_bot(ActionMsg(request_id, action)))
-
-    def close_send(self) -> None:
-        """Half-close: end the request stream cleanly (the bot leaves)."""
-        if not self._send_closed:
-            self._send_closed = True
-            self._out.put(_CLOSE)
-
-    def disconnect(self) -> None:
-        """Cancel the call abruptly, as a crashing client would."""
-        self._send_closed = True
-        self._out.put(_CLOSE)
-        if self._call is not None:
-            self._call.cancel()
-
-    def _requests(self) -> Iterator[Any]:
-        while True:
-            item = self._out.get()
-            if item is _CLOSE:
-                return
-            yield item
-
-    # -- lifecycle ------------------------------------------------------------------
-
-    def start(self) -> RawBot:
-        self._channel = grpc.insecure_channel(self.address)
-        for m in self.first:
-            self.send_raw(m)
-        if self.send_hello:
-            self.send_raw(wire.encode_bot(self.hello))
-        # the stream sends protobuf messages serialized, and bytes as they are
-        play = self._channel.stream_stream(
-            f"/{wire.SERVICE_NAME}/Play",
-            request_serializer=_serialize,
-            response_deserializer=wire.pb.ServerMessage.FromString,
-        )
-        self._call = play(self._requests())
-        self._thread = threading.Thread(target=self._run, name=f"bot-{self.name}", daemon=True)
-        self._thread.start()
-        return self
-
-    def join(self, timeout: float = 30.0) -> RawBot:
-        if not self.done.wait(timeout):
-            raise TimeoutError(f"bot {self.name} still running after {timeout} s")
-        return self
-
-    def _run(self) -> None:
-        call = self._call
-        try:
-            for raw in call:
-                self._handle(raw)
-            self.status = call.code()
-            self.details = call.details() or ""
-        except grpc.RpcError as e:
-            self.status = e.code()
-            self.details = e.details() or ""
-        except Exception as e:  # a bug in a hook: fail loudly in the test
-            self.status = grpc.StatusCode.UNKNOWN
-            self.details = f"client error: {type(e).__name__}: {e}"
-            call.cancel()
-        finally:
-            self._send_closed = True
-            self._out.put(_CLOSE)
-            if self._channel is not None:
-                self._channel.close()
-            self.done.set()
-
-    def _handle(self, raw: Any) -> None:
-        try:
-            msg = wire.decode_server(raw)
-        except wire.WireError as e:
-            self.received.append(Received(time.monotonic(), raw, None, str(e)))
-            return
-        self.received.append(Received(time.monotonic(), raw, msg))
-        if isinstance(msg, GameInfo):
-            self.info = msg
-        if self.on_message is not None:
-            self.on_message(self, msg)
-        if isinstance(msg, DecisionRequest):
-            if self.on_request is not None and self.on_request(self, msg):
-                return
-            think = self.think(msg) if callable(self.think) else self.think
-            if think:
-                time.sleep(think)
-            self.send_action(msg.request_id, self.random_action(msg))
-        elif isinstance(msg, GameEnd):
-            self.games_over += 1
-            if self.games is not None and self.games_over >= self.games:
-                self.close_send()
-
-    def random_action(self, req: DecisionRequest) -> Action:
-        return self.rng.choice(req.view.legal_actions)
-
-    # -- what was received ------------------------------------------------------------
-
-    def messages(self, kind: type | tuple[type, ...] | None = None) -> list[Any]:
-        return [r.msg for r in self.received if kind is None or isinstance(r.msg, kind)]
-
-    @property
-    def welcome(self) -> Welcome | None:
-        got = self.messages(Welcome)
-        return got[0] if got else None
-
-    @property
-    def rejections(self) -> list[ActionRejected]:
-        return self.messages(ActionRejected)
-
-    @property
-    def requests(self) -> list[DecisionRequest]:
-        return self.messages(DecisionRequest)
-
-    @property
-    def game_ends(self) -> list[GameEnd]:
-        return self.messages(GameEnd)
-
-    @property
-    def round_starts(self) -> list[RoundStart]:
-        return self.messages(RoundStart)
-
-    def __repr__(self) -> str:
-        return f"<RawBot {self.name} status={self.status} received={len(self.received)}>"
-
-
-def run_bots(bots: list[RawBot], timeout: float = 60.0) -> list[RawBot]:
-    """Start ``bots`` (in order) and wait for all of them to finish."""
-    for b in bots:
-        b.start()
-    end = time.monotonic() + timeout
-    for b in bots:
-        b.join(max(0.1, end - time.monotonic()))
-    return bots
 
 
 class ServerThread:
