@@ -126,7 +126,7 @@ def test_plan_is_deterministic_and_seed_dependent() -> None:
                 "tournament": {"players": 3, "bid_restriction": "odd"},
                 "entrant": [{"name": n, "command": "x"} for n in "abc"],
             },
-            "unknown bid_restriction",
+            "bid_restriction must be one of",
         ),
     ],
 )

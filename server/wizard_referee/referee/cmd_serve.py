@@ -12,6 +12,7 @@ import trio
 
 from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
 from wizard_referee.referee.arena import ArenaConfig, freeze_startup_objects, serve_arena
+from wizard_referee.referee.listen import SERVE_FIXES, listen_problem, serve_failure
 from wizard_referee.referee.logs import configure_logging
 from wizard_referee.referee.record import FAULT_POLICIES
 
@@ -229,9 +230,16 @@ def run(args: argparse.Namespace) -> int:
         reseat_delay=args.reseat_delay,
         bot_seed_secret=bot_seed_secret,
     )
+    problem = listen_problem(args.host, args.port, *SERVE_FIXES)
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     try:
         trio.run(_main, config)
-    except OSError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
+    except (OSError, BaseExceptionGroup) as e:
+        message = serve_failure(e, args.host, args.port, *SERVE_FIXES)
+        if message is None:
+            raise
+        print(f"error: {message}", file=sys.stderr)
+        return 2
     return 0

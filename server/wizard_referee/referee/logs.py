@@ -7,13 +7,15 @@ JSON lines by default; readable console lines when stderr is a terminal
 
 from __future__ import annotations
 
+import io
 import logging
 import sys
-from typing import Any, TextIO
+from pathlib import Path
+from typing import Any, TextIO, cast
 
 import structlog
 
-__all__ = ["configure_logging", "get_logger"]
+__all__ = ["LogFile", "configure_logging", "get_logger", "log_file"]
 
 _LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40, "critical": 50}
 
@@ -55,3 +57,37 @@ def configure_logging(level: str = "info", fmt: str = "auto", stream: TextIO | N
 def get_logger(**bound: Any) -> Any:
     """A structlog logger bound with ``bound`` key-values."""
     return structlog.get_logger("wizard_referee").bind(**bound)
+
+
+class LogFile(io.TextIOBase):
+    """A log file, created (with its folder) at the first line written, so a
+    run that stops before it logs anything leaves no file behind. Appends,
+    line-buffered."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._file: TextIO | None = None
+
+    def write(self, text: str) -> int:
+        if self._file is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(self.path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
+        return self._file.write(text)
+
+    def flush(self) -> None:
+        if self._file is not None:
+            self._file.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        super().close()
+
+
+def log_file(path: str | Path) -> TextIO:
+    """A :class:`LogFile` for :func:`configure_logging`."""
+    return cast(TextIO, LogFile(path))

@@ -15,12 +15,13 @@ from typing import Any
 
 import trio
 
-from wizard_referee.referee.logs import configure_logging
+from wizard_referee.referee.logs import configure_logging, log_file
 from wizard_referee.tournament.runner import (
     TournamentConfig,
     TournamentError,
     format_leaderboard,
     leaderboard,
+    log_dir,
     plan_games,
     run_tournament,
 )
@@ -86,33 +87,45 @@ def demo_config(database: str, players: int, deal_sets: int, seed: int) -> Tourn
 
 
 def run(args: argparse.Namespace) -> int:
-    configure_logging("error", "auto")
+    if args.database and Path(args.database).exists():
+        print(
+            f"error: {args.database} exists: the demo writes a new database; "
+            "give another path, or remove that file",
+            file=sys.stderr,
+        )
+        return 2
     with tempfile.TemporaryDirectory(prefix="wizard-demo-") as tmp:
         database = args.database or str(Path(tmp) / "demo.sqlite")
         config = demo_config(database, args.players, args.deal_sets, args.seed)
-        games = len(plan_games(config))
-        print(
-            f"Wizard Arena demo: {len(config.entrants)} example bots "
-            f"({', '.join(e.name for e in config.entrants)}) connect over gRPC to a referee on "
-            f"127.0.0.1 and play a round robin of {games} games at tables of {config.players} "
-            "with duplicate deals (every bot holds every hand).",
-            flush=True,
+        with log_file(log_dir(config) / "runner.log") as stream:
+            configure_logging("warning", "json", stream)
+            return _run(args, config)
+
+
+def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
+    games = len(plan_games(config))
+    print(
+        f"Wizard Arena demo: {len(config.entrants)} example bots "
+        f"({', '.join(e.name for e in config.entrants)}) connect over gRPC to a referee on "
+        f"127.0.0.1 and play a round robin of {games} games at tables of {config.players} "
+        "with duplicate deals (every bot holds every hand).",
+        flush=True,
+    )
+    try:
+        store = trio.run(
+            lambda: run_tournament(config, progress_stream=None if args.quiet else sys.stderr)
         )
-        try:
-            store = trio.run(
-                lambda: run_tournament(config, progress_stream=None if args.quiet else sys.stderr)
-            )
-        except TournamentError as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 1
-        with store:
-            board = leaderboard(store)
-        print()
-        print(format_leaderboard(board, f"Leaderboard ({board.games} games):"))
-        print()
-        where = f"kept in {args.database}" if args.database else "in a temporary database"
-        print(f"Results were {where}. Next steps:")
-        print("  wizard-arena serve --port 50051        # a server for your own bots")
-        print("  wizard-arena bot my_bot.py:MyBot --server 127.0.0.1:50051")
-        print("  wizard-arena tournament my.toml        # see docs/tournament.md")
+    except TournamentError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    with store:
+        board = leaderboard(store)
+    print()
+    print(format_leaderboard(board, f"Leaderboard ({board.games} games):"))
+    print()
+    where = f"kept in {args.database}" if args.database else "in a temporary database"
+    print(f"Results were {where}. Next steps:")
+    print("  wizard-arena serve --port 50051        # a server for your own bots")
+    print("  wizard-arena bot my_bot.py:MyBot --server 127.0.0.1:50051")
+    print("  wizard-arena tournament my.toml        # see docs/tournament.md")
     return 0

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from wizard_arena.rules import Bid, Card, ChooseTrump, Game, Phase, RuleError, Rules, Suit, Trick
 from wizard_referee.referee.record import GameRecord, parse_action, verify_record
-from wizard_referee.tournament.store import ResultsStore
+from wizard_referee.tournament.store import ResultsStore, StoreError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -126,7 +126,12 @@ def run(args: argparse.Namespace) -> int:
     if not args.database.exists():
         print(f"error: no database {args.database}", file=sys.stderr)
         return 2
-    with ResultsStore(args.database) as store:
+    try:
+        store = ResultsStore(args.database, create=False)
+    except StoreError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    with store:
         ids = store.find_game_ids(args.game_id)
         exact = [i for i in ids if i == args.game_id]
         if exact:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from pathlib import Path
+from typing import Any, TextIO
 
 import trio
 
@@ -17,15 +18,17 @@ from wizard_arena.cli.rules_options import (
 )
 from wizard_arena.rules import BidRestriction
 from wizard_referee.referee.arena import freeze_startup_objects
-from wizard_referee.referee.logs import configure_logging
+from wizard_referee.referee.logs import configure_logging, log_file
 from wizard_referee.tournament.runner import (
     TournamentConfig,
     TournamentError,
     format_leaderboard,
     leaderboard,
     leaderboard_csv,
+    log_dir,
     run_tournament,
 )
+from wizard_referee.tournament.store import ResultsStore
 
 
 def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
@@ -90,45 +93,67 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--quiet", action="store_true", help="no progress display")
     parser.add_argument(
-        "--log-level", default="warning", choices=["debug", "info", "warning", "error"]
+        "--log-file",
+        metavar="PATH",
+        help="the runner's log, JSON lines (default DATABASE.logs/runner.log; "
+        "'-' for standard error)",
+    )
+    parser.add_argument(
+        "--log-level",
+        default="warning",
+        choices=["debug", "info", "warning", "error"],
+        help="default warning (info: every session and decision)",
     )
 
 
+def _open_log(path: str | None, config: TournamentConfig) -> TextIO:
+    """The runner's log: a file (the progress display keeps standard error)."""
+    if path == "-":
+        return sys.stderr
+    return log_file(Path(path) if path else log_dir(config) / "runner.log")
+
+
 def run(args: argparse.Namespace) -> int:
-    configure_logging(args.log_level, "auto")
     try:
-        overrides = overrides_from_args(args)
-    except ValueError as e:
+        config = TournamentConfig.from_toml(args.config, **overrides_from_args(args))
+        log_stream = _open_log(args.log_file, config)
+    except (TournamentError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     try:
-        config = TournamentConfig.from_toml(args.config, **overrides)
+        configure_logging(
+            args.log_level, "auto" if log_stream is sys.stderr else "json", log_stream
+        )
+        return _run(args, config)
+    finally:
+        if log_stream is not sys.stderr:
+            log_stream.close()
+
+
+def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
+    progress = None if args.quiet else sys.stderr
+    try:
         freeze_startup_objects()  # the modules loaded so far live until exit
         store = trio.run(
-            lambda: run_tournament(
-                config, resume=args.resume, progress_stream=None if args.quiet else sys.stderr
-            )
+            lambda: run_tournament(config, resume=args.resume, progress_stream=progress)
         )
     except TournamentError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        if Path(config.database).exists():
+            print(
+                f"\ninterrupted: the finished games are kept in {config.database}; continue "
+                f"with: wizard-arena tournament {args.config} --resume",
+                file=sys.stderr,
+            )
+        else:
+            print("\ninterrupted before any game finished: nothing kept", file=sys.stderr)
+        return 130
     with store:
         board = leaderboard(store, method=args.method, exclude_faulted=config.exclude_faulted)
         if args.export_results:
-            with open(args.export_results, "w", encoding="utf-8") as out:
-                for spec, seats, faulted in store.finished_games():
-                    out.write(
-                        json.dumps(
-                            {
-                                "players": [s.entrant for s in seats],
-                                "scores": [s.total for s in seats],
-                                "game_id": spec.id,
-                                "duplicate_set": spec.duplicate_set,
-                                "faulted": faulted,
-                            }
-                        )
-                        + "\n"
-                    )
+            _export(store, args.export_results)
     if args.json:
         print(json.dumps([r.as_dict() for r in board.rows], indent=2))
     elif args.csv:
@@ -139,4 +164,27 @@ def run(args: argparse.Namespace) -> int:
             f"{board.games} games, move time {config.move_time:g} s"
         )
         print(format_leaderboard(board, header))
+    if progress is not None:
+        print(
+            f"results in {config.database} (a game: wizard-arena replay GAME_ID "
+            f"--database {config.database}); logs in {log_dir(config)}/",
+            file=sys.stderr,
+        )
     return 0
+
+
+def _export(store: ResultsStore, path: str) -> None:
+    with open(path, "w", encoding="utf-8") as out:
+        for spec, seats, faulted in store.finished_games():
+            out.write(
+                json.dumps(
+                    {
+                        "players": [s.entrant for s in seats],
+                        "scores": [s.total for s in seats],
+                        "game_id": spec.id,
+                        "duplicate_set": spec.duplicate_set,
+                        "faulted": faulted,
+                    }
+                )
+                + "\n"
+            )

@@ -23,44 +23,65 @@ at several tables at once.
 from __future__ import annotations
 
 import contextlib
-import math
-import os
-import secrets
 import shlex
-import subprocess
-import sys
 import time
 import tomllib
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import Any, TextIO
 
 import trio
 
 from wizard_arena.protocol.seeds import new_secret
 from wizard_arena.rules import BidRestriction, Rules
-from wizard_referee.ratings import models as rating_lib
 from wizard_referee.referee.arena import Arena, ArenaConfig, Session, serve_arena
+from wizard_referee.referee.listen import listen_problem
 from wizard_referee.referee.logs import get_logger
-from wizard_referee.referee.record import FAULT_POLICIES, GameRecord
+from wizard_referee.referee.record import GameRecord
+from wizard_referee.tournament.cli_errors import TOURNAMENT_FIXES, runner_error
+from wizard_referee.tournament.config_keys import (
+    TOURNAMENT_KEYS,
+    TournamentError,
+    entrant_problems,
+    listed,
+    plan_differences,
+    section_problems,
+)
+from wizard_referee.tournament.entrants import Instance as _Instance
+from wizard_referee.tournament.entrants import (
+    make_instances,
+    preflight,
+    relabel_crashes,
+    settle_exits,
+    supervise,
+)
+from wizard_referee.tournament.launcher import open_launcher
+from wizard_referee.tournament.leaderboard import (
+    Leaderboard,
+    LeaderboardRow,
+    format_leaderboard,
+    leaderboard,
+    leaderboard_csv,
+)
 from wizard_referee.tournament.schedule import round_robin, seat_rotations
-from wizard_referee.tournament.store import GameSpec, ResultsStore
+from wizard_referee.tournament.store import GameSpec, ResultsStore, StoreError
 
 __all__ = [
     "EntrantConfig",
+    "Leaderboard",
     "LeaderboardRow",
     "TournamentConfig",
     "TournamentError",
+    "format_leaderboard",
     "leaderboard",
+    "leaderboard_csv",
+    "log_dir",
+    "plan_differences",
     "plan_games",
+    "relabel_crashes",
     "run_tournament",
 ]
-
-
-class TournamentError(Exception):
-    """A tournament that cannot be run as configured (the message says why)."""
 
 
 @dataclass(frozen=True)
@@ -204,97 +225,65 @@ class TournamentConfig:
     def from_dict(
         cls, data: dict[str, Any], base: Path | None = None, **overrides: Any
     ) -> TournamentConfig:
-        section = dict(data.get("tournament", {}))
-        unknown = set(data) - {"tournament", "entrant"}
-        if unknown:
-            raise TournamentError(f"unknown section(s): {', '.join(sorted(unknown))}")
-        fields = {f for f in cls.__dataclass_fields__ if f != "entrants"}
-        bad = set(section) - fields
-        if bad:
-            raise TournamentError(
-                f"unknown [tournament] key(s): {', '.join(sorted(bad))} "
-                f"(known: {', '.join(sorted(fields))})"
-            )
-        section.update({k: v for k, v in overrides.items() if v is not None})
-        sizes = section.get("round_sizes")
-        if sizes is not None:
-            if not isinstance(sizes, list | tuple) or not all(type(x) is int for x in sizes):
-                raise TournamentError(
-                    f"round_sizes must be a list of whole numbers, e.g. [2, 4, 6], not {sizes!r}"
-                )
-            section["round_sizes"] = tuple(sizes)
+        """The configuration of a parsed file; ``overrides`` (not None) replace
+        its ``[tournament]`` values. TournamentError naming every bad key."""
+        problems = [
+            f"unknown section [{name}] (a file has [tournament] and [[entrant]] tables)"
+            for name in sorted(set(data) - {"tournament", "entrant"})
+        ]
+        section = data.get("tournament", {})
+        if not isinstance(section, dict):
+            problems.append("[tournament] must be a table")
+            section = {}
+        section = {**section, **{k: v for k, v in overrides.items() if v is not None}}
+        problems += section_problems(section)
+        raw_entrants = data.get("entrant", [])
+        problems += entrant_problems(raw_entrants)
+        if problems:
+            raise TournamentError(listed(problems))
+        if section.get("round_sizes") is not None:
+            section["round_sizes"] = tuple(section["round_sizes"])
         if base is not None and "database" in section:
             db = Path(section["database"])
             section["database"] = str(db if db.is_absolute() else base / db)
         if base is not None:
             section.setdefault("workdir", str(base))
         entrants = []
-        for i, e in enumerate(data.get("entrant", [])):
-            if not isinstance(e, dict) or not isinstance(e.get("name"), str) or not e["name"]:
-                raise TournamentError(f"entrant #{i + 1} needs a name")
-            extra = set(e) - {"name", "command", "token"}
-            if extra:
-                raise TournamentError(f"entrant {e['name']!r}: unknown key(s) {sorted(extra)}")
+        for e in raw_entrants:
             command = e.get("command")
             if isinstance(command, str):
                 command = shlex.split(command)
-            if command is not None and (
-                not isinstance(command, list)
-                or not command
-                or not all(isinstance(c, str) for c in command)
-            ):
-                raise TournamentError(f"entrant {e['name']!r}: command must be a string or list")
-            token = e.get("token")
-            if command is None and not token:
-                raise TournamentError(
-                    f"entrant {e['name']!r} needs a command, or a token for an external bot"
-                )
-            entrants.append(EntrantConfig(e["name"], tuple(command) if command else None, token))
-        try:
-            config = cls(entrants=tuple(entrants), **section)
-        except TypeError as e:
-            raise TournamentError(str(e)) from None
+            entrants.append(
+                EntrantConfig(e["name"], tuple(command) if command else None, e.get("token"))
+            )
+        config = cls(entrants=tuple(entrants), **section)
         config.validate()
         return config
 
-    def validate(self) -> None:
+    def problems(self) -> list[str]:
+        """Everything wrong with this configuration (empty: it can be run)."""
+        problems = section_problems({k: getattr(self, k) for k in TOURNAMENT_KEYS})
         names = [e.name for e in self.entrants]
         if len(set(names)) != len(names):
-            raise TournamentError("entrant names must be unique")
-        if not 3 <= self.players <= 6:
-            raise TournamentError(f"players (table size) must be 3..6, not {self.players}")
+            problems.append("entrant names must be unique")
+        if problems:
+            return problems
         if len(self.entrants) < self.players:
-            raise TournamentError(
-                f"{len(self.entrants)} entrants cannot fill a table of {self.players}"
+            problems.append(
+                f"{len(self.entrants)} entrants cannot fill a table of {self.players} "
+                "(add entrants, or set a smaller players)"
             )
-        if self.deal_sets < 1 or self.parallel < 1 or self.move_time <= 0:
-            raise TournamentError("deal_sets and parallel must be >= 1, move_time > 0")
-        if self.reconnect_window < 0:
-            raise TournamentError("reconnect_window must not be negative")
-        if self.fault_policy not in FAULT_POLICIES:
-            raise TournamentError(
-                f"unknown fault_policy {self.fault_policy!r} (one of {', '.join(FAULT_POLICIES)})"
-            )
-        if self.max_faults < 1:
-            raise TournamentError("max_faults must be at least 1")
-        if self.time_bank < 0:
-            raise TournamentError("time_bank must not be negative")
-        if self.max_connections < 0 or self.max_sessions_per_token < 0:
-            raise TournamentError("max_connections and max_sessions_per_token must not be negative")
-        if self.max_message_bytes < 1:
-            raise TournamentError("max_message_bytes must be positive")
-        if self.bot_seed_secret is not None and (
-            not isinstance(self.bot_seed_secret, str) or not self.bot_seed_secret
-        ):
-            raise TournamentError("bot_seed_secret must be a non-empty string (or left out)")
-        try:
-            BidRestriction(self.bid_restriction)
-        except ValueError:
-            raise TournamentError(f"unknown bid_restriction {self.bid_restriction!r}") from None
         try:
             self.rules  # noqa: B018  (the core refuses combinations that cannot work)
         except ValueError as e:
-            raise TournamentError(f"rules: {e}") from None
+            problems.append(f"rules: {e}")
+        return problems
+
+    def validate(self) -> None:
+        """TournamentError listing every problem (see :meth:`problems`)."""
+        problems = self.problems()
+        if problems:
+            raise TournamentError(listed(problems))
 
 
 def plan_games(config: TournamentConfig) -> list[GameSpec]:
@@ -313,177 +302,7 @@ def plan_games(config: TournamentConfig) -> list[GameSpec]:
 
 
 # ---------------------------------------------------------------------------
-# Leaderboard
-
-
-@dataclass(frozen=True)
-class LeaderboardRow:
-    rank: int
-    name: str
-    rating: float
-    low: float | None
-    high: float | None
-    games: int
-    mean_points: float
-    tables_won: float
-    """Share of games ranked first (a tie for first counts 1/k)."""
-    bid_accuracy: float
-    """Share of rounds where bid = tricks."""
-    timeouts: int
-    illegal: int
-    faulted_games: int
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class Leaderboard:
-    rows: tuple[LeaderboardRow, ...]
-    method: str
-    games: int
-    notes: tuple[str, ...] = ()
-    provisional: bool = False
-
-
-def leaderboard(
-    store: ResultsStore,
-    *,
-    method: str = "bt",
-    bootstrap: int = 1000,
-    seed: int = 0,
-    exclude_faulted: bool = False,
-) -> Leaderboard:
-    """Ratings and statistics of every entrant from the finished games."""
-    stats: dict[str, dict[str, float]] = {}
-    results: list[rating_lib.GameResult] = []
-    games = 0
-    for spec, seats, faulted in store.finished_games():
-        games += 1
-        winners = [s for s in seats if s.rank == 1]
-        for s in seats:
-            st = stats.setdefault(
-                s.entrant,
-                {
-                    "games": 0,
-                    "points": 0,
-                    "won": 0.0,
-                    "rounds": 0,
-                    "exact": 0,
-                    "timeouts": 0,
-                    "illegal": 0,
-                    "faulted": 0,
-                },
-            )
-            st["games"] += 1
-            st["points"] += s.total
-            if s.rank == 1:
-                st["won"] += 1 / len(winners)
-            st["rounds"] += len(s.bids)
-            st["exact"] += sum(1 for b, t in zip(s.bids, s.tricks, strict=True) if b == t)
-            st["timeouts"] += s.faults.get("timeout", 0)
-            st["illegal"] += s.faults.get("illegal", 0)
-            st["faulted"] += 1 if s.faults else 0
-        if exclude_faulted and faulted:
-            continue
-        results.append(
-            rating_lib.GameResult(
-                tuple(s.entrant for s in seats),
-                tuple(s.total for s in seats),
-                spec.duplicate_set,
-            )
-        )
-    if method == "elo":
-        rated = rating_lib.elo(results)
-    else:
-        rated = rating_lib.bradley_terry(results, bootstrap=bootstrap, seed=seed)
-    by_name = rated.by_name()
-    rows = []
-    for name, st in stats.items():
-        r = by_name.get(name)
-        rows.append(
-            (
-                r.rating if r else math.nan,
-                name,
-                r.low if r else None,
-                r.high if r else None,
-                st,
-            )
-        )
-    rows.sort(key=lambda x: (-(x[0] if not math.isnan(x[0]) else -1e9), x[1]))
-    out = []
-    for i, (rating, name, low, high, st) in enumerate(rows):
-        out.append(
-            LeaderboardRow(
-                rank=i + 1,
-                name=name,
-                rating=rating,
-                low=low,
-                high=high,
-                games=int(st["games"]),
-                mean_points=st["points"] / st["games"],
-                tables_won=st["won"] / st["games"],
-                bid_accuracy=st["exact"] / st["rounds"] if st["rounds"] else 0.0,
-                timeouts=int(st["timeouts"]),
-                illegal=int(st["illegal"]),
-                faulted_games=int(st["faulted"]),
-            )
-        )
-    notes = list(rated.notes)
-    if exclude_faulted:
-        notes.append("games with faults are kept out of the ratings")
-    return Leaderboard(tuple(out), rated.method, games, tuple(notes), rated.provisional)
-
-
-def format_leaderboard(board: Leaderboard, header: str = "") -> str:
-    lines = []
-    if header:
-        lines.append(header)
-    label = "Elo (provisional)" if board.method == "elo" else "rating (95% interval)"
-    lines.append(
-        f"{'rank':>4}  {'bot':<20} {label:<26} {'games':>5} {'mean pts':>8} "
-        f"{'won':>6} {'bid acc':>7} {'timeouts':>8} {'illegal':>7}"
-    )
-    for r in board.rows:
-        if r.low is not None and r.high is not None:
-            rating = f"{r.rating:7.1f} ({r.low:.0f}-{r.high:.0f})"
-        else:
-            rating = f"{r.rating:7.1f}"
-        lines.append(
-            f"{r.rank:>4}  {r.name:<20} {rating:<26} {r.games:>5} {r.mean_points:>8.1f} "
-            f"{r.tables_won:>6.1%} {r.bid_accuracy:>7.1%} {r.timeouts:>8} {r.illegal:>7}"
-        )
-    for note in board.notes:
-        lines.append(f"note: {note}")
-    return "\n".join(lines)
-
-
-def leaderboard_csv(board: Leaderboard) -> str:
-    import csv
-    import io
-
-    buf = io.StringIO()
-    fields = list(LeaderboardRow.__dataclass_fields__)
-    w = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
-    w.writeheader()
-    for r in board.rows:
-        w.writerow(r.as_dict())
-    return buf.getvalue()
-
-
-# ---------------------------------------------------------------------------
 # Running
-
-
-@dataclass
-class _Instance:
-    entrant: EntrantConfig
-    index: int
-    token: str
-    restarts: int = 0
-    log_path: Path | None = None
-    proc: Any = None
-    """The running process (a subprocess.Popen), once started."""
 
 
 @dataclass
@@ -506,6 +325,11 @@ class Progress:
         )
 
 
+def log_dir(config: TournamentConfig) -> Path:
+    """The folder of the tournament's logs: ``DATABASE.logs``."""
+    return Path(str(config.database) + ".logs")
+
+
 async def run_tournament(
     config: TournamentConfig,
     *,
@@ -514,43 +338,46 @@ async def run_tournament(
     progress_interval: float = 2.0,
     on_record: Callable[[GameRecord], None] | None = None,
 ) -> ResultsStore:
-    """Plan (or resume) and play the tournament; return the open results store."""
+    """Plan (or resume) and play the tournament; return the open results store.
+
+    Checked before anything is created: the database (new, or a tournament
+    with the same plan for ``resume``) and that every entrant command can
+    start (:func:`.entrants.preflight`). A new database in which no game was
+    played is removed again when the run fails, so the same command can be
+    run again once the problem is fixed."""
     log = get_logger(tournament=config.name)
     db_path = Path(config.database)
     exists = db_path.exists()
     if exists and not resume:
-        raise TournamentError(f"{db_path} exists: use --resume to continue it, or another path")
+        raise TournamentError(
+            f"{db_path} exists: continue that tournament with --resume, "
+            "or give another database (--database PATH)"
+        )
     if resume and not exists:
         raise TournamentError(f"{db_path} does not exist: nothing to resume")
-    store = ResultsStore(db_path)
+    problems = preflight(config.entrants, config.workdir)
+    if config.port:
+        busy = listen_problem(config.host, config.port, *TOURNAMENT_FIXES)
+        problems += [busy] if busy else []
+    if problems:
+        raise TournamentError(listed(problems))
     try:
-        stored = store.tournament_config()
+        store = ResultsStore(db_path, create=not resume)
+    except StoreError as e:
+        raise TournamentError(str(e)) from None
+    try:
         specs = plan_games(config)
-        if stored is None:
-            entrant_rows = [
-                (e.name, e.kind, shlex.join(e.command) if e.command else None)
-                for e in config.entrants
-            ]
-            store.create(
-                config.name,
-                {
-                    "plan": config.plan_key(),
-                    "config": config.to_dict(),
-                    "bot_seed_secret": config.bot_seed_secret or new_secret(),
-                },
-                entrant_rows,
-                specs,
-                config.rules.to_dict(),
-            )
-        elif stored.get("plan") != config.plan_key():
-            raise TournamentError(
-                "the configuration does not match the stored tournament "
-                f"(stored plan {stored.get('plan')}, given {config.plan_key()})"
-            )
+        _open_plan(store, config, specs)
         secret = _bot_seed_secret(config, store)
         pending = store.unfinished()
         total = len(specs)
         log.info("tournament", games=total, pending=len(pending), resume=resume)
+        if progress_stream is not None:
+            left = f"{len(pending)} of {total} games left" if resume else f"{total} games"
+            progress_stream.write(
+                f"{config.name}: {left}; results in {db_path}, logs in {log_dir(config)}/\n"
+            )
+            progress_stream.flush()
         if pending:
             try:
                 await _play(
@@ -565,16 +392,12 @@ async def run_tournament(
                     on_record,
                 )
             except BaseExceptionGroup as group:
-                # trio's nurseries wrap errors in groups: surface the runner's own
-                # error (an entrant that did not connect or cannot start) as itself
-                cause: BaseException = group
-                while isinstance(cause, BaseExceptionGroup) and len(cause.exceptions) == 1:
-                    cause = cause.exceptions[0]
-                if isinstance(cause, TournamentError):
-                    raise cause from None
-                raise
+                raise runner_error(group, config.host, config.port) from None
     except BaseException:
-        store.close()
+        if exists:
+            store.close()
+        else:
+            store.close_and_remove_if_unplayed()  # nothing to resume: run it again
         raise
     return store
 
@@ -597,6 +420,34 @@ def _bot_seed_secret(config: TournamentConfig, store: ResultsStore) -> str:
     return secret
 
 
+def _open_plan(store: ResultsStore, config: TournamentConfig, specs: list[GameSpec]) -> None:
+    """Store a new tournament's plan, or check that a stored one matches."""
+    stored = store.tournament_config()
+    if stored is None:
+        entrant_rows = [
+            (e.name, e.kind, shlex.join(e.command) if e.command else None) for e in config.entrants
+        ]
+        store.create(
+            config.name,
+            {
+                "plan": config.plan_key(),
+                "config": config.to_dict(),
+                "bot_seed_secret": config.bot_seed_secret or new_secret(),
+            },
+            entrant_rows,
+            specs,
+            config.rules.to_dict(),
+        )
+        return
+    differences = plan_differences(stored.get("plan") or {}, config.plan_key())
+    if differences:
+        raise TournamentError(
+            f"the configuration does not match the stored tournament in {store.path} "
+            f"({'; '.join(differences)}): resume with the stored values, "
+            "or start a new tournament with another database"
+        )
+
+
 async def _play(
     config: TournamentConfig,
     bot_seed_secret: str,
@@ -608,20 +459,11 @@ async def _play(
     progress_interval: float,
     on_record: Callable[[GameRecord], None] | None,
 ) -> None:
-    instances: list[_Instance] = []
-    token_owner: dict[str, str] = {}
-    for e in config.entrants:
-        if e.command is None:
-            assert e.token is not None
-            token_owner[e.token] = e.name
-        else:
-            for i in range(config.parallel):
-                tok = secrets.token_hex(16)  # hex: never starts with "-"
-                instances.append(_Instance(e, i, tok))
-                token_owner[tok] = e.name
+    instances, token_owner = make_instances(config.entrants, config.parallel)
+    launched = {inst.token: inst for inst in instances}
     pool: dict[str, list[Session]] = {e.name: [] for e in config.entrants}
     progress = Progress(total, total - len(pending), total - len(pending))
-    log_dir = Path(str(config.database) + ".logs")
+    logs = log_dir(config)
     arena_config = ArenaConfig(
         host=config.host,
         port=config.port,
@@ -639,125 +481,39 @@ async def _play(
         keep_records=1,  # the results store keeps every game
         bot_seed_secret=bot_seed_secret,
     )
-    async with trio.open_nursery() as nursery:
+    # the launcher first: it must start before gRPC runs here (see .launcher)
+    async with open_launcher() as launcher, trio.open_nursery() as nursery:
         arena: Arena = await nursery.start(serve_arena, arena_config)
 
         def on_session(s: Session) -> None:
             owner = token_owner.get(s.hello.token)
             if owner is not None:
                 pool[owner].append(s)
+            inst = launched.get(s.hello.token)
+            if inst is not None:
+                inst.connected = True
+
+        def refused(token: str) -> bool:
+            return token in arena.refused_options
 
         arena.on_session.append(on_session)
         if instances:
-            log_dir.mkdir(parents=True, exist_ok=True)
-        spawner = _Spawner()
+            logs.mkdir(parents=True, exist_ok=True)
         for inst in instances:
-            inst.log_path = log_dir / f"{inst.entrant.name}-{inst.index}.log"
-            nursery.start_soon(_supervise, inst, arena.address, spawner, config.workdir, log)
-        await _await_entrants(config, arena, pool, log_dir, token_owner)
-        launched = {inst.token: inst for inst in instances}
+            inst.log_path = logs / f"{inst.entrant.name}-{inst.index}.log"
+            nursery.start_soon(
+                supervise, inst, arena.address, launcher, config.workdir, log, refused
+            )
+        await _await_entrants(config, arena, pool, logs, token_owner)
         if progress_stream is not None:
             nursery.start_soon(_show_progress, progress, store, progress_stream, progress_interval)
         try:
             await _schedule(config, arena, store, pending, pool, progress, log, on_record, launched)
         finally:
             nursery.cancel_scope.cancel()
-    spawner.close()
     if progress_stream is not None:
         progress_stream.write(progress.line() + "\n")
         progress_stream.flush()
-
-
-def _die_with_parent() -> None:
-    """In the child, before exec: on Linux, get SIGTERM when the thread that
-    started it ends. The runner starts every bot from one spawner thread that
-    lives as long as the tournament, so no bot outlives its runner, even one
-    killed with SIGKILL."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-        import signal
-
-        with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL("libc.so.6", use_errno=True)
-            libc.prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
-
-
-class _Spawner:
-    """Starts subprocesses from one long-lived thread (see _die_with_parent)."""
-
-    def __init__(self) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bot-spawner")
-
-    async def spawn(
-        self, cmd: list[str], env: dict[str, str], out: IO[bytes], cwd: str = ""
-    ) -> subprocess.Popen[bytes]:
-        future = self._pool.submit(
-            subprocess.Popen,
-            cmd,
-            cwd=cwd or None,
-            env=env,
-            stdout=out,
-            stderr=out,
-            stdin=subprocess.DEVNULL,
-            preexec_fn=_die_with_parent,
-        )
-        return await trio.to_thread.run_sync(future.result)
-
-    def close(self) -> None:
-        self._pool.shutdown(wait=False)
-
-
-async def _supervise(
-    inst: _Instance, address: str, spawner: _Spawner, workdir: str, log: Any
-) -> None:
-    """Run one instance of a command entrant; restart it if it exits (crash)."""
-    assert inst.entrant.command is not None and inst.log_path is not None
-    subst = {"{server}": address, "{token}": inst.token, "{name}": inst.entrant.name}
-    cmd = []
-    for part in inst.entrant.command:
-        for k, v in subst.items():
-            part = part.replace(k, v)
-        cmd.append(part)
-    env = dict(
-        os.environ,
-        WIZARD_ARENA_SERVER=address,
-        WIZARD_ARENA_TOKEN=inst.token,
-        WIZARD_ARENA_NAME=inst.entrant.name,
-    )
-    while True:
-        with open(inst.log_path, "ab") as out:
-            try:
-                proc = inst.proc = await spawner.spawn(cmd, env, out, workdir)
-            except OSError as e:
-                log.error("entrant_start_failed", entrant=inst.entrant.name, error=str(e))
-                raise TournamentError(
-                    f"entrant {inst.entrant.name!r}: cannot start {cmd[0]!r}: {e}"
-                ) from None
-            try:
-                while proc.poll() is None:
-                    await trio.sleep(0.1)
-            finally:
-                if proc.poll() is None:
-                    proc.terminate()
-                    with trio.CancelScope(shield=True), trio.move_on_after(3):
-                        while proc.poll() is None:
-                            await trio.sleep(0.05)
-                    if proc.poll() is None:
-                        proc.kill()
-                        proc.wait()
-        inst.restarts += 1
-        log.warning(
-            "entrant_exited",
-            entrant=inst.entrant.name,
-            instance=inst.index,
-            returncode=proc.returncode,
-            restarts=inst.restarts,
-            log=str(inst.log_path),
-        )
-        if inst.restarts > 5:
-            log.error("entrant_gave_up", entrant=inst.entrant.name, instance=inst.index)
-            return
-        await trio.sleep(min(0.5 * inst.restarts, 3.0))
 
 
 async def _await_entrants(
@@ -768,7 +524,8 @@ async def _await_entrants(
     token_owner: dict[str, str],
 ) -> None:
     """Wait until every entrant has a session. An entrant refused for its rule
-    options can never join: that ends the wait at once, with the reason."""
+    options can never join: that ends the wait at once, with the reason (as
+    does a launched entrant that cannot start: its supervisor raises)."""
 
     def missing() -> list[str]:
         return [name for name, sessions in pool.items() if not any(s.alive for s in sessions)]
@@ -795,46 +552,6 @@ async def _await_entrants(
             f"entrant(s) {', '.join(missing())} did not connect within "
             f"{config.connect_timeout:g} s (see the logs in {log_dir})"
         )
-
-
-async def _settle_exits(
-    record: GameRecord, insts: Sequence[_Instance | None], exits: Sequence[int]
-) -> None:
-    """A launched bot's process that dropped its connection may still be
-    exiting when its game ends (its socket closes before it is reaped): give
-    it a moment, so that :func:`relabel_crashes` sees it has exited."""
-    for seat, (inst, before) in enumerate(zip(insts, exits, strict=True)):
-        if inst is None or "disconnect" not in record.faults[seat]:
-            continue
-        with trio.move_on_after(_EXIT_SETTLE):
-            while inst.restarts == before and inst.proc is not None and inst.proc.poll() is None:
-                await trio.sleep(0.02)
-
-
-#: Seconds to wait for a launched bot that disconnected to be seen exiting.
-_EXIT_SETTLE = 2.0
-
-
-def relabel_crashes(record: GameRecord, insts: Sequence[Any], exits: Sequence[int]) -> None:
-    """A seat played by a bot process the runner launched, faulted
-    ``disconnect`` while that process exited during the game (it was
-    restarted since the game began, or is not running now): the fault is
-    recorded as ``crash`` instead (in the record; the bots' GameOver said
-    ``disconnect``)."""
-    for seat, (inst, before) in enumerate(zip(insts, exits, strict=True)):
-        if inst is None or "disconnect" not in record.faults[seat]:
-            continue
-        proc = inst.proc
-        if inst.restarts == before and (proc is None or proc.poll() is None):
-            continue
-        faults, details = record.faults[seat], record.fault_details[seat]
-        faults["crash"] = faults.get("crash", 0) + faults.pop("disconnect")
-        detail = details.pop("disconnect", "")
-        details.setdefault("crash", f"the bot's process exited ({detail})" if detail else "")
-        for rnd in record.rounds:
-            for mv in rnd.moves:
-                if mv.seat == seat and mv.fault == "disconnect":
-                    mv.fault = "crash"
 
 
 def _free_session(sessions: list[Session]) -> Session | None:
@@ -879,7 +596,7 @@ async def _schedule(
                     "tournament": config.name,
                 },
             )
-            await _settle_exits(record, insts, exits)
+            await settle_exits(record, insts, exits)
             relabel_crashes(record, insts, exits)
             store.save_game(spec, record)
             if record.status == "finished":
@@ -939,7 +656,3 @@ async def _show_progress(
             progress.leader = board.rows[0].name if board.rows else ""
         stream.write(("\r" if tty else "") + progress.line() + ("" if tty else "\n"))
         stream.flush()
-
-
-def default_progress_stream() -> TextIO:
-    return sys.stderr

@@ -28,7 +28,7 @@ from typing import Any
 
 from wizard_referee.referee.record import GameRecord
 
-__all__ = ["GameSpec", "ResultsStore", "SeatResult"]
+__all__ = ["GameSpec", "ResultsStore", "SeatResult", "StoreError"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournament (
@@ -105,19 +105,63 @@ class SeatResult:
     faults: dict[str, int]
 
 
-class ResultsStore:
-    """A tournament's SQLite database."""
+class StoreError(ValueError):
+    """A file that is not a results database (the message says which and why)."""
 
-    def __init__(self, path: str | Path) -> None:
+
+class ResultsStore:
+    """A tournament's SQLite database. ``create=False`` opens only an
+    existing results database (StoreError for a missing file, a file that is
+    not SQLite, or an SQLite file without a tournament), and changes nothing
+    in a file that is not one."""
+
+    def __init__(self, path: str | Path, *, create: bool = True) -> None:
         self.path = Path(path)
+        if not create and not self.path.is_file():
+            raise StoreError(f"{self.path}: no such file")
+        if create and not self.path.parent.is_dir():
+            raise StoreError(f"{self.path}: no folder {self.path.parent} to create it in")
         self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=30)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=FULL")
-        self.db.execute("PRAGMA foreign_keys=ON")
-        self.db.executescript(SCHEMA)
+        try:
+            if not create:
+                tables = {
+                    r[0]
+                    for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+                }
+                if not {"tournament", "games", "seat_results"} <= tables:
+                    raise StoreError(
+                        f"{self.path} is an SQLite database but not a tournament's results "
+                        "(no tournament or games table)"
+                    )
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as e:
+            self.db.close()
+            raise StoreError(
+                f"{self.path} is not a results database ({e}); "
+                "give the database a tournament wrote (--database PATH)"
+            ) from None
+        except StoreError:
+            self.db.close()
+            raise
 
     def close(self) -> None:
         self.db.close()
+
+    def close_and_remove_if_unplayed(self) -> bool:
+        """Close; delete the file (and its WAL files) if no game in it has
+        been played, i.e. every game is still pending. True if deleted."""
+        try:
+            unplayed = set(self.counts()) <= {"pending"}
+        except sqlite3.Error:
+            unplayed = False
+        self.close()
+        if unplayed:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(str(self.path) + suffix).unlink(missing_ok=True)
+        return unplayed
 
     def __enter__(self) -> ResultsStore:
         return self

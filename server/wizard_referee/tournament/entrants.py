@@ -1,0 +1,329 @@
+"""The processes of a tournament's command entrants: checked before the
+tournament starts, started through the launcher (:mod:`.launcher`),
+restarted when they crash, and stopped at once, with the last lines of their
+log, when they cannot start.
+
+An instance that exits before it ever connected cannot start (no such
+module, packages not installed, a bad argument): restarting it would only
+fail again, so the runner stops with the reason instead of waiting out the
+connect timeout. An instance that connected and then exits has crashed: it
+is restarted (up to :data:`MAX_RESTARTS` times) and its seat in the game
+it left is recorded as ``crash``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from wizard_referee.referee.record import GameRecord
+from wizard_referee.tournament.launcher import Launcher
+
+__all__ = [
+    "MAX_RESTARTS",
+    "EntrantStartError",
+    "Instance",
+    "log_tail",
+    "make_instances",
+    "preflight",
+    "relabel_crashes",
+    "settle_exits",
+    "supervise",
+]
+
+#: Restarts per instance after crashes before the runner gives up on it.
+MAX_RESTARTS = 5
+#: Seconds to wait for a launched bot that disconnected to be seen exiting.
+EXIT_SETTLE = 2.0
+#: Lines of an instance's log shown when it cannot start: its first and last ones.
+HEAD_LINES = 6
+TAIL_LINES = 12
+_MARK = "--- wizard-arena: "
+
+
+class EntrantStartError(Exception):
+    """An entrant's process cannot be started, or exited before it connected."""
+
+    def __init__(self, entrant: str, message: str) -> None:
+        super().__init__(message)
+        self.entrant = entrant
+
+
+@dataclass
+class Instance:
+    """One running copy of a command entrant (its own token and log)."""
+
+    entrant: Any
+    """The :class:`~.tournament.EntrantConfig`."""
+    index: int
+    token: str
+    restarts: int = 0
+    log_path: Path | None = None
+    proc: Any = None
+    """The running process (a :class:`~.launcher.LaunchedProcess`), once started."""
+    connected: bool = False
+    """Its bot has connected at least once (set by the runner)."""
+
+
+def _rel(path: Path | str) -> str:
+    """``path`` relative to the current folder when it is below it."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+# -- before anything starts -------------------------------------------------------------
+
+
+def _program_problem(name: str, prog: str, workdir: str) -> str | None:
+    if "{" in prog:
+        return None  # replaced when started
+    if "/" in prog:
+        path = Path(workdir or ".") / prog
+        if path.is_file() and os.access(path, os.X_OK):
+            return None
+        return (
+            f"entrant {name!r}: program {prog} not found (or not executable) in {_rel(path.parent)}"
+        )
+    if shutil.which(prog) is not None:
+        return None
+    hint = "install Node.js 18 or later" if prog in ("node", "nodejs") else f"install {prog}"
+    return (
+        f"entrant {name!r}: program {prog!r} not found on PATH: {hint}, "
+        "or take the entrant out of the file"
+    )
+
+
+def _node_problem(name: str, command: Sequence[str], workdir: str) -> str | None:
+    """A Node.js script whose package has dependencies but no ``node_modules``."""
+    script = next((a for a in command[1:] if not a.startswith("-")), None)
+    if script is None or "{" in script:
+        return None
+    path = Path(workdir or ".") / script
+    if not path.is_file():
+        return f"entrant {name!r}: no script {script} in {_rel(Path(workdir or '.'))}"
+    for folder in [path.parent, *path.parent.parents]:
+        manifest = folder / "package.json"
+        if not manifest.is_file():
+            continue
+        try:
+            deps = json.loads(manifest.read_text(encoding="utf-8")).get("dependencies")
+        except (OSError, ValueError, AttributeError):
+            return None
+        if not deps or any((f / "node_modules").is_dir() for f in [folder, *folder.parents]):
+            return None
+        verb = "ci" if (folder / "package-lock.json").is_file() else "install"
+        return (
+            f"entrant {name!r} needs its Node.js packages, which are not installed: run "
+            f"`npm {verb} --prefix {_rel(folder)}` once (or take the entrant out of the file)"
+        )
+    return None
+
+
+def preflight(entrants: Sequence[Any], workdir: str) -> list[str]:
+    """Why entrant commands could not start (program not found, a Node.js bot
+    without its packages), before anything is created or started."""
+    problems = []
+    for e in entrants:
+        if e.command is None:
+            continue
+        problem = _program_problem(e.name, e.command[0], workdir)
+        if problem is None and Path(e.command[0]).name in ("node", "nodejs"):
+            problem = _node_problem(e.name, e.command, workdir)
+        if problem is not None:
+            problems.append(problem)
+    return problems
+
+
+# -- running ----------------------------------------------------------------------------
+
+
+def make_instances(entrants: Sequence[Any], parallel: int) -> tuple[list[Instance], dict[str, str]]:
+    """``parallel`` instances of every command entrant, each with a fresh
+    token; and the entrant's name by token (external bots' tokens too)."""
+    instances: list[Instance] = []
+    token_owner: dict[str, str] = {}
+    for e in entrants:
+        if e.command is None:
+            token_owner[e.token] = e.name
+            continue
+        for i in range(parallel):
+            token = secrets.token_hex(16)  # hex: never starts with "-"
+            instances.append(Instance(e, i, token))
+            token_owner[token] = e.name
+    return instances, token_owner
+
+
+def command_line(inst: Instance, address: str) -> tuple[list[str], dict[str, str]]:
+    """The instance's command with ``{server}``, ``{token}`` and ``{name}``
+    replaced, and its environment."""
+    subst = {"{server}": address, "{token}": inst.token, "{name}": inst.entrant.name}
+    cmd = []
+    for part in inst.entrant.command:
+        for k, v in subst.items():
+            part = part.replace(k, v)
+        cmd.append(part)
+    env = dict(
+        os.environ,
+        WIZARD_ARENA_SERVER=address,
+        WIZARD_ARENA_TOKEN=inst.token,
+        WIZARD_ARENA_NAME=inst.entrant.name,
+    )
+    return cmd, env
+
+
+def log_tail(path: Path, head: int = HEAD_LINES, tail: int = TAIL_LINES) -> list[str]:
+    """What its latest process wrote to a log: every line if there are at
+    most about ``head + tail``, else the first ``head`` (where Node.js names its
+    error) and the last ``tail`` (where Python does)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    out = text.splitlines()
+    for i in range(len(out) - 1, -1, -1):
+        if out[i].startswith(_MARK):
+            out = out[i + 1 :]
+            break
+    out = [line for line in out if line.strip()]
+    if len(out) <= head + tail + 3:  # (no gap of a line or two)
+        return out
+    return [*out[:head], f"... ({len(out) - head - tail} lines)", *out[-tail:]]
+
+
+def _exit_text(returncode: int) -> str:
+    if returncode < 0:
+        import signal
+
+        try:
+            return f"was killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"was killed by signal {-returncode}"
+    return f"exited with status {returncode}"
+
+
+def start_failure(inst: Instance, returncode: int, workdir: str) -> str:
+    """The message for an instance that ended before it connected."""
+    assert inst.log_path is not None and inst.entrant.command is not None
+    lines = [
+        f"entrant {inst.entrant.name!r} cannot start: its process {_exit_text(returncode)} "
+        "before it connected",
+        f"  command (run in {_rel(Path(workdir or '.'))}): {' '.join(inst.entrant.command)}",
+    ]
+    shown = log_tail(inst.log_path)
+    if shown:
+        lines.append(f"  last lines of its log, {_rel(inst.log_path)}:")
+        lines += [f"  | {line}" for line in shown]
+    else:
+        lines.append(f"  it wrote nothing to its log, {_rel(inst.log_path)}")
+    return "\n".join(lines)
+
+
+async def _run_once(proc: Any) -> int:
+    """Wait for the process to end; on cancellation stop it (SIGTERM, then SIGKILL)."""
+    try:
+        return int(await proc.wait())
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            with trio.CancelScope(shield=True), trio.move_on_after(3):
+                await proc.wait()
+            if proc.poll() is None:
+                proc.kill()
+
+
+async def supervise(
+    inst: Instance,
+    address: str,
+    launcher: Launcher,
+    workdir: str,
+    log: Any,
+    refused: Callable[[str], bool],
+) -> None:
+    """Run one instance of a command entrant; restart it when it crashes.
+    EntrantStartError when it cannot be started or exits before it ever
+    connected (unless the referee refused it: the runner reports that)."""
+    assert inst.entrant.command is not None and inst.log_path is not None
+    name = inst.entrant.name
+    cmd, env = command_line(inst, address)
+    while True:
+        with open(inst.log_path, "a", encoding="utf-8") as out:
+            out.write(
+                f"{_MARK}{time.strftime('%Y-%m-%d %H:%M:%S')} starting {name} "
+                f"(instance {inst.index}, restart {inst.restarts}) ---\n"
+            )
+        try:
+            proc = inst.proc = await launcher.spawn(cmd, env, inst.log_path, workdir)
+        except OSError as e:
+            log.error("entrant_start_failed", entrant=name, error=str(e))
+            raise EntrantStartError(
+                name, f"entrant {name!r}: cannot start {cmd[0]!r}: {e}"
+            ) from None
+        returncode = await _run_once(proc)
+        if not inst.connected:
+            if refused(inst.token):
+                return
+            log.error("entrant_cannot_start", entrant=name, returncode=proc.returncode)
+            raise EntrantStartError(name, start_failure(inst, returncode, workdir))
+        inst.restarts += 1
+        log.warning(
+            "entrant_exited",
+            entrant=name,
+            instance=inst.index,
+            returncode=proc.returncode,
+            restarts=inst.restarts,
+            log=str(inst.log_path),
+        )
+        if inst.restarts > MAX_RESTARTS:
+            log.error("entrant_gave_up", entrant=name, instance=inst.index)
+            return
+        await trio.sleep(min(0.5 * inst.restarts, 3.0))
+
+
+# -- after a game -----------------------------------------------------------------------
+
+
+async def settle_exits(
+    record: GameRecord, insts: Sequence[Instance | None], exits: Sequence[int]
+) -> None:
+    """A launched bot's process that dropped its connection may still be
+    exiting when its game ends (its socket closes before it is reaped): give
+    it a moment, so that :func:`relabel_crashes` sees it has exited."""
+    for seat, (inst, before) in enumerate(zip(insts, exits, strict=True)):
+        if inst is None or "disconnect" not in record.faults[seat]:
+            continue
+        with trio.move_on_after(EXIT_SETTLE):
+            while inst.restarts == before and inst.proc is not None and inst.proc.poll() is None:
+                await trio.sleep(0.02)
+
+
+def relabel_crashes(record: GameRecord, insts: Sequence[Any], exits: Sequence[int]) -> None:
+    """A seat played by a bot process the runner launched, faulted
+    ``disconnect`` while that process exited during the game (it was
+    restarted since the game began, or is not running now): the fault is
+    recorded as ``crash`` instead (in the record; the bots' GameOver said
+    ``disconnect``)."""
+    for seat, (inst, before) in enumerate(zip(insts, exits, strict=True)):
+        if inst is None or "disconnect" not in record.faults[seat]:
+            continue
+        proc = inst.proc
+        if inst.restarts == before and (proc is None or proc.poll() is None):
+            continue
+        faults, details = record.faults[seat], record.fault_details[seat]
+        faults["crash"] = faults.get("crash", 0) + faults.pop("disconnect")
+        detail = details.pop("disconnect", "")
+        details.setdefault("crash", f"the bot's process exited ({detail})" if detail else "")
+        for rnd in record.rounds:
+            for mv in rnd.moves:
+                if mv.seat == seat and mv.fault == "disconnect":
+                    mv.fault = "crash"

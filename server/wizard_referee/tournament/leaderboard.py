@@ -1,0 +1,168 @@
+"""The leaderboard of a tournament: ratings (Bradley-Terry with bootstrap
+intervals over duplicate sets, or provisional Elo) and per-entrant statistics
+from the finished games of a results store, as a table, CSV or JSON."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from wizard_referee.ratings import models as rating_lib
+from wizard_referee.tournament.store import ResultsStore
+
+__all__ = ["Leaderboard", "LeaderboardRow", "format_leaderboard", "leaderboard", "leaderboard_csv"]
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    rank: int
+    name: str
+    rating: float
+    low: float | None
+    high: float | None
+    games: int
+    mean_points: float
+    tables_won: float
+    """Share of games ranked first (a tie for first counts 1/k)."""
+    bid_accuracy: float
+    """Share of rounds where bid = tricks."""
+    timeouts: int
+    illegal: int
+    faulted_games: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    rows: tuple[LeaderboardRow, ...]
+    method: str
+    games: int
+    notes: tuple[str, ...] = ()
+    provisional: bool = False
+
+
+def leaderboard(
+    store: ResultsStore,
+    *,
+    method: str = "bt",
+    bootstrap: int = 1000,
+    seed: int = 0,
+    exclude_faulted: bool = False,
+) -> Leaderboard:
+    """Ratings and statistics of every entrant from the finished games."""
+    stats: dict[str, dict[str, float]] = {}
+    results: list[rating_lib.GameResult] = []
+    games = 0
+    for spec, seats, faulted in store.finished_games():
+        games += 1
+        winners = [s for s in seats if s.rank == 1]
+        for s in seats:
+            st = stats.setdefault(
+                s.entrant,
+                {
+                    "games": 0,
+                    "points": 0,
+                    "won": 0.0,
+                    "rounds": 0,
+                    "exact": 0,
+                    "timeouts": 0,
+                    "illegal": 0,
+                    "faulted": 0,
+                },
+            )
+            st["games"] += 1
+            st["points"] += s.total
+            if s.rank == 1:
+                st["won"] += 1 / len(winners)
+            st["rounds"] += len(s.bids)
+            st["exact"] += sum(1 for b, t in zip(s.bids, s.tricks, strict=True) if b == t)
+            st["timeouts"] += s.faults.get("timeout", 0)
+            st["illegal"] += s.faults.get("illegal", 0)
+            st["faulted"] += 1 if s.faults else 0
+        if exclude_faulted and faulted:
+            continue
+        results.append(
+            rating_lib.GameResult(
+                tuple(s.entrant for s in seats),
+                tuple(s.total for s in seats),
+                spec.duplicate_set,
+            )
+        )
+    if method == "elo":
+        rated = rating_lib.elo(results)
+    else:
+        rated = rating_lib.bradley_terry(results, bootstrap=bootstrap, seed=seed)
+    by_name = rated.by_name()
+    rows = []
+    for name, st in stats.items():
+        r = by_name.get(name)
+        rows.append(
+            (
+                r.rating if r else math.nan,
+                name,
+                r.low if r else None,
+                r.high if r else None,
+                st,
+            )
+        )
+    rows.sort(key=lambda x: (-(x[0] if not math.isnan(x[0]) else -1e9), x[1]))
+    out = []
+    for i, (rating, name, low, high, st) in enumerate(rows):
+        out.append(
+            LeaderboardRow(
+                rank=i + 1,
+                name=name,
+                rating=rating,
+                low=low,
+                high=high,
+                games=int(st["games"]),
+                mean_points=st["points"] / st["games"],
+                tables_won=st["won"] / st["games"],
+                bid_accuracy=st["exact"] / st["rounds"] if st["rounds"] else 0.0,
+                timeouts=int(st["timeouts"]),
+                illegal=int(st["illegal"]),
+                faulted_games=int(st["faulted"]),
+            )
+        )
+    notes = list(rated.notes)
+    if exclude_faulted:
+        notes.append("games with faults are kept out of the ratings")
+    return Leaderboard(tuple(out), rated.method, games, tuple(notes), rated.provisional)
+
+
+def format_leaderboard(board: Leaderboard, header: str = "") -> str:
+    lines = []
+    if header:
+        lines.append(header)
+    label = "Elo (provisional)" if board.method == "elo" else "rating (95% interval)"
+    lines.append(
+        f"{'rank':>4}  {'bot':<20} {label:<26} {'games':>5} {'mean pts':>8} "
+        f"{'won':>6} {'bid acc':>7} {'timeouts':>8} {'illegal':>7}"
+    )
+    for r in board.rows:
+        if r.low is not None and r.high is not None:
+            rating = f"{r.rating:7.1f} ({r.low:.0f}-{r.high:.0f})"
+        else:
+            rating = f"{r.rating:7.1f}"
+        lines.append(
+            f"{r.rank:>4}  {r.name:<20} {rating:<26} {r.games:>5} {r.mean_points:>8.1f} "
+            f"{r.tables_won:>6.1%} {r.bid_accuracy:>7.1%} {r.timeouts:>8} {r.illegal:>7}"
+        )
+    for note in board.notes:
+        lines.append(f"note: {note}")
+    return "\n".join(lines)
+
+
+def leaderboard_csv(board: Leaderboard) -> str:
+    buf = io.StringIO()
+    fields = list(LeaderboardRow.__dataclass_fields__)
+    w = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
+    w.writeheader()
+    for r in board.rows:
+        w.writerow(r.as_dict())
+    return buf.getvalue()

@@ -1,0 +1,140 @@
+"""The launcher process that starts a tournament's bots (wizard_referee.tournament.launcher):
+no bot dies at birth while the runner's gRPC threads run, exits and signals are
+reported, and no bot outlives its runner."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import trio
+
+from wizard_arena.rules import Rules
+from wizard_referee.referee.arena import ArenaConfig, serve_arena
+from wizard_referee.tournament.launcher import open_launcher
+
+from .conftest import ROOT
+from .support import run_aio_bots
+
+TRUE = shutil.which("true") or "/bin/true"
+LINUX = sys.platform.startswith("linux")
+
+
+def test_hundreds_of_launches_while_grpc_runs_never_crash(tmp_path: Path) -> None:
+    """Forking the runner (its gRPC threads running) killed 4 to 12 of these
+    400 starts of ``true`` with SIGABRT between fork and exec (three runs);
+    through the launcher, 400 starts while games are played on the runner's
+    own gRPC server all exit 0."""
+    log = tmp_path / "true.log"
+    stop = threading.Event()
+    games: list[int] = []
+
+    def play_games(address: str) -> None:  # gRPC client threads in this process too
+        while not stop.is_set():
+            results = asyncio.run(run_aio_bots(address, 3, prefix=f"g{len(games)}-"))
+            games.append(len(results))
+
+    async def main() -> list[int]:
+        codes: list[int] = []
+        async with open_launcher() as launcher, trio.open_nursery() as nursery:
+            config = ArenaConfig(rules=Rules(players=3, hand_sizes=(1, 2)), move_time=2.0)
+            arena = await nursery.start(serve_arena, config)
+            played = trio.Event()
+
+            async def games_thread() -> None:
+                await trio.to_thread.run_sync(play_games, arena.address)
+                played.set()
+
+            nursery.start_soon(games_thread)
+
+            async def once() -> None:
+                proc = await launcher.spawn([TRUE], dict(os.environ), log)
+                codes.append(await proc.wait())
+
+            for _ in range(50):
+                async with trio.open_nursery() as batch:
+                    for _ in range(8):
+                        batch.start_soon(once)
+            stop.set()
+            await played.wait()  # its last game ends before the server stops
+            nursery.cancel_scope.cancel()
+        return codes
+
+    codes = trio.run(main)
+    assert Counter(codes) == {0: 400}
+    assert games and log.read_text() == ""  # games were played during the launches
+
+
+def test_exits_signals_and_a_missing_program_are_reported(tmp_path: Path) -> None:
+    log = tmp_path / "out.log"
+    env = dict(os.environ)
+
+    async def main() -> None:
+        async with open_launcher() as launcher:
+            exits = await launcher.spawn(["sh", "-c", "echo hello; exit 3"], env, log)
+            assert await exits.wait() == 3 and exits.poll() == 3
+            sleeper = await launcher.spawn(["sleep", "30"], env, log, cwd=tmp_path)
+            assert sleeper.poll() is None
+            sleeper.terminate()
+            assert await sleeper.wait() == -signal.SIGTERM
+            sleeper.kill()  # ended: nothing is sent (its pid may be reused)
+            with pytest.raises(OSError, match="No such file"):
+                await launcher.spawn(["no-such-program-for-the-launcher"], env, log)
+            last = await launcher.spawn(["sleep", "30"], env, log)
+        # the end of the block stops what is still running
+        assert last.returncode == -signal.SIGTERM
+
+    trio.run(main)
+    assert log.read_text() == "hello\n"
+
+
+_RUNNER = """
+import sys, trio
+from wizard_referee.tournament.launcher import open_launcher
+
+async def main():
+    async with open_launcher() as launcher:
+        proc = await launcher.spawn(["sleep", "60"], {"PATH": "/usr/bin:/bin"}, sys.argv[1])
+        print(launcher.pid, proc.pid, flush=True)
+        await trio.sleep(60)
+
+trio.run(main)
+"""
+
+
+def _gone(pid: int) -> bool:
+    """The process has ended (a zombie waiting for init counts as ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state in ("Z", "X")
+
+
+@pytest.mark.skipif(not LINUX, reason="die-with-parent (PR_SET_PDEATHSIG) is Linux only")
+def test_bots_die_with_a_runner_killed_by_sigkill(tmp_path: Path) -> None:
+    runner = subprocess.Popen(
+        [sys.executable, "-c", _RUNNER, str(tmp_path / "sleep.log")],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    assert runner.stdout is not None
+    launcher_pid, bot_pid = map(int, runner.stdout.readline().split())
+    assert not _gone(launcher_pid) and not _gone(bot_pid)
+    runner.kill()
+    runner.wait()
+    deadline = time.monotonic() + 20
+    while not (_gone(launcher_pid) and _gone(bot_pid)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(launcher_pid), "the launcher outlived its runner"
+    assert _gone(bot_pid), "a bot outlived its runner"

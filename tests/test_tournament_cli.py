@@ -1,0 +1,377 @@
+"""What a user sees from the tournament runner and its neighbours: one
+``error: ...`` line (exit status 2) naming the problem and the fix instead of a
+traceback, entrants that cannot start reported at once with their log, the
+example tournament on a fresh clone, logs kept apart from the progress line,
+and a ``--resume`` mismatch named key by key."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import trio
+
+from wizard_referee.referee.listen import serve_failure
+from wizard_referee.tournament.cli_errors import TOURNAMENT_FIXES
+from wizard_referee.tournament.config_keys import TOURNAMENT_KEYS, plan_differences
+from wizard_referee.tournament.runner import (
+    TournamentConfig,
+    TournamentError,
+    plan_games,
+    run_tournament,
+)
+from wizard_referee.tournament.store import ResultsStore
+
+from .conftest import ROOT
+from .test_tournament import BOT, _entrant, _toml
+
+NODE, NPM = shutil.which("node"), shutil.which("npm")
+
+
+def _env() -> dict[str, str]:
+    """The tests' modules importable, and the venv's ``wizard-arena`` on PATH
+    (as after ``. .venv/bin/activate``)."""
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    pythonpath = str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")
+    return {**os.environ, "PATH": path, "PYTHONPATH": pythonpath}
+
+
+def _cli(*args: str, cwd: Path = ROOT, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "wizard_arena.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+        env=_env(),
+        check=False,
+    )
+
+
+def _one_error(proc: subprocess.CompletedProcess[str]) -> str:
+    """The run failed with exit status 2 and one ``error:`` line, no traceback."""
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    return lines[0]
+
+
+def _det(n: int) -> list[dict[str, object]]:
+    return [
+        _entrant(f"det-{i}", "tests.bots.det_bot:DeterministicBot", "--arg", f"salt=s{i}")
+        for i in range(n)
+    ]
+
+
+# -- 6. configuration: every bad key at once ----------------------------------------------
+
+
+def test_every_bad_key_is_reported_at_once(tmp_path: Path) -> None:
+    toml = _toml(
+        tmp_path / "bad.toml",
+        {"players": "four", "move_time": "fast", "database": 5, "dealsets": 2},
+        [{"name": "a", "command": "x"}, {"name": "b"}, {"name": "c", "command": "x"}],
+    )
+    proc = _cli("tournament", str(toml))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.splitlines() == [
+        "error: 5 problems:",
+        "  unknown [tournament] key dealsets (did you mean deal_sets?)",
+        '  players must be a whole number from 3 to 6 (e.g. players = 4), not "four"',
+        '  move_time must be a number of seconds above 0 (e.g. move_time = 1.0), not "fast"',
+        '  database must be a file path, a string (e.g. database = "results.sqlite"), not 5',
+        "  entrant 'b' needs a command, or a token for an external bot",
+    ]
+    assert not list(tmp_path.glob("*.sqlite*"))
+
+
+def test_one_table_names_every_key_and_accepts_the_defaults() -> None:
+    fields = {f.name: f for f in dataclasses.fields(TournamentConfig)}
+    assert list(TOURNAMENT_KEYS) == [name for name in fields if name != "entrants"]
+    for name, key in TOURNAMENT_KEYS.items():
+        assert key.accepts(fields[name].default), name
+    assert not TOURNAMENT_KEYS["players"].accepts(True)  # a bool is not a number here
+    assert not TOURNAMENT_KEYS["move_time"].accepts(float("nan"))
+
+
+# -- 6. and 7. entrants that cannot start -------------------------------------------------
+
+
+def test_a_missing_program_with_parallel_2_is_one_line(tmp_path: Path) -> None:
+    toml = _toml(
+        tmp_path / "t.toml",
+        {"players": 3, "parallel": 2, "database": "t.sqlite"},
+        [*_det(2), {"name": "ghost", "command": "no-such-bot-program-xyz --server {server}"}],
+    )
+    line = _one_error(_cli("tournament", str(toml)))
+    assert line.startswith(
+        "error: entrant 'ghost': program 'no-such-bot-program-xyz' not found on PATH"
+    )
+    assert not list(tmp_path.glob("t.sqlite*"))
+
+
+def test_an_entrant_that_cannot_start_stops_the_runner_at_once(tmp_path: Path) -> None:
+    """No restarts and no waiting out connect_timeout (600 s here, far past
+    the subprocess timeout): the reason and the last lines of its log."""
+    broken = {"name": "broken", "command": [sys.executable, "-c", "import no_such_module_xyz"]}
+    toml = _toml(
+        tmp_path / "t.toml",
+        {"players": 3, "parallel": 2, "connect_timeout": 600, "database": "t.sqlite"},
+        [*_det(2), broken],
+    )
+    proc = _cli("tournament", str(toml), "--quiet", timeout=120)
+    assert proc.returncode == 2 and "Traceback (most recent" not in proc.stderr.split("|")[0]
+    err = proc.stderr
+    assert err.startswith(
+        "error: entrant 'broken' cannot start: its process exited with status 1 "
+        "before it connected\n"
+    ), err
+    assert err.count("cannot start") == 1  # one report, though two instances failed
+    assert "last lines of its log" in err and "t.sqlite.logs/broken-" in err
+    assert "| ModuleNotFoundError: No module named 'no_such_module_xyz'" in err
+    assert "did not connect" not in err
+    logs = list((tmp_path / "t.sqlite.logs").glob("broken-*.log"))
+    assert logs and all(p.read_text().count("--- wizard-arena: ") == 1 for p in logs)
+    assert not (tmp_path / "t.sqlite").exists()  # nothing was played: run it again
+
+
+# -- 8. the example tournament on a fresh clone ------------------------------------------
+
+
+def _fresh_example(tmp: Path) -> Path:
+    """example_bots/tournament.toml and the Node bot as a fresh clone has them."""
+    dest = tmp / "example_bots"
+    (dest / "node").mkdir(parents=True)
+    shutil.copy(ROOT / "example_bots" / "tournament.toml", dest)
+    for name in ("bot.js", "package.json", "package-lock.json"):
+        shutil.copy(ROOT / "example_bots" / "node" / name, dest / "node")
+    return dest
+
+
+def test_the_example_without_node_packages_says_the_one_command(tmp_path: Path) -> None:
+    _fresh_example(tmp_path)
+    line = _one_error(_cli("tournament", "example_bots/tournament.toml", cwd=tmp_path))
+    if NODE is None:
+        assert "program 'node' not found on PATH: install Node.js" in line
+    else:
+        command = "npm ci --prefix example_bots/node"
+        assert (
+            f"entrant 'node' needs its Node.js packages, which are not installed: run `{command}`"
+            in line
+        )
+        assert command in (ROOT / "docs" / "tournament.md").read_text()
+    assert not list((tmp_path / "example_bots").glob("examples.sqlite*"))  # nor its logs
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(NODE is None or NPM is None, reason="the example has a Node.js entrant")
+def test_the_example_tournament_runs_as_the_guide_says(tmp_path: Path) -> None:
+    """The guide's commands (npm ci once, then the example) on a shorter plan;
+    standard error has the progress and where the results are, no log lines."""
+    if not (ROOT / "example_bots" / "node" / "node_modules").is_dir():
+        npm = subprocess.run(
+            [str(NPM), "ci", "--prefix", "example_bots/node", "--no-audit", "--no-fund"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert npm.returncode == 0, npm.stderr
+    db = tmp_path / "ex.sqlite"
+    proc = _cli(
+        "tournament",
+        "example_bots/tournament.toml",
+        "--deal-sets",
+        "1",
+        "--database",
+        str(db),
+        timeout=280,
+    )
+    assert proc.returncode == 0, proc.stderr
+    err = proc.stderr.splitlines()
+    assert err[0] == f"examples: 4 games; results in {db}, logs in {db}.logs/"
+    assert err[-1].startswith(f"results in {db} (a game: wizard-arena replay GAME_ID")
+    assert not [line for line in err if line.lstrip("\r").startswith("{")]
+    assert "fork_posix" not in proc.stderr
+    assert {"random", "heuristic", "montecarlo", "node"} <= set(proc.stdout.split())
+    assert (tmp_path / "ex.sqlite.logs" / "node-0.log").exists()
+
+
+# -- 10. logs apart from the progress line ----------------------------------------------
+
+
+def test_logs_go_to_a_file_and_progress_to_standard_error(tmp_path: Path) -> None:
+    marker = tmp_path / "crashed"
+    crashy = _entrant("crashy", "tests.bots.crash_bot:CrashOnceBot", "--arg", f"marker={marker}")
+    toml = _toml(
+        tmp_path / "t.toml",
+        {
+            "name": "apart",
+            "players": 3,
+            "round_sizes": [1, 2, 3],
+            "move_time": 5.0,
+            "database": "t.sqlite",
+        },
+        [*_det(2), crashy],
+    )
+    proc = _cli("tournament", str(toml), timeout=200)
+    assert proc.returncode == 0, proc.stderr
+    assert marker.exists()  # a bot crashed, was restarted: a warning in the log
+    db = tmp_path / "t.sqlite"
+    err = proc.stderr.splitlines()
+    assert err[0] == f"apart: 3 games; results in {db}, logs in {db}.logs/"
+    assert err[-1].startswith(f"results in {db} ")
+    assert not [line for line in err if "{" in line or "entrant_exited" in line], err
+    assert "fork_posix" not in proc.stderr
+    log = [json.loads(line) for line in (tmp_path / "t.sqlite.logs" / "runner.log").open()]
+    assert "entrant_exited" in {entry["event"] for entry in log}
+
+
+# -- 6. ports in use, a database that is not one, the demo -------------------------------
+
+
+def test_serve_and_tournament_on_a_port_in_use(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        line = _one_error(_cli("serve", "--port", str(port)))
+        assert line == (
+            f"error: cannot serve on 127.0.0.1:{port}: the port is in use (another "
+            "wizard-arena serve or tournament?): choose another port with --port N "
+            "(port 0 takes any free port)"
+        )
+        toml = _toml(tmp_path / "t.toml", {"players": 3, "database": "t.sqlite"}, _det(3))
+        line = _one_error(_cli("tournament", str(toml), "--port", str(port)))
+        assert line.startswith(f"error: cannot serve on 127.0.0.1:{port}: the port is in use")
+        assert "port = N in [tournament], or --port N" in line
+        assert not (tmp_path / "t.sqlite").exists()
+        # the same message when the server's own bind fails (inside trio's groups)
+        group = BaseExceptionGroup("x", [BaseExceptionGroup("y", [OSError("cannot serve on")])])
+        message = serve_failure(group, "127.0.0.1", port, *TOURNAMENT_FIXES)
+        assert message is not None and "the port is in use" in message
+
+
+def test_replay_of_a_file_that_is_not_a_store(tmp_path: Path) -> None:
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database\n" * 100)
+    line = _one_error(_cli("replay", "t0-d0-r0", "--database", str(text)))
+    assert line.startswith(f"error: {text} is not a results database (file is not a database)")
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as con:
+        con.execute("CREATE TABLE birds (name TEXT)")
+    line = _one_error(_cli("replay", "t0-d0-r0", "--database", str(other)))
+    assert "is an SQLite database but not a tournament's results" in line
+    with sqlite3.connect(other) as con:  # left as it was: no tables added
+        tables = con.execute("SELECT name FROM sqlite_master").fetchall()
+    assert tables == [("birds",)]
+
+
+def test_demo_refuses_an_existing_database_without_suggesting_resume(tmp_path: Path) -> None:
+    existing = tmp_path / "existing.sqlite"
+    existing.write_bytes(b"")
+    line = _one_error(_cli("demo", "--database", str(existing)))
+    assert f"{existing} exists" in line and "--resume" not in line
+
+
+# -- 11. --resume names the keys that differ ---------------------------------------------
+
+
+def _config(tmp: Path, **section: object) -> TournamentConfig:
+    return TournamentConfig.from_dict(
+        {
+            "tournament": {"players": 3, "seed": 7, "database": str(tmp / "r.sqlite"), **section},
+            "entrant": [{"name": f"e{i}", "command": [*BOT, "x"]} for i in range(3)],
+        }
+    )
+
+
+def test_a_resume_mismatch_names_each_differing_key(tmp_path: Path) -> None:
+    stored = _config(tmp_path)
+    with ResultsStore(stored.database) as store:
+        store.create(
+            "t",
+            {"plan": stored.plan_key()},
+            [(e.name, e.kind, None) for e in stored.entrants],
+            plan_games(stored),
+            stored.rules.to_dict(),
+        )
+    given = _config(tmp_path, seed=99, tricksy=True)
+    with pytest.raises(TournamentError) as err:
+        trio.run(lambda: run_tournament(given, resume=True))
+    assert str(err.value) == (
+        f"the configuration does not match the stored tournament in {stored.database} "
+        "(seed: stored 7, given 99; tricksy: stored (not set), given true): resume with "
+        "the stored values, or start a new tournament with another database"
+    )
+    assert Path(stored.database).exists()  # a stored tournament is never removed
+
+
+def test_plan_differences() -> None:
+    stored = {"entrants": ["a", "b"], "round_sizes": [1, 2], "seed": 7}
+    assert plan_differences(stored, {**stored, "round_sizes": (1, 2)}) == []
+    assert plan_differences(stored, {**stored, "entrants": ["a", "c"]}) == [
+        'entrants: stored ["a", "b"], given ["a", "c"]'
+    ]
+
+
+# -- 11. git ignores what a tournament writes ----------------------------------------------
+
+
+def test_git_ignores_databases_and_their_logs() -> None:
+    git = shutil.which("git")
+    if git is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    paths = [
+        "example_bots/examples.sqlite",
+        "example_bots/examples.sqlite-wal",
+        "example_bots/examples.sqlite-shm",
+        "example_bots/examples.sqlite.logs/node-0.log",
+        "example_bots/examples.sqlite.logs/runner.log",
+    ]
+    proc = subprocess.run(
+        [git, "check-ignore", "--no-index", *paths], cwd=ROOT, capture_output=True, text=True
+    )
+    assert proc.stdout.split() == paths
+
+
+def test_ctrl_c_says_how_to_resume(tmp_path: Path) -> None:
+    toml = _toml(
+        tmp_path / "t.toml",
+        {"players": 3, "round_sizes": [1, 2], "deal_sets": 50, "database": "t.sqlite"},
+        _det(3),
+    )
+    db = tmp_path / "t.sqlite"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wizard_arena.cli", "tournament", str(toml), "--quiet"],
+        env=_env(),
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # Ctrl-C goes to the terminal's foreground group
+    )
+    finished, deadline = 0, time.monotonic() + 120
+    query = "SELECT COUNT(*) FROM games WHERE status='finished'"
+    while finished < 1 and time.monotonic() < deadline:
+        time.sleep(0.1)
+        if db.exists():  # (connecting would create it)
+            with contextlib.suppress(sqlite3.Error), sqlite3.connect(db) as con:
+                finished = con.execute(query).fetchone()[0]
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.strip() == (
+        f"interrupted: the finished games are kept in {db}; continue with: "
+        f"wizard-arena tournament {toml} --resume"
+    )
