@@ -15,11 +15,9 @@ import random
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import structlog
 
 from wizard_arena.rules import Rules
 from wizard_bots.misbehaving import (
@@ -31,8 +29,6 @@ from wizard_bots.misbehaving import (
     WrongVersionClient,
     run_kind,
 )
-from wizard_referee.referee.arena import ArenaConfig
-from wizard_referee.referee.logs import configure_logging
 from wizard_referee.referee.record import GameRecord, verify_record
 
 from .conftest import ROOT
@@ -59,36 +55,8 @@ EXPECTED = {
     "flood": {"flooding"},
 }
 
-
-@pytest.fixture
-def serve() -> Iterator[Any]:
-    """``serve(**config)`` starts a referee (6 players, 0.5 s per move); all
-    are stopped afterwards. The server's log is kept out of the output."""
-    configure_logging("error", "json", stream=_Sink())
-    servers: list[ServerThread] = []
-
-    def start(**kw: Any) -> ServerThread:
-        kw.setdefault("rules", Rules(players=PLAYERS))
-        kw.setdefault("move_time", MOVE_TIME)
-        server = ServerThread(ArenaConfig(**kw)).__enter__()
-        servers.append(server)
-        return server
-
-    yield start
-    for s in servers:
-        s.stop()
-    structlog.reset_defaults()
-
-
-class _Sink:
-    def write(self, s: str) -> int:
-        return len(s)
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return False
+#: The ``serve`` fixture's defaults here (conftest.py).
+SERVER_DEFAULTS = {"rules": Rules(players=PLAYERS), "move_time": MOVE_TIME}
 
 
 class _Running:

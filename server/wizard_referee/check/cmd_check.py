@@ -60,7 +60,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import os
 import re
 import secrets
@@ -83,6 +82,7 @@ from wizard_arena.rules import Rules
 from wizard_referee.referee.arena import Arena, ArenaConfig, Session, serve_arena
 from wizard_referee.referee.logs import configure_logging
 from wizard_referee.referee.record import FAULT_CODES, GameRecord
+from wizard_referee.stats import percentile
 
 __all__ = ["CheckOptions", "CheckReport", "Problem", "add_arguments", "format_report", "run"]
 
@@ -445,15 +445,6 @@ def _decisions(record: GameRecord, seat: int) -> list[_Decision]:
     return out
 
 
-def _percentile(values: list[float], q: float) -> float:
-    s = sorted(values)
-    if not s:
-        return math.nan
-    k = (len(s) - 1) * q
-    lo, hi = math.floor(k), math.ceil(k)
-    return s[lo] + (s[hi] - s[lo]) * (k - lo)
-
-
 def _what(d: _Decision) -> str:
     if d.kind == "play":
         return f"a {d.cards}-card play decision (round {d.round})"
@@ -521,8 +512,8 @@ def analyse(
     report.decisions = len(decisions)
     if answered:
         report.latency_ms = {
-            "p50": round(_percentile(answered, 0.5), 3),
-            "p95": round(_percentile(answered, 0.95), 3),
+            "p50": round(percentile(answered, 0.5), 3),
+            "p95": round(percentile(answered, 0.95), 3),
             "max": round(max(answered), 3),
         }
     move_ms = report.move_time * 1000
