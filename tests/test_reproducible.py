@@ -105,6 +105,7 @@ class SeedRecorder(RandomBot):
         return super().bid(view)
 
 
+@pytest.mark.e2e
 def test_the_referee_gives_each_seat_a_seed_from_its_secret_not_from_the_deal() -> None:
     """Same secret and game id, another deal: the same seeds. Another game id:
     others. Both SDK forms (blocking and trio) receive them."""
@@ -201,6 +202,7 @@ def bots_importable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT) + (os.pathsep + path if path else ""))
 
 
+@pytest.mark.e2e
 @pytest.mark.usefixtures("bots_importable")
 def test_the_same_tournament_twice_gives_identical_results(tmp_path: Path) -> None:
     runs = []

@@ -236,6 +236,7 @@ def _barrier_hook(barrier: threading.Barrier) -> Any:
 # -- a whole game under each variant ----------------------------------------------------------
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_full_game_under_variant(serve: Any, variant: str) -> None:
     rules = VARIANTS[variant]
@@ -345,6 +346,7 @@ def test_full_game_under_variant(serve: Any, variant: str) -> None:
         assert any(req.view.next_trump is not None for b in raws for req in b.requests)
 
 
+@pytest.mark.e2e
 def test_information_check_catches_a_blind_leak(serve: Any) -> None:
     """The check above does fail when a seat is shown its own blind card."""
     rules = Rules(players=3, blind_first_round=True, hand_sizes=(1, 2))
@@ -368,6 +370,7 @@ def test_information_check_catches_a_blind_leak(serve: Any) -> None:
             check_information(b, rec)
 
 
+@pytest.mark.e2e
 def test_information_checks_catch_early_bids_and_suited_wizards(serve: Any) -> None:
     """The checks above fail when a bid hidden until the tricks are played is
     shown early (in a view, or a BidMade before the last trick) and when a
@@ -450,6 +453,7 @@ def _card_pb(card: Card) -> Any:
     return wire.card_to_pb(card)
 
 
+@pytest.mark.e2e
 def test_hidden_bids_time_out_per_seat(serve: Any) -> None:
     """A seat that never bids is timed out on its own; the others' bids stand."""
     rules = Rules(players=3, hidden_bids=True, hand_sizes=(1, 2))
@@ -480,6 +484,7 @@ def test_hidden_bids_time_out_per_seat(serve: Any) -> None:
 # -- bots that cannot play the variant -----------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_bot_without_rule_options_is_refused(serve: Any) -> None:
     rules = Rules(players=3, tricksy=True, hidden_bids=True)
     server = serve(rules=rules)
@@ -503,6 +508,7 @@ def test_bot_without_rule_options_is_refused(serve: Any) -> None:
     assert server.records() == []
 
 
+@pytest.mark.e2e
 def test_base_game_needs_no_rule_options(serve: Any) -> None:
     server = serve(rules=Rules(players=3))
     assert server_info(server.address).rule_options == ()
@@ -685,6 +691,7 @@ def test_tournament_variant_keys() -> None:
     assert key["first_dealer_by_draw"] is True
 
 
+@pytest.mark.e2e
 def test_tournament_with_variants(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     section: dict[str, object] = {
         "hidden_bids": True,
@@ -763,6 +770,7 @@ def test_tournament_with_variants(tmp_path: Path, capsys: pytest.CaptureFixture[
     store.close()
 
 
+@pytest.mark.e2e
 def test_tournament_refuses_base_game_bot(tmp_path: Path) -> None:
     """An entrant that lists no rule options cannot join a variant tournament:
     the runner stops at once and says why."""
