@@ -85,6 +85,8 @@ What the SDK does for the bot, and the choices it makes:
   bot`` command then exits with status 130.
 
 The SDK logs to the ``wizard_arena.client`` logger.
+It may import the rules, the protocol room and :mod:`wizard_arena.bot`;
+nothing of the server.
 """
 
 from __future__ import annotations
