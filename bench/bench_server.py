@@ -52,7 +52,6 @@ import json
 import os
 import random
 import signal
-import statistics
 import subprocess
 import sys
 import threading
@@ -74,6 +73,7 @@ from wizard_arena.protocol.messages import (
     Welcome,
 )
 from wizard_arena.rules import Game, Phase, Rules
+from wizard_referee.stats import percentile
 
 PLAYERS = 4
 SCENARIOS = {
@@ -428,9 +428,7 @@ async def run_bots(args: argparse.Namespace) -> dict[str, Any]:
     d = max(stats.decisions, 1)
 
     def pct(xs: list[float], q: float) -> float:
-        if not xs:
-            return float("nan")
-        return statistics.quantiles(xs, n=1000, method="inclusive")[int(q * 10) - 1] * 1000
+        return percentile(xs, q / 100) * 1000
 
     return {
         "bots": args.bots,

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from wizard_bots.misbehaving import CLIENTS, KINDS, RawClient, SlowBot
+from wizard_referee.stats import percentile
 
 SDK_KINDS = ("random", "heuristic")
 
@@ -286,15 +287,6 @@ def worker(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- the bench ------------------------------------------------------------------------------
-
-
-def percentile(values: list[float], q: float) -> float:
-    s = sorted(values)
-    if not s:
-        return math.nan
-    k = (len(s) - 1) * q
-    lo, hi = math.floor(k), math.ceil(k)
-    return s[lo] + (s[hi] - s[lo]) * (k - lo)
 
 
 def soak(args: argparse.Namespace) -> dict[str, Any]:

@@ -1,9 +1,27 @@
+"""Shared fixtures: the repository's paths, the shared rules vectors, and a
+referee server for end-to-end tests (``serve``) with its log (``logs``).
+
+Servers are seeded: the deals (``ArenaConfig.seed``) and the bots' seeds
+(``ArenaConfig.bot_seed_secret``) come from the test's seed, a hash of its
+node id unless ``WIZARD_ARENA_TEST_SEED`` sets it. A failing test's report
+shows the seed ("arena seed"), so the games it saw can be played again.
+"""
+
 from __future__ import annotations
 
+import io
+import json
 import os
+import threading
+import zlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from .support import ServerThread
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_CONFORMANCE = Path(
@@ -26,3 +44,82 @@ requires_shared_vectors = pytest.mark.skipif(
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return ROOT
+
+
+# -- servers for end-to-end tests ------------------------------------------------------------
+
+#: The ``serve`` fixture's defaults; a test module may override some of them in
+#: a dict named ``SERVER_DEFAULTS`` (the test's own arguments override both).
+SERVER_DEFAULTS: dict[str, Any] = {"move_time": 5.0, "shutdown_grace": 0.2}
+
+
+class LogSink(io.TextIOBase):
+    """A thread-safe stream collecting the server's JSON log lines."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._buf: list[str] = []
+
+    def write(self, s: str) -> int:
+        with self._lock:
+            self._buf.append(s)
+        return len(s)
+
+    def isatty(self) -> bool:
+        return False
+
+    def events(self) -> list[dict[str, Any]]:
+        with self._lock:
+            text = "".join(self._buf)
+        return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+
+
+@pytest.fixture
+def logs() -> Iterator[LogSink]:
+    """The server's log (level warning and up) as JSON events, kept out of the output."""
+    import structlog
+
+    from wizard_referee.referee.logs import configure_logging
+
+    sink = LogSink()
+    configure_logging("warning", "json", stream=sink)
+    yield sink
+    structlog.reset_defaults()
+
+
+def seed_of(node: pytest.Item) -> int:
+    """The seed of a test's servers: ``WIZARD_ARENA_TEST_SEED``, or a hash of its node id."""
+    env = os.environ.get("WIZARD_ARENA_TEST_SEED")
+    return int(env) if env else zlib.crc32(node.nodeid.encode())
+
+
+@pytest.fixture
+def serve(request: pytest.FixtureRequest, logs: LogSink) -> Iterator[Callable[..., ServerThread]]:
+    """``serve(**config)`` starts a referee on 127.0.0.1, port 0
+    (``ArenaConfig(**config)`` over :data:`SERVER_DEFAULTS` and the module's
+    ``SERVER_DEFAULTS``), seeded with the test's seed unless ``seed`` is
+    given; every server is stopped after the test."""
+    from wizard_referee.referee.arena import ArenaConfig
+
+    from .support import ServerThread
+
+    seed = seed_of(request.node)
+    defaults = {**SERVER_DEFAULTS, **getattr(request.module, "SERVER_DEFAULTS", {})}
+    servers: list[ServerThread] = []
+
+    def start(**kw: Any) -> ServerThread:
+        config = {**defaults, **kw}
+        config.setdefault("seed", seed)
+        config.setdefault("bot_seed_secret", f"tests:{seed}")
+        request.node.add_report_section(
+            "setup",
+            "arena seed",
+            f"server {len(servers) + 1}: seed={config['seed']} (WIZARD_ARENA_TEST_SEED={seed})",
+        )
+        server = ServerThread(ArenaConfig(**config)).__enter__()
+        servers.append(server)
+        return server
+
+    yield start
+    for s in servers:
+        s.stop()

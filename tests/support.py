@@ -1,31 +1,31 @@
-"""Test support for the referee server: a scripted raw gRPC bot and a server thread.
+"""Test support for the referee server: a server thread, random bots in a
+process of their own, and the information-leak checker.
 
-:class:`RawBot` is a real gRPC client (the synchronous grpc API, its stream
-read in a thread of its own) built on :mod:`wizard_arena.protocol.wire`. By default it
-greets the server and answers every decision with a random legal action; its
-options and hooks make it misbehave on purpose (sleep, illegal cards, wrong
-request ids, messages before the Hello, bad versions or tokens, leaving
-mid-trick). It records every message it receives, raw and decoded, and the
-status the stream ended with.
+The scripted raw gRPC bot is :class:`wizard_arena.testing.RawBot` (re-exported
+here with :func:`~wizard_arena.testing.run_bots`).
 
 :class:`ServerThread` runs :func:`wizard_referee.referee.arena.serve_arena` under
 ``trio.run`` in a background thread, so tests stay plain synchronous code.
 (trio's MockClock must not be used here: the real gRPC thread runs beside
-it, so tests use real, short deadlines.)
+it, so tests use real, short deadlines.) Tests get their servers from the
+``serve`` fixture (conftest.py): seeded, stopped after the test.
+
+:func:`check_information` fails a test if a raw bot was shown a card it may
+not see (any variant), or if what it was shown differs from the record.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import queue
 import random
+import re
 import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,254 +36,38 @@ from wizard_arena.bot import GameInfo
 from wizard_arena.protocol import wire
 from wizard_arena.protocol.messages import (
     ActionMsg,
-    ActionRejected,
     DecisionRequest,
     GameEnd,
     Hello,
     RoundStart,
-    ServerMsg,
-    Welcome,
+    TableEvent,
 )
-from wizard_arena.rules import Action
+from wizard_arena.rules import (
+    Card,
+    CardPlayed,
+    Game,
+    Phase,
+    Rules,
+    SeatView,
+    TrickWon,
+    bids_hidden,
+)
+from wizard_arena.testing import RawBot, Received, run_bots
 from wizard_referee.referee.arena import Arena, ArenaConfig, serve_arena
-from wizard_referee.referee.record import GameRecord
+from wizard_referee.referee.record import GameRecord, parse_action
 
-__all__ = ["RawBot", "Received", "ServerThread", "run_aio_bots", "run_bots", "spawn_aio_bots"]
-
-_CLOSE = object()
-
-
-def _serialize(msg: Any) -> bytes:
-    return msg if isinstance(msg, bytes) else bytes(msg.SerializeToString())
-
-
-@dataclass
-class Received:
-    """One message as the bot received it."""
-
-    at: float
-    """``time.monotonic()`` on arrival."""
-    raw: Any
-    """The protobuf ``ServerMessage``."""
-    msg: ServerMsg | None
-    """The decoded message (``None`` if it did not decode; see ``error``)."""
-    error: str = ""
-
-
-RequestHook = Callable[["RawBot", DecisionRequest], bool]
-MessageHook = Callable[["RawBot", ServerMsg], None]
-
-
-class RawBot:
-    """A scripted bot on one ``Play`` stream.
-
-    ``first``: raw ``BotMessage`` values (or bytes, sent as they are) sent
-    before anything else (instead of the Hello when ``hello=False``).
-    ``think``: seconds to sleep before each answer (or a function of the
-    request giving them). ``games``: close the stream cleanly after this many
-    GameOver messages (``None``: stay until the server ends the stream).
-    ``on_request(bot, request) -> bool``: called for each decision request
-    before the default answer; return True when the hook answered (or
-    deliberately did not). ``on_message(bot, msg)``: called for every
-    decoded message. ``rule_options``: the Hello's (none by default, as a
-    bot written for the base game).
-    """
-
-    def __init__(
-        self,
-        address: str,
-        name: str = "raw",
-        *,
-        hello: bool = True,
-        first: list[Any] | None = None,
-        token: str = "",
-        min_version: int = 1,
-        max_version: int = 1,
-        think: float | Callable[[DecisionRequest], float] = 0.0,
-        games: int | None = 1,
-        seed: int | None = None,
-        on_request: RequestHook | None = None,
-        on_message: MessageHook | None = None,
-        rule_options: tuple[str, ...] = (),
-    ) -> None:
-        self.address = address
-        self.name = name
-        self.hello = Hello(
-            bot_name=name,
-            min_version=min_version,
-            max_version=max_version,
-            token=token,
-            sdk_name="tests-raw-bot",
-            sdk_version="0",
-            rule_options=rule_options,
-        )
-        self.send_hello = hello
-        self.first = list(first or [])
-        self.think = think
-        self.games = games
-        self.rng = random.Random(seed if seed is not None else name)
-        self.on_request = on_request
-        self.on_message = on_message
-        self.received: list[Received] = []
-        self.sent: list[Any] = []
-        self.status: grpc.StatusCode | None = None
-        self.details = ""
-        self.done = threading.Event()
-        self.games_over = 0
-        self.info: GameInfo | None = None
-        """The GameStarted of the current (latest) game."""
-        self.state: dict[str, Any] = {}
-        """Free space for hooks."""
-        self._out: queue.Queue[Any] = queue.Queue()
-        self._send_closed = False
-        self._channel: grpc.Channel | None = None
-        self._call: Any = None
-        self._thread: threading.Thread | None = None
-
-    # -- sending --------------------------------------------------------------------
-
-    def send_raw(self, msg: Any) -> None:
-        """Send a protobuf ``BotMessage`` as it is."""
-        if not self._send_closed:
-            self.sent.append(msg)
-            self._out.put(msg)
-
-    def send_bytes(self, data: bytes) -> None:
-        """Send ``data`` as one message, as it is (it need not decode)."""
-        self.send_raw(data)
-
-    def send_action(self, request_id: str, action: Action | None) -> None:
-        self.send_raw(wire.encode_bot(ActionMsg(request_id, action)))
-
-    def close_send(self) -> None:
-        """Half-close: end the request stream cleanly (the bot leaves)."""
-        if not self._send_closed:
-            self._send_closed = True
-            self._out.put(_CLOSE)
-
-    def disconnect(self) -> None:
-        """Cancel the call abruptly, as a crashing client would."""
-        self._send_closed = True
-        self._out.put(_CLOSE)
-        if self._call is not None:
-            self._call.cancel()
-
-    def _requests(self) -> Iterator[Any]:
-        while True:
-            item = self._out.get()
-            if item is _CLOSE:
-                return
-            yield item
-
-    # -- lifecycle ------------------------------------------------------------------
-
-    def start(self) -> RawBot:
-        self._channel = grpc.insecure_channel(self.address)
-        for m in self.first:
-            self.send_raw(m)
-        if self.send_hello:
-            self.send_raw(wire.encode_bot(self.hello))
-        # the stream sends protobuf messages serialized, and bytes as they are
-        play = self._channel.stream_stream(
-            f"/{wire.SERVICE_NAME}/Play",
-            request_serializer=_serialize,
-            response_deserializer=wire.pb.ServerMessage.FromString,
-        )
-        self._call = play(self._requests())
-        self._thread = threading.Thread(target=self._run, name=f"bot-{self.name}", daemon=True)
-        self._thread.start()
-        return self
-
-    def join(self, timeout: float = 30.0) -> RawBot:
-        if not self.done.wait(timeout):
-            raise TimeoutError(f"bot {self.name} still running after {timeout} s")
-        return self
-
-    def _run(self) -> None:
-        call = self._call
-        try:
-            for raw in call:
-                self._handle(raw)
-            self.status = call.code()
-            self.details = call.details() or ""
-        except grpc.RpcError as e:
-            self.status = e.code()
-            self.details = e.details() or ""
-        except Exception as e:  # a bug in a hook: fail loudly in the test
-            self.status = grpc.StatusCode.UNKNOWN
-            self.details = f"client error: {type(e).__name__}: {e}"
-            call.cancel()
-        finally:
-            self._send_closed = True
-            self._out.put(_CLOSE)
-            if self._channel is not None:
-                self._channel.close()
-            self.done.set()
-
-    def _handle(self, raw: Any) -> None:
-        try:
-            msg = wire.decode_server(raw)
-        except wire.WireError as e:
-            self.received.append(Received(time.monotonic(), raw, None, str(e)))
-            return
-        self.received.append(Received(time.monotonic(), raw, msg))
-        if isinstance(msg, GameInfo):
-            self.info = msg
-        if self.on_message is not None:
-            self.on_message(self, msg)
-        if isinstance(msg, DecisionRequest):
-            if self.on_request is not None and self.on_request(self, msg):
-                return
-            think = self.think(msg) if callable(self.think) else self.think
-            if think:
-                time.sleep(think)
-            self.send_action(msg.request_id, self.random_action(msg))
-        elif isinstance(msg, GameEnd):
-            self.games_over += 1
-            if self.games is not None and self.games_over >= self.games:
-                self.close_send()
-
-    def random_action(self, req: DecisionRequest) -> Action:
-        return self.rng.choice(req.view.legal_actions)
-
-    # -- what was received ------------------------------------------------------------
-
-    def messages(self, kind: type | tuple[type, ...] | None = None) -> list[Any]:
-        return [r.msg for r in self.received if kind is None or isinstance(r.msg, kind)]
-
-    @property
-    def welcome(self) -> Welcome | None:
-        got = self.messages(Welcome)
-        return got[0] if got else None
-
-    @property
-    def rejections(self) -> list[ActionRejected]:
-        return self.messages(ActionRejected)
-
-    @property
-    def requests(self) -> list[DecisionRequest]:
-        return self.messages(DecisionRequest)
-
-    @property
-    def game_ends(self) -> list[GameEnd]:
-        return self.messages(GameEnd)
-
-    @property
-    def round_starts(self) -> list[RoundStart]:
-        return self.messages(RoundStart)
-
-    def __repr__(self) -> str:
-        return f"<RawBot {self.name} status={self.status} received={len(self.received)}>"
-
-
-def run_bots(bots: list[RawBot], timeout: float = 60.0) -> list[RawBot]:
-    """Start ``bots`` (in order) and wait for all of them to finish."""
-    for b in bots:
-        b.start()
-    end = time.monotonic() + timeout
-    for b in bots:
-        b.join(max(0.1, end - time.monotonic()))
-    return bots
+__all__ = [
+    "RawBot",
+    "Received",
+    "ServerThread",
+    "cards_in",
+    "check_information",
+    "game_messages",
+    "played_by_round",
+    "run_aio_bots",
+    "run_bots",
+    "spawn_aio_bots",
+]
 
 
 class ServerThread:
@@ -421,6 +205,167 @@ def spawn_aio_bots(
         raise RuntimeError(f"bots process failed ({proc.returncode}):\n{proc.stderr}")
     result: list[dict[str, Any]] = json.loads(proc.stdout)
     return result
+
+
+# -- what a seat may see: the information-leak checker -------------------------------------
+
+_CARD_TEXT = re.compile(r"\b(?:(?:1[0-3]|[1-9])[SHDC]|W[SHDC])\b")
+
+
+def cards_in(msg: Any, path: str = "") -> Iterator[tuple[str, Card]]:
+    """Every Card anywhere in a protobuf message, and every card named in its text."""
+    for fd, value in msg.ListFields():
+        where = f"{path}.{fd.name}"
+        values = value if fd.is_repeated else [value]
+        for v in values:
+            if fd.message_type is not None:
+                if fd.message_type.name == "Card":
+                    yield where, wire.card_from_pb(v)
+                else:
+                    yield from cards_in(v, where)
+            elif isinstance(v, str):
+                for token in _CARD_TEXT.findall(v):
+                    yield where, Card(token)
+
+
+def played_by_round(record: GameRecord) -> list[list[tuple[int, Card]]]:
+    """The cards played in each round, in order, as the rules core replays the
+    record (the referee's own plays of a blind round included)."""
+    game = Game(
+        Rules.from_dict(record.rules), first_dealer=record.first_dealer, draw=record.draw_cards()
+    )
+    out = []
+    for rr in record.rounds:
+        start = len(game.events)
+        game.deal(
+            [[Card(c) for c in h] for h in rr.hands],
+            Card(rr.turned_card) if rr.turned_card else None,
+        )
+        for mv in rr.moves:
+            game.apply(mv.seat, parse_action(mv.action))
+        out.append([(e.seat, e.card) for e in game.events[start:] if isinstance(e, CardPlayed)])
+    return out
+
+
+def game_messages(bot: RawBot, game_id: str) -> list[Received]:
+    """The received items (raw and decoded) of one game, GameStarted to GameOver."""
+    out: list[Received] = []
+    inside = False
+    for r in bot.received:
+        if isinstance(r.msg, GameInfo):
+            inside = r.msg.game_id == game_id
+        if inside:
+            out.append(r)
+            if isinstance(r.msg, GameEnd):
+                break
+    return out
+
+
+def check_information(bot: RawBot, record: GameRecord) -> int:
+    """Fail if ``bot`` saw a card it may not see in the game of ``record``;
+    return the cards checked (at least one).
+
+    Every card in every message (any field, any text) must be in the seat's
+    own deal, be the turned card, or have been played this round, or, in a
+    blind first round, be another seat's card (but not its own until it is
+    played). Hands, views, plays and tricks must match what the rules did
+    with the record. With hidden bids no view shows another seat's bid
+    before they are revealed; with tricksy_suited a suited Wizard played
+    makes its suit trump at once."""
+    watch = _SeatWatch(bot.name, record)
+    for item in game_messages(bot, record.game_id):
+        watch.see(item)
+    assert watch.checked > 0, f"{bot.name} saw no card of game {record.game_id}"
+    return watch.checked
+
+
+class _SeatWatch:
+    """What one seat has been allowed to see so far, message by message."""
+
+    def __init__(self, name: str, record: GameRecord) -> None:
+        self.name = name
+        self.record = record
+        self.rules = Rules.from_dict(record.rules)
+        self.plays = played_by_round(record)
+        self.seat: int | None = None
+        self.own: Counter[Card] = Counter()
+        self.visible: set[Card] = set()
+        self.others: tuple[tuple[Card, ...], ...] = ()
+        self.turned: Card | None = None
+        self.played: list[tuple[int, Card]] = []
+        self.expected: list[tuple[int, Card]] = []
+        self.blind = False
+        self.round = 0
+        self.checked = 0
+
+    def see(self, item: Received) -> None:
+        msg = item.msg
+        assert msg is not None, f"{self.name}: undecodable message {item.raw} ({item.error})"
+        if isinstance(msg, GameInfo):
+            self.seat = msg.seat
+            return
+        assert self.seat is not None
+        if isinstance(msg, RoundStart):
+            self._round_start(msg, self.seat)
+        elif isinstance(msg, TableEvent) and isinstance(msg.event, CardPlayed):
+            self.played.append((msg.event.seat, msg.event.card))
+            assert self.played == self.expected[: len(self.played)], (
+                "plays differ from the rules' replay of the record"
+            )
+        allowed = set(self.own) | self.visible | {c for _, c in self.played}
+        if self.turned is not None:
+            allowed.add(self.turned)
+        for where, card in cards_in(item.raw):
+            assert card in allowed, (
+                f"{self.name} (seat {self.seat}) saw {card} in {where} of {type(msg).__name__} "
+                f"in round {self.round} before it was played"
+            )
+            self.checked += 1
+        if isinstance(msg, DecisionRequest):
+            self._view(msg.view, self.seat)
+        elif isinstance(msg, TableEvent) and isinstance(msg.event, TrickWon):
+            cards = msg.event.trick.cards
+            assert list(cards) == [c for _, c in self.played[-len(cards) :]]
+
+    def _round_start(self, msg: RoundStart, seat: int) -> None:
+        self.round = msg.round
+        rr = self.record.rounds[msg.round - 1]
+        dealt = [tuple(Card(c) for c in h) for h in rr.hands]
+        self.blind = self.rules.blind_first_round and msg.round == 1
+        if self.blind:
+            self.others = tuple(() if s == seat else h for s, h in enumerate(dealt))
+            assert msg.hand == (), f"round 1 is blind: {self.name} was shown its own card"
+            assert msg.others_hands == self.others
+            self.own = Counter()
+            self.visible = {c for h in self.others for c in h}
+        else:
+            assert msg.hand == dealt[seat], f"round {msg.round}: hand differs from the deal"
+            assert msg.others_hands == ()
+            self.own = Counter(dealt[seat])
+            self.visible = set()
+        self.turned = Card(rr.turned_card) if rr.turned_card else None
+        assert msg.turned_card == self.turned
+        self.played = []
+        self.expected = self.plays[msg.round - 1]
+
+    def _view(self, v: SeatView, seat: int) -> None:
+        if self.blind:
+            assert v.hand == () and v.others_hands == self.others
+            assert v.phase is not Phase.PLAY, "nobody chooses a card in the blind round"
+        else:
+            mine = self.own - Counter(c for s, c in self.played if s == seat)
+            assert Counter(v.hand) == mine, "the view's hand is not the seat's own hand"
+            assert v.others_hands == ()
+        assert [c for _, c in v.plays] == [c for _, c in self.played]
+        assert set(v.legal_cards) <= set(v.hand)
+        assert v.turned_card == self.turned
+        if bids_hidden(self.rules, v.phase):
+            hidden = [b for s, b in enumerate(v.bids) if s != seat]
+            assert hidden == [None] * len(hidden), f"bids shown before they are revealed: {v}"
+        if self.rules.tricksy_suited and v.phase is Phase.PLAY:
+            printed = [c.wizard_suit for _, c in v.plays if c.wizard_suit is not None]
+            if printed:  # the last suited Wizard played made its suit trump at once
+                assert v.trump is printed[-1], f"trump {v.trump} after {v.plays}"
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ def _bench_server() -> ModuleType:
     return module
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("kind", ["arena", "floor-bridge", "floor-table"])
 def test_bench_server_kinds_serve_tables(kind: str) -> None:
     bench = _bench_server()
@@ -56,9 +57,16 @@ def test_bench_server_kinds_serve_tables(kind: str) -> None:
     "argv",
     [
         ["bench_rules.py", "--seconds", "0.2"],
+        ["bench_wire.py", "--games", "2", "--repeat", "1"],
         ["bench_ratings.py", "--bots", "5", "--games", "200", "--bootstrap", "20"],
-        ["bench_soak.py", "--bots", "12", "--seconds", "4", "--workers", "1"],
-        ["bench_refused.py", *["--connections", "40", "--step", "20", "--settle", "0"]],
+        pytest.param(
+            ["bench_soak.py", "--bots", "12", "--seconds", "4", "--workers", "1"],
+            marks=pytest.mark.e2e,
+        ),
+        pytest.param(
+            ["bench_refused.py", *["--connections", "40", "--step", "20", "--settle", "0"]],
+            marks=pytest.mark.e2e,
+        ),
         [
             "bench_strength.py",
             *["--bots", "heuristic,random,random", "--deals", "1", "--jobs", "1", "--quiet"],

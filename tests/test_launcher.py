@@ -29,6 +29,7 @@ TRUE = shutil.which("true") or "/bin/true"
 LINUX = sys.platform.startswith("linux")
 
 
+@pytest.mark.e2e
 def test_hundreds_of_launches_while_grpc_runs_never_crash(tmp_path: Path) -> None:
     """Forking the runner (its gRPC threads running) killed 4 to 12 of these
     400 starts of ``true`` with SIGABRT between fork and exec (three runs);
@@ -74,6 +75,7 @@ def test_hundreds_of_launches_while_grpc_runs_never_crash(tmp_path: Path) -> Non
     assert games and log.read_text() == ""  # games were played during the launches
 
 
+@pytest.mark.e2e
 def test_exits_signals_and_a_missing_program_are_reported(tmp_path: Path) -> None:
     log = tmp_path / "out.log"
     env = dict(os.environ)
@@ -120,6 +122,7 @@ def _gone(pid: int) -> bool:
     return state in ("Z", "X")
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(not LINUX, reason="die-with-parent (PR_SET_PDEATHSIG) is Linux only")
 def test_bots_die_with_a_runner_killed_by_sigkill(tmp_path: Path) -> None:
     runner = subprocess.Popen(

@@ -15,11 +15,9 @@ import random
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import structlog
 
 from wizard_arena.rules import Rules
 from wizard_bots.misbehaving import (
@@ -31,8 +29,6 @@ from wizard_bots.misbehaving import (
     WrongVersionClient,
     run_kind,
 )
-from wizard_referee.referee.arena import ArenaConfig
-from wizard_referee.referee.logs import configure_logging
 from wizard_referee.referee.record import GameRecord, verify_record
 
 from .conftest import ROOT
@@ -59,36 +55,8 @@ EXPECTED = {
     "flood": {"flooding"},
 }
 
-
-@pytest.fixture
-def serve() -> Iterator[Any]:
-    """``serve(**config)`` starts a referee (6 players, 0.5 s per move); all
-    are stopped afterwards. The server's log is kept out of the output."""
-    configure_logging("error", "json", stream=_Sink())
-    servers: list[ServerThread] = []
-
-    def start(**kw: Any) -> ServerThread:
-        kw.setdefault("rules", Rules(players=PLAYERS))
-        kw.setdefault("move_time", MOVE_TIME)
-        server = ServerThread(ArenaConfig(**kw)).__enter__()
-        servers.append(server)
-        return server
-
-    yield start
-    for s in servers:
-        s.stop()
-    structlog.reset_defaults()
-
-
-class _Sink:
-    def write(self, s: str) -> int:
-        return len(s)
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return False
+#: The ``serve`` fixture's defaults here (conftest.py).
+SERVER_DEFAULTS = {"rules": Rules(players=PLAYERS), "move_time": MOVE_TIME}
 
 
 class _Running:
@@ -136,6 +104,7 @@ def assert_unaffected(rec: GameRecord, good: list[RawClient], bad_seats: set[int
         assert (report.games, report.faults, report.statuses) == (1, {}, ["OK"]), report
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("kind", sorted(EXPECTED))
 def test_each_misbehaviour_is_faulted_and_the_game_goes_on(serve: Any, kind: str) -> None:
     flood = kind == "flood"
@@ -188,6 +157,7 @@ def test_each_misbehaviour_is_faulted_and_the_game_goes_on(serve: Any, kind: str
             assert report.statuses == ["CANCELLED"]
 
 
+@pytest.mark.e2e
 def test_disconnect_happens_in_the_middle_of_a_trick(serve: Any) -> None:
     server = serve()
     bad = CLIENTS["disconnect"](server.address, "bad", games=1, rate=1.0).start()
@@ -205,6 +175,7 @@ def test_disconnect_happens_in_the_middle_of_a_trick(serve: Any) -> None:
     raise AssertionError("no card was played by the referee for the leaver")
 
 
+@pytest.mark.e2e
 def test_wrong_version_is_refused_at_hello(serve: Any) -> None:
     server = serve()
     bad = WrongVersionClient(server.address, "bad", games=1, rate=1.0).start()
@@ -218,6 +189,7 @@ def test_wrong_version_is_refused_at_hello(serve: Any) -> None:
     assert_unaffected(rec, good, set())
 
 
+@pytest.mark.e2e
 def test_wrong_version_at_a_rate_plays_after_a_refusal(serve: Any) -> None:
     server = serve()
     # a seed whose first hello is wrong and second right (one draw per hello)
@@ -237,6 +209,7 @@ def _draws(seed: int, n: int) -> list[float]:
     return [rng.random() for _ in range(n)]
 
 
+@pytest.mark.e2e
 def test_a_table_of_misbehaving_bots_finishes(serve: Any) -> None:
     """Six different misbehaviours at one table: each seat gets its own code."""
     server = serve(inbound_limit=FLOOD_INBOUND_LIMIT)
@@ -252,6 +225,7 @@ def test_a_table_of_misbehaving_bots_finishes(serve: Any) -> None:
         assert set(rec.faults[rec.names.index(k)]) == EXPECTED[k], (k, rec.faults)
 
 
+@pytest.mark.e2e
 def test_never_answer_rate_one_never_answers(serve: Any) -> None:
     # no limit on timeouts in a row: the bot is to time out all game long
     server = serve(move_time=0.15, max_consecutive_timeouts=0)
@@ -266,6 +240,7 @@ def test_never_answer_rate_one_never_answers(serve: Any) -> None:
     # (the others are not checked: at 0.15 s a starved shared core could time them out)
 
 
+@pytest.mark.e2e
 def test_command_line(serve: Any) -> None:
     server = serve()
     proc = subprocess.Popen(

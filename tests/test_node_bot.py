@@ -48,6 +48,7 @@ def node_bot() -> list[str]:
     return [NODE, str(NODE_DIR / "bot.js")]
 
 
+@pytest.mark.e2e
 def test_node_bot_plays_full_games(node_bot: list[str]) -> None:
     with ArenaThread(arena_config(move_time=2.0)) as server:
         box: list[Any] = []
@@ -84,6 +85,7 @@ def test_node_bot_plays_full_games(node_bot: list[str]) -> None:
         print(f"node bot: 2 games of 3 players in {took:.2f} s (including node start-up)")
 
 
+@pytest.mark.e2e
 def test_node_bot_plays_the_rule_forms(node_bot: list[str]) -> None:
     """Listing them with --rule-options, the Node bot plays suited Wizards (a
     card sent back with its wizardSuit), bids revealed after the tricks and a
@@ -129,6 +131,7 @@ def test_node_bot_plays_the_rule_forms(node_bot: list[str]) -> None:
     assert rec.draw and rec.rounds[0].dealer == rec.first_dealer
 
 
+@pytest.mark.e2e
 def test_node_bot_reports_refusal(node_bot: list[str]) -> None:
     with ArenaThread(arena_config(tokens=frozenset({"t0ken"}))) as server:
         proc = subprocess.run(
@@ -141,6 +144,7 @@ def test_node_bot_reports_refusal(node_bot: list[str]) -> None:
     assert "UNAUTHENTICATED" in proc.stderr and "invalid access token" in proc.stderr
 
 
+@pytest.mark.e2e
 def test_node_bot_refused_at_variant_tables(node_bot: list[str]) -> None:
     """The Node bot sends no Hello.rule_options: a server playing rule variants
     refuses it with a clear message, rather than feeding it states it cannot read."""
@@ -159,6 +163,7 @@ def test_node_bot_refused_at_variant_tables(node_bot: list[str]) -> None:
     assert "Hello.rule_options (none)" in proc.stderr
 
 
+@pytest.mark.e2e
 def test_node_bot_bad_arguments(node_bot: list[str]) -> None:
     proc = subprocess.run(
         [*node_bot, "--games", "zero"], capture_output=True, text=True, timeout=30
@@ -166,6 +171,7 @@ def test_node_bot_bad_arguments(node_bot: list[str]) -> None:
     assert proc.returncode == 2 and "--games must be a positive integer" in proc.stderr
 
 
+@pytest.mark.e2e
 def test_node_bot_draws_from_its_per_game_seed(
     node_bot: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -105,6 +105,7 @@ class SeedRecorder(RandomBot):
         return super().bid(view)
 
 
+@pytest.mark.e2e
 def test_the_referee_gives_each_seat_a_seed_from_its_secret_not_from_the_deal() -> None:
     """Same secret and game id, another deal: the same seeds. Another game id:
     others. Both SDK forms (blocking and trio) receive them."""
@@ -201,6 +202,7 @@ def bots_importable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT) + (os.pathsep + path if path else ""))
 
 
+@pytest.mark.e2e
 @pytest.mark.usefixtures("bots_importable")
 def test_the_same_tournament_twice_gives_identical_results(tmp_path: Path) -> None:
     runs = []
@@ -235,18 +237,18 @@ def test_the_same_tournament_twice_gives_identical_results(tmp_path: Path) -> No
 def test_a_tournament_without_a_secret_draws_one_and_keeps_it(tmp_path: Path) -> None:
     """No bot_seed_secret: a random one (256 bits) is stored when the tournament
     is created, and a tournament stored without one gets one on --resume."""
-    from wizard_referee.tournament.runner import _bot_seed_secret
+    from wizard_referee.tournament.plan import bot_seed_secret
 
     config = _tournament(tmp_path / "t.sqlite", None)
     with ResultsStore(config.database) as store:
         store.create(config.name, {"plan": config.plan_key()}, [], [], config.rules.to_dict())
-        drawn = _bot_seed_secret(config, store)
+        drawn = bot_seed_secret(config, store)
         assert len(drawn) == 64 and int(drawn, 16) >= 0
-        assert _bot_seed_secret(config, store) == drawn  # kept
+        assert bot_seed_secret(config, store) == drawn  # kept
         assert store.tournament_config() == {"plan": config.plan_key(), "bot_seed_secret": drawn}
     with ResultsStore(tmp_path / "u.sqlite") as other:
         other.create(config.name, {"plan": config.plan_key()}, [], [], config.rules.to_dict())
-        assert _bot_seed_secret(config, other) != drawn
+        assert bot_seed_secret(config, other) != drawn
 
 
 # -- the serve command ----------------------------------------------------------------------

@@ -202,6 +202,7 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 def test_sigkill_and_resume_gives_the_uninterrupted_results(tmp_path: Path) -> None:
     entrants = _det_entrants(6)

@@ -123,6 +123,7 @@ def test_a_missing_program_with_parallel_2_is_one_line(tmp_path: Path) -> None:
     assert not list(tmp_path.glob("t.sqlite*"))
 
 
+@pytest.mark.e2e
 def test_an_entrant_that_cannot_start_stops_the_runner_at_once(tmp_path: Path) -> None:
     """No restarts and no waiting out connect_timeout (600 s here, far past
     the subprocess timeout): the reason and the last lines of its log."""
@@ -176,6 +177,7 @@ def test_the_example_without_node_packages_says_the_one_command(tmp_path: Path) 
     assert not list((tmp_path / "example_bots").glob("examples.sqlite*"))  # nor its logs
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 @pytest.mark.skipif(NODE is None or NPM is None, reason="the example has a Node.js entrant")
 def test_the_example_tournament_runs_as_the_guide_says(tmp_path: Path) -> None:
@@ -213,6 +215,7 @@ def test_the_example_tournament_runs_as_the_guide_says(tmp_path: Path) -> None:
 # -- 10. logs apart from the progress line ----------------------------------------------
 
 
+@pytest.mark.e2e
 def test_logs_go_to_a_file_and_progress_to_standard_error(tmp_path: Path) -> None:
     marker = tmp_path / "crashed"
     crashy = _entrant("crashy", "tests.bots.crash_bot:CrashOnceBot", "--arg", f"marker={marker}")
@@ -348,6 +351,7 @@ def test_git_ignores_databases_and_their_logs() -> None:
     assert proc.stdout.split() == paths
 
 
+@pytest.mark.e2e
 def test_ctrl_c_says_how_to_resume(tmp_path: Path) -> None:
     toml = _toml(
         tmp_path / "t.toml",

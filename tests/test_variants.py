@@ -25,7 +25,6 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,13 +34,12 @@ import trio
 
 from wizard_arena.bot import GameInfo
 from wizard_arena.client import RULE_OPTIONS, RunResult, VersionMismatchError, run_bot, server_info
-from wizard_arena.protocol.messages import DecisionRequest, GameEnd, RoundStart, TableEvent
+from wizard_arena.protocol.messages import DecisionRequest, RoundStart, TableEvent
 from wizard_arena.rules import (
     SUITED_WIZARDS,
     BidMade,
     BidRestriction,
     Card,
-    CardPlayed,
     Game,
     Phase,
     RoundResult,
@@ -58,16 +56,20 @@ from wizard_arena.rules import (
 from wizard_arena.rules.laws import MAXIMUS_TRUMPS, VARIANT_OPTIONS
 from wizard_bots.random_bot import RandomBot
 from wizard_referee.referee import cmd_serve
-from wizard_referee.referee.arena import ArenaConfig, missing_options
-from wizard_referee.referee.record import GameRecord, parse_action, verify_record
+from wizard_referee.referee.arena import missing_options
+from wizard_referee.referee.record import GameRecord, verify_record
 from wizard_referee.tournament import cmd_replay
 from wizard_referee.tournament.cmd_replay import render
 from wizard_referee.tournament.runner import TournamentConfig, TournamentError, run_tournament
 from wizard_referee.tournament.store import ResultsStore
 
 from .conftest import ROOT
-from .support import RawBot, ServerThread, run_bots
-from .test_server import _cards_in
+from .support import (
+    RawBot,
+    check_information,
+    game_messages,
+    run_bots,
+)
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -106,135 +108,12 @@ VARIANTS: dict[str, Rules] = {
 BARRIER_WAIT = 10.0
 
 
-@pytest.fixture
-def serve() -> Iterator[Any]:
-    """``serve(**config)`` starts a server for the test; all are stopped afterwards."""
-    servers: list[ServerThread] = []
-
-    def start(**kw: Any) -> ServerThread:
-        kw.setdefault("move_time", 15.0)
-        kw.setdefault("shutdown_grace", 0.2)
-        server = ServerThread(ArenaConfig(**kw)).__enter__()
-        servers.append(server)
-        return server
-
-    yield start
-    for s in servers:
-        s.stop()
+#: The ``serve`` fixture's defaults here (conftest.py): a long move time, the
+#: hidden-bid barrier waits for every seat.
+SERVER_DEFAULTS = {"move_time": 15.0}
 
 
 # -- what the rules did, from the record ----------------------------------------------------
-
-
-def _played_by_round(record: GameRecord) -> list[list[tuple[int, Card]]]:
-    """The cards played in each round, in order, as the rules core replays the
-    record (the referee's own plays of a blind round included)."""
-    game = Game(
-        Rules.from_dict(record.rules), first_dealer=record.first_dealer, draw=record.draw_cards()
-    )
-    out = []
-    for rr in record.rounds:
-        start = len(game.events)
-        game.deal(
-            [[Card(c) for c in h] for h in rr.hands],
-            Card(rr.turned_card) if rr.turned_card else None,
-        )
-        for mv in rr.moves:
-            game.apply(mv.seat, parse_action(mv.action))
-        out.append([(e.seat, e.card) for e in game.events[start:] if isinstance(e, CardPlayed)])
-    return out
-
-
-def _game_messages(bot: RawBot, game_id: str) -> list[Any]:
-    """The received items (raw and decoded) of one game, GameStarted to GameOver."""
-    out: list[Any] = []
-    inside = False
-    for r in bot.received:
-        if isinstance(r.msg, GameInfo):
-            inside = r.msg.game_id == game_id
-        if inside:
-            out.append(r)
-            if isinstance(r.msg, GameEnd):
-                break
-    return out
-
-
-def check_variant_information(bot: RawBot, record: GameRecord) -> int:
-    """Fail if ``bot`` saw a card it may not see; return the cards checked.
-
-    A seat may see its own deal, the turned card, the cards played, and in
-    a blind first round every other seat's card, but not its own until it is
-    played. Hands, views and plays must match what the rules did."""
-    rules = Rules.from_dict(record.rules)
-    plays = _played_by_round(record)
-    seat: int | None = None
-    own: Counter[Card] = Counter()
-    visible: set[Card] = set()
-    others: tuple[tuple[Card, ...], ...] = ()
-    turned: Card | None = None
-    played: list[tuple[int, Card]] = []
-    expected: list[tuple[int, Card]] = []
-    blind = False
-    round_no = 0
-    checked = 0
-    for item in _game_messages(bot, record.game_id):
-        msg = item.msg
-        assert msg is not None, f"{bot.name}: undecodable message ({item.error})"
-        if isinstance(msg, GameInfo):
-            seat = msg.seat
-            continue
-        assert seat is not None
-        if isinstance(msg, RoundStart):
-            round_no = msg.round
-            rr = record.rounds[round_no - 1]
-            dealt = [tuple(Card(c) for c in h) for h in rr.hands]
-            blind = rules.blind_first_round and round_no == 1
-            if blind:
-                others = tuple(() if s == seat else h for s, h in enumerate(dealt))
-                assert msg.hand == (), f"round 1 is blind: {bot.name} was shown its own card"
-                assert msg.others_hands == others
-                own = Counter()
-                visible = {c for h in others for c in h}
-            else:
-                assert msg.hand == dealt[seat], f"round {round_no}: hand differs from the deal"
-                assert msg.others_hands == ()
-                own = Counter(dealt[seat])
-                visible = set()
-            turned = Card(rr.turned_card) if rr.turned_card else None
-            assert msg.turned_card == turned
-            played = []
-            expected = plays[round_no - 1]
-        elif isinstance(msg, TableEvent) and isinstance(msg.event, CardPlayed):
-            played.append((msg.event.seat, msg.event.card))
-            assert played == expected[: len(played)], "plays differ from the rules' replay"
-        allowed = set(own) | visible | {c for _, c in played}
-        if turned is not None:
-            allowed.add(turned)
-        for where, card in _cards_in(item.raw):
-            assert card in allowed, (
-                f"{bot.name} (seat {seat}) saw {card} in {where} of {type(msg).__name__} "
-                f"in round {round_no} before it was played"
-            )
-            checked += 1
-        if isinstance(msg, DecisionRequest):
-            v = msg.view
-            if blind:
-                assert v.hand == () and v.others_hands == others
-                assert v.phase is not Phase.PLAY, "nobody chooses a card in the blind round"
-            else:
-                mine = own - Counter(c for s, c in played if s == seat)
-                assert Counter(v.hand) == mine, "the view's hand is not the seat's own hand"
-                assert v.others_hands == ()
-            assert [c for _, c in v.plays] == [c for _, c in played]
-            if bids_hidden(rules, v.phase):
-                hidden = [b for s, b in enumerate(v.bids) if s != seat]
-                assert hidden == [None] * len(hidden), f"bids shown before they are revealed: {v}"
-            if rules.tricksy_suited and v.phase is Phase.PLAY:
-                printed = [c.wizard_suit for _, c in v.plays if c.wizard_suit is not None]
-                if printed:  # the last suited Wizard played made its suit trump at once
-                    assert v.trump is printed[-1], f"trump {v.trump} after {v.plays}"
-    assert checked > 0
-    return checked
 
 
 def check_hidden_bids(bot: RawBot, record: GameRecord) -> None:
@@ -245,7 +124,7 @@ def check_hidden_bids(bot: RawBot, record: GameRecord) -> None:
     rules = Rules.from_dict(record.rules)
     n = rules.players
     rounds: list[list[Any]] = []
-    for item in _game_messages(bot, record.game_id):
+    for item in game_messages(bot, record.game_id):
         if isinstance(item.msg, RoundStart):
             rounds.append([])
         elif rounds:
@@ -357,6 +236,7 @@ def _barrier_hook(barrier: threading.Barrier) -> Any:
 # -- a whole game under each variant ----------------------------------------------------------
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_full_game_under_variant(serve: Any, variant: str) -> None:
     rules = VARIANTS[variant]
@@ -417,7 +297,7 @@ def test_full_game_under_variant(serve: Any, variant: str) -> None:
     for b in raws:
         seat = b.messages(GameInfo)[0].seat
         assert b.messages(GameInfo)[0].rules == rules
-        check_variant_information(b, rec)
+        check_information(b, rec)
         moves = [m for rr in rec.rounds for m in rr.moves if m.seat == seat]
         assert len([r for r in b.requests if r.game_id == gid]) == len(moves)
         if rules.hidden_bids:
@@ -466,6 +346,7 @@ def test_full_game_under_variant(serve: Any, variant: str) -> None:
         assert any(req.view.next_trump is not None for b in raws for req in b.requests)
 
 
+@pytest.mark.e2e
 def test_information_check_catches_a_blind_leak(serve: Any) -> None:
     """The check above does fail when a seat is shown its own blind card."""
     rules = Rules(players=3, blind_first_round=True, hand_sizes=(1, 2))
@@ -476,7 +357,7 @@ def test_information_check_catches_a_blind_leak(serve: Any) -> None:
     gid = bots[0].messages(GameInfo)[0].game_id
     rec = next(r for r in server.records() if r.game_id == gid)
     b = bots[0]
-    check_variant_information(b, rec)
+    check_information(b, rec)
     seat = b.messages(GameInfo)[0].seat
     mine = Card(rec.rounds[0].hands[seat][0])
     first = next(i for i, r in enumerate(b.received) if isinstance(r.msg, RoundStart))
@@ -486,9 +367,10 @@ def test_information_check_catches_a_blind_leak(serve: Any) -> None:
     b.received[first].raw = fake
     if mine.suit is not None:  # a Wizard or Jester may be visible in another hand too
         with pytest.raises(AssertionError, match="before it was played"):
-            check_variant_information(b, rec)
+            check_information(b, rec)
 
 
+@pytest.mark.e2e
 def test_information_checks_catch_early_bids_and_suited_wizards(serve: Any) -> None:
     """The checks above fail when a bid hidden until the tricks are played is
     shown early (in a view, or a BidMade before the last trick) and when a
@@ -511,7 +393,7 @@ def test_information_checks_catch_early_bids_and_suited_wizards(serve: Any) -> N
     rec = next(r for r in server.records() if r.game_id == gid)
     b = bots[0]
     seat = b.messages(GameInfo)[0].seat
-    check_variant_information(b, rec)
+    check_information(b, rec)
     check_hidden_bids(b, rec)
     received = list(b.received)
 
@@ -526,7 +408,7 @@ def test_information_checks_catch_early_bids_and_suited_wizards(serve: Any) -> N
     raw.decision_request.view.bids[(seat + 1) % 3] = 0
     b.received[i] = copy_with(received[i], raw=raw, msg=wire.decode_server(raw))
     with pytest.raises(AssertionError, match="bids shown before they are revealed"):
-        check_variant_information(b, rec)
+        check_information(b, rec)
     b.received = list(received)
 
     # the BidMade messages of round 1 moved before its last trick
@@ -563,7 +445,7 @@ def test_information_checks_catch_early_bids_and_suited_wizards(serve: Any) -> N
     raw.round_started.game_id = f"{gid} {other[1].text}"
     b.received[k] = copy_with(received[k], raw=raw)
     with pytest.raises(AssertionError, match=f"saw {other[1].text} .* before it was played"):
-        check_variant_information(b, rec)
+        check_information(b, rec)
 
 
 def _card_pb(card: Card) -> Any:
@@ -571,6 +453,7 @@ def _card_pb(card: Card) -> Any:
     return wire.card_to_pb(card)
 
 
+@pytest.mark.e2e
 def test_hidden_bids_time_out_per_seat(serve: Any) -> None:
     """A seat that never bids is timed out on its own; the others' bids stand."""
     rules = Rules(players=3, hidden_bids=True, hand_sizes=(1, 2))
@@ -601,6 +484,7 @@ def test_hidden_bids_time_out_per_seat(serve: Any) -> None:
 # -- bots that cannot play the variant -----------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_bot_without_rule_options_is_refused(serve: Any) -> None:
     rules = Rules(players=3, tricksy=True, hidden_bids=True)
     server = serve(rules=rules)
@@ -624,6 +508,7 @@ def test_bot_without_rule_options_is_refused(serve: Any) -> None:
     assert server.records() == []
 
 
+@pytest.mark.e2e
 def test_base_game_needs_no_rule_options(serve: Any) -> None:
     server = serve(rules=Rules(players=3))
     assert server_info(server.address).rule_options == ()
@@ -806,6 +691,7 @@ def test_tournament_variant_keys() -> None:
     assert key["first_dealer_by_draw"] is True
 
 
+@pytest.mark.e2e
 def test_tournament_with_variants(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     section: dict[str, object] = {
         "hidden_bids": True,
@@ -884,6 +770,7 @@ def test_tournament_with_variants(tmp_path: Path, capsys: pytest.CaptureFixture[
     store.close()
 
 
+@pytest.mark.e2e
 def test_tournament_refuses_base_game_bot(tmp_path: Path) -> None:
     """An entrant that lists no rule options cannot join a variant tournament:
     the runner stops at once and says why."""

@@ -17,6 +17,7 @@ from wizard_arena.protocol.messages import (
     TableEvent,
     Welcome,
 )
+from wizard_arena.protocol.wire import fast, service, views
 from wizard_arena.rules import (
     BidRestriction,
     Card,
@@ -72,9 +73,9 @@ VARIANT_RULES: dict[str, Rules] = {
 
 def _view_round_trip(view: SeatView) -> SeatView:
     out = wire.pb.SeatView()
-    wire._view_to_pb(view, out)
+    views.view_to_pb(view, out)
     back = wire.pb.SeatView.FromString(out.SerializeToString())
-    return wire._view_from_pb(back, view.legal_actions, view.time_left)
+    return views.view_from_pb(back, view.legal_actions, view.time_left)
 
 
 def _server_round_trip(msg: object) -> object:
@@ -88,8 +89,8 @@ def _server_round_trip(msg: object) -> object:
 def test_rules_round_trip(name: str) -> None:
     rules = VARIANT_RULES[name]
     msg = wire.pb.Rules()
-    wire._rules_to_pb(rules, msg)
-    assert wire._rules_from_pb(msg) == rules
+    views.rules_to_pb(rules, msg)
+    assert views.rules_from_pb(msg) == rules
     assert list(msg.round_sizes) == list(rules.round_sizes)
     assert msg.short_game == ("round_sizes" in rules.options)
     info = ServerInfo("1", (1,), rules, 1.5, False, rules.options)
@@ -177,14 +178,14 @@ def test_framing_matches_protobuf(size: int) -> None:
     """The one piece of wire format written by hand: a length-delimited field
     (field 3 of Hello is ``bot_name``)."""
     name = "x" * size
-    framed = wire._framed(3, name.encode())
+    framed = fast.framed(3, name.encode())
     assert wire.pb.Hello.FromString(framed).bot_name == name
     if size:  # protobuf omits an empty string; otherwise the bytes are the same
         assert framed == wire.pb.Hello(bot_name=name).SerializeToString()
 
 
 def test_fragment_cache_is_by_identity_and_bounded() -> None:
-    cache = wire._ByIdentity(limit=2)
+    cache = fast.ByIdentity(limit=2)
     a, b = Trick(0, (Card("W"),), 0), Trick(0, (Card("W"),), 0)
     calls: list[str] = []
 
@@ -203,8 +204,8 @@ def test_fragment_cache_is_by_identity_and_bounded() -> None:
 def test_play_writes_messages_or_bytes() -> None:
     """The Play response serializer takes a ServerMessage or its bytes, unchanged."""
     msg = wire.encode_server(Welcome(1, "s1", "0.1"))
-    assert wire._serialize_server(msg) == msg.SerializeToString()
-    assert wire._serialize_server(b"\x0a\x00") == b"\x0a\x00"
+    assert service.serialize_server(msg) == msg.SerializeToString()
+    assert service.serialize_server(b"\x0a\x00") == b"\x0a\x00"
 
 
 def test_blind_round_start_keeps_seats() -> None:
@@ -275,7 +276,7 @@ def _pb_rules(**fields: object) -> object:
 )
 def test_malformed_rules_are_refused(fields: dict[str, object], message: str) -> None:
     with pytest.raises(wire.WireError, match=message):
-        wire._rules_from_pb(_pb_rules(**fields))  # type: ignore[arg-type]
+        views.rules_from_pb(_pb_rules(**fields))  # type: ignore[arg-type]
 
 
 def test_others_hands_must_cover_every_seat() -> None:
@@ -283,7 +284,7 @@ def test_others_hands_must_cover_every_seat() -> None:
     game.deal()
     view = game.view(0)
     out = wire.pb.SeatView()
-    wire._view_to_pb(view, out)
+    views.view_to_pb(view, out)
     del out.others_hands[-1]
     with pytest.raises(wire.WireError, match="one entry per seat"):
-        wire._view_from_pb(out)
+        views.view_from_pb(out)

@@ -1,1 +1,16 @@
-"""Wizard Arena referee: the gRPC server, tournaments, results store and ratings."""
+"""Wizard Arena referee: the gRPC server, tournaments, results store and ratings.
+
+The rooms:
+
+- :mod:`wizard_referee.referee`: the referee (transport, arena, tables,
+  records, the ``serve`` verb);
+- :mod:`wizard_referee.tournament`: tournaments (config, schedule, entrants,
+  runner, store, leaderboard; ``tournament``, ``demo``, ``replay``);
+- :mod:`wizard_referee.ratings`: ratings from game results (``ratings``);
+- :mod:`wizard_referee.check`: a bot author's pre-entry check (``check``);
+- :mod:`wizard_referee.stats`: small statistics any room may use (a leaf).
+
+May import: the SDK's rules and protocol rooms, the bot API's value types and
+its CLI helpers; each room's docstring says which rooms it may use. The
+referee room never imports the rooms above it or the SDK's client.
+"""

@@ -3,6 +3,11 @@
 Each subcommand lives in its own module, imported only when that command
 runs, so ``wizard-arena conformance`` never loads grpc. A command module
 provides ``add_arguments(parser)`` and ``run(args) -> int``.
+:mod:`.rules_options` holds the rule-variant flags the verbs share.
+
+May import: the rules room and :mod:`wizard_arena` (its version). The verbs'
+modules, the server's among them, are named in :data:`COMMANDS` by module
+path and imported through importlib only when that verb runs.
 """
 
 from __future__ import annotations

@@ -5,6 +5,9 @@ referee server, the SDK, the example bots and the conformance runner all use
 it. It imports nothing outside the Python standard library and keeps no
 global random state: every deal comes from a seeded :class:`random.Random`
 or from explicit hands.
+
+May import: the standard library only, and its own modules by relative
+import; nothing else of ours (tests/test_architecture.py).
 """
 
 from .actions import (

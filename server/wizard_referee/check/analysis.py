@@ -10,7 +10,6 @@ then relies on the referee's records and the process's exit and stderr.
 
 from __future__ import annotations
 
-import math
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +18,7 @@ from wizard_arena.client.cmd_bot import EXIT_BOT_ERRORS
 from wizard_arena.client.results import ClientRecord, RecordKind
 from wizard_referee.check.report import ADVICE, CheckReport, Problem
 from wizard_referee.referee.record import FAULT_CODES, GameRecord
+from wizard_referee.stats import percentile
 
 __all__ = ["SLOW_SHARE", "STDERR_TAIL", "SdkReport", "analyse"]
 
@@ -67,15 +67,6 @@ def _decisions(record: GameRecord, seat: int) -> list[_Decision]:
             if kind == "play":
                 held -= 1
     return out
-
-
-def _percentile(values: list[float], q: float) -> float:
-    s = sorted(values)
-    if not s:
-        return math.nan
-    k = (len(s) - 1) * q
-    lo, hi = math.floor(k), math.ceil(k)
-    return s[lo] + (s[hi] - s[lo]) * (k - lo)
 
 
 def _what(d: _Decision) -> str:
@@ -153,8 +144,8 @@ def _tally(report: CheckReport, records: list[GameRecord], seats: list[int]) -> 
     report.decisions = len(decisions)
     if answered:
         report.latency_ms = {
-            "p50": round(_percentile(answered, 0.5), 3),
-            "p95": round(_percentile(answered, 0.95), 3),
+            "p50": round(percentile(answered, 0.5), 3),
+            "p95": round(percentile(answered, 0.95), 3),
             "max": round(max(answered), 3),
         }
     return decisions

@@ -1,5 +1,6 @@
 """The ratings room: Bradley-Terry and Elo ratings with bootstrap intervals
 (:mod:`.models`) and the ``wizard-arena ratings`` verb (:mod:`.cmd_ratings`).
 
-May import: nothing of ours (it rates results from any source).
+May import: nothing of ours but the leaf :mod:`wizard_referee.stats` (it rates
+results from any source).
 """

@@ -57,6 +57,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from wizard_referee.stats import percentile
+
 __all__ = [
     "BASE_RATING",
     "ELO_PER_NAT",
@@ -516,14 +518,6 @@ def _needs_prior(p: _Pairs) -> bool:
     return not strongly_connected(p.n, p.i, p.j, p.w, p.m)
 
 
-def _percentile(sorted_values: Sequence[float], q: float) -> float:
-    """Linear-interpolation percentile (``q`` in [0, 1]) of sorted values."""
-    pos = q * (len(sorted_values) - 1)
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(sorted_values) - 1)
-    return sorted_values[lo] + (pos - lo) * (sorted_values[hi] - sorted_values[lo])
-
-
 def _prior_note(p: _Pairs, names: list[str]) -> str:
     won = [0.0] * p.n
     lost = [0.0] * p.n
@@ -612,8 +606,8 @@ def bradley_terry(
     rated = []
     for g, name in enumerate(names):
         s = sorted(samples[g])
-        low = _percentile(s, 0.025) if s else None
-        high = _percentile(s, 0.975) if s else None
+        low = percentile(s, 0.025) if s else None
+        high = percentile(s, 0.975) if s else None
         rating = BASE_RATING + ELO_PER_NAT * theta[g]
         rated.append(PlayerRating(name, rating, low, high, played[name]))
     rated.sort(key=lambda r: (-r.rating, r.name))

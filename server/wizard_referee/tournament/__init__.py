@@ -1,7 +1,13 @@
-"""The tournament room: configuration, the schedule, the runner that launches
-entrants and seats them through a referee, the results store, the leaderboard,
-and the ``tournament``, ``demo`` and ``replay`` verbs.
+"""The tournament room: configuration (:mod:`.config`, :mod:`.config_keys`),
+the schedule of tables (:mod:`.schedule`) and the game plan (:mod:`.plan`),
+the entrants' processes (:mod:`.entrants`, :mod:`.launcher`,
+:mod:`.launcher_child`), seating games on their sessions (:mod:`.seating`),
+the runner that drives them through a referee (:mod:`.runner`), the results
+store (:mod:`.store`), the leaderboard (:mod:`.leaderboard`), one-line CLI
+errors (:mod:`.cli_errors`) and the ``tournament``, ``demo`` and ``replay``
+verbs.
 
-May import: the referee room, the ratings room, :mod:`wizard_arena.rules`,
-:mod:`wizard_arena.cli`. Never the client.
+May import: the referee room, the ratings room, :mod:`wizard_referee.stats`,
+:mod:`wizard_arena.rules`, :mod:`wizard_arena.protocol` (the bots' seeds) and
+:mod:`wizard_arena.cli`. Never the client or the check room.
 """

@@ -55,6 +55,24 @@ def leaderboard(
     exclude_faulted: bool = False,
 ) -> Leaderboard:
     """Ratings and statistics of every entrant from the finished games."""
+    stats, results, games = _tally(store, exclude_faulted)
+    if method == "elo":
+        rated = rating_lib.elo(results)
+    else:
+        rated = rating_lib.bradley_terry(results, bootstrap=bootstrap, seed=seed)
+    notes = list(rated.notes)
+    if exclude_faulted:
+        notes.append("games with faults are kept out of the ratings")
+    rows = _rows(stats, rated.by_name())
+    return Leaderboard(rows, rated.method, games, tuple(notes), rated.provisional)
+
+
+def _tally(
+    store: ResultsStore, exclude_faulted: bool
+) -> tuple[dict[str, dict[str, float]], list[rating_lib.GameResult], int]:
+    """Each entrant's counts over the finished games, the games' results to
+    rate (without the faulted ones when ``exclude_faulted``), and the number
+    of finished games."""
     stats: dict[str, dict[str, float]] = {}
     results: list[rating_lib.GameResult] = []
     games = 0
@@ -62,19 +80,7 @@ def leaderboard(
         games += 1
         winners = [s for s in seats if s.rank == 1]
         for s in seats:
-            st = stats.setdefault(
-                s.entrant,
-                {
-                    "games": 0,
-                    "points": 0,
-                    "won": 0.0,
-                    "rounds": 0,
-                    "exact": 0,
-                    "timeouts": 0,
-                    "illegal": 0,
-                    "faulted": 0,
-                },
-            )
+            st = stats.setdefault(s.entrant, dict.fromkeys(_COUNTS, 0))
             st["games"] += 1
             st["points"] += s.total
             if s.rank == 1:
@@ -93,15 +99,20 @@ def leaderboard(
                 spec.duplicate_set,
             )
         )
-    if method == "elo":
-        rated = rating_lib.elo(results)
-    else:
-        rated = rating_lib.bradley_terry(results, bootstrap=bootstrap, seed=seed)
-    by_name = rated.by_name()
-    rows = []
+    return stats, results, games
+
+
+_COUNTS = ("games", "points", "won", "rounds", "exact", "timeouts", "illegal", "faulted")
+
+
+def _rows(
+    stats: dict[str, dict[str, float]], by_name: dict[str, rating_lib.PlayerRating]
+) -> tuple[LeaderboardRow, ...]:
+    """One row per entrant, best rating first (unrated entrants last, by name)."""
+    rated = []
     for name, st in stats.items():
         r = by_name.get(name)
-        rows.append(
+        rated.append(
             (
                 r.rating if r else math.nan,
                 name,
@@ -110,29 +121,24 @@ def leaderboard(
                 st,
             )
         )
-    rows.sort(key=lambda x: (-(x[0] if not math.isnan(x[0]) else -1e9), x[1]))
-    out = []
-    for i, (rating, name, low, high, st) in enumerate(rows):
-        out.append(
-            LeaderboardRow(
-                rank=i + 1,
-                name=name,
-                rating=rating,
-                low=low,
-                high=high,
-                games=int(st["games"]),
-                mean_points=st["points"] / st["games"],
-                tables_won=st["won"] / st["games"],
-                bid_accuracy=st["exact"] / st["rounds"] if st["rounds"] else 0.0,
-                timeouts=int(st["timeouts"]),
-                illegal=int(st["illegal"]),
-                faulted_games=int(st["faulted"]),
-            )
+    rated.sort(key=lambda x: (-(x[0] if not math.isnan(x[0]) else -1e9), x[1]))
+    return tuple(
+        LeaderboardRow(
+            rank=i + 1,
+            name=name,
+            rating=rating,
+            low=low,
+            high=high,
+            games=int(st["games"]),
+            mean_points=st["points"] / st["games"],
+            tables_won=st["won"] / st["games"],
+            bid_accuracy=st["exact"] / st["rounds"] if st["rounds"] else 0.0,
+            timeouts=int(st["timeouts"]),
+            illegal=int(st["illegal"]),
+            faulted_games=int(st["faulted"]),
         )
-    notes = list(rated.notes)
-    if exclude_faulted:
-        notes.append("games with faults are kept out of the ratings")
-    return Leaderboard(tuple(out), rated.method, games, tuple(notes), rated.provisional)
+        for i, (rating, name, low, high, st) in enumerate(rated)
+    )
 
 
 def format_leaderboard(board: Leaderboard, header: str = "") -> str:

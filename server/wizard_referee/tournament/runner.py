@@ -1,14 +1,11 @@
 """Round-robin tournaments with duplicate deals, a crash-safe results store
-and a leaderboard with ratings.
+and a leaderboard with ratings: :func:`run_tournament`.
 
-A tournament is planned once, deterministically from its configuration and
-seed: the tables (:mod:`.schedule`), for each table ``deal_sets`` deals, and
-for each deal one game per seat rotation, so every entrant holds every hand
-of the deal. Every planned game has a fixed id and deal seed and is stored
-as ``pending``; the runner plays the pending games, each written with its
-seat results in one transaction when it ends. ``resume`` continues from the
-database: finished games are never replayed or counted twice, unfinished
-ones are replayed from their deal.
+A tournament is planned once, deterministically (:mod:`.plan`), and every
+planned game is stored as ``pending``; the runner plays the pending games,
+each written with its seat results in one transaction when it ends.
+``resume`` continues from the database: finished games are never replayed
+or counted twice, unfinished ones are replayed from their deal.
 
 Entrants are either commands that the runner starts as subprocesses (they
 connect over gRPC with a token the runner gives them: ``{server}``,
@@ -18,42 +15,35 @@ or external bots that connect by themselves with their configured token.
 The server accepts only those tokens, so no one else can take an entrant's
 seat. Each command entrant is started ``parallel`` times so that it can sit
 at several tables at once.
+
+The parts: :mod:`.config` (the configuration), :mod:`.plan` (the game plan
+in the store), :mod:`.entrants` and :mod:`.launcher` (starting and
+supervising the entrants' processes), :mod:`.seating` (seating the games on
+the entrants' sessions), :mod:`.leaderboard` (ratings and statistics);
+this module runs them together. The names most callers need are re-exported
+here.
 """
 
 from __future__ import annotations
 
-import contextlib
-import shlex
-import time
-import tomllib
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 import trio
 
-from wizard_arena.protocol.seeds import new_secret
-from wizard_arena.rules import BidRestriction, Rules
 from wizard_referee.referee.arena import Arena, ArenaConfig, Session, serve_arena
 from wizard_referee.referee.listen import listen_problem
 from wizard_referee.referee.logs import get_logger
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.cli_errors import TOURNAMENT_FIXES, runner_error
-from wizard_referee.tournament.config_keys import (
-    TOURNAMENT_KEYS,
-    TournamentError,
-    entrant_problems,
-    listed,
-    plan_differences,
-    section_problems,
-)
-from wizard_referee.tournament.entrants import Instance as _Instance
+from wizard_referee.tournament.config import EntrantConfig, TournamentConfig
+from wizard_referee.tournament.config_keys import TournamentError, listed, plan_differences
+from wizard_referee.tournament.entrants import Instance as _Instance  # noqa: F401 (tests)
 from wizard_referee.tournament.entrants import (
     make_instances,
     preflight,
     relabel_crashes,
-    settle_exits,
     supervise,
 )
 from wizard_referee.tournament.launcher import open_launcher
@@ -64,7 +54,8 @@ from wizard_referee.tournament.leaderboard import (
     leaderboard,
     leaderboard_csv,
 )
-from wizard_referee.tournament.schedule import round_robin, seat_rotations
+from wizard_referee.tournament.plan import bot_seed_secret, open_plan, plan_games
+from wizard_referee.tournament.seating import Progress, await_entrants, schedule, show_progress
 from wizard_referee.tournament.store import GameSpec, ResultsStore, StoreError
 
 __all__ = [
@@ -82,247 +73,6 @@ __all__ = [
     "relabel_crashes",
     "run_tournament",
 ]
-
-
-@dataclass(frozen=True)
-class EntrantConfig:
-    name: str
-    command: tuple[str, ...] | None = None
-    """Command line started by the runner (``None`` for an external bot)."""
-    token: str | None = None
-    """An external bot's access token (command entrants get a fresh one)."""
-
-    @property
-    def kind(self) -> str:
-        return "command" if self.command is not None else "external"
-
-
-@dataclass(frozen=True)
-class TournamentConfig:
-    entrants: tuple[EntrantConfig, ...]
-    name: str = "tournament"
-    players: int = 4
-    """Table size, 3 to 6."""
-    deal_sets: int = 1
-    """Deals per table; each is played once per seat rotation."""
-    move_time: float = 1.0
-    bid_restriction: str = "none"
-    seed: int = 1
-    parallel: int = 1
-    """Tables played at once."""
-    database: str = "tournament.sqlite"
-    host: str = "127.0.0.1"
-    port: int = 0
-    max_tables: int = 200
-    """Use every k-subset of entrants when there are at most this many."""
-    connect_timeout: float = 60.0
-    exclude_faulted: bool = False
-    """Keep games in which any seat was faulted out of the ratings."""
-    workdir: str = ""
-    """Folder entrant commands run in (the TOML file's folder; default: the current one)."""
-    hidden_bids: bool = False
-    """Rule variant: everyone bids at once; the bids are revealed together."""
-    blind_first_round: bool = False
-    """Rule variant: round 1, each player sees the others' cards, not their own."""
-    maximus: bool = False
-    """Rule variant: Wizard Maximus (five rounds of all cards, trump C D H S none)."""
-    tricksy: bool = False
-    """Rule variant: whoever plays a Wizard names the trump from the next trick on."""
-    lowest_score_deals: bool = False
-    """Rule variant: from round 2 the player with the fewest points deals."""
-    round_sizes: tuple[int, ...] | None = None
-    """Rule variant: a short game dealing these numbers of cards, round by round."""
-    tricksy_suited: bool = False
-    """Rule variant: Tricksy Wizard with suited Wizards (a Wizard's suit is trump at once)."""
-    reveal_bids_after_tricks: bool = False
-    """Rule variant, with hidden_bids: the bids are revealed after the round's tricks."""
-    first_dealer_by_draw: bool = False
-    """Rule variant: the first dealer is drawn (highest card; drawn from each game's deal seed)."""
-    reconnect_window: float = 30.0
-    """Seconds a bot whose connection dropped may take its seat back (0: never)."""
-    time_bank: float = 0.0
-    """Seconds per seat and game a decision may run past move_time (0: none)."""
-    max_connections: int = 0
-    """Open bot streams at most on the tournament's referee (0: no limit)."""
-    max_sessions_per_token: int = 0
-    """Connected sessions at most per entrant token (0: no limit)."""
-    max_message_bytes: int = 64 * 1024
-    """Largest message a bot may send."""
-    fault_policy: str = "default"
-    """What a fault costs: ``default``, ``forfeit_round`` or ``remove`` (docs/protocol.md)."""
-    max_faults: int = 3
-    """Faults in one game after which fault policy ``remove`` removes the seat."""
-    bot_seed_secret: str | None = None
-    """The secret of the bots' per-game seeds (``GameStarted.bot_seed``,
-    :mod:`wizard_arena.protocol.seeds`). ``None``: a random one, drawn when the
-    tournament is created and kept in its database, so ``--resume`` uses it
-    again. Give one only to make a tournament reproducible from its file (a
-    bot that learns it can predict the others' seeds, never the deals)."""
-
-    @property
-    def rules(self) -> Rules:
-        """The rules of every game (raises ValueError for options that cannot
-        be combined; :meth:`validate` turns that into a TournamentError)."""
-        return Rules(
-            players=self.players,
-            bid_restriction=BidRestriction(self.bid_restriction),
-            hidden_bids=self.hidden_bids,
-            blind_first_round=self.blind_first_round,
-            maximus=self.maximus,
-            tricksy=self.tricksy,
-            lowest_score_deals=self.lowest_score_deals,
-            hand_sizes=self.round_sizes,
-            tricksy_suited=self.tricksy_suited,
-            reveal_bids_after_tricks=self.reveal_bids_after_tricks,
-            first_dealer_by_draw=self.first_dealer_by_draw,
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["entrants"] = [
-            {
-                "name": e.name,
-                "command": list(e.command) if e.command else None,
-                "external": e.command is None,
-            }
-            for e in self.entrants
-        ]  # tokens are secrets: never stored
-        del d["bot_seed_secret"]  # stored apart, drawn when not given
-        return d
-
-    def plan_key(self) -> dict[str, Any]:
-        """What the game plan depends on (must match to resume). The rule
-        variants in force are part of it (absent when not in force, so a
-        tournament of the base game stored before variants existed resumes)."""
-        key: dict[str, Any] = {
-            "entrants": [e.name for e in self.entrants],
-            "players": self.players,
-            "deal_sets": self.deal_sets,
-            "seed": self.seed,
-            "bid_restriction": self.bid_restriction,
-            "max_tables": self.max_tables,
-        }
-        rules = self.rules.to_dict()
-        for name in self.rules.options:
-            key[name] = rules[name]
-        return key
-
-    @classmethod
-    def from_toml(cls, path: str | Path, **overrides: Any) -> TournamentConfig:
-        """Read a TOML file (section ``[tournament]`` and ``[[entrant]]`` tables);
-        ``overrides`` (not None) replace file values. Relative paths in the
-        file are relative to the file's folder."""
-        p = Path(path)
-        try:
-            data = tomllib.loads(p.read_text(encoding="utf-8"))
-        except OSError as e:
-            raise TournamentError(f"{p}: cannot read: {e.strerror or e}") from None
-        except tomllib.TOMLDecodeError as e:
-            raise TournamentError(f"{p}: not valid TOML: {e}") from None
-        return cls.from_dict(data, base=p.parent, **overrides)
-
-    @classmethod
-    def from_dict(
-        cls, data: dict[str, Any], base: Path | None = None, **overrides: Any
-    ) -> TournamentConfig:
-        """The configuration of a parsed file; ``overrides`` (not None) replace
-        its ``[tournament]`` values. TournamentError naming every bad key."""
-        problems = [
-            f"unknown section [{name}] (a file has [tournament] and [[entrant]] tables)"
-            for name in sorted(set(data) - {"tournament", "entrant"})
-        ]
-        section = data.get("tournament", {})
-        if not isinstance(section, dict):
-            problems.append("[tournament] must be a table")
-            section = {}
-        section = {**section, **{k: v for k, v in overrides.items() if v is not None}}
-        problems += section_problems(section)
-        raw_entrants = data.get("entrant", [])
-        problems += entrant_problems(raw_entrants)
-        if problems:
-            raise TournamentError(listed(problems))
-        if section.get("round_sizes") is not None:
-            section["round_sizes"] = tuple(section["round_sizes"])
-        if base is not None and "database" in section:
-            db = Path(section["database"])
-            section["database"] = str(db if db.is_absolute() else base / db)
-        if base is not None:
-            section.setdefault("workdir", str(base))
-        entrants = []
-        for e in raw_entrants:
-            command = e.get("command")
-            if isinstance(command, str):
-                command = shlex.split(command)
-            entrants.append(
-                EntrantConfig(e["name"], tuple(command) if command else None, e.get("token"))
-            )
-        config = cls(entrants=tuple(entrants), **section)
-        config.validate()
-        return config
-
-    def problems(self) -> list[str]:
-        """Everything wrong with this configuration (empty: it can be run)."""
-        problems = section_problems({k: getattr(self, k) for k in TOURNAMENT_KEYS})
-        names = [e.name for e in self.entrants]
-        if len(set(names)) != len(names):
-            problems.append("entrant names must be unique")
-        if problems:
-            return problems
-        if len(self.entrants) < self.players:
-            problems.append(
-                f"{len(self.entrants)} entrants cannot fill a table of {self.players} "
-                "(add entrants, or set a smaller players)"
-            )
-        try:
-            self.rules  # noqa: B018  (the core refuses combinations that cannot work)
-        except ValueError as e:
-            problems.append(f"rules: {e}")
-        return problems
-
-    def validate(self) -> None:
-        """TournamentError listing every problem (see :meth:`problems`)."""
-        problems = self.problems()
-        if problems:
-            raise TournamentError(listed(problems))
-
-
-def plan_games(config: TournamentConfig) -> list[GameSpec]:
-    """Every game of the tournament, in play order (deterministic)."""
-    names = [e.name for e in config.entrants]
-    tables = round_robin(names, config.players, seed=config.seed, max_tables=config.max_tables)
-    specs: list[GameSpec] = []
-    seq = 0
-    for deal in range(config.deal_sets):
-        for t, table in enumerate(tables):
-            seed = f"{config.seed}:t{t}:d{deal}"
-            for r, seating in enumerate(seat_rotations(table)):
-                specs.append(GameSpec(f"t{t}-d{deal}-r{r}", seq, t, deal, r, seed, tuple(seating)))
-                seq += 1
-    return specs
-
-
-# ---------------------------------------------------------------------------
-# Running
-
-
-@dataclass
-class Progress:
-    total: int
-    done: int = 0
-    done_at_start: int = 0
-    started: float = field(default_factory=time.monotonic)
-    leader: str = ""
-
-    def line(self) -> str:
-        elapsed = time.monotonic() - self.started
-        new = self.done - self.done_at_start
-        rate = new / elapsed if elapsed > 0 else 0.0
-        left = self.total - self.done
-        eta = f"{left / rate:5.0f}s" if rate > 0 else "    ?"
-        return (
-            f"games {self.done}/{self.total}  {rate * 60:6.1f}/min  ETA {eta}  "
-            f"leader {self.leader or '-'}"
-        )
 
 
 def log_dir(config: TournamentConfig) -> Path:
@@ -367,8 +117,8 @@ async def run_tournament(
         raise TournamentError(str(e)) from None
     try:
         specs = plan_games(config)
-        _open_plan(store, config, specs)
-        secret = _bot_seed_secret(config, store)
+        open_plan(store, config, specs)
+        secret = bot_seed_secret(config, store)
         pending = store.unfinished()
         total = len(specs)
         log.info("tournament", games=total, pending=len(pending), resume=resume)
@@ -400,52 +150,6 @@ async def run_tournament(
             store.close_and_remove_if_unplayed()  # nothing to resume: run it again
         raise
     return store
-
-
-def _bot_seed_secret(config: TournamentConfig, store: ResultsStore) -> str:
-    """The secret of the bots' seeds: the one stored with the tournament (a
-    tournament stored without one gets one now). A secret given in the
-    configuration must be the stored one."""
-    stored = store.tournament_config() or {}
-    secret = stored.get("bot_seed_secret")
-    if isinstance(secret, str) and secret:
-        if config.bot_seed_secret is not None and config.bot_seed_secret != secret:
-            raise TournamentError(
-                "bot_seed_secret differs from the one stored with the tournament: "
-                "leave it out (or give the stored one) to resume"
-            )
-        return secret
-    secret = config.bot_seed_secret or new_secret()
-    store.update_config({**stored, "bot_seed_secret": secret})
-    return secret
-
-
-def _open_plan(store: ResultsStore, config: TournamentConfig, specs: list[GameSpec]) -> None:
-    """Store a new tournament's plan, or check that a stored one matches."""
-    stored = store.tournament_config()
-    if stored is None:
-        entrant_rows = [
-            (e.name, e.kind, shlex.join(e.command) if e.command else None) for e in config.entrants
-        ]
-        store.create(
-            config.name,
-            {
-                "plan": config.plan_key(),
-                "config": config.to_dict(),
-                "bot_seed_secret": config.bot_seed_secret or new_secret(),
-            },
-            entrant_rows,
-            specs,
-            config.rules.to_dict(),
-        )
-        return
-    differences = plan_differences(stored.get("plan") or {}, config.plan_key())
-    if differences:
-        raise TournamentError(
-            f"the configuration does not match the stored tournament in {store.path} "
-            f"({'; '.join(differences)}): resume with the stored values, "
-            "or start a new tournament with another database"
-        )
 
 
 async def _play(
@@ -504,11 +208,11 @@ async def _play(
             nursery.start_soon(
                 supervise, inst, arena.address, launcher, config.workdir, log, refused
             )
-        await _await_entrants(config, arena, pool, logs, token_owner)
+        await await_entrants(config, arena, pool, logs, token_owner)
         if progress_stream is not None:
-            nursery.start_soon(_show_progress, progress, store, progress_stream, progress_interval)
+            nursery.start_soon(show_progress, progress, store, progress_stream, progress_interval)
         try:
-            await _schedule(config, arena, store, pending, pool, progress, log, on_record, launched)
+            await schedule(config, arena, store, pending, pool, progress, log, on_record, launched)
         finally:
             nursery.cancel_scope.cancel()
     if progress_stream is not None:
@@ -516,143 +220,3 @@ async def _play(
         progress_stream.flush()
 
 
-async def _await_entrants(
-    config: TournamentConfig,
-    arena: Arena,
-    pool: dict[str, list[Session]],
-    log_dir: Path,
-    token_owner: dict[str, str],
-) -> None:
-    """Wait until every entrant has a session. An entrant refused for its rule
-    options can never join: that ends the wait at once, with the reason (as
-    does a launched entrant that cannot start: its supervisor raises)."""
-
-    def missing() -> list[str]:
-        return [name for name, sessions in pool.items() if not any(s.alive for s in sessions)]
-
-    def refused() -> dict[str, str]:
-        return {
-            token_owner[tok]: reason
-            for tok, reason in arena.refused_options.items()
-            if tok in token_owner and token_owner[tok] in missing()
-        }
-
-    with trio.move_on_after(config.connect_timeout):
-        while missing() and not refused():
-            await arena.wait_for_change()
-    why = refused()
-    if why:
-        reasons = "; ".join(f"entrant {name} was {reason}" for name, reason in why.items())
-        raise TournamentError(
-            f"{reasons}: this tournament plays {config.rules.describe()} "
-            f"(see the logs in {log_dir})"
-        )
-    if missing():
-        raise TournamentError(
-            f"entrant(s) {', '.join(missing())} did not connect within "
-            f"{config.connect_timeout:g} s (see the logs in {log_dir})"
-        )
-
-
-def _free_session(sessions: list[Session]) -> Session | None:
-    sessions[:] = [s for s in sessions if s.alive]
-    for s in sessions:
-        if not s.busy:
-            return s
-    return None
-
-
-async def _schedule(
-    config: TournamentConfig,
-    arena: Arena,
-    store: ResultsStore,
-    pending: list[GameSpec],
-    pool: dict[str, list[Session]],
-    progress: Progress,
-    log: Any,
-    on_record: Callable[[GameRecord], None] | None,
-    launched: dict[str, _Instance] | None = None,
-) -> None:
-    queue = list(pending)
-    launched = launched or {}
-    running = 0
-    absent_since: dict[str, float] = {}
-
-    async def play(spec: GameSpec, seats: list[Session | None]) -> None:
-        nonlocal running
-        insts = [launched.get(s.hello.token) if s is not None else None for s in seats]
-        exits = [i.restarts if i is not None else 0 for i in insts]
-        try:
-            record = await arena.play_game(
-                seats,
-                names=spec.seats,
-                game_id=spec.id,
-                seed=spec.seed,
-                tags={
-                    "table": spec.table_idx,
-                    "deal_set": spec.deal_set,
-                    "rotation": spec.rotation,
-                    "duplicate_set": spec.duplicate_set,
-                    "tournament": config.name,
-                },
-            )
-            await settle_exits(record, insts, exits)
-            relabel_crashes(record, insts, exits)
-            store.save_game(spec, record)
-            if record.status == "finished":
-                progress.done += 1
-            else:
-                log.error("game_aborted", game_id=spec.id, error=record.error)
-            if on_record is not None:
-                on_record(record)
-        finally:
-            running -= 1
-
-    async with trio.open_nursery() as nursery:
-        while queue or running:
-            started = False
-            if running < config.parallel:
-                for spec in list(queue):
-                    seats: list[Session | None] = []
-                    ok = True
-                    for name in spec.seats:
-                        s = _free_session(pool[name])
-                        if s is None:
-                            if any(x.alive for x in pool[name]):
-                                ok = False  # busy elsewhere: wait for it
-                                break
-                            # no live session: wait a while for a restart, then play without
-                            since = absent_since.setdefault(name, trio.current_time())
-                            if trio.current_time() - since < config.connect_timeout:
-                                ok = False
-                                break
-                        else:
-                            absent_since.pop(name, None)
-                        seats.append(s)
-                    if not ok:
-                        continue
-                    for s in seats:
-                        if s is not None:
-                            s.busy = True
-                    queue.remove(spec)
-                    running += 1
-                    started = True
-                    nursery.start_soon(play, spec, seats)
-                    if running >= config.parallel:
-                        break
-            if not started:
-                with trio.move_on_after(1.0):
-                    await arena.wait_for_change()
-
-
-async def _show_progress(
-    progress: Progress, store: ResultsStore, stream: TextIO, interval: float
-) -> None:
-    tty = stream.isatty()
-    while True:
-        await trio.sleep(interval)
-        with contextlib.suppress(Exception):
-            board = leaderboard(store, method="elo")
-            progress.leader = board.rows[0].name if board.rows else ""
-        stream.write(("\r" if tty else "") + progress.line() + ("" if tty else "\n"))
-        stream.flush()

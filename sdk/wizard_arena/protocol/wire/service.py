@@ -1,0 +1,57 @@
+"""The gRPC service glue: the service's name, a client stub, and the
+servicer registration the referee uses (bytes in, bytes or messages out).
+
+grpc itself is imported only inside :func:`add_servicer`: the rest of the
+codec is pure protobuf.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wizard_arena._generated.v1 import arena_pb2 as pb
+from wizard_arena._generated.v1 import arena_pb2_grpc as pb_grpc
+
+#: Full gRPC service name (for health checks and reflection).
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["WizardArena"].full_name
+
+
+def stub(channel: object) -> pb_grpc.WizardArenaStub:
+    """A client stub for ``channel`` (a grpc or grpc.aio channel)."""
+    return pb_grpc.WizardArenaStub(channel)  # type: ignore[no-untyped-call]
+
+
+def serialize_server(msg: pb.ServerMessage | bytes) -> bytes:
+    """A ServerMessage as bytes (bytes already serialized pass through)."""
+    return msg if isinstance(msg, bytes) else msg.SerializeToString()
+
+
+def add_servicer(servicer: Any, server: Any) -> None:
+    """Register a WizardArena servicer implementation on a grpc(.aio) server.
+
+    As the generated ``add_WizardArenaServicer_to_server``, except that
+    ``Play`` may also write a ``ServerMessage`` already serialized (bytes,
+    e.g. from :func:`~wizard_arena.protocol.wire.fast.encode_server_bytes`),
+    and that its request iterator yields each ``BotMessage`` as the bytes
+    received: the servicer decodes them
+    (:func:`~wizard_arena.protocol.wire.bot_messages.decode_bot_bytes`), so
+    bytes that do not decode reach it as a
+    :class:`~wizard_arena.protocol.wire.WireError` instead of ending the
+    stream inside grpc. (grpc's deserializer would parse them in the same
+    thread, at the same cost.)"""
+    import grpc  # the transport, only here: the rest of the codec is pure protobuf
+
+    handlers = {
+        "Play": grpc.stream_stream_rpc_method_handler(
+            servicer.Play,
+            request_deserializer=None,  # bytes: decoded by the servicer
+            response_serializer=serialize_server,
+        ),
+        "GetServerInfo": grpc.unary_unary_rpc_method_handler(
+            servicer.GetServerInfo,
+            request_deserializer=pb.GetServerInfoRequest.FromString,
+            response_serializer=pb.ServerInfo.SerializeToString,
+        ),
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
+    server.add_registered_method_handlers(SERVICE_NAME, handlers)

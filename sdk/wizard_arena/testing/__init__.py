@@ -1,0 +1,15 @@
+"""The testing room: tools to test a referee (or a bot) from outside, over gRPC.
+
+- :mod:`.raw`: :class:`RawBot`, the one scripted raw gRPC client: it sends
+  what it is told (malformed, late, out of turn, or nothing at all) and
+  records what it receives. The tests use it, and so does the
+  misbehaving-bots kit (:mod:`wizard_bots.misbehaving`).
+
+May import: the rules room, the protocol room (:mod:`wizard_arena.protocol`)
+and grpc. Never the referee (:mod:`wizard_referee`), the SDK client or the CLI:
+it is a client with none of the SDK's care, on purpose.
+"""
+
+from wizard_arena.testing.raw import MessageHook, RawBot, Received, RequestHook, run_bots
+
+__all__ = ["MessageHook", "RawBot", "Received", "RequestHook", "run_bots"]

@@ -1,0 +1,224 @@
+"""A tournament's configuration: the entrants and the ``[tournament]`` settings,
+read from TOML (every bad key reported at once, :mod:`.config_keys`), the
+rules of its games and the key its game plan depends on."""
+
+from __future__ import annotations
+
+import shlex
+import tomllib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from wizard_arena.rules import BidRestriction, Rules
+from wizard_referee.tournament.config_keys import (
+    TOURNAMENT_KEYS,
+    TournamentError,
+    entrant_problems,
+    listed,
+    section_problems,
+)
+
+__all__ = ["EntrantConfig", "TournamentConfig", "TournamentError"]
+
+
+@dataclass(frozen=True)
+class EntrantConfig:
+    name: str
+    command: tuple[str, ...] | None = None
+    """Command line started by the runner (``None`` for an external bot)."""
+    token: str | None = None
+    """An external bot's access token (command entrants get a fresh one)."""
+
+    @property
+    def kind(self) -> str:
+        return "command" if self.command is not None else "external"
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    entrants: tuple[EntrantConfig, ...]
+    name: str = "tournament"
+    players: int = 4
+    """Table size, 3 to 6."""
+    deal_sets: int = 1
+    """Deals per table; each is played once per seat rotation."""
+    move_time: float = 1.0
+    bid_restriction: str = "none"
+    seed: int = 1
+    parallel: int = 1
+    """Tables played at once."""
+    database: str = "tournament.sqlite"
+    host: str = "127.0.0.1"
+    port: int = 0
+    max_tables: int = 200
+    """Use every k-subset of entrants when there are at most this many."""
+    connect_timeout: float = 60.0
+    exclude_faulted: bool = False
+    """Keep games in which any seat was faulted out of the ratings."""
+    workdir: str = ""
+    """Folder entrant commands run in (the TOML file's folder; default: the current one)."""
+    hidden_bids: bool = False
+    """Rule variant: everyone bids at once; the bids are revealed together."""
+    blind_first_round: bool = False
+    """Rule variant: round 1, each player sees the others' cards, not their own."""
+    maximus: bool = False
+    """Rule variant: Wizard Maximus (five rounds of all cards, trump C D H S none)."""
+    tricksy: bool = False
+    """Rule variant: whoever plays a Wizard names the trump from the next trick on."""
+    lowest_score_deals: bool = False
+    """Rule variant: from round 2 the player with the fewest points deals."""
+    round_sizes: tuple[int, ...] | None = None
+    """Rule variant: a short game dealing these numbers of cards, round by round."""
+    tricksy_suited: bool = False
+    """Rule variant: Tricksy Wizard with suited Wizards (a Wizard's suit is trump at once)."""
+    reveal_bids_after_tricks: bool = False
+    """Rule variant, with hidden_bids: the bids are revealed after the round's tricks."""
+    first_dealer_by_draw: bool = False
+    """Rule variant: the first dealer is drawn (highest card; drawn from each game's deal seed)."""
+    reconnect_window: float = 30.0
+    """Seconds a bot whose connection dropped may take its seat back (0: never)."""
+    time_bank: float = 0.0
+    """Seconds per seat and game a decision may run past move_time (0: none)."""
+    max_connections: int = 0
+    """Open bot streams at most on the tournament's referee (0: no limit)."""
+    max_sessions_per_token: int = 0
+    """Connected sessions at most per entrant token (0: no limit)."""
+    max_message_bytes: int = 64 * 1024
+    """Largest message a bot may send."""
+    fault_policy: str = "default"
+    """What a fault costs: ``default``, ``forfeit_round`` or ``remove`` (docs/protocol.md)."""
+    max_faults: int = 3
+    """Faults in one game after which fault policy ``remove`` removes the seat."""
+    bot_seed_secret: str | None = None
+    """The secret of the bots' per-game seeds (``GameStarted.bot_seed``,
+    :mod:`wizard_arena.protocol.seeds`). ``None``: a random one, drawn when the
+    tournament is created and kept in its database, so ``--resume`` uses it
+    again. Give one only to make a tournament reproducible from its file (a
+    bot that learns it can predict the others' seeds, never the deals)."""
+
+    @property
+    def rules(self) -> Rules:
+        """The rules of every game (raises ValueError for options that cannot
+        be combined; :meth:`validate` turns that into a TournamentError)."""
+        return Rules(
+            players=self.players,
+            bid_restriction=BidRestriction(self.bid_restriction),
+            hidden_bids=self.hidden_bids,
+            blind_first_round=self.blind_first_round,
+            maximus=self.maximus,
+            tricksy=self.tricksy,
+            lowest_score_deals=self.lowest_score_deals,
+            hand_sizes=self.round_sizes,
+            tricksy_suited=self.tricksy_suited,
+            reveal_bids_after_tricks=self.reveal_bids_after_tricks,
+            first_dealer_by_draw=self.first_dealer_by_draw,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["entrants"] = [
+            {
+                "name": e.name,
+                "command": list(e.command) if e.command else None,
+                "external": e.command is None,
+            }
+            for e in self.entrants
+        ]  # tokens are secrets: never stored
+        del d["bot_seed_secret"]  # stored apart, drawn when not given
+        return d
+
+    def plan_key(self) -> dict[str, Any]:
+        """What the game plan depends on (must match to resume). The rule
+        variants in force are part of it (absent when not in force, so a
+        tournament of the base game stored before variants existed resumes)."""
+        key: dict[str, Any] = {
+            "entrants": [e.name for e in self.entrants],
+            "players": self.players,
+            "deal_sets": self.deal_sets,
+            "seed": self.seed,
+            "bid_restriction": self.bid_restriction,
+            "max_tables": self.max_tables,
+        }
+        rules = self.rules.to_dict()
+        for name in self.rules.options:
+            key[name] = rules[name]
+        return key
+
+    @classmethod
+    def from_toml(cls, path: str | Path, **overrides: Any) -> TournamentConfig:
+        """Read a TOML file (section ``[tournament]`` and ``[[entrant]]`` tables);
+        ``overrides`` (not None) replace file values. Relative paths in the
+        file are relative to the file's folder."""
+        p = Path(path)
+        try:
+            data = tomllib.loads(p.read_text(encoding="utf-8"))
+        except OSError as e:
+            raise TournamentError(f"{p}: cannot read: {e.strerror or e}") from None
+        except tomllib.TOMLDecodeError as e:
+            raise TournamentError(f"{p}: not valid TOML: {e}") from None
+        return cls.from_dict(data, base=p.parent, **overrides)
+
+    @classmethod
+    def from_dict(
+        cls, data: dict[str, Any], base: Path | None = None, **overrides: Any
+    ) -> TournamentConfig:
+        """The configuration of a parsed file; ``overrides`` (not None) replace
+        its ``[tournament]`` values. TournamentError naming every bad key."""
+        problems = [
+            f"unknown section [{name}] (a file has [tournament] and [[entrant]] tables)"
+            for name in sorted(set(data) - {"tournament", "entrant"})
+        ]
+        section = data.get("tournament", {})
+        if not isinstance(section, dict):
+            problems.append("[tournament] must be a table")
+            section = {}
+        section = {**section, **{k: v for k, v in overrides.items() if v is not None}}
+        problems += section_problems(section)
+        raw_entrants = data.get("entrant", [])
+        problems += entrant_problems(raw_entrants)
+        if problems:
+            raise TournamentError(listed(problems))
+        if section.get("round_sizes") is not None:
+            section["round_sizes"] = tuple(section["round_sizes"])
+        if base is not None and "database" in section:
+            db = Path(section["database"])
+            section["database"] = str(db if db.is_absolute() else base / db)
+        if base is not None:
+            section.setdefault("workdir", str(base))
+        entrants = []
+        for e in raw_entrants:
+            command = e.get("command")
+            if isinstance(command, str):
+                command = shlex.split(command)
+            entrants.append(
+                EntrantConfig(e["name"], tuple(command) if command else None, e.get("token"))
+            )
+        config = cls(entrants=tuple(entrants), **section)
+        config.validate()
+        return config
+
+    def problems(self) -> list[str]:
+        """Everything wrong with this configuration (empty: it can be run)."""
+        problems = section_problems({k: getattr(self, k) for k in TOURNAMENT_KEYS})
+        names = [e.name for e in self.entrants]
+        if len(set(names)) != len(names):
+            problems.append("entrant names must be unique")
+        if problems:
+            return problems
+        if len(self.entrants) < self.players:
+            problems.append(
+                f"{len(self.entrants)} entrants cannot fill a table of {self.players} "
+                "(add entrants, or set a smaller players)"
+            )
+        try:
+            self.rules  # noqa: B018  (the core refuses combinations that cannot work)
+        except ValueError as e:
+            problems.append(f"rules: {e}")
+        return problems
+
+    def validate(self) -> None:
+        """TournamentError listing every problem (see :meth:`problems`)."""
+        problems = self.problems()
+        if problems:
+            raise TournamentError(listed(problems))
