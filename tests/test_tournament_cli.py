@@ -381,3 +381,24 @@ def test_ctrl_c_says_how_to_resume(tmp_path: Path) -> None:
         f"interrupted: the finished games are kept in {db}; continue with: "
         f"wizard-arena {shlex.join([*typed, '--resume'])}"
     )
+
+
+@pytest.mark.e2e
+def test_a_crashing_entrant_is_shown_on_standard_error(tmp_path: Path) -> None:
+    """A bot process that dies mid-game is restarted, its games record
+    ``crash``, and the user sees one line saying so (not only the log file)."""
+    marker = tmp_path / "crashed"
+    crashy = _entrant("crashy", "tests.bots.crash_bot:CrashOnceBot", "--arg", f"marker={marker}")
+    toml = _toml(
+        tmp_path / "t.toml",
+        {"players": 3, "round_sizes": [1, 2, 3], "move_time": 5.0, "database": "t.sqlite"},
+        [crashy, *_det(2)],
+    )
+    proc = _cli("tournament", str(toml), "--json", timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    assert marker.exists()
+    lines = [ln for ln in proc.stderr.splitlines() if "exited with status" in ln]
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("entrant 'crashy' (instance 0) exited with status 3 (restart 1 of")
+    assert "its games record the fault 'crash'" in lines[0]
+    assert str(tmp_path / "t.sqlite.logs" / "crashy-0.log") in lines[0]

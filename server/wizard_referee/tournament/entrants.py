@@ -249,10 +249,12 @@ async def supervise(
     workdir: str,
     log: Any,
     refused: Callable[[str], bool],
+    notice: Callable[[str], None] | None = None,
 ) -> None:
     """Run one instance of a command entrant; restart it when it crashes.
     EntrantStartError when it cannot be started or exits before it ever
-    connected (unless the referee refused it: the runner reports that)."""
+    connected (unless the referee refused it: the runner reports that).
+    ``notice`` is told, in one line a user reads, each time it exits."""
     assert inst.entrant.command is not None and inst.log_path is not None
     name = inst.entrant.name
     cmd, env = command_line(inst, address)
@@ -284,7 +286,16 @@ async def supervise(
             restarts=inst.restarts,
             log=str(inst.log_path),
         )
-        if inst.restarts > MAX_RESTARTS:
+        gave_up = inst.restarts > MAX_RESTARTS
+        if notice is not None:
+            then = (
+                "not restarted again" if gave_up else f"restart {inst.restarts} of {MAX_RESTARTS}"
+            )
+            notice(
+                f"entrant {name!r} (instance {inst.index}) exited with status {proc.returncode} "
+                f"({then}; its games record the fault 'crash'); its log: {inst.log_path}"
+            )
+        if gave_up:
             log.error("entrant_gave_up", entrant=name, instance=inst.index)
             return
         await trio.sleep(min(0.5 * inst.restarts, 3.0))

@@ -203,10 +203,15 @@ async def _play(
         arena.on_session.append(on_session)
         if instances:
             logs.mkdir(parents=True, exist_ok=True)
+        def notice(line: str) -> None:
+            if progress_stream is not None:
+                progress_stream.write(("\n" if progress_stream.isatty() else "") + line + "\n")
+                progress_stream.flush()
+
         for inst in instances:
             inst.log_path = logs / f"{inst.entrant.name}-{inst.index}.log"
             nursery.start_soon(
-                supervise, inst, arena.address, launcher, config.workdir, log, refused
+                supervise, inst, arena.address, launcher, config.workdir, log, refused, notice
             )
         await await_entrants(config, arena, pool, logs, token_owner)
         if progress_stream is not None:
