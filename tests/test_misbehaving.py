@@ -70,7 +70,7 @@ def serve() -> Iterator[Any]:
     def start(**kw: Any) -> ServerThread:
         kw.setdefault("rules", Rules(players=PLAYERS))
         kw.setdefault("move_time", MOVE_TIME)
-        server = ServerThread(ArenaConfig(**kw)).__enter__()
+        server = ServerThread(ArenaConfig.build(**kw)).__enter__()
         servers.append(server)
         return server
 

@@ -82,6 +82,7 @@ from wizard_arena.client.cmd_bot import EXIT_BOT_ERRORS
 from wizard_arena.rules import Rules
 from wizard_referee.referee.arena import Arena, ArenaConfig, Session, serve_arena
 from wizard_referee.referee.logs import configure_logging
+from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import FAULT_CODES, GameRecord
 
 __all__ = ["CheckOptions", "CheckReport", "Problem", "add_arguments", "format_report", "run"]
@@ -316,10 +317,9 @@ async def run_check(
         host="127.0.0.1",
         port=0,
         rules=opts.rules,
-        move_time=opts.move_time,
+        policy=RefereePolicy(move_time=opts.move_time, reseat_delay=0.0),
         tokens=frozenset([bot_token, *opp_tokens]),
         matchmaking=False,
-        reseat_delay=0.0,
     )
     classes = _load_opponents(opts.opponents)
     by_token: dict[str, list[Session]] = {t: [] for t in [bot_token, *opp_tokens]}

@@ -39,12 +39,14 @@ from typing import IO, Any, TextIO
 
 import trio
 
+from wizard_arena.cli.rules_options import rules_from_mapping
 from wizard_arena.protocol.seeds import new_secret
 from wizard_arena.rules import BidRestriction, Rules
 from wizard_referee.ratings import models as rating_lib
 from wizard_referee.referee.arena import Arena, ArenaConfig, Session, serve_arena
 from wizard_referee.referee.logs import get_logger
-from wizard_referee.referee.record import FAULT_POLICIES, GameRecord
+from wizard_referee.referee.policy import PolicyError, RefereePolicy
+from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.schedule import round_robin, seat_rotations
 from wizard_referee.tournament.store import GameSpec, ResultsStore
 
@@ -142,19 +144,13 @@ class TournamentConfig:
     def rules(self) -> Rules:
         """The rules of every game (raises ValueError for options that cannot
         be combined; :meth:`validate` turns that into a TournamentError)."""
-        return Rules(
-            players=self.players,
-            bid_restriction=BidRestriction(self.bid_restriction),
-            hidden_bids=self.hidden_bids,
-            blind_first_round=self.blind_first_round,
-            maximus=self.maximus,
-            tricksy=self.tricksy,
-            lowest_score_deals=self.lowest_score_deals,
-            hand_sizes=self.round_sizes,
-            tricksy_suited=self.tricksy_suited,
-            reveal_bids_after_tricks=self.reveal_bids_after_tricks,
-            first_dealer_by_draw=self.first_dealer_by_draw,
-        )
+        return rules_from_mapping(vars(self))
+
+    @property
+    def policy(self) -> RefereePolicy:
+        """How the referee treats the entrants (raises PolicyError for a
+        setting that cannot be; :meth:`validate` turns that into a TournamentError)."""
+        return RefereePolicy.from_mapping(vars(self))
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -267,22 +263,12 @@ class TournamentConfig:
             raise TournamentError(
                 f"{len(self.entrants)} entrants cannot fill a table of {self.players}"
             )
-        if self.deal_sets < 1 or self.parallel < 1 or self.move_time <= 0:
-            raise TournamentError("deal_sets and parallel must be >= 1, move_time > 0")
-        if self.reconnect_window < 0:
-            raise TournamentError("reconnect_window must not be negative")
-        if self.fault_policy not in FAULT_POLICIES:
-            raise TournamentError(
-                f"unknown fault_policy {self.fault_policy!r} (one of {', '.join(FAULT_POLICIES)})"
-            )
-        if self.max_faults < 1:
-            raise TournamentError("max_faults must be at least 1")
-        if self.time_bank < 0:
-            raise TournamentError("time_bank must not be negative")
-        if self.max_connections < 0 or self.max_sessions_per_token < 0:
-            raise TournamentError("max_connections and max_sessions_per_token must not be negative")
-        if self.max_message_bytes < 1:
-            raise TournamentError("max_message_bytes must be positive")
+        if self.deal_sets < 1 or self.parallel < 1:
+            raise TournamentError("deal_sets and parallel must be >= 1")
+        try:
+            self.policy  # noqa: B018  (RefereePolicy validates its own settings)
+        except PolicyError as e:
+            raise TournamentError(str(e)) from None
         if self.bot_seed_secret is not None and (
             not isinstance(self.bot_seed_secret, str) or not self.bot_seed_secret
         ):
@@ -626,16 +612,9 @@ async def _play(
         host=config.host,
         port=config.port,
         rules=config.rules,
-        move_time=config.move_time,
+        policy=config.policy,
         tokens=frozenset(token_owner),
         matchmaking=False,
-        reconnect_window=config.reconnect_window,
-        fault_policy=config.fault_policy,
-        max_faults=config.max_faults,
-        time_bank=config.time_bank,
-        max_connections=config.max_connections,
-        max_sessions_per_token=config.max_sessions_per_token,
-        max_message_bytes=config.max_message_bytes,
         keep_records=1,  # the results store keeps every game
         bot_seed_secret=bot_seed_secret,
     )
