@@ -27,6 +27,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import grpc
@@ -66,6 +67,7 @@ from wizard_referee.tournament.runner import TournamentConfig, TournamentError, 
 from wizard_referee.tournament.store import ResultsStore
 
 from .conftest import ROOT
+from .memory_bots import MemBot, memory_arena, on_mock_clock, play
 from .support import RawBot, ServerThread, run_bots
 from .test_server import _cards_in
 
@@ -114,7 +116,7 @@ def serve() -> Iterator[Any]:
     def start(**kw: Any) -> ServerThread:
         kw.setdefault("move_time", 15.0)
         kw.setdefault("shutdown_grace", 0.2)
-        server = ServerThread(ArenaConfig(**kw)).__enter__()
+        server = ServerThread(ArenaConfig.build(**kw)).__enter__()
         servers.append(server)
         return server
 
@@ -357,6 +359,7 @@ def _barrier_hook(barrier: threading.Barrier) -> Any:
 # -- a whole game under each variant ----------------------------------------------------------
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_full_game_under_variant(serve: Any, variant: str) -> None:
     rules = VARIANTS[variant]
@@ -466,6 +469,7 @@ def test_full_game_under_variant(serve: Any, variant: str) -> None:
         assert any(req.view.next_trump is not None for b in raws for req in b.requests)
 
 
+@pytest.mark.e2e
 def test_information_check_catches_a_blind_leak(serve: Any) -> None:
     """The check above does fail when a seat is shown its own blind card."""
     rules = Rules(players=3, blind_first_round=True, hand_sizes=(1, 2))
@@ -489,6 +493,7 @@ def test_information_check_catches_a_blind_leak(serve: Any) -> None:
             check_variant_information(b, rec)
 
 
+@pytest.mark.e2e
 def test_information_checks_catch_early_bids_and_suited_wizards(serve: Any) -> None:
     """The checks above fail when a bid hidden until the tricks are played is
     shown early (in a view, or a BidMade before the last trick) and when a
@@ -571,19 +576,26 @@ def _card_pb(card: Card) -> Any:
     return wire.card_to_pb(card)
 
 
-def test_hidden_bids_time_out_per_seat(serve: Any) -> None:
+@on_mock_clock
+async def test_hidden_bids_time_out_per_seat() -> None:
     """A seat that never bids is timed out on its own; the others' bids stand."""
     rules = Rules(players=3, hidden_bids=True, hand_sizes=(1, 2))
-    server = serve(rules=rules, move_time=1.5, seed=2)
 
-    def silent(bot: RawBot, req: DecisionRequest) -> bool:
+    async def silent(bot: MemBot, req: DecisionRequest) -> bool:
         return req.view.phase is Phase.BID  # never answer a bid
 
-    bots = [RawBot(server.address, f"h{i}", rule_options=VARIANT_OPTIONS) for i in range(2)]
-    bots.append(RawBot(server.address, "silent", rule_options=VARIANT_OPTIONS, on_request=silent))
-    run_bots(bots, timeout=60)
-    gid = bots[0].messages(GameInfo)[0].game_id
-    rec = next(r for r in server.records() if r.game_id == gid)
+    async def slow_bid(bot: MemBot, req: DecisionRequest) -> bool:
+        if req.view.phase is Phase.BID:
+            await trio.sleep(1.0)  # the others wait for it, not for the silent seat
+        return False
+
+    async with memory_arena(rules=rules, move_time=1.5, seed=2) as arena:
+        bots = [
+            MemBot("h0", rule_options=VARIANT_OPTIONS, on_request=slow_bid),
+            MemBot("h1", rule_options=VARIANT_OPTIONS),
+            MemBot("silent", rule_options=VARIANT_OPTIONS, on_request=silent),
+        ]
+        (rec,) = await play(arena, *bots)
     assert rec.status == "finished" and verify_record(rec) == []
     seat = rec.names.index("silent")
     assert rec.faults[seat] == {"timeout": 2}
@@ -591,16 +603,24 @@ def test_hidden_bids_time_out_per_seat(serve: Any) -> None:
     for rr in rec.rounds:
         bids = [m for m in rr.moves if m.action.startswith("bid")]
         assert sorted(m.seat for m in bids) == [0, 1, 2]
+        # asked at once: each in its own time, the silent seat's bid last, at its deadline
+        assert [(m.seat == seat, m.ms) for m in bids] == [
+            (False, 0.0),
+            (False, 1000.0),
+            (True, 1500.0),
+        ]
         assert [m.fault for m in bids if m.seat == seat] == ["timeout"]
         assert all(m.fault is None for m in bids if m.seat != seat)
     assert all(res[0][seat] == 0 for res in rec.results)  # the default bid
-    for b in bots:
-        check_hidden_bids(b, rec)
+    for b in bots:  # (the check reads the items a RawBot receives)
+        items = [SimpleNamespace(msg=m) for m in b.received]
+        check_hidden_bids(SimpleNamespace(received=items), rec)
 
 
 # -- bots that cannot play the variant -----------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_bot_without_rule_options_is_refused(serve: Any) -> None:
     rules = Rules(players=3, tricksy=True, hidden_bids=True)
     server = serve(rules=rules)
@@ -624,6 +644,7 @@ def test_bot_without_rule_options_is_refused(serve: Any) -> None:
     assert server.records() == []
 
 
+@pytest.mark.e2e
 def test_base_game_needs_no_rule_options(serve: Any) -> None:
     server = serve(rules=Rules(players=3))
     assert server_info(server.address).rule_options == ()
@@ -806,6 +827,7 @@ def test_tournament_variant_keys() -> None:
     assert key["first_dealer_by_draw"] is True
 
 
+@pytest.mark.e2e
 def test_tournament_with_variants(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     section: dict[str, object] = {
         "hidden_bids": True,
@@ -884,6 +906,7 @@ def test_tournament_with_variants(tmp_path: Path, capsys: pytest.CaptureFixture[
     store.close()
 
 
+@pytest.mark.e2e
 def test_tournament_refuses_base_game_bot(tmp_path: Path) -> None:
     """An entrant that lists no rule options cannot join a variant tournament:
     the runner stops at once and says why."""
