@@ -47,7 +47,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="read --bot-seed-secret from this file (its first line), out of sight of 'ps'",
     )
-    r = parser.add_argument_group("resilience and limits")
+    _add_limits(parser.add_argument_group("resilience and limits"))
+    parser.add_argument(
+        "--reseat-delay",
+        type=float,
+        default=0.5,
+        metavar="SECONDS",
+        help="pause after a bot's game before seating it again, so a bot that stops after "
+        "its last game can leave first (default 0.5)",
+    )
+    parser.add_argument(
+        "--log-level", default="info", choices=["debug", "info", "warning", "error"]
+    )
+    parser.add_argument("--log-format", default="auto", choices=["auto", "json", "console"])
+
+
+def _add_limits(r: argparse._ArgumentGroup) -> None:
+    """The flags of the referee's policy beyond the move time (RefereePolicy)."""
     r.add_argument(
         "--reconnect-window",
         type=float,
@@ -109,18 +125,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="K",
         help="faults in one game after which --fault-policy remove removes the seat (default 3)",
     )
-    parser.add_argument(
-        "--reseat-delay",
-        type=float,
-        default=0.5,
-        metavar="SECONDS",
-        help="pause after a bot's game before seating it again, so a bot that stops after "
-        "its last game can leave first (default 0.5)",
-    )
-    parser.add_argument(
-        "--log-level", default="info", choices=["debug", "info", "warning", "error"]
-    )
-    parser.add_argument("--log-format", default="auto", choices=["auto", "json", "console"])
 
 
 def read_tokens(path: Path) -> frozenset[str]:
