@@ -59,6 +59,11 @@ def serve() -> Iterator[Any]:
         s.stop()
 
 
+#: A short game for the tests over gRPC (and the Hello option that accepts it).
+SHORT = Rules(players=3, hand_sizes=(1, 2, 3))
+SHORT_OK: dict[str, Any] = {"rule_options": ("round_sizes",)}
+
+
 def serve_args(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     cmd_serve.add_arguments(parser)
@@ -409,11 +414,10 @@ async def test_fault_policy_forfeit_round() -> None:
 
 @pytest.mark.e2e
 def test_fault_policy_forfeit_round_over_grpc(serve: Any) -> None:
-    server = serve(fault_policy="forfeit_round")
-    bad = RawBot(
-        server.address, "bad", on_request=bad_bid_in({2}).raw, on_message=resend_on_reject
-    )
-    run_bots([bad, *[RawBot(server.address, f"f{i}") for i in range(2)]])
+    server = serve(fault_policy="forfeit_round", rules=SHORT)
+    hook = bad_bid_in({2}).raw
+    bad = RawBot(server.address, "bad", on_request=hook, on_message=resend_on_reject, **SHORT_OK)
+    run_bots([bad, *[RawBot(server.address, f"f{i}", **SHORT_OK) for i in range(2)]])
     (rec,) = server.wait_records(1)
     (end,) = bad.game_ends
     check_forfeit_of_round_2(rec, seat_of(rec, "bad"), list(end.totals))
@@ -632,9 +636,9 @@ async def test_without_a_time_bank_nothing_changes() -> None:
 
 @pytest.mark.e2e
 def test_the_time_bank_goes_over_the_wire(serve: Any) -> None:
-    server = serve(time_bank=2.5)
-    bot = RawBot(server.address, "banked")
-    run_bots([bot, *[RawBot(server.address, f"n{i}") for i in range(2)]])
+    server = serve(time_bank=2.5, rules=SHORT)
+    bot = RawBot(server.address, "banked", **SHORT_OK)
+    run_bots([bot, *[RawBot(server.address, f"n{i}", **SHORT_OK) for i in range(2)]])
     assert bot.info is not None and bot.info.time_bank == 2.5
     assert bot.requests and all(r.time_bank == 2.5 for r in bot.requests)
 
