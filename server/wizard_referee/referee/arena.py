@@ -42,9 +42,9 @@ from wizard_referee.referee.handshake import greet, missing_options
 from wizard_referee.referee.logs import get_logger
 from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import GameRecord, RecordLog
-from wizard_referee.referee.seat import CloseCode, Seat
+from wizard_referee.referee.seat import CloseCode, Seat, SeatSpec
 from wizard_referee.referee.sessions import ResumeTokens, Session
-from wizard_referee.referee.table import SeatSpec, run_table
+from wizard_referee.referee.table import run_table
 
 __all__ = [
     "Arena",

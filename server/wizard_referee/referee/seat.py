@@ -1,7 +1,8 @@
 """What the referee needs of a bot's connection: the :class:`Seat` protocol.
 
 The arena (handshake, sessions, matchmaking) and the tables talk to bots
-only through this protocol. It is implemented by the gRPC transport
+only through this protocol (a table's seats are :class:`SeatSpec` values).
+It is implemented by the gRPC transport
 (:class:`wizard_referee.referee.bridge.Connection`) and by the in-memory
 seat of :mod:`wizard_referee.referee.memory`, so the whole referee runs with
 no transport at all, on trio's virtual clock in tests.
@@ -14,12 +15,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from wizard_arena.protocol.messages import BotMsg, ServerMsg
 
-__all__ = ["CloseCode", "Malformed", "Seat"]
+__all__ = ["CloseCode", "Malformed", "Seat", "SeatSpec"]
 
 
 class CloseCode(enum.Enum):
@@ -75,3 +76,23 @@ class Seat(Protocol):
     def close(self, code: CloseCode = CloseCode.OK, details: str = "") -> None:
         """End the stream with ``code`` after everything already sent."""
         ...
+
+
+@dataclass
+class SeatSpec:
+    """Who sits in a seat: a name and the bot's connection (``None``: the
+    referee's default policy plays the seat from the start)."""
+
+    name: str
+    conn: Seat | None
+    issued: set[str] = field(default_factory=set)
+    """Request ids issued to this bot in this game (so late answers are recognised)."""
+    earlier: set[str] = field(default_factory=set)
+    """Request ids issued to it in its previous game (late answers, too)."""
+    timeouts_in_a_row: int = 0
+    """The bot's last decisions that timed out (carried over from its
+    previous games by the arena)."""
+    reattach: Callable[[Seat], None] | None = None
+    """Set by the table while the game runs: give the seat back to the bot on
+    a new connection (a resumed session). The table sends it the game in
+    progress and, if a decision is open for the seat, the request again."""

@@ -15,8 +15,7 @@ import secrets
 from dataclasses import dataclass, field
 
 from wizard_arena.protocol.messages import Hello
-from wizard_referee.referee.seat import Seat
-from wizard_referee.referee.table import SeatSpec
+from wizard_referee.referee.seat import Seat, SeatSpec
 
 __all__ = ["ResumeTokens", "Session"]
 

@@ -20,8 +20,8 @@ protocol (the gRPC transport, or in-memory seats in tests).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import trio
@@ -57,29 +57,9 @@ from wizard_referee.referee.faults import FaultBook, Sanction
 from wizard_referee.referee.logs import get_logger
 from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import GameRecord, MoveRecord, RoundRecord
-from wizard_referee.referee.seat import CloseCode, Malformed, Seat
+from wizard_referee.referee.seat import CloseCode, Malformed, Seat, SeatSpec
 
 __all__ = ["SeatSpec", "run_table"]
-
-
-@dataclass
-class SeatSpec:
-    """Who sits in a seat: a name and the bot's connection (``None``: the
-    referee's default policy plays the seat from the start)."""
-
-    name: str
-    conn: Seat | None
-    issued: set[str] = field(default_factory=set)
-    """Request ids issued to this bot in this game (so late answers are recognised)."""
-    earlier: set[str] = field(default_factory=set)
-    """Request ids issued to it in its previous game (late answers, too)."""
-    timeouts_in_a_row: int = 0
-    """The bot's last decisions that timed out (carried over from its
-    previous games by the arena)."""
-    reattach: Callable[[Seat], None] | None = None
-    """Set by the table while the game runs: give the seat back to the bot on
-    a new connection (a resumed session). The table sends it the game in
-    progress and, if a decision is open for the seat, the request again."""
 
 
 @dataclass
