@@ -96,7 +96,7 @@ def seed_of(node: pytest.Item) -> int:
 @pytest.fixture
 def serve(request: pytest.FixtureRequest, logs: LogSink) -> Iterator[Callable[..., ServerThread]]:
     """``serve(**config)`` starts a referee on 127.0.0.1, port 0
-    (``ArenaConfig(**config)`` over :data:`SERVER_DEFAULTS` and the module's
+    (``ArenaConfig.build(**config)`` over :data:`SERVER_DEFAULTS` and the module's
     ``SERVER_DEFAULTS``), seeded with the test's seed unless ``seed`` is
     given; every server is stopped after the test."""
     from wizard_referee.referee.arena import ArenaConfig
@@ -116,7 +116,7 @@ def serve(request: pytest.FixtureRequest, logs: LogSink) -> Iterator[Callable[..
             "arena seed",
             f"server {len(servers) + 1}: seed={config['seed']} (WIZARD_ARENA_TEST_SEED={seed})",
         )
-        server = ServerThread(ArenaConfig(**config)).__enter__()
+        server = ServerThread(ArenaConfig.build(**config)).__enter__()
         servers.append(server)
         return server
 

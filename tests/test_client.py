@@ -126,7 +126,7 @@ def arena_config(**kw: Any) -> ArenaConfig:
     kw.setdefault("rules", Rules(players=3))
     kw.setdefault("move_time", 2.0)
     kw.setdefault("shutdown_grace", 0.2)
-    return ArenaConfig(host="127.0.0.1", port=kw.pop("port", 0), **kw)
+    return ArenaConfig.build(host="127.0.0.1", port=kw.pop("port", 0), **kw)
 
 
 @pytest.fixture
@@ -297,7 +297,7 @@ def test_bot_exception_is_reported_and_the_game_goes_on(
     # the default went out at once: no timeouts recorded, no waiting for deadlines
     (rec,) = finished_records(server, 1)
     assert rec.status == "finished" and all(f == {} for f in rec.faults)
-    assert took < crashy.bot_errors * server.config.move_time
+    assert took < crashy.bot_errors * server.config.policy.move_time
 
 
 @pytest.mark.e2e

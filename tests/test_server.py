@@ -1,9 +1,9 @@
-"""The referee server end to end, over real gRPC on loopback.
+"""The referee server: over real gRPC on loopback, and on trio's virtual clock.
 
-Every test runs :func:`serve_arena` (in trio, in a background thread: see
-``tests/support.py``) on 127.0.0.1 with port 0 and talks to it with scripted
-raw clients. Deadlines are real and short where a test needs them to pass;
-no test asserts on timing.
+The tests marked ``e2e`` run :func:`serve_arena` (in trio, in a background
+thread: see ``tests/support.py``) on 127.0.0.1 with port 0 and talk to it
+with scripted raw clients; no test asserts on timing. Deadlines are tested
+on trio's virtual clock with in-memory seats (:mod:`tests.memory_bots`).
 """
 
 from __future__ import annotations
@@ -69,8 +69,10 @@ from wizard_referee.referee.record import (
     parse_action,
     verify_record,
 )
+from wizard_referee.referee.seat import CloseCode
 from wizard_referee.referee.table import SeatSpec, run_table
 
+from .memory_bots import MemBot, memory_arena, on_mock_clock, play
 from .support import RawBot, ServerThread, run_bots, spawn_aio_bots
 
 pytestmark = pytest.mark.timeout(120)
@@ -116,7 +118,7 @@ def serve(logs: LogSink) -> Iterator[Any]:
 
     def start(**kw: Any) -> ServerThread:
         kw.setdefault("move_time", 5.0)
-        server = ServerThread(ArenaConfig(**kw)).__enter__()
+        server = ServerThread(ArenaConfig.build(**kw)).__enter__()
         servers.append(server)
         return server
 
@@ -260,6 +262,7 @@ def check_information(bot: RawBot, record: GameRecord) -> None:
 # -- full games -------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("players", [3, 4, 5, 6])
 def test_full_game(serve: Any, players: int) -> None:
     server = serve(rules=Rules(players=players), seed=players)
@@ -290,6 +293,7 @@ def test_full_game(serve: Any, players: int) -> None:
     assert GameRecord.from_json(rec.to_json()) == rec
 
 
+@pytest.mark.e2e
 def test_information_never_leaks(serve: Any) -> None:
     """Each seat records every message of a whole game; no card of another
     seat's hand may appear in any of them before it is played."""
@@ -318,6 +322,7 @@ def test_information_never_leaks(serve: Any) -> None:
         check_information(b, rec)
 
 
+@pytest.mark.e2e
 def test_sixteen_tables_at_once(serve: Any) -> None:
     """64 random bots (grpc.aio, in a process of their own) at 16 tables of 4."""
     server = serve(rules=Rules(players=4))
@@ -337,36 +342,35 @@ def test_sixteen_tables_at_once(serve: Any) -> None:
 # -- deadlines --------------------------------------------------------------------------
 
 
-def test_slow_bot_gets_default_moves(serve: Any) -> None:
-    server = serve(rules=Rules(players=6), move_time=1.0)
-    slow_at = {2, 5}  # sleep past the deadline on these decisions (1-based)
+@on_mock_clock
+async def test_slow_bot_gets_default_moves() -> None:
+    slow_at = {2, 5}  # think past the deadline on these decisions (1-based)
 
-    def slow(bot: RawBot, req: DecisionRequest) -> bool:
+    async def slow(bot: MemBot, req: DecisionRequest) -> bool:
         n = bot.state["n"] = bot.state.get("n", 0) + 1
         if n in slow_at:
-            bot.state.setdefault("late", []).append(req.view.legal_actions)
-            time.sleep(1.5)
+            await trio.sleep(1.5)
             bot.send_action(req.request_id, bot.random_action(req))  # late: ignored
             return True
         return False
 
-    bots = [RawBot(server.address, f"s{i}") for i in range(5)]
-    bots.append(RawBot(server.address, "slow", on_request=slow))
-    run_bots(bots, timeout=60)
-    rec = record_of(server, game_of(bots[-1]))
+    async with memory_arena(rules=Rules(players=6), move_time=1.0) as arena:
+        bots = [MemBot(f"s{i}") for i in range(5)]
+        bots.append(MemBot("slow", on_request=slow))
+        (rec,) = await play(arena, *bots)
     assert rec.status == "finished" and verify_record(rec) == []
     seat = seat_of(rec, "slow")
-    assert rec.faults[seat].get("timeout", 0) >= len(slow_at)
-    assert set(rec.faults[seat]) == {"timeout"}  # the late answers were not faulted
+    assert rec.faults[seat] == {"timeout": len(slow_at)}  # the late answers were not faulted
     mine = [snap for snap in replay(rec) if snap.mv.seat == seat]
-    for n in slow_at:
-        snap = mine[n - 1]
-        assert snap.mv.fault == "timeout"
-        assert snap.mv.action == _text(default_action(snap.legal))
-        assert snap.mv.ms >= 1000
-    assert bots[-1].status == grpc.StatusCode.OK
+    for k, snap in enumerate(mine, 1):
+        if k in slow_at:
+            assert snap.mv.fault == "timeout" and snap.mv.ms == 1000.0
+            assert snap.mv.action == _text(default_action(snap.legal))
+        else:
+            assert snap.mv.fault is None
+    assert bots[-1].closed_with == (CloseCode.OK, "") and bots[-1].rejections == []
     end = bots[0].game_ends[0]
-    assert any(f.seat == seat and f.code == "timeout" for f in end.faults)
+    assert [(f.seat, f.code, f.count) for f in end.faults] == [(seat, "timeout", 2)]
     assert "timeout" in FAULT_CODES
 
 
@@ -379,6 +383,7 @@ def _text(action: Any) -> str:
 # -- illegal, out-of-turn and wrong-id actions ----------------------------------------------
 
 
+@pytest.mark.e2e
 def test_rejected_actions_are_recorded_and_can_be_retried(serve: Any) -> None:
     server = serve(rules=Rules(players=6), seed=5)
     tried: Counter[str] = Counter()
@@ -485,6 +490,7 @@ def _refused(server: ServerThread, **kw: Any) -> RawBot:
     return RawBot(server.address, "refused", **kw).start().join(20)
 
 
+@pytest.mark.e2e
 def test_action_before_hello_is_refused(serve: Any) -> None:
     server = serve()
     bot = _refused(server, hello=False, first=[wire.encode_bot(_action("r1"))])
@@ -493,6 +499,7 @@ def test_action_before_hello_is_refused(serve: Any) -> None:
     assert bot.received == []
 
 
+@pytest.mark.e2e
 def test_empty_first_message_is_refused(serve: Any) -> None:
     server = serve()
     bot = _refused(server, hello=False, first=[wire.pb.BotMessage()])
@@ -500,6 +507,7 @@ def test_empty_first_message_is_refused(serve: Any) -> None:
     assert bot.received == []
 
 
+@pytest.mark.e2e
 def test_unsupported_version_is_refused(serve: Any) -> None:
     server = serve()
     bot = _refused(server, min_version=2, max_version=3)
@@ -508,6 +516,7 @@ def test_unsupported_version_is_refused(serve: Any) -> None:
     assert "2..3" in bot.details and "speaks 1" in bot.details
 
 
+@pytest.mark.e2e
 def test_tokens(serve: Any, tmp_path: Path) -> None:
     path = tmp_path / "tokens.txt"
     path.write_text("# bots allowed\nalpha-123  # alice\n\nbeta-456\n")
@@ -528,13 +537,17 @@ def test_tokens(serve: Any, tmp_path: Path) -> None:
     assert _server_info(server).token_required
 
 
-def test_no_hello_in_time_is_refused(serve: Any) -> None:
-    server = serve(hello_timeout=0.3)
-    bot = _refused(server, hello=False)
-    assert bot.status == grpc.StatusCode.INVALID_ARGUMENT
-    assert bot.details == "no Hello within the hello timeout"
+@on_mock_clock
+async def test_no_hello_in_time_is_refused() -> None:
+    async with memory_arena(hello_timeout=0.3) as arena:
+        bot = MemBot("mute", hello=False, games=None)
+        await play(arena, bot)
+        assert trio.current_time() == pytest.approx(0.3)
+    assert bot.closed_with == (CloseCode.INVALID_ARGUMENT, "no Hello within the hello timeout")
+    assert bot.received == [] and len(arena.connections) == 0
 
 
+@pytest.mark.e2e
 def test_oversized_message_is_refused(serve: Any) -> None:
     server = serve()
     big = wire.encode_bot(Hello(bot_name="x" * (70 * 1024)))
@@ -542,6 +555,7 @@ def test_oversized_message_is_refused(serve: Any) -> None:
     assert bot.status == grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
+@pytest.mark.e2e
 def test_flooding_bot_is_cut_off(serve: Any) -> None:
     server = serve(inbound_limit=8)
     flood = [wire.encode_bot(_action(f"r{i}")) for i in range(50)]
@@ -572,6 +586,7 @@ def _wait_for(cond: Any, timeout: float = 10.0) -> None:
 # -- a bot that leaves mid-trick --------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_disconnect_mid_trick(serve: Any, logs: LogSink) -> None:
     server = serve(rules=Rules(players=6))
 
@@ -614,6 +629,7 @@ def test_disconnect_mid_trick(serve: Any, logs: LogSink) -> None:
 # -- one table failing ------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_error_in_one_table_spares_the_others(serve: Any, monkeypatch: Any) -> None:
     server = serve(rules=Rules(players=6))
     doomed: list[str] = []
@@ -654,6 +670,7 @@ def _server_info(server: ServerThread) -> Any:
         )
 
 
+@pytest.mark.e2e
 def test_get_server_info(serve: Any) -> None:
     server = serve(rules=Rules(players=5), move_time=0.75)
     info = _server_info(server)
@@ -664,6 +681,7 @@ def test_get_server_info(serve: Any) -> None:
     assert info.token_required is False
 
 
+@pytest.mark.e2e
 def test_health_and_reflection(serve: Any) -> None:
     server = serve()
     with grpc.insecure_channel(server.address) as ch:
@@ -691,6 +709,7 @@ def test_health_and_reflection(serve: Any) -> None:
 # -- shutdown of a real `wizard-arena serve` ---------------------------------------------------
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_serve_shuts_down_cleanly_on_signal(sig: signal.Signals) -> None:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -745,7 +764,7 @@ def _offline_record(seed: int) -> GameRecord:
     """A whole game refereed with no bot connected (the default policy plays)."""
     rules = Rules(players=4)
     seats = [SeatSpec(f"absent-{i}", None) for i in range(4)]
-    return trio.run(lambda: run_table("g-offline", rules, seats, seed=seed, move_time=0.1))
+    return trio.run(lambda: run_table("g-offline", rules, seats, seed=seed))
 
 
 def test_record_round_trip_and_tampering() -> None:
@@ -795,13 +814,9 @@ def test_record_round_trip_and_tampering() -> None:
         assert tampered(change), change.__name__
 
 
-def test_serve_keeps_a_bounded_number_of_records() -> None:
+@on_mock_clock
+async def test_serve_keeps_a_bounded_number_of_records() -> None:
     """A long-running server keeps only the latest ``keep_records`` game records."""
-    from wizard_arena.rules import Rules as _Rules
-
-    config = ArenaConfig(rules=_Rules(players=6), move_time=5.0, keep_records=2)
-    with ServerThread(config) as server:
-        run_bots([RawBot(server.address, f"k{i}", games=3) for i in range(6)])
-        assert server.call(lambda: server.arena.games_played) >= 3
-        records = server.records()
-        assert len(records) == 2
+    async with memory_arena(rules=Rules(players=6), keep_records=2) as arena:
+        await play(arena, *[MemBot(f"k{i}", games=3) for i in range(6)])
+    assert arena.games_played == 3 and len(arena.records) == 2

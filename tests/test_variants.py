@@ -26,6 +26,7 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import grpc
@@ -64,6 +65,7 @@ from wizard_referee.tournament.runner import TournamentConfig, TournamentError, 
 from wizard_referee.tournament.store import ResultsStore
 
 from .conftest import ROOT
+from .memory_bots import MemBot, memory_arena, on_mock_clock, play
 from .support import (
     RawBot,
     check_information,
@@ -453,20 +455,26 @@ def _card_pb(card: Card) -> Any:
     return wire.card_to_pb(card)
 
 
-@pytest.mark.e2e
-def test_hidden_bids_time_out_per_seat(serve: Any) -> None:
+@on_mock_clock
+async def test_hidden_bids_time_out_per_seat() -> None:
     """A seat that never bids is timed out on its own; the others' bids stand."""
     rules = Rules(players=3, hidden_bids=True, hand_sizes=(1, 2))
-    server = serve(rules=rules, move_time=1.5, seed=2)
 
-    def silent(bot: RawBot, req: DecisionRequest) -> bool:
+    async def silent(bot: MemBot, req: DecisionRequest) -> bool:
         return req.view.phase is Phase.BID  # never answer a bid
 
-    bots = [RawBot(server.address, f"h{i}", rule_options=VARIANT_OPTIONS) for i in range(2)]
-    bots.append(RawBot(server.address, "silent", rule_options=VARIANT_OPTIONS, on_request=silent))
-    run_bots(bots, timeout=60)
-    gid = bots[0].messages(GameInfo)[0].game_id
-    rec = next(r for r in server.records() if r.game_id == gid)
+    async def slow_bid(bot: MemBot, req: DecisionRequest) -> bool:
+        if req.view.phase is Phase.BID:
+            await trio.sleep(1.0)  # the others wait for it, not for the silent seat
+        return False
+
+    async with memory_arena(rules=rules, move_time=1.5, seed=2) as arena:
+        bots = [
+            MemBot("h0", rule_options=VARIANT_OPTIONS, on_request=slow_bid),
+            MemBot("h1", rule_options=VARIANT_OPTIONS),
+            MemBot("silent", rule_options=VARIANT_OPTIONS, on_request=silent),
+        ]
+        (rec,) = await play(arena, *bots)
     assert rec.status == "finished" and verify_record(rec) == []
     seat = rec.names.index("silent")
     assert rec.faults[seat] == {"timeout": 2}
@@ -474,11 +482,18 @@ def test_hidden_bids_time_out_per_seat(serve: Any) -> None:
     for rr in rec.rounds:
         bids = [m for m in rr.moves if m.action.startswith("bid")]
         assert sorted(m.seat for m in bids) == [0, 1, 2]
+        # asked at once: each in its own time, the silent seat's bid last, at its deadline
+        assert [(m.seat == seat, m.ms) for m in bids] == [
+            (False, 0.0),
+            (False, 1000.0),
+            (True, 1500.0),
+        ]
         assert [m.fault for m in bids if m.seat == seat] == ["timeout"]
         assert all(m.fault is None for m in bids if m.seat != seat)
     assert all(res[0][seat] == 0 for res in rec.results)  # the default bid
-    for b in bots:
-        check_hidden_bids(b, rec)
+    for b in bots:  # (the check reads the items a RawBot receives)
+        items = [SimpleNamespace(msg=m) for m in b.received]
+        check_hidden_bids(SimpleNamespace(received=items), rec)
 
 
 # -- bots that cannot play the variant -----------------------------------------------------------

@@ -5,18 +5,25 @@ with the same flags)."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
+from typing import Any
 
 from wizard_arena.rules import BidRestriction, Rules
-from wizard_arena.rules.laws import FLAG_OPTIONS
+from wizard_arena.rules.laws import VARIANT_OPTIONS
 
 __all__ = [
     "BID_RESTRICTION_HELP",
     "ROUND_SIZES_HELP",
+    "RULE_KEYS",
     "VARIANT_FLAGS",
     "add_rules_arguments",
     "parse_round_sizes",
     "rules_from_args",
+    "rules_from_mapping",
 ]
+
+#: The settings that make the rules (the keys of ``Rules.to_dict()``).
+RULE_KEYS: tuple[str, ...] = ("players", "bid_restriction", *VARIANT_OPTIONS)
 
 
 #: The on/off rule variants, by flag (the Rules field is the flag with underscores).
@@ -79,14 +86,22 @@ def parse_round_sizes(text: str) -> tuple[int, ...]:
         ) from None
 
 
+def rules_from_mapping(settings: Mapping[str, Any]) -> Rules:
+    """The Rules set by the rule keys of ``settings`` (``players``,
+    ``bid_restriction``, ``round_sizes`` and one per variant flag; other keys
+    are the caller's and are ignored, and a missing or ``None`` one keeps its
+    default): the ``vars()`` of parsed :func:`add_rules_arguments` options,
+    or a tournament's ``[tournament]`` section. ``round_sizes`` is a list of
+    numbers or, as given on the command line, text (``"2,4,6"``). ValueError
+    (the core's message) for a combination that cannot work."""
+    data = {k: settings[k] for k in RULE_KEYS if settings.get(k) is not None}
+    sizes = data.get("round_sizes")
+    if isinstance(sizes, str):
+        data["round_sizes"] = parse_round_sizes(sizes)
+    return Rules.from_dict(data)
+
+
 def rules_from_args(args: argparse.Namespace) -> Rules:
     """The Rules the options ask for; ValueError (the core's message) for a
     combination that cannot work."""
-    sizes = parse_round_sizes(args.round_sizes) if args.round_sizes is not None else None
-    flags = {name: bool(getattr(args, name)) for name in FLAG_OPTIONS}
-    return Rules(
-        players=args.players,
-        bid_restriction=BidRestriction(args.bid_restriction),
-        hand_sizes=sizes,
-        **flags,
-    )
+    return rules_from_mapping(vars(args))

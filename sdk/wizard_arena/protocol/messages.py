@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from wizard_arena.bot import GameInfo
+from wizard_arena.protocol.codes import RejectCode
 from wizard_arena.rules import Action, Card, Event, Rules, SeatView, Suit
 
 __all__ = [
@@ -34,20 +35,11 @@ __all__ = [
 #: Protocol versions this package speaks.
 PROTOCOL_VERSIONS: tuple[int, ...] = (1,)
 
-#: Reason codes of ActionRejected: the rules core's RuleError codes, plus
-#: ``unknown_request`` (late, duplicate or wrong request id) and
-#: ``malformed`` (no choice, a choice of the wrong kind, a malformed card).
-REJECT_CODES: tuple[str, ...] = (
-    "wrong_phase",
-    "not_your_turn",
-    "card_not_in_hand",
-    "must_follow_suit",
-    "bid_out_of_range",
-    "bid_forbidden",
-    "trump_choice_not_allowed",
-    "unknown_request",
-    "malformed",
-)
+#: Reason codes of ActionRejected (:class:`wizard_arena.protocol.codes.RejectCode`):
+#: the rules core's RuleError codes, plus ``unknown_request`` (late, duplicate
+#: or wrong request id) and ``malformed`` (no choice, a choice of the wrong
+#: kind, a malformed card).
+REJECT_CODES: tuple[str, ...] = tuple(RejectCode)
 
 
 # -- bot -> server ---------------------------------------------------------------

@@ -88,6 +88,7 @@ from wizard_referee.check.analysis import SdkReport, analyse
 from wizard_referee.check.report import CheckReport, Problem, format_report
 from wizard_referee.referee.arena import Arena, ArenaConfig, Session, serve_arena
 from wizard_referee.referee.logs import configure_logging
+from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import GameRecord
 
 __all__ = [
@@ -285,10 +286,9 @@ async def run_check(
         host="127.0.0.1",
         port=0,
         rules=opts.rules,
-        move_time=opts.move_time,
+        policy=RefereePolicy(move_time=opts.move_time, reseat_delay=0.0),
         tokens=frozenset([bot_token, *opp_tokens]),
         matchmaking=False,
-        reseat_delay=0.0,
     )
     classes = _load_opponents(opts.opponents)
     result = CheckRun(opponents=[c.__name__ for c in classes])

@@ -1,11 +1,18 @@
 """The referee room: the gRPC transport and everything that runs a table.
 
-- :mod:`.bridge`: the trio <-> grpc.aio bridge, the one place the loops meet;
-- :mod:`.arena`: sessions, the lobby, matchmaking; :mod:`.table`: one game;
+- :mod:`.seat`: the :class:`~.seat.Seat` protocol, all the arena and the
+  tables know of a bot's connection; :mod:`.bridge`: the gRPC transport
+  (the trio <-> grpc.aio bridge, the one place the loops meet);
+  :mod:`.memory`: an in-memory transport (tests, no gRPC);
+- :mod:`.arena`: the lobby, matchmaking, serving; :mod:`.handshake`: what a
+  new stream must say; :mod:`.sessions`: sessions and resume tokens;
+  :mod:`.table`: one game;
+- :mod:`.policy`: the :class:`~.policy.RefereePolicy` (deadlines, time bank,
+  fault policy, limits); :mod:`.faults`: what a fault costs;
 - :mod:`.record`: the game record; :mod:`.logs`: structured logging;
 - :mod:`.cmd_serve`: the ``wizard-arena serve`` verb.
 
-May import: :mod:`wizard_arena.rules`, :mod:`wizard_arena.protocol.messages`, the bot
+May import: :mod:`wizard_arena.rules`, :mod:`wizard_arena.protocol`, the bot
 API's value types and :mod:`wizard_arena.cli`. Never the client, the
-tournament room or the ratings.
+tournament room or the ratings. Only :mod:`.bridge` imports grpc.
 """

@@ -2,7 +2,15 @@
 
 trio-style entry points: :func:`serve_arena` runs until cancelled and is
 started with ``arena = await nursery.start(serve_arena, config)``; the
-caller owns the nursery. The gRPC transport lives in :mod:`.bridge`.
+caller owns the nursery. It serves gRPC (:mod:`.bridge`); :func:`open_arena`
+is the same arena with no transport at all: bots join it through
+``arena.accept(seat)`` with any :class:`~wizard_referee.referee.seat.Seat`,
+e.g. the in-memory seats of :mod:`.memory`.
+
+The arena and its tables know a bot's connection only as a ``Seat``. The
+handshake is :mod:`.handshake`; sessions and resume tokens :mod:`.sessions`;
+one game :mod:`.table`; how bots are treated (deadlines, faults, limits)
+the config's :class:`~wizard_referee.referee.policy.RefereePolicy`.
 
 Continuous matchmaking (``ArenaConfig.matchmaking``): as soon as
 ``rules.players`` greeted bots are waiting, they are seated (first come,
@@ -13,17 +21,14 @@ sessions with :meth:`Arena.play_game`.
 
 from __future__ import annotations
 
-import base64
 import gc
-import hashlib
-import hmac
 import itertools
 import math
 import random
-import secrets
 import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import trio
@@ -32,23 +37,23 @@ from wizard_arena import __version__
 from wizard_arena.protocol.messages import PROTOCOL_VERSIONS, Hello, ServerInfo, Welcome
 from wizard_arena.protocol.seeds import new_secret
 from wizard_arena.rules import Rules
-from wizard_referee.referee.bridge import Bridge, CloseCode, Connection, Malformed, open_bridge
+from wizard_referee.referee.bridge import Bridge, open_bridge
+from wizard_referee.referee.handshake import greet, missing_options
 from wizard_referee.referee.logs import get_logger
-from wizard_referee.referee.record import FAULT_POLICIES, GameRecord, RecordLog
-from wizard_referee.referee.table import SeatSpec, run_table
+from wizard_referee.referee.policy import RefereePolicy
+from wizard_referee.referee.record import GameRecord, RecordLog
+from wizard_referee.referee.seat import CloseCode, Seat, SeatSpec
+from wizard_referee.referee.sessions import ResumeTokens, Session
+from wizard_referee.referee.table import run_table
 
-__all__ = ["Arena", "ArenaConfig", "Session", "missing_options", "serve_arena"]
-
-
-def missing_options(rules: Rules, supported: Sequence[str]) -> list[str]:
-    """The options in force under ``rules`` that a bot listing ``supported``
-    (its ``Hello.rule_options``) cannot play, in :data:`VARIANT_OPTIONS` order.
-
-    >>> missing_options(Rules(players=3, tricksy=True, maximus=True), ["tricksy"])
-    ['maximus']
-    """
-    have = set(supported)
-    return [name for name in rules.options if name not in have]
+__all__ = [
+    "Arena",
+    "ArenaConfig",
+    "Session",
+    "missing_options",
+    "open_arena",
+    "serve_arena",
+]
 
 
 @dataclass(frozen=True)
@@ -56,116 +61,38 @@ class ArenaConfig:
     host: str = "127.0.0.1"
     port: int = 0
     rules: Rules = field(default_factory=lambda: Rules(players=4))
-    move_time: float = 1.0
-    """Seconds allowed for each decision."""
+    policy: RefereePolicy = field(default_factory=RefereePolicy)
+    """Deadlines, time bank, fault policy, reconnecting and limits."""
     tokens: frozenset[str] | None = None
     """Access tokens accepted in Hello; ``None`` admits any bot."""
-    hello_timeout: float = 10.0
-    inbound_limit: int = 64
-    """Messages a bot may have queued unread before it is cut off for flooding."""
-    outbound_limit: int = 256
-    """Messages waiting for a bot that does not read (gRPC's flow-control
-    window for its stream is full) before its stream ends with
-    RESOURCE_EXHAUSTED."""
-    max_consecutive_timeouts: int = 10
-    """Decisions in a row (over its games) a bot may let time out; at the
-    next its stream ends with DEADLINE_EXCEEDED and it is not seated again
-    (it may connect again). 0: no limit."""
-    max_message_bytes: int = 64 * 1024
-    max_connections: int = 0
-    """Open Play streams at most (lobby, tables and greeting); a further one
-    ends at once with RESOURCE_EXHAUSTED ``server full``. 0: no limit."""
-    max_sessions_per_token: int = 0
-    """Connected sessions at most per (non-empty) access token; a further
-    Hello with that token is refused with RESOURCE_EXHAUSTED. 0: no limit."""
     seed: int | None = None
     """Base seed for deals; game k of this server uses seed ``f"{seed}:{k}"``."""
     matchmaking: bool = True
     """Seat waiting bots continuously (serve mode)."""
-    reseat_delay: float = 0.5
-    """Matchmaking waits this long after a bot's game ends before seating it
-    again, so a bot that stops after its last game can leave first."""
     shutdown_grace: float = 1.0
     keep_records: int = 1000
     """Finished game records kept in memory (0: all). A long-running server
     must not grow without bound; a tournament keeps every game in its store."""
-    fault_policy: str = "default"
-    """What a fault costs beyond the default action: ``default`` (nothing),
-    ``forfeit_round`` or ``remove`` (after ``max_faults``); see docs/protocol.md."""
-    max_faults: int = 3
-    """Faults in one game after which fault policy ``remove`` removes the seat."""
-    time_bank: float = 0.0
-    """Seconds per seat and game a decision may run past ``move_time`` by
-    drawing on (0: none)."""
-    reconnect_window: float = 30.0
-    """Seconds a bot whose connection dropped in a game may take its seat
-    back (Hello.resume_token); 0 disables resuming (no resume token is issued)."""
     bot_seed_secret: str | None = None
     """The secret each bot's per-game seed (GameStarted.bot_seed) is derived
     from, with the game id and the seat (:mod:`wizard_arena.protocol.seeds`). ``None``:
     a random one, drawn when the server starts (:attr:`Arena.bot_seed_secret`).
     It must have high entropy when bots are not trusted."""
 
-    def __post_init__(self) -> None:
-        if self.fault_policy not in FAULT_POLICIES:
-            raise ValueError(
-                f"unknown fault policy {self.fault_policy!r} (one of {', '.join(FAULT_POLICIES)})"
-            )
-        if self.max_faults < 1:
-            raise ValueError("max_faults must be at least 1")
-        if self.reconnect_window < 0:
-            raise ValueError("reconnect_window must not be negative")
-        if self.time_bank < 0:
-            raise ValueError("time_bank must not be negative")
-        if not (math.isfinite(self.reseat_delay) and self.reseat_delay >= 0):
-            raise ValueError("reseat_delay must be a number of seconds, 0 or more")
-        if self.max_connections < 0 or self.max_sessions_per_token < 0:
-            raise ValueError("max_connections and max_sessions_per_token must not be negative")
-        if self.max_consecutive_timeouts < 0:
-            raise ValueError("max_consecutive_timeouts must not be negative")
-        if self.inbound_limit < 1 or self.outbound_limit < 1:
-            raise ValueError("inbound_limit and outbound_limit must be at least 1")
-
-
-@dataclass(eq=False)
-class Session:
-    """A greeted bot connection."""
-
-    id: str
-    conn: Connection
-    hello: Hello
-    version: int
-    issued: set[str] = field(default_factory=set)
-    """Request ids issued to the bot in its current (or last) game."""
-    earlier: set[str] = field(default_factory=set)
-    """Request ids issued to it in the game before: late answers to them are
-    still recognised (and ignored); older ones are forgotten, so the sets
-    stay bounded however many games the session plays."""
-    busy: bool = False
-    free_at: float = 0.0
-    """trio time from which matchmaking may seat this session again."""
-    resume_token: str = ""
-    """The secret that lets the bot take this session back after a drop."""
-    dropped_at: float | None = None
-    """trio time the connection dropped while at a table (None: connected)."""
-    spec: SeatSpec | None = None
-    """The seat of the game the session is playing, while it plays."""
-    resumes: int = 0
-    """Times the session was resumed on a new connection."""
-    timeouts_in_a_row: int = 0
-    """The bot's last decisions that timed out, over its games."""
-
-    @property
-    def name(self) -> str:
-        return self.hello.bot_name or self.id
-
-    @property
-    def alive(self) -> bool:
-        return not self.conn.closed
+    @classmethod
+    def build(cls, **settings: Any) -> ArenaConfig:
+        """A config from flat settings: those naming a
+        :class:`RefereePolicy` field make its policy, the others are the
+        config's own. ``ArenaConfig.build(rules=r, move_time=2.0)`` is
+        ``ArenaConfig(rules=r, policy=RefereePolicy(move_time=2.0))``."""
+        names = {f.name for f in fields(RefereePolicy)}
+        policy = {k: v for k, v in settings.items() if k in names}
+        own = {k: v for k, v in settings.items() if k not in names}
+        return cls(**own, policy=RefereePolicy(**policy))
 
 
 class Arena:
-    """A running referee server (created by :func:`serve_arena`)."""
+    """A running referee (created by :func:`serve_arena` or :func:`open_arena`)."""
 
     def __init__(self, config: ArenaConfig, nursery: trio.Nursery) -> None:
         self.config = config
@@ -181,14 +108,9 @@ class Arena:
         self.active_tables = 0
         self.on_game_end: list[Callable[[GameRecord], None]] = []
         self.on_session: list[Callable[[Session], None]] = []
-        self.connections: set[Connection] = set()
+        self.connections: set[Seat] = set()
         """Open Play streams."""
-        self._by_resume: dict[str, Session] = {}
-        """Resume token -> its session, while the session may be resumed."""
-        self._resume_key = secrets.token_bytes(32)
-        """Signs the resume tokens this server issues, so that it can tell
-        one of its tokens (perhaps expired) from one it never issued without
-        keeping every token it issued."""
+        self.resume_tokens = ResumeTokens()
         self.refused_options: dict[str, str] = {}
         """Access token (one of ``config.tokens``: nothing is kept for a bot
         that did not authenticate) -> why the last bot greeting with it was
@@ -216,14 +138,15 @@ class Arena:
             __version__,
             PROTOCOL_VERSIONS,
             c.rules,
-            c.move_time,
+            c.policy.move_time,
             c.tokens is not None,
             c.rules.options,
         )
 
     # -- change notification ------------------------------------------------------------
 
-    def _notify(self) -> None:
+    def notify(self) -> None:
+        """Wake :meth:`wait_for_change`: a session arrived, left or became free."""
         self._changed.set()
         self._changed = trio.Event()
 
@@ -236,185 +159,94 @@ class Arena:
         self.waiting = [s for s in self.waiting if s.alive]
         return [s for s in self.waiting if not s.busy]
 
-    # -- connections --------------------------------------------------------------------
+    # -- connections and sessions -------------------------------------------------------
 
-    def _on_connect(self, conn: Connection) -> None:
-        limit = self.config.max_connections
+    def accept(self, seat: Seat) -> None:
+        """A new bot stream: greet it (:mod:`.handshake`), unless the server is full."""
+        limit = self.config.policy.max_connections
         if limit and len(self.connections) >= limit:
-            conn.close(
-                CloseCode.RESOURCE_EXHAUSTED,
-                f"server full: {limit} connections at most",
-            )
-            self.log.info("refused", conn=conn.id, peer=conn.peer, reason="server full")
+            seat.close(CloseCode.RESOURCE_EXHAUSTED, f"server full: {limit} connections at most")
+            self.log.info("refused", conn=seat.id, peer=seat.peer, reason="server full")
             return
-        self.connections.add(conn)
-        conn.on_closed = self._on_closed
-        self._nursery.start_soon(self._handshake, conn)
+        self.connections.add(seat)
+        seat.on_closed = self._on_closed
+        self._nursery.start_soon(greet, self, seat)
 
-    async def _first_hello(self, conn: Connection, log: Any) -> Hello | None:
-        """The bot's first message if it is a Hello; otherwise the stream is
-        refused (or the bot left) and None."""
-        msg: Any = None
-        with trio.move_on_after(self.config.hello_timeout):
-            try:
-                msg = await conn.receive()
-            except trio.EndOfChannel:
-                log.info("left_before_hello")
-                return None
-        if msg is None:
-            conn.close(CloseCode.INVALID_ARGUMENT, "no Hello within the hello timeout")
-            log.info("refused", reason="hello timeout")
-            return None
-        if isinstance(msg, Malformed):
-            details = f"the first message must be a Hello: {msg.detail}"
-            conn.close(CloseCode.INVALID_ARGUMENT, details)
-            log.info("refused", reason="first message not a hello", detail=msg.detail)
-            return None
-        if not isinstance(msg, Hello):
-            conn.close(CloseCode.INVALID_ARGUMENT, "the first message must be a Hello")
-            log.info("refused", reason="first message not a hello")
-            return None
-        return msg
-
-    async def _handshake(self, conn: Connection) -> None:
-        log = self.log.bind(conn=conn.id, peer=conn.peer)
-        msg = await self._first_hello(conn, log)
-        if msg is None:
-            return
-        common = [v for v in PROTOCOL_VERSIONS if msg.min_version <= v <= msg.max_version]
-        if not common:
-            details = (
-                "unsupported protocol version: the bot speaks "
-                f"{msg.min_version}..{msg.max_version}, this server speaks "
-                + ", ".join(map(str, PROTOCOL_VERSIONS))
-            )
-            conn.close(CloseCode.FAILED_PRECONDITION, details)
-            log.info("refused", reason="version", bot=msg.bot_name)
-            return
-        tokens = self.config.tokens
-        if tokens is not None and msg.token not in tokens:
-            conn.close(
-                CloseCode.UNAUTHENTICATED,
-                "missing access token" if not msg.token else "invalid access token",
-            )
-            log.info("refused", reason="token", bot=msg.bot_name)
-            return
-        if msg.resume_token:
-            if not self._issued_here(msg.resume_token):
-                conn.close(CloseCode.FAILED_PRECONDITION, "unknown resume token")
-                log.info("refused", reason="resume token", bot=msg.bot_name)
-                return
-            if self._left_after_hello(conn, log):
-                return
-            if self._resume(conn, msg, common, log):
-                return
-        per_token = self.config.max_sessions_per_token
-        if per_token and msg.token:
-            using = [s for s in self.sessions.values() if s.alive and s.hello.token == msg.token]
-            if len(using) >= per_token:
-                conn.close(
-                    CloseCode.RESOURCE_EXHAUSTED,
-                    f"too many sessions with this access token ({per_token} at most)",
-                )
-                log.info("refused", reason="sessions per token", bot=msg.bot_name)
-                return
-        missing = missing_options(self.config.rules, msg.rule_options)
-        if missing:
-            conn.close(
-                CloseCode.FAILED_PRECONDITION,
-                f"this server's tables play the rule option(s) {', '.join(missing)} "
-                f"({self.config.rules.describe()}); the bot's Hello.rule_options "
-                f"({', '.join(msg.rule_options) or 'none'}) do not include them",
-            )
-            log.info("refused", reason="rule options", bot=msg.bot_name, missing=missing)
-            if tokens is not None:  # an access token of this server: bounded by their number
-                self.refused_options[msg.token] = (
-                    f"refused: it cannot play the rule option(s) {', '.join(missing)}"
-                )
-                self._notify()
-            return
-        if self._left_after_hello(conn, log):
-            return
-        session = Session(
-            f"s{next(self._session_numbers)}-{uuid.uuid4().hex[:8]}", conn, msg, max(common)
-        )
-        if self.config.reconnect_window > 0:
-            session.resume_token = self._new_resume_token()
-            self._by_resume[session.resume_token] = session
-        conn.send(Welcome(session.version, session.id, __version__, session.resume_token))
+    def admit(self, seat: Seat, hello: Hello, version: int, log: Any) -> Session:
+        """A new session for the bot greeting on ``seat``: welcome it to the lobby."""
+        session_id = f"s{next(self._session_numbers)}-{uuid.uuid4().hex[:8]}"
+        session = Session(session_id, seat, hello, version)
+        if self.config.policy.reconnect_window > 0:
+            self.resume_tokens.issue(session)
+        seat.send(Welcome(session.version, session.id, __version__, session.resume_token))
         self.sessions[session.id] = session
         self.waiting.append(session)
         log.info(
             "session",
             session=session.id,
             bot=session.name,
-            sdk=msg.sdk_name,
-            sdk_version=msg.sdk_version,
+            sdk=hello.sdk_name,
+            sdk_version=hello.sdk_version,
             version=session.version,
         )
         for cb in self.on_session:
             cb(session)
-        self._notify()
+        self.notify()
+        return session
 
-    @staticmethod
-    def _left_after_hello(conn: Connection, log: Any) -> bool:
-        """Whether the bot half-closed right after its hello: then nothing
-        is kept for it and its stream ends with OK."""
-        if not conn.closed:
-            return False
-        conn.close()
-        log.info("left_after_hello")
-        return True
-
-    def _new_resume_token(self) -> str:
-        """A fresh resume token: a random part and its signature."""
-        nonce = secrets.token_urlsafe(24)
-        return f"{nonce}.{self._resume_signature(nonce)}"
-
-    def _resume_signature(self, nonce: str) -> str:
-        mac = hmac.digest(self._resume_key, nonce.encode(), hashlib.sha256)[:16]
-        return base64.urlsafe_b64encode(mac).rstrip(b"=").decode()
-
-    def _issued_here(self, token: str) -> bool:
-        """Whether this server issued ``token`` (it may have expired since)."""
-        nonce, _, signature = token.rpartition(".")
-        return hmac.compare_digest(signature.encode(), self._resume_signature(nonce).encode())
-
-    def _resume(self, conn: Connection, msg: Hello, common: list[int], log: Any) -> bool:
-        """Give the session of ``msg.resume_token`` back to the bot on ``conn``
+    def resume(self, seat: Seat, hello: Hello, common: list[int], log: Any) -> bool:
+        """Give the session of ``hello.resume_token`` back to the bot on ``seat``
         if it may still be resumed (at a table, within the reconnect window,
         same access token and a version in common); False: the bot starts a
         new session. Only expiry (or a resume) ends a token: a stranger's
         hello quoting it leaves it to its owner."""
-        s = self._by_resume.get(msg.resume_token)
-        now = trio.current_time()
-        if (
-            s is None
-            or s.spec is None
-            or s.spec.reattach is None
-            or (s.dropped_at is not None and now - s.dropped_at > self.config.reconnect_window)
-        ):
-            if s is not None and not s.alive:
-                self._by_resume.pop(msg.resume_token, None)
-            log.info("resume_expired", bot=msg.bot_name)
+        window = self.config.policy.reconnect_window
+        s = self.resume_tokens.resumable(hello.resume_token, trio.current_time(), window)
+        if s is None:
+            log.info("resume_expired", bot=hello.bot_name)
             return False
-        if s.version not in common or s.hello.token != msg.token:
-            why = "access token" if s.hello.token != msg.token else "version"
-            log.info("resume_refused", bot=msg.bot_name, session=s.id, reason=why)
+        if s.version not in common or s.hello.token != hello.token:
+            why = "access token" if s.hello.token != hello.token else "version"
+            log.info("resume_refused", bot=hello.bot_name, session=s.id, reason=why)
             return False
+        assert s.spec is not None and s.spec.reattach is not None  # (resumable)
         old = s.conn
-        s.conn = conn
+        s.conn = seat
         s.dropped_at = None
         s.resumes += 1
-        conn.send(Welcome(s.version, s.id, __version__, s.resume_token, True))
-        s.spec.reattach(conn)
-        if old is not conn and not old.closed:
+        seat.send(Welcome(s.version, s.id, __version__, s.resume_token, True))
+        s.spec.reattach(seat)
+        if old is not seat and not old.closed:
             old.close(CloseCode.UNAVAILABLE, "the session was resumed on another stream")
         if s not in self.waiting:
             self.waiting.append(s)
         log.info("resumed", session=s.id, bot=s.name)
-        self._notify()
+        self.notify()
         return True
+
+    def close_sessions(self, details: str = "server shutting down") -> None:
+        """End every session's stream with UNAVAILABLE."""
+        for s in list(self.sessions.values()):
+            s.conn.close(CloseCode.UNAVAILABLE, details)
+
+    def _forget(self, s: Session) -> None:
+        self.sessions.pop(s.id, None)
+        self.resume_tokens.forget(s)
+        if s in self.waiting:
+            self.waiting.remove(s)
+
+    def _on_closed(self, conn: Seat) -> None:
+        self.connections.discard(conn)
+        # a waiting bot that leaves is dropped from the lobby at once; one at a
+        # table may take its seat back within the reconnect window
+        for s in list(self.sessions.values()):
+            if s.conn is not conn:
+                continue
+            if s.busy:
+                s.dropped_at = trio.current_time()
+            else:
+                self._forget(s)
+        self.notify()
 
     # -- games --------------------------------------------------------------------------
 
@@ -444,8 +276,33 @@ class Arena:
                 raise ValueError(
                     f"bot {s.name!r} cannot play the rule option(s) {', '.join(lacking)}"
                 )
-        game_id = game_id or f"g-{uuid.uuid4().hex[:12]}"
-        seed = self.next_seed() if seed is None else seed
+        specs = self._take_seats(seats, names)
+        self.active_tables += 1
+        try:
+            record = await run_table(
+                game_id or f"g-{uuid.uuid4().hex[:12]}",
+                rules,
+                specs,
+                policy=self.config.policy,
+                seed=self.next_seed() if seed is None else seed,
+                first_dealer=first_dealer,
+                tags=tags,
+                bot_seed_secret=self.bot_seed_secret,
+            )
+        finally:
+            self.active_tables -= 1
+            self._leave_seats(seats)
+        self.records.append(record)
+        self.games_played += 1
+        for cb in self.on_game_end:
+            cb(record)
+        return record
+
+    def _take_seats(
+        self, seats: Sequence[Session | None], names: Sequence[str] | None
+    ) -> list[SeatSpec]:
+        """The table's seats; each session is busy from now on, with a fresh
+        set of request ids (the last game's kept for late answers)."""
         specs = []
         for i, s in enumerate(seats):
             name = names[i] if names is not None else (s.name if s is not None else f"absent-{i}")
@@ -456,39 +313,22 @@ class Arena:
                 s.earlier, s.issued = s.issued, set()
                 s.spec = SeatSpec(name, s.conn, s.issued, s.earlier, s.timeouts_in_a_row)
                 specs.append(s.spec)
-        self.active_tables += 1
-        try:
-            record = await run_table(
-                game_id,
-                rules,
-                specs,
-                seed=seed,
-                first_dealer=first_dealer,
-                move_time=self.config.move_time,
-                tags=tags,
-                fault_policy=self.config.fault_policy,
-                max_faults=self.config.max_faults,
-                time_bank=self.config.time_bank,
-                bot_seed_secret=self.bot_seed_secret,
-                max_consecutive_timeouts=self.config.max_consecutive_timeouts,
-            )
-        finally:
-            self.active_tables -= 1
-            for s in seats:
-                if s is not None:
-                    if s.spec is not None:
-                        s.timeouts_in_a_row = s.spec.timeouts_in_a_row
-                    s.busy = False
-                    s.spec = None
-                    s.free_at = trio.current_time() + self.config.reseat_delay
-                    if not s.alive:
-                        self._forget(s)
-            self._notify()
-        self.records.append(record)
-        self.games_played += 1
-        for cb in self.on_game_end:
-            cb(record)
-        return record
+        return specs
+
+    def _leave_seats(self, seats: Sequence[Session | None]) -> None:
+        """The game is over: its sessions are free again (after the reseat
+        delay), and those whose bot has gone are forgotten."""
+        free_at = trio.current_time() + self.config.policy.reseat_delay
+        for s in seats:
+            if s is not None:
+                if s.spec is not None:
+                    s.timeouts_in_a_row = s.spec.timeouts_in_a_row
+                s.busy = False
+                s.spec = None
+                s.free_at = free_at
+                if not s.alive:
+                    self._forget(s)
+        self.notify()
 
     async def _matchmaker(self) -> None:
         n = self.config.rules.players
@@ -515,25 +355,6 @@ class Arena:
         except Exception as e:
             self.log.exception("table_failed", error=repr(e), bots=[s.name for s in seats])
 
-    def _forget(self, s: Session) -> None:
-        self.sessions.pop(s.id, None)
-        self._by_resume.pop(s.resume_token, None)
-        if s in self.waiting:
-            self.waiting.remove(s)
-
-    def _on_closed(self, conn: Connection) -> None:
-        self.connections.discard(conn)
-        # a waiting bot that leaves is dropped from the lobby at once; one at a
-        # table may take its seat back within the reconnect window
-        for s in list(self.sessions.values()):
-            if s.conn is not conn:
-                continue
-            if s.busy:
-                s.dropped_at = trio.current_time()
-            else:
-                self._forget(s)
-        self._notify()
-
 
 def freeze_startup_objects() -> None:
     """Exempt every object alive now from the cyclic garbage collector.
@@ -549,6 +370,23 @@ def freeze_startup_objects() -> None:
     gc.freeze()
 
 
+@asynccontextmanager
+async def open_arena(config: ArenaConfig) -> AsyncIterator[Arena]:
+    """An arena with no transport: bots join through ``arena.accept(seat)``
+    (e.g. :func:`wizard_referee.referee.memory.connect`). Matchmaking runs
+    if the config says so. On leaving, every session's stream ends with
+    UNAVAILABLE and everything the arena runs is cancelled."""
+    async with trio.open_nursery() as nursery:
+        arena = Arena(config, nursery)
+        if config.matchmaking:
+            nursery.start_soon(arena._matchmaker)
+        try:
+            yield arena
+        finally:
+            arena.close_sessions()
+            nursery.cancel_scope.cancel()
+
+
 async def serve_arena(
     config: ArenaConfig,
     *,
@@ -561,32 +399,29 @@ async def serve_arena(
     cancellation every bot stream ends with UNAVAILABLE and the gRPC server
     stops.
     """
-    async with trio.open_nursery() as nursery:
-        arena = Arena(config, nursery)
+    policy = config.policy
+    async with open_arena(config) as arena:
         arena.bridge = await open_bridge(
             config.host,
             config.port,
             arena.server_info(),
-            arena._on_connect,
-            inbound_limit=config.inbound_limit,
-            max_message_bytes=config.max_message_bytes,
-            outbound_limit=config.outbound_limit,
+            arena.accept,
+            inbound_limit=policy.inbound_limit,
+            max_message_bytes=policy.max_message_bytes,
+            outbound_limit=policy.outbound_limit,
         )
         try:
             arena.log.info(
                 "serving",
                 address=arena.address,
                 rules=config.rules.describe(),
-                move_time=config.move_time,
+                move_time=policy.move_time,
             )
-            if config.matchmaking:
-                nursery.start_soon(arena._matchmaker)
             task_status.started(arena)
             await trio.sleep_forever()
         finally:
             with trio.CancelScope(shield=True):
-                for s in list(arena.sessions.values()):
-                    s.conn.close(CloseCode.UNAVAILABLE, "server shutting down")
+                arena.close_sessions()
                 await trio.sleep(0.05)  # let the closing statuses go out
                 await arena.bridge.stop(config.shutdown_grace)
                 arena.log.info("stopped", games=arena.games_played)

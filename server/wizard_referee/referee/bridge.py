@@ -11,8 +11,9 @@ The asyncio side is a thin pipe: for each ``Play`` stream it decodes what
 the bot sends (through :mod:`wizard_arena.protocol.wire`, from the bytes received, so
 bytes that do not decode become :class:`Malformed` rather than the end of
 the stream) and hands it to trio, and writes what trio sends. A
-:class:`Connection` is the trio-side handle on one stream. Nothing in here
-knows the rules of Wizard.
+:class:`Connection` is the trio-side handle on one stream: a
+:class:`~wizard_referee.referee.seat.Seat`, all the arena and the tables
+know of it. Nothing in here knows the rules of Wizard.
 
 Pitfall handled here: grpc.aio ends the request iterator cleanly when a
 client cancels, so the end of the inbound stream is reported to trio as the
@@ -31,7 +32,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import enum
 import itertools
 import threading
 from collections import deque
@@ -46,6 +46,7 @@ from grpc_reflection.v1alpha import reflection
 
 import wizard_arena.protocol.wire as wire
 from wizard_arena.protocol.messages import BotMsg, ServerInfo, ServerMsg
+from wizard_referee.referee.seat import CloseCode, Malformed, Seat
 
 __all__ = ["Bridge", "CloseCode", "Connection", "Malformed", "open_bridge"]
 
@@ -53,24 +54,8 @@ __all__ = ["Bridge", "CloseCode", "Connection", "Malformed", "open_bridge"]
 #: before the close; then the rest is dropped and the status sent.
 CLOSE_GRACE = 10.0
 
-
-class CloseCode(enum.Enum):
-    """How the server ends a stream (mapped to gRPC status codes here only)."""
-
-    OK = grpc.StatusCode.OK
-    INVALID_ARGUMENT = grpc.StatusCode.INVALID_ARGUMENT
-    FAILED_PRECONDITION = grpc.StatusCode.FAILED_PRECONDITION
-    UNAUTHENTICATED = grpc.StatusCode.UNAUTHENTICATED
-    RESOURCE_EXHAUSTED = grpc.StatusCode.RESOURCE_EXHAUSTED
-    UNAVAILABLE = grpc.StatusCode.UNAVAILABLE
-    DEADLINE_EXCEEDED = grpc.StatusCode.DEADLINE_EXCEEDED
-
-
-@dataclass(frozen=True, slots=True)
-class Malformed:
-    """A message from the bot that did not decode (e.g. an empty message)."""
-
-    detail: str
+#: The gRPC status each way of closing a stream ends it with.
+STATUS_OF_CLOSE = {code: grpc.StatusCode[code.name] for code in CloseCode}
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +65,7 @@ class _Close:
 
 
 class Connection:
-    """The trio-side handle on one bot stream.
+    """The trio-side handle on one bot stream (a :class:`~wizard_referee.referee.seat.Seat`).
 
     ``receive()`` yields decoded bot messages (or :class:`Malformed`) and
     raises :class:`trio.EndOfChannel` once the bot has gone and everything it
@@ -103,7 +88,7 @@ class Connection:
         self.flooded = False
         self._close_sent = False
         self._first_unread = True
-        self.on_closed: Callable[[Connection], None] | None = None
+        self.on_closed: Callable[[Seat], None] | None = None
         """Called (in trio) once, when the stream ends for any reason."""
         self._send_ch, self._recv_ch = trio.open_memory_channel[BotMsg | Malformed](inbound_limit)
         # asyncio side: outbound queue and its wake-up, both used in the asyncio
@@ -272,7 +257,7 @@ class _Servicer:
                             # (grpc then raises the abort itself)
                             with contextlib.suppress(TimeoutError):
                                 await asyncio.wait_for(
-                                    context.abort(item.code.value, item.details),
+                                    context.abort(STATUS_OF_CLOSE[item.code], item.details),
                                     bridge.close_grace,
                                 )
                         return

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import signal
 import sys
 from pathlib import Path
@@ -12,9 +11,10 @@ import trio
 
 from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
 from wizard_referee.referee.arena import ArenaConfig, freeze_startup_objects, serve_arena
+from wizard_referee.referee.faults import FAULT_POLICIES
 from wizard_referee.referee.listen import SERVE_FIXES, listen_problem, serve_failure
 from wizard_referee.referee.logs import configure_logging
-from wizard_referee.referee.record import FAULT_POLICIES
+from wizard_referee.referee.policy import PolicyError, RefereePolicy
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,7 +48,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="read --bot-seed-secret from this file (its first line), out of sight of 'ps'",
     )
-    r = parser.add_argument_group("resilience and limits")
+    _add_limits(parser.add_argument_group("resilience and limits"))
+    parser.add_argument(
+        "--reseat-delay",
+        type=float,
+        default=0.5,
+        metavar="SECONDS",
+        help="pause after a bot's game before seating it again, so a bot that stops after "
+        "its last game can leave first (default 0.5)",
+    )
+    parser.add_argument(
+        "--log-level", default="info", choices=["debug", "info", "warning", "error"]
+    )
+    parser.add_argument("--log-format", default="auto", choices=["auto", "json", "console"])
+
+
+def _add_limits(r: argparse._ArgumentGroup) -> None:
+    """The flags of the referee's policy beyond the move time (RefereePolicy)."""
     r.add_argument(
         "--reconnect-window",
         type=float,
@@ -110,18 +126,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="K",
         help="faults in one game after which --fault-policy remove removes the seat (default 3)",
     )
-    parser.add_argument(
-        "--reseat-delay",
-        type=float,
-        default=0.5,
-        metavar="SECONDS",
-        help="pause after a bot's game before seating it again, so a bot that stops after "
-        "its last game can leave first (default 0.5)",
-    )
-    parser.add_argument(
-        "--log-level", default="info", choices=["debug", "info", "warning", "error"]
-    )
-    parser.add_argument("--log-format", default="auto", choices=["auto", "json", "console"])
 
 
 def read_tokens(path: Path) -> frozenset[str]:
@@ -168,32 +172,10 @@ async def _main(config: ArenaConfig) -> None:
 
 def run(args: argparse.Namespace) -> int:
     configure_logging(args.log_level, args.log_format)
-    if args.move_time <= 0:
-        print("error: --move-time must be positive", file=sys.stderr)
-        return 2
-    if args.reconnect_window < 0:
-        print("error: --reconnect-window must not be negative", file=sys.stderr)
-        return 2
-    if args.max_connections < 0 or args.max_sessions_per_token < 0:
-        print(
-            "error: --max-connections and --max-sessions-per-token must not be negative",
-            file=sys.stderr,
-        )
-        return 2
-    if args.max_message_bytes < 1:
-        print("error: --max-message-bytes must be positive", file=sys.stderr)
-        return 2
-    if args.time_bank < 0:
-        print("error: --time-bank must not be negative", file=sys.stderr)
-        return 2
-    if args.max_faults < 1:
-        print("error: --max-faults must be at least 1", file=sys.stderr)
-        return 2
-    if args.max_consecutive_timeouts < 0:
-        print("error: --max-consecutive-timeouts must not be negative", file=sys.stderr)
-        return 2
-    if not (math.isfinite(args.reseat_delay) and args.reseat_delay >= 0):
-        print("error: --reseat-delay must be a number of seconds, 0 or more", file=sys.stderr)
+    try:
+        policy = RefereePolicy.from_mapping(vars(args))
+    except PolicyError as e:
+        print(f"error: {e.flag()}", file=sys.stderr)
         return 2
     tokens = None
     if args.token_file is not None:
@@ -216,18 +198,9 @@ def run(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         rules=rules,
-        move_time=args.move_time,
+        policy=policy,
         tokens=tokens,
         seed=args.seed,
-        reconnect_window=args.reconnect_window,
-        fault_policy=args.fault_policy,
-        max_faults=args.max_faults,
-        max_consecutive_timeouts=args.max_consecutive_timeouts,
-        time_bank=args.time_bank,
-        max_connections=args.max_connections,
-        max_sessions_per_token=args.max_sessions_per_token,
-        max_message_bytes=args.max_message_bytes,
-        reseat_delay=args.reseat_delay,
         bot_seed_secret=bot_seed_secret,
     )
     problem = listen_problem(args.host, args.port, *SERVE_FIXES)

@@ -10,6 +10,7 @@ rules core and lists any difference from what was recorded.
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter, deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields
@@ -28,11 +29,10 @@ from wizard_arena.rules import (
     Suit,
     rank_totals,
 )
+from wizard_referee.referee.faults import FAULT_CODES  # (where `check` looks them up)
 
 __all__ = [
     "FAULT_CODES",
-    "FAULT_POLICIES",
-    "FORFEIT_POINTS_PER_CARD",
     "GameRecord",
     "MoveRecord",
     "RecordLog",
@@ -40,25 +40,6 @@ __all__ = [
     "parse_action",
     "verify_record",
 ]
-
-#: Fault codes recorded against a seat.
-FAULT_CODES = {
-    "timeout": "no valid answer before the deadline; the default action was played",
-    "illegal": "an action the rules refuse (it was rejected; the bot could retry in time)",
-    "malformed": "a message that did not decode, an action without a usable choice, "
-    "or an action quoting a request id that was never issued",
-    "disconnect": "the connection dropped (once per drop); the default policy played for "
-    "the seat until the bot resumed its session, if it did",
-    "flooding": "the bot sent messages faster than the inbound queue allows; cut off",
-    "crash": "a bot process the tournament launched exited during the game (recorded "
-    "instead of its disconnect)",
-}
-
-#: Fault policies: what a fault costs the seat beyond the default action.
-FAULT_POLICIES: tuple[str, ...] = ("default", "forfeit_round", "remove")
-
-#: Points a forfeited round scores, per card dealt in it.
-FORFEIT_POINTS_PER_CARD = -10
 
 
 def parse_action(text: str) -> Action:
@@ -114,19 +95,19 @@ class GameRecord:
     totals: list[int] = field(default_factory=list)
     ranks: list[int] = field(default_factory=list)
     faults: list[dict[str, int]] = field(default_factory=list)
-    """Per seat: fault code -> count."""
+    """Per seat: fault code (:class:`~wizard_arena.protocol.codes.FaultCode`) -> count."""
     fault_details: list[dict[str, str]] = field(default_factory=list)
     """Per seat: fault code -> detail of its first occurrence."""
     error: str = ""
     tags: dict[str, Any] = field(default_factory=dict)
     """Free-form metadata (tournament, duplicate set, rotation...)."""
     fault_policy: str = "default"
-    """The fault policy in force (:data:`FAULT_POLICIES`)."""
+    """The fault policy in force (:class:`~wizard_referee.referee.faults.FaultPolicy`)."""
     penalties: list[dict[str, Any]] = field(default_factory=list)
     """Referee penalties (fault policy ``forfeit_round``), each
     ``{"round", "seat", "points", "reason"}``: ``points`` is added to the
     seat's total on top of the rules' scores (``results``), so that the
-    seat's score for that round is ``FORFEIT_POINTS_PER_CARD`` per card dealt.
+    seat's score for that round is ``faults.FORFEIT_POINTS_PER_CARD`` per card dealt.
     ``totals`` and ``ranks`` include them."""
     removed: list[int | None] = field(default_factory=list)
     """Per seat: the round in which the seat was removed from the game (fault
@@ -136,6 +117,34 @@ class GameRecord:
     the card every seat drew (None: not drawing in that row, only the tied
     draw again); empty when the first dealer is not drawn. ``first_dealer`` is
     the seat it gives."""
+
+    @classmethod
+    def begin(
+        cls,
+        game_id: str,
+        game: Game,
+        names: list[str],
+        seed: int | str | None,
+        fault_policy: str,
+        tags: dict[str, Any],
+    ) -> GameRecord:
+        """The record of ``game``, about to start (its first dealer chosen,
+        no round dealt yet)."""
+        n = len(names)
+        return cls(
+            game_id=game_id,
+            rules=game.rules.to_dict(),
+            names=names,
+            seed=seed,
+            first_dealer=game.first_dealer,
+            draw=[[c.text if c is not None else None for c in row] for row in game.draw],
+            started_at=time.time(),
+            faults=[{} for _ in range(n)],
+            fault_details=[{} for _ in range(n)],
+            tags=dict(tags),
+            fault_policy=fault_policy,
+            removed=[None] * n,
+        )
 
     def draw_cards(self) -> list[list[Card | None]] | None:
         """:attr:`draw` as cards, or None when there is no draw."""

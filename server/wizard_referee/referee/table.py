@@ -10,22 +10,28 @@ A bot never brings the table down: illegal, malformed, late and out-of-turn
 messages are rejected or ignored and recorded; a timeout or a disconnect
 makes the referee play the core's default action
 (:func:`wizard_arena.rules.default_action`). The game always finishes and its
-record says which seats were faulted and why.
+record says which seats were faulted and why; what a fault costs beyond
+that is the fault policy's (:mod:`wizard_referee.referee.faults`).
+
+The table talks to bots only through the :class:`~wizard_referee.referee.seat.Seat`
+protocol (the gRPC transport, or in-memory seats in tests).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import trio
 
 from wizard_arena.bot import GameInfo
+from wizard_arena.protocol.codes import FaultCode, RejectCode
 from wizard_arena.protocol.messages import (
     ActionMsg,
     ActionRejected,
+    BotMsg,
     DecisionRequest,
     FaultSummary,
     GameEnd,
@@ -47,37 +53,13 @@ from wizard_arena.rules import (
     default_action,
     rank_totals,
 )
-from wizard_referee.referee.bridge import CloseCode, Connection, Malformed
+from wizard_referee.referee.faults import FaultBook, Sanction
 from wizard_referee.referee.logs import get_logger
-from wizard_referee.referee.record import (
-    FAULT_POLICIES,
-    FORFEIT_POINTS_PER_CARD,
-    GameRecord,
-    MoveRecord,
-    RoundRecord,
-)
+from wizard_referee.referee.policy import RefereePolicy
+from wizard_referee.referee.record import GameRecord, MoveRecord, RoundRecord
+from wizard_referee.referee.seat import CloseCode, Malformed, Seat, SeatSpec
 
 __all__ = ["SeatSpec", "run_table"]
-
-
-@dataclass
-class SeatSpec:
-    """Who sits in a seat: a name and the bot's connection (``None``: the
-    referee's default policy plays the seat from the start)."""
-
-    name: str
-    conn: Connection | None
-    issued: set[str] = field(default_factory=set)
-    """Request ids issued to this bot in this game (so late answers are recognised)."""
-    earlier: set[str] = field(default_factory=set)
-    """Request ids issued to it in its previous game (late answers, too)."""
-    timeouts_in_a_row: int = 0
-    """The bot's last decisions that timed out (carried over from its
-    previous games by the arena)."""
-    reattach: Callable[[Connection], None] | None = None
-    """Set by the table while the game runs: give the seat back to the bot on
-    a new connection (a resumed session). The table sends it the game in
-    progress and, if a decision is open for the seat, the request again."""
 
 
 @dataclass
@@ -90,10 +72,6 @@ class _SeatState:
     deadline: float = 0.0
     """trio time at which the open request expires."""
     gone: bool = False
-    removed: bool = False
-    """Fault policy ``remove``: the default policy plays the seat to the end."""
-    forfeited: set[int] = field(default_factory=set)
-    """Fault policy ``forfeit_round``: the rounds the seat forfeited."""
     bank: float = 0.0
     """Seconds left in the seat's time bank (at the open request's start)."""
     started: float = 0.0
@@ -102,7 +80,7 @@ class _SeatState:
     """The wait for the answer to the open request."""
 
     @property
-    def conn(self) -> Connection | None:
+    def conn(self) -> Seat | None:
         return None if self.gone else self.spec.conn
 
     def send(self, msg: Any) -> None:
@@ -117,34 +95,19 @@ class _Table:
         game_id: str,
         rules: Rules,
         seats: Sequence[SeatSpec],
+        policy: RefereePolicy,
         seed: int | str | None,
         first_dealer: int | None,
-        move_time: float,
         tags: dict[str, Any],
-        fault_policy: str = "default",
-        max_faults: int = 3,
-        time_bank: float = 0.0,
-        bot_seed_secret: str | bytes | None = None,
-        max_consecutive_timeouts: int = 0,
+        bot_seed_secret: str | bytes | None,
     ) -> None:
         n = rules.players
-        self.max_consecutive_timeouts = max_consecutive_timeouts
-        if time_bank < 0:
-            raise ValueError("time_bank must not be negative")
-        self.time_bank = time_bank
-        if fault_policy not in FAULT_POLICIES:
-            raise ValueError(
-                f"unknown fault policy {fault_policy!r} (one of {', '.join(FAULT_POLICIES)})"
-            )
-        if max_faults < 1:
-            raise ValueError("max_faults must be at least 1")
-        self.fault_policy = fault_policy
-        self.max_faults = max_faults
         if len(seats) != n:
             raise ValueError(f"{n} players need {n} seats, got {len(seats)}")
+        self.policy = policy
+        self.move_time = policy.move_time
         self.game_id = game_id
         self.rules = rules
-        self.move_time = move_time
         self.game = Game(rules, seed=seed, first_dealer=first_dealer)
         secret = bot_seed_secret if bot_seed_secret is not None else new_secret()
         self.bot_seeds = [bot_seed(secret, game_id, s) for s in range(n)]
@@ -153,66 +116,45 @@ class _Table:
         self.states: list[_SeatState] = []
         for s, spec in enumerate(seats):
             send, recv = trio.open_memory_channel[ActionMsg](64)
-            st = _SeatState(spec, s, send, recv, bank=time_bank)
+            st = _SeatState(spec, s, send, recv, bank=policy.time_bank)
             if spec.conn is None or spec.conn.closed:
                 st.gone = True
             self.states.append(st)
-        self.record = GameRecord(
-            game_id=game_id,
-            rules=rules.to_dict(),
-            names=[s.name for s in seats],
-            seed=seed,
-            first_dealer=self.game.first_dealer,
-            draw=[[c.text if c is not None else None for c in row] for row in self.game.draw],
-            started_at=time.time(),
-            faults=[{} for _ in range(n)],
-            fault_details=[{} for _ in range(n)],
-            tags=dict(tags),
-            fault_policy=fault_policy,
-            removed=[None] * n,
-        )
+        names = [s.name for s in seats]
+        self.record = GameRecord.begin(game_id, self.game, names, seed, policy.fault_policy, tags)
+        self.faults = FaultBook(policy.fault_policy, policy.max_faults, self.record)
         self._requests = 0
         self._events_seen = 0
         self._nursery: trio.Nursery | None = None
         for st in self.states:
-            if st.gone and spec_disconnected(st.spec):
-                self._fault(st, "disconnect", "not connected when the game started")
+            if st.gone and st.spec.conn is not None:
+                self._fault(st, FaultCode.DISCONNECT, "not connected when the game started")
             if st.spec.conn is not None:
                 st.spec.reattach = lambda conn, st=st: self._reattach(st, conn)
 
     # -- faults and messages ------------------------------------------------------------
 
-    def _fault(self, st: _SeatState, code: str, detail: str) -> None:
-        if st.removed:
+    def _fault(self, st: _SeatState, code: FaultCode, detail: str) -> None:
+        seat = st.seat
+        if self.faults.removed(seat):
             return  # out of the game: nothing more is held against it
-        self.record.add_fault(st.seat, code, detail)
-        self.log.warning(
-            "fault", round=self.game.round, seat=st.seat, bot=st.spec.name, code=code, detail=detail
-        )
-        rnd = max(self.game.round, 1)
-        if self.fault_policy == "forfeit_round" and rnd not in st.forfeited:
-            st.forfeited.add(rnd)
-            self.log.warning("round_forfeited", round=rnd, seat=st.seat, bot=st.spec.name)
-            if st.waiting is not None:
-                st.waiting.cancel()  # the open decision is the default policy's too
-        elif (
-            self.fault_policy == "remove"
-            and sum(self.record.faults[st.seat].values()) >= self.max_faults
-        ):
-            st.removed = True
-            self.record.removed[st.seat] = rnd
-            self.log.warning("seat_removed", round=rnd, seat=st.seat, bot=st.spec.name)
-            if st.waiting is not None:
-                st.waiting.cancel()
+        rnd = self.game.round
+        sanction = self.faults.charge(seat, code, detail, rnd)
+        self.log.warning("fault", round=rnd, seat=seat, bot=st.spec.name, code=code, detail=detail)
+        if sanction is None:
+            return
+        event = "round_forfeited" if sanction is Sanction.FORFEIT_ROUND else "seat_removed"
+        self.log.warning(event, round=max(rnd, 1), seat=seat, bot=st.spec.name)
+        if st.waiting is not None:
+            st.waiting.cancel()  # the open decision is the default policy's too
 
     def _benched(self, st: _SeatState) -> str | None:
         """Why the default policy plays the seat's decisions now, if it does."""
-        if st.removed:
-            return "removed"
-        if st.forfeited and self.game.round in st.forfeited:
-            return "forfeit_round"
+        sanction = self.faults.benched(st.seat, self.game.round)
+        if sanction is not None:
+            return sanction
         if st.gone:
-            return "disconnect"
+            return FaultCode.DISCONNECT
         return None
 
     def _reject(
@@ -227,18 +169,20 @@ class _Table:
             return 0.0
         return max(0.0, st.deadline - trio.current_time())
 
-    def _mark_gone(self, st: _SeatState, conn: Connection | None) -> None:
+    def _mark_gone(self, st: _SeatState, conn: Seat | None) -> None:
         if st.gone or conn is not st.spec.conn:
             return  # already gone, or the seat has been taken back on a new stream
         st.gone = True
         if conn is not None and conn.flooded:
-            self._fault(st, "flooding", conn.close_reason)
+            self._fault(st, FaultCode.FLOODING, conn.close_reason)
         else:
             reason = conn.close_reason if conn is not None else "not connected"
-            self._fault(st, "disconnect", reason or "the connection dropped")
+            self._fault(st, FaultCode.DISCONNECT, reason or "the connection dropped")
         st.send_answer.close()
 
-    def _reattach(self, st: _SeatState, conn: Connection) -> None:
+    # -- a seat taken back on a new connection ------------------------------------------
+
+    def _reattach(self, st: _SeatState, conn: Seat) -> None:
         """The seat's bot is back on ``conn`` (a resumed session): route its
         messages again and send it the game in progress."""
         if self._nursery is None or self.game.is_over:
@@ -246,7 +190,7 @@ class _Table:
         old = st.spec.conn
         if not st.gone and old is not None and old is not conn:
             # the bot came back before its old stream was seen to drop: a drop all the same
-            self._fault(st, "disconnect", "resumed on a new stream")
+            self._fault(st, FaultCode.DISCONNECT, "resumed on a new stream")
         st.spec.conn = conn
         if st.gone:
             # the answers channel was closed when the bot went: a fresh one
@@ -256,9 +200,14 @@ class _Table:
             old.close(CloseCode.UNAVAILABLE, "the session was resumed on another stream")
         st.spec.timeouts_in_a_row = 0  # connected again
         self.log.info("seat_resumed", seat=st.seat, bot=st.spec.name, conn=conn.id)
+        self._send_game_so_far(st, conn)
+        self._nursery.start_soon(self._reader, st)
+
+    def _send_game_so_far(self, st: _SeatState, conn: Seat) -> None:
+        """Send a seat taken back the game in progress: GameStarted, the
+        round from its view, and the open request (with the time left)."""
         conn.send(self._game_info(st))
-        game = self.game
-        view = game.view(st.seat)
+        view = self.game.view(st.seat)
         if view.round > 0 and view.phase is not Phase.DEAL:
             pending = (
                 view.phase is Phase.CHOOSE_TRUMP
@@ -288,7 +237,6 @@ class _Table:
                 st.open_request, self.game_id, view.with_time_left(move_left), bank_left
             )
             conn.send(request)
-        self._nursery.start_soon(self._reader, st)
 
     # -- per-seat reader: routes everything a bot sends -----------------------------------
 
@@ -304,113 +252,127 @@ class _Table:
                 return
             if conn is not st.spec.conn:
                 return  # a stale stream: the seat was resumed on another
-            if isinstance(msg, Malformed):
-                self._fault(st, "malformed", msg.detail)
-                self._reject(
-                    st, "", "malformed", f"seat {st.seat}: {msg.detail}", self._time_left(st)
-                )
-                continue
-            if isinstance(msg, Hello):
-                self._fault(st, "malformed", "a second hello")
-                self._reject(
-                    st, "", "malformed", f"seat {st.seat}: hello sent twice", self._time_left(st)
-                )
-                continue
-            rid = msg.request_id
-            if rid == st.open_request:
+            if isinstance(msg, ActionMsg) and msg.request_id == st.open_request:
                 try:
                     st.send_answer.send_nowait(msg)
                 except trio.WouldBlock:
-                    self._fault(st, "flooding", "too many answers to one request")
+                    self._fault(st, FaultCode.FLOODING, "too many answers to one request")
                 continue
-            if rid in st.spec.issued or rid in st.spec.earlier:
-                self.log.info(
-                    "late_or_duplicate_answer", seat=st.seat, bot=st.spec.name, request_id=rid
-                )
-                continue
-            if st.open_request is None:
-                text = action_text(msg.action) if msg.action is not None else "an action"
-                self._fault(st, "illegal", f"{text} out of turn")
-                self._reject(
-                    st,
-                    rid,
-                    "not_your_turn",
-                    f"seat {st.seat}: {text} refused: not your turn (no decision is open)",
-                    0.0,
-                )
-            else:
-                self._fault(st, "malformed", f"unknown request id {rid!r}")
-                self._reject(
-                    st,
-                    rid,
-                    "unknown_request",
-                    f"seat {st.seat}: request id {rid!r} is not the open request "
-                    f"{st.open_request!r}",
-                    self._time_left(st),
-                )
+            self._stray(st, msg)
+
+    def _stray(self, st: _SeatState, msg: BotMsg | Malformed) -> None:
+        """A message that does not answer the seat's open request."""
+        if isinstance(msg, Malformed):
+            self._fault(st, FaultCode.MALFORMED, msg.detail)
+            detail = f"seat {st.seat}: {msg.detail}"
+            self._reject(st, "", RejectCode.MALFORMED, detail, self._time_left(st))
+            return
+        if isinstance(msg, Hello):
+            self._fault(st, FaultCode.MALFORMED, "a second hello")
+            detail = f"seat {st.seat}: hello sent twice"
+            self._reject(st, "", RejectCode.MALFORMED, detail, self._time_left(st))
+            return
+        rid = msg.request_id
+        if rid in st.spec.issued or rid in st.spec.earlier:
+            self.log.info(
+                "late_or_duplicate_answer", seat=st.seat, bot=st.spec.name, request_id=rid
+            )
+        elif st.open_request is None:
+            text = action_text(msg.action) if msg.action is not None else "an action"
+            self._fault(st, FaultCode.ILLEGAL, f"{text} out of turn")
+            self._reject(
+                st,
+                rid,
+                RejectCode.NOT_YOUR_TURN,
+                f"seat {st.seat}: {text} refused: not your turn (no decision is open)",
+                0.0,
+            )
+        else:
+            self._fault(st, FaultCode.MALFORMED, f"unknown request id {rid!r}")
+            self._reject(
+                st,
+                rid,
+                RejectCode.UNKNOWN_REQUEST,
+                f"seat {st.seat}: request id {rid!r} is not the open request "
+                f"{st.open_request!r}",
+                self._time_left(st),
+            )
 
     # -- one decision -----------------------------------------------------------------------
 
     async def _decide(self, st: _SeatState, view: SeatView) -> tuple[Action, float, str | None]:
         """Get a legal action from the seat (applying it) or play the default."""
-        game = self.game
-        seat = st.seat
         benched = self._benched(st)
         if benched is not None:
             action = default_action(view.legal_actions)
-            game.apply(seat, action)
+            self.game.apply(st.seat, action)
             return action, 0.0, benched
         self._requests += 1
         rid = f"{self.game_id}-{self._requests}"
         st.spec.issued.add(rid)
         st.open_request = rid
         start = st.started = trio.current_time()
-        deadline = st.deadline = start + self.move_time + st.bank
+        st.deadline = start + self.move_time + st.bank
         st.send(DecisionRequest(rid, self.game_id, view.with_time_left(self.move_time), st.bank))
-        fault: str | None = "timeout"
+        answer, dropped = await self._answer(st, rid)
+        st.waiting = None
+        st.open_request = None
+        took = trio.current_time() - start
+        if answer is not None:
+            st.spec.timeouts_in_a_row = 0
+            st.bank = max(0.0, st.bank - max(0.0, took - self.move_time))
+            return answer, took * 1000, None
+        fault = self._unanswered(st, dropped, took)
+        action = default_action(view.legal_actions)
+        self.game.apply(st.seat, action)
+        return action, took * 1000, fault
+
+    async def _answer(self, st: _SeatState, rid: str) -> tuple[Action | None, bool]:
+        """Wait for a legal answer to request ``rid`` and apply it: ``(action,
+        False)``; ``(None, True)`` if the bot went, ``(None, False)`` at the
+        deadline (or when a fault benched the seat meanwhile). Illegal and
+        malformed answers are rejected and faulted; the bot may retry in time."""
+        game = self.game
+        seat = st.seat
+        deadline = st.deadline
         with trio.move_on_at(deadline) as waiting:
             st.waiting = waiting  # a fault that benches the seat ends the wait (_fault)
             while True:
                 try:
                     msg = await st.answers.receive()
                 except (trio.EndOfChannel, trio.ClosedResourceError):
-                    fault = "disconnect"
-                    break
+                    return None, True
                 if msg.request_id != rid:
                     continue
-                left = deadline - trio.current_time()
                 if msg.action is None:
-                    self._fault(st, "malformed", msg.error)
-                    self._reject(st, rid, "malformed", f"seat {seat}: {msg.error}", left)
+                    self._fault(st, FaultCode.MALFORMED, msg.error)
+                    left = deadline - trio.current_time()
+                    self._reject(st, rid, RejectCode.MALFORMED, f"seat {seat}: {msg.error}", left)
                     continue
                 try:
                     game.apply(seat, msg.action)
                 except RuleError as e:
-                    self._fault(st, "illegal", str(e))
-                    self._reject(st, rid, e.code, str(e), left)
+                    self._fault(st, FaultCode.ILLEGAL, str(e))
+                    self._reject(st, rid, e.code, str(e), deadline - trio.current_time())
                     continue
-                st.waiting = None
-                st.open_request = None
-                st.spec.timeouts_in_a_row = 0
-                took = trio.current_time() - start
-                st.bank = max(0.0, st.bank - max(0.0, took - self.move_time))
-                return msg.action, took * 1000, None
-        st.waiting = None
-        st.open_request = None
-        took = trio.current_time() - start
-        elapsed = took * 1000
-        if fault == "timeout" and (st.removed or game.round in st.forfeited):
-            fault = "removed" if st.removed else "forfeit_round"  # benched meanwhile
-        elif fault == "timeout":
-            bank = f" and the {st.bank:g} s time bank" if st.bank else ""
-            st.bank = 0.0
-            self._fault(st, "timeout", f"no legal answer within {self.move_time:g} s{bank}")
-            self._count_timeout(st)
-        else:
+                return msg.action, False
+        return None, False
+
+    def _unanswered(self, st: _SeatState, dropped: bool, took: float) -> str:
+        """Why the seat's open decision had no answer (the move's fault):
+        its bot went, a fault benched it meanwhile, or time ran out (a
+        timeout fault; the time bank is spent)."""
+        if dropped:
             st.bank = max(0.0, st.bank - max(0.0, took - self.move_time))
-        action = default_action(view.legal_actions)
-        game.apply(seat, action)
-        return action, elapsed, fault
+            return FaultCode.DISCONNECT
+        sanction = self.faults.benched(st.seat, self.game.round)
+        if sanction is not None:
+            return sanction  # benched while it was asked
+        bank = f" and the {st.bank:g} s time bank" if st.bank else ""
+        st.bank = 0.0
+        self._fault(st, FaultCode.TIMEOUT, f"no legal answer within {self.move_time:g} s{bank}")
+        self._count_timeout(st)
+        return FaultCode.TIMEOUT
 
     def _count_timeout(self, st: _SeatState) -> None:
         """One more decision of the seat timed out: after
@@ -418,7 +380,7 @@ class _Table:
         is not answering; it is not seated again, and may connect again)."""
         spec = st.spec
         spec.timeouts_in_a_row += 1
-        limit = self.max_consecutive_timeouts
+        limit = self.policy.max_consecutive_timeouts
         conn = st.conn
         if limit and spec.timeouts_in_a_row >= limit and conn is not None:
             details = (
@@ -430,35 +392,10 @@ class _Table:
             conn.close(CloseCode.DEADLINE_EXCEEDED, details)
 
     def _game_info(self, st: _SeatState) -> GameInfo:
-        names = tuple(self.record.names)
+        names, seat = tuple(self.record.names), st.seat
         return GameInfo(
-            self.game_id,
-            self.rules,
-            st.seat,
-            names,
-            self.move_time,
-            st.bank,
-            self.bot_seeds[st.seat],
+            self.game_id, self.rules, seat, names, self.move_time, st.bank, self.bot_seeds[seat]
         )
-
-    def _penalties(self) -> None:
-        """Fault policy ``forfeit_round``: record the referee penalty that
-        makes each forfeited round score FORFEIT_POINTS_PER_CARD per card dealt."""
-        results = self.game.results
-        for st in self.states:
-            for rnd in sorted(st.forfeited):
-                if rnd > len(results):
-                    continue
-                cards = len(self.record.rounds[rnd - 1].hands[st.seat])
-                scored = results[rnd - 1].points[st.seat]
-                self.record.penalties.append(
-                    {
-                        "round": rnd,
-                        "seat": st.seat,
-                        "points": FORFEIT_POINTS_PER_CARD * cards - scored,
-                        "reason": "forfeit_round",
-                    }
-                )
 
     # -- broadcasting -----------------------------------------------------------------------
 
@@ -515,47 +452,57 @@ class _Table:
             fault=fault,
         )
 
+
     async def run(self) -> GameRecord:
-        game = self.game
-        rec = self.record
         for st in self.states:
             st.send(self._game_info(st))
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             for st in self.states:
                 nursery.start_soon(self._reader, st)
-            while not game.is_over:
-                if game.phase is Phase.DEAL:
-                    game.deal()
-                    rec.rounds.append(
-                        RoundRecord(
-                            game.round,
-                            game.dealer,
-                            [[c.text for c in h] for h in game.dealt_hands],
-                            game.turned_card.text if game.turned_card is not None else None,
-                        )
-                    )
-                    self._broadcast_new_events()
-                    continue
-                acting = game.acting
-                if len(acting) == 1:
-                    await self._turn(acting[0])
-                else:
-                    # hidden bids: every seat that has not bid is asked at once;
-                    # each applies its own bid, and the core reveals them all
-                    # together once the last is in
-                    async with trio.open_nursery() as asking:
-                        for seat in acting:
-                            asking.start_soon(self._turn, seat)
-                self._broadcast_new_events()
+            await self._play()
             nursery.cancel_scope.cancel()
         self._nursery = None
         for st in self.states:
             st.spec.reattach = None
+        return self._finish()
+
+    async def _play(self) -> None:
+        game = self.game
+        while not game.is_over:
+            if game.phase is Phase.DEAL:
+                game.deal()
+                self.record.rounds.append(
+                    RoundRecord(
+                        game.round,
+                        game.dealer,
+                        [[c.text for c in h] for h in game.dealt_hands],
+                        game.turned_card.text if game.turned_card is not None else None,
+                    )
+                )
+                self._broadcast_new_events()
+                continue
+            acting = game.acting
+            if len(acting) == 1:
+                await self._turn(acting[0])
+            else:
+                # hidden bids: every seat that has not bid is asked at once;
+                # each applies its own bid, and the core reveals them all
+                # together once the last is in
+                async with trio.open_nursery() as asking:
+                    for seat in acting:
+                        asking.start_soon(self._turn, seat)
+            self._broadcast_new_events()
+
+    def _finish(self) -> GameRecord:
+        """Complete the record (results, penalties, totals with them, ranks)
+        and send every seat the end of the game."""
+        game = self.game
+        rec = self.record
         rec.results = [
             [list(r.bids), list(r.tricks), list(r.points), list(r.totals)] for r in game.results
         ]
-        self._penalties()
+        self.faults.add_penalties(game.results)
         extra = rec.penalty_totals()
         rec.totals = [t + p for t, p in zip(game.totals, extra, strict=True)]
         rec.ranks = rank_totals(rec.totals)
@@ -579,40 +526,31 @@ class _Table:
         return rec
 
 
-def spec_disconnected(spec: SeatSpec) -> bool:
-    return spec.conn is not None and spec.conn.closed
-
-
 async def run_table(
     game_id: str,
     rules: Rules,
     seats: Sequence[SeatSpec],
     *,
+    policy: RefereePolicy | None = None,
     seed: int | str | None = None,
     first_dealer: int | None = None,
-    move_time: float = 1.0,
     tags: dict[str, Any] | None = None,
-    fault_policy: str = "default",
-    max_faults: int = 3,
-    time_bank: float = 0.0,
     bot_seed_secret: str | bytes | None = None,
-    max_consecutive_timeouts: int = 0,
 ) -> GameRecord:
     """Referee one full game; return its record.
 
+    ``policy`` (default :class:`RefereePolicy()`) gives the move time and the
+    time bank, the fault policy (what a fault costs the seat beyond the
+    default action: docs/protocol.md, "Fault policy") and
+    ``max_consecutive_timeouts`` (a seat's stream is closed,
+    DEADLINE_EXCEEDED, once this many of its decisions in a row timed out,
+    counting from ``SeatSpec.timeouts_in_a_row``; 0: never).
+
     ``first_dealer`` deals round 1 (None: seat 0, or the seat drawn under
     ``first_dealer_by_draw``, whose draw comes from the deal ``seed``).
-
-    ``fault_policy`` (``default``, ``forfeit_round`` or ``remove``) and
-    ``max_faults`` say what a fault costs the seat beyond the default action
-    (docs/protocol.md, "Fault policy"). ``time_bank``: seconds each seat
-    may draw on, over the game, to run past ``move_time``.
     ``bot_seed_secret``: the secret each seat's ``GameStarted.bot_seed`` is
     derived from with the game id and the seat (:mod:`wizard_arena.protocol.seeds`;
     default: a random one for this game alone).
-    ``max_consecutive_timeouts``: a seat's stream is closed
-    (DEADLINE_EXCEEDED) once this many of its decisions in a row timed out,
-    counting from ``SeatSpec.timeouts_in_a_row`` (0: never).
 
     An unexpected internal error does not propagate: the record comes back
     with ``status="aborted"`` and the error, and the other tables go on.
@@ -621,15 +559,11 @@ async def run_table(
         game_id,
         rules,
         seats,
+        policy or RefereePolicy(),
         seed,
         first_dealer,
-        move_time,
         tags or {},
-        fault_policy,
-        max_faults,
-        time_bank,
         bot_seed_secret,
-        max_consecutive_timeouts,
     )
     try:
         return await table.run()

@@ -10,7 +10,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from wizard_arena.rules import BidRestriction, Rules
+from wizard_arena.cli.rules_options import rules_from_mapping
+from wizard_arena.rules import Rules
+from wizard_referee.referee.policy import PolicyError, RefereePolicy
 from wizard_referee.tournament.config_keys import (
     TOURNAMENT_KEYS,
     TournamentError,
@@ -101,19 +103,13 @@ class TournamentConfig:
     def rules(self) -> Rules:
         """The rules of every game (raises ValueError for options that cannot
         be combined; :meth:`validate` turns that into a TournamentError)."""
-        return Rules(
-            players=self.players,
-            bid_restriction=BidRestriction(self.bid_restriction),
-            hidden_bids=self.hidden_bids,
-            blind_first_round=self.blind_first_round,
-            maximus=self.maximus,
-            tricksy=self.tricksy,
-            lowest_score_deals=self.lowest_score_deals,
-            hand_sizes=self.round_sizes,
-            tricksy_suited=self.tricksy_suited,
-            reveal_bids_after_tricks=self.reveal_bids_after_tricks,
-            first_dealer_by_draw=self.first_dealer_by_draw,
-        )
+        return rules_from_mapping(vars(self))
+
+    @property
+    def policy(self) -> RefereePolicy:
+        """How the referee treats the entrants (raises PolicyError for a
+        setting that cannot be; :meth:`validate` turns that into a TournamentError)."""
+        return RefereePolicy.from_mapping(vars(self))
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -215,6 +211,10 @@ class TournamentConfig:
             self.rules  # noqa: B018  (the core refuses combinations that cannot work)
         except ValueError as e:
             problems.append(f"rules: {e}")
+        try:
+            self.policy  # noqa: B018  (RefereePolicy checks its own settings, once)
+        except PolicyError as e:
+            problems.append(str(e))
         return problems
 
     def validate(self) -> None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wizard_arena.rules import BidRestriction
-from wizard_referee.referee.record import FAULT_POLICIES
+from wizard_referee.referee.faults import FAULT_POLICIES
 
 __all__ = [
     "ENTRANT_KEYS",

@@ -172,16 +172,9 @@ async def _play(
         host=config.host,
         port=config.port,
         rules=config.rules,
-        move_time=config.move_time,
+        policy=config.policy,
         tokens=frozenset(token_owner),
         matchmaking=False,
-        reconnect_window=config.reconnect_window,
-        fault_policy=config.fault_policy,
-        max_faults=config.max_faults,
-        time_bank=config.time_bank,
-        max_connections=config.max_connections,
-        max_sessions_per_token=config.max_sessions_per_token,
-        max_message_bytes=config.max_message_bytes,
         keep_records=1,  # the results store keeps every game
         bot_seed_secret=bot_seed_secret,
     )

@@ -10,6 +10,7 @@ one entry per seat in per-seat lists.
 from __future__ import annotations
 
 from wizard_arena._generated.v1 import arena_pb2 as pb
+from wizard_arena.protocol.codes import RejectCode
 from wizard_arena.rules import (
     Action,
     BidRestriction,
@@ -58,16 +59,16 @@ KIND_OF_PHASE = {
 PHASE_OF_KIND = {v: k for k, v in KIND_OF_PHASE.items()}
 
 # ActionRejected's reason codes (the strings of protocol.messages.REJECT_CODES).
-REJECT_TO_PB = {
-    "wrong_phase": pb.REJECT_REASON_WRONG_PHASE,
-    "not_your_turn": pb.REJECT_REASON_NOT_YOUR_TURN,
-    "card_not_in_hand": pb.REJECT_REASON_CARD_NOT_IN_HAND,
-    "must_follow_suit": pb.REJECT_REASON_MUST_FOLLOW_SUIT,
-    "bid_out_of_range": pb.REJECT_REASON_BID_OUT_OF_RANGE,
-    "bid_forbidden": pb.REJECT_REASON_BID_FORBIDDEN,
-    "trump_choice_not_allowed": pb.REJECT_REASON_TRUMP_CHOICE_NOT_ALLOWED,
-    "unknown_request": pb.REJECT_REASON_UNKNOWN_REQUEST,
-    "malformed": pb.REJECT_REASON_MALFORMED,
+REJECT_TO_PB: dict[str, pb.RejectReason] = {
+    RejectCode.WRONG_PHASE: pb.REJECT_REASON_WRONG_PHASE,
+    RejectCode.NOT_YOUR_TURN: pb.REJECT_REASON_NOT_YOUR_TURN,
+    RejectCode.CARD_NOT_IN_HAND: pb.REJECT_REASON_CARD_NOT_IN_HAND,
+    RejectCode.MUST_FOLLOW_SUIT: pb.REJECT_REASON_MUST_FOLLOW_SUIT,
+    RejectCode.BID_OUT_OF_RANGE: pb.REJECT_REASON_BID_OUT_OF_RANGE,
+    RejectCode.BID_FORBIDDEN: pb.REJECT_REASON_BID_FORBIDDEN,
+    RejectCode.TRUMP_CHOICE_NOT_ALLOWED: pb.REJECT_REASON_TRUMP_CHOICE_NOT_ALLOWED,
+    RejectCode.UNKNOWN_REQUEST: pb.REJECT_REASON_UNKNOWN_REQUEST,
+    RejectCode.MALFORMED: pb.REJECT_REASON_MALFORMED,
 }
 REJECT_FROM_PB = {v: k for k, v in REJECT_TO_PB.items()}
 

@@ -1,0 +1,203 @@
+"""An in-memory transport: a bot's connection as two trio channels, no gRPC.
+
+:class:`MemorySeat` is the referee's end, a :class:`~wizard_referee.referee.seat.Seat`
+the arena accepts exactly as it accepts a gRPC stream
+(``arena.accept(seat)``); :class:`MemoryBot` is the bot's end, which a test
+(or any trio code) drives with the domain messages of
+:mod:`wizard_arena.protocol.messages`. Both ends live in one trio run, so a
+whole server (handshake, resume, matchmaking, tables) runs on trio's
+virtual clock (``trio.testing.MockClock``): deterministic, no threads, no ports.
+
+The stream behaves as the gRPC transport's (:mod:`wizard_referee.referee.bridge`)
+does, short of the bytes: a bot that sends more than ``inbound_limit``
+messages the referee has not read is cut off (``flooded``,
+RESOURCE_EXHAUSTED); a bot that leaves ends its stream with OK, except
+while its first message is unread (then the referee's close, if any, is
+what it learns); more than ``outbound_limit`` messages left unread by the bot
+(there is no flow-control window here: every unread message counts) end the
+stream with RESOURCE_EXHAUSTED at once, dropping them.
+
+>>> import trio
+>>> from wizard_arena.protocol.messages import Hello, Welcome
+>>> async def main():
+...     bot = connect(lambda seat: None)
+...     bot.send(Hello("me"))
+...     hello = await bot.seat.receive()
+...     bot.seat.send(Welcome(1, "s1", "0"))
+...     bot.seat.close(CloseCode.UNAVAILABLE, "bye")
+...     welcome = await bot.receive()
+...     return hello.bot_name, welcome.session_id, bot.closed_with
+>>> trio.run(main)
+('me', 's1', (<CloseCode.UNAVAILABLE: 'UNAVAILABLE'>, 'bye'))
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+
+import trio
+
+from wizard_arena.protocol.messages import BotMsg, ServerMsg
+from wizard_referee.referee.policy import RefereePolicy
+from wizard_referee.referee.seat import CloseCode, Malformed, Seat
+
+__all__ = ["MemoryBot", "MemorySeat", "connect"]
+
+_ids = itertools.count(1)
+
+
+class MemorySeat:
+    """The referee's end of an in-memory bot connection (a :class:`Seat`)."""
+
+    def __init__(
+        self, *, inbound_limit: int = 64, outbound_limit: int = 256, peer: str = "memory"
+    ) -> None:
+        self.id = f"m{next(_ids)}"
+        self.peer = peer
+        self.closed = False
+        self.close_reason = ""
+        self.flooded = False
+        self.on_closed: Callable[[Seat], None] | None = None
+        self.inbound_limit = inbound_limit
+        self.outbound_limit = outbound_limit
+        self.closed_with: tuple[CloseCode, str] | None = None
+        """How the stream ended for the bot (None while it is open, and for a
+        bot that disconnected abruptly)."""
+        self._in, self._inbox = trio.open_memory_channel[BotMsg | Malformed](inbound_limit)
+        self._out, self._outbox = trio.open_memory_channel[ServerMsg](math.inf)
+        self._first_unread = True
+        self._ended = False
+        """The outbound side is closed: the bot reads what is left, then the end."""
+        self.bot = MemoryBot(self)
+
+    # -- the Seat protocol (the referee's side) ------------------------------------------
+
+    async def receive(self) -> BotMsg | Malformed:
+        try:
+            msg = await self._inbox.receive()
+        except trio.EndOfChannel:
+            self._end(CloseCode.OK, "")  # the bot left and everything was read
+            raise
+        self._first_unread = False
+        return msg
+
+    def send(self, msg: ServerMsg) -> None:
+        if self.closed:
+            return
+        if self._outbox.statistics().current_buffer_used >= self.outbound_limit:
+            self._drop_unsent()
+            details = (
+                f"outbound queue full ({self.outbound_limit} messages): "
+                "the bot is not reading what the server sends"
+            )
+            self.close(CloseCode.RESOURCE_EXHAUSTED, details)
+            return
+        self._out.send_nowait(msg)
+
+    def close(self, code: CloseCode = CloseCode.OK, details: str = "") -> None:
+        if self._ended:
+            return
+        self._mark_closed(f"closed by server: {code.name} {details}".strip())
+        self._end(code, details)
+
+    # -- what the bot's end does ---------------------------------------------------------
+
+    def _deliver(self, msg: BotMsg | Malformed) -> None:
+        if self.closed:
+            return
+        try:
+            self._in.send_nowait(msg)
+        except trio.WouldBlock:
+            self.flooded = True
+            self.close(
+                CloseCode.RESOURCE_EXHAUSTED,
+                f"inbound queue full ({self.inbound_limit} messages): "
+                "the bot sent faster than the referee reads",
+            )
+
+    def _mark_closed(self, reason: str) -> None:
+        if not self.closed:
+            self.closed = True
+            self.close_reason = reason
+            if self.on_closed is not None:
+                self.on_closed(self)
+        self._in.close()
+
+    def _left(self) -> None:
+        """The bot half-closed: the stream ends with OK, or, while its first
+        message is unread, with what the referee makes of it."""
+        self._mark_closed("the bot closed the stream")
+        if not self._first_unread:
+            self._end(CloseCode.OK, "")
+
+    def _end(self, code: CloseCode | None, details: str = "") -> None:
+        """End the outbound side (``code`` None: the bot dropped it)."""
+        if self._ended:
+            return
+        self._ended = True
+        if code is not None:
+            self.closed_with = (code, details)
+        self._out.close()
+
+    def _drop_unsent(self) -> None:
+        while True:
+            try:
+                self._outbox.receive_nowait()
+            except (trio.WouldBlock, trio.EndOfChannel, trio.ClosedResourceError):
+                return
+
+    def __repr__(self) -> str:
+        return f"<MemorySeat {self.id}{' closed' if self.closed else ''}>"
+
+
+class MemoryBot:
+    """The bot's end of a :class:`MemorySeat`."""
+
+    def __init__(self, seat: MemorySeat) -> None:
+        self.seat = seat
+        self._leaving = False
+        self.cancelled = False
+        """True once the bot dropped the connection abruptly (:meth:`disconnect`)."""
+
+    @property
+    def closed_with(self) -> tuple[CloseCode, str] | None:
+        """The status the stream ended with: ``(code, details)``; None while open."""
+        return self.seat.closed_with
+
+    def send(self, msg: BotMsg | Malformed) -> None:
+        """Send ``msg`` to the referee (a :class:`Malformed` stands for bytes
+        that do not decode). Nothing is sent once the bot left or the stream ended."""
+        if not self._leaving and not self.cancelled:
+            self.seat._deliver(msg)
+
+    async def receive(self) -> ServerMsg:
+        """The next message from the referee; :class:`trio.EndOfChannel` once
+        the stream has ended and everything sent before was read (at once
+        after :meth:`disconnect`)."""
+        if self.cancelled:
+            raise trio.EndOfChannel
+        return await self.seat._outbox.receive()
+
+    def leave(self) -> None:
+        """Half-close: the bot sends nothing more and leaves (reading goes on)."""
+        if not self._leaving:
+            self._leaving = True
+            self.seat._left()
+
+    def disconnect(self) -> None:
+        """Drop the connection abruptly, as a crashing client would."""
+        if not self.cancelled:
+            self.cancelled = True
+            self.seat._mark_closed("stream cancelled")
+            self.seat._end(None)
+
+
+def connect(accept: Callable[[Seat], None], policy: RefereePolicy | None = None) -> MemoryBot:
+    """A new in-memory connection handed to ``accept`` (e.g. ``arena.accept``),
+    with the limits of ``policy``; returns the bot's end."""
+    p = policy or RefereePolicy()
+    seat = MemorySeat(inbound_limit=p.inbound_limit, outbound_limit=p.outbound_limit)
+    accept(seat)
+    return seat.bot

@@ -1,0 +1,121 @@
+"""One RefereePolicy, validated once, made the same way by serve, tournaments
+and check; one way from settings to Rules."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any
+
+import pytest
+
+from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_mapping
+from wizard_arena.rules import BidRestriction, Rules
+from wizard_referee.referee import cmd_serve
+from wizard_referee.referee.arena import ArenaConfig
+from wizard_referee.referee.faults import FaultPolicy
+from wizard_referee.referee.policy import PolicyError, RefereePolicy
+from wizard_referee.tournament.runner import TournamentConfig, TournamentError
+
+ENTRANTS = [{"name": n, "command": ["x"]} for n in "abc"]
+
+
+def tournament(**section: Any) -> TournamentConfig:
+    data = {"tournament": {"players": 3, **section}, "entrant": ENTRANTS}
+    return TournamentConfig.from_dict(data)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "problem"),
+    [
+        ("move_time", 0, "must be positive"),
+        ("move_time", math.inf, "must be a finite number of seconds, not inf"),
+        ("move_time", "1", "must be a number of seconds, not '1'"),
+        ("time_bank", -0.5, "must not be negative"),
+        ("time_bank", math.nan, "must be a finite number of seconds, not nan"),
+        ("fault_policy", "expel", "must be one of default, forfeit_round, remove, not 'expel'"),
+        ("max_faults", 0, "must be at least 1"),
+        ("max_faults", 2.0, "must be a whole number, not 2.0"),
+        ("max_faults", True, "must be a whole number, not True"),
+        ("reconnect_window", -1, "must not be negative"),
+        ("max_consecutive_timeouts", -1, "must not be negative"),
+        ("hello_timeout", 0, "must be positive"),
+        ("inbound_limit", 0, "must be at least 1"),
+        ("outbound_limit", 0, "must be at least 1"),
+        ("max_message_bytes", 0, "must be positive"),
+        ("max_connections", -1, "must not be negative"),
+        ("max_sessions_per_token", -1, "must not be negative"),
+        ("reseat_delay", -0.1, "must not be negative"),
+    ],
+)
+def test_each_setting_is_checked_and_named(field: str, value: Any, problem: str) -> None:
+    with pytest.raises(PolicyError) as err:
+        RefereePolicy(**{field: value})
+    assert (err.value.field, err.value.problem) == (field, problem)
+    assert str(err.value) == f"{field} {problem}"
+    assert err.value.flag() == f"--{field.replace('_', '-')} {problem}"
+    # the same check, whoever makes the policy
+    with pytest.raises(ValueError, match=f"^{field} "):
+        ArenaConfig.build(**{field: value})
+    if field in TournamentConfig.__dataclass_fields__:
+        with pytest.raises(TournamentError, match=f"^{field} "):
+            tournament(**{field: value})
+
+
+def test_the_least_values_are_allowed() -> None:
+    policy = RefereePolicy(
+        move_time=0.001,
+        time_bank=0,
+        max_faults=1,
+        reconnect_window=0,
+        max_consecutive_timeouts=0,
+        inbound_limit=1,
+        outbound_limit=1,
+        max_message_bytes=1,
+        reseat_delay=0,
+        fault_policy=FaultPolicy.REMOVE,
+    )
+    assert policy.fault_policy is FaultPolicy.REMOVE
+    assert RefereePolicy(fault_policy="forfeit_round").fault_policy is FaultPolicy.FORFEIT_ROUND
+
+
+def test_from_mapping_takes_the_policy_keys_only() -> None:
+    got = RefereePolicy.from_mapping({"move_time": 2, "players": 5, "time_bank": None, "x": 1})
+    assert got == RefereePolicy(move_time=2)
+
+
+def test_serve_tournaments_and_configs_make_the_same_policy() -> None:
+    parser = argparse.ArgumentParser()
+    cmd_serve.add_arguments(parser)
+    argv = ["--move-time", "2.5", "--time-bank", "4"]
+    argv += ["--fault-policy", "remove", "--max-faults", "2"]
+    from_flags = RefereePolicy.from_mapping(vars(parser.parse_args(argv)))
+    want = RefereePolicy(move_time=2.5, time_bank=4, fault_policy="remove", max_faults=2)
+    assert from_flags == want
+    from_toml = tournament(move_time=2.5, time_bank=4, fault_policy="remove", max_faults=2).policy
+    assert from_toml == want
+    config = ArenaConfig.build(move_time=2.5, time_bank=4, fault_policy="remove", max_faults=2)
+    assert config.policy == want and config == ArenaConfig(policy=want)
+    assert ArenaConfig.build(port=7, seed=3) == ArenaConfig(port=7, seed=3)
+    # a tournament's referee keeps the defaults it has no key for
+    assert tournament().policy == RefereePolicy(reconnect_window=30.0)
+
+
+def test_a_tournament_setting_of_the_wrong_type_is_refused() -> None:
+    with pytest.raises(TournamentError, match="move_time must be a number of seconds, not 'fast'"):
+        tournament(move_time="fast")
+
+
+def test_the_command_line_and_a_tournament_make_the_same_rules() -> None:
+    parser = argparse.ArgumentParser()
+    add_rules_arguments(parser)
+    args = parser.parse_args(
+        ["--players", "3", "--hidden-bids", "--tricksy", "--round-sizes", "1,2,3"]
+    )
+    want = Rules(players=3, hidden_bids=True, tricksy=True, hand_sizes=(1, 2, 3))
+    assert rules_from_mapping(vars(args)) == want
+    assert tournament(hidden_bids=True, tricksy=True, round_sizes=[1, 2, 3]).rules == want
+    assert rules_from_mapping({"players": 4, "bid_restriction": "canadian", "extra": 1}) == Rules(
+        bid_restriction=BidRestriction.CANADIAN
+    )
+    assert rules_from_mapping(Rules(players=5, maximus=True).to_dict()) == Rules(5, maximus=True)
