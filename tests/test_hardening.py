@@ -92,6 +92,22 @@ def test_a_first_message_that_does_not_decode_is_invalid_argument(serve: Any, fi
 
 
 @pytest.mark.e2e
+def test_a_server_info_request_that_does_not_decode_is_invalid_argument(serve: Any) -> None:
+    """GetServerInfo needs no token: bytes that do not decode get
+    INVALID_ARGUMENT with the reason (not UNKNOWN, nor a traceback in the
+    server's log), and the server keeps answering good requests."""
+    server = serve()
+    with grpc.insecure_channel(server.address) as channel:
+        raw = channel.unary_unary("/wizard_arena.v1.WizardArena/GetServerInfo")
+        with pytest.raises(grpc.RpcError) as caught:
+            raw(TRUNCATED, timeout=10)
+        err = caught.value
+        assert err.code() == grpc.StatusCode.INVALID_ARGUMENT, err
+        assert "does not decode as a GetServerInfoRequest" in (err.details() or "")
+        assert raw(b"", timeout=10)  # an empty request is a valid one
+
+
+@pytest.mark.e2e
 def test_bytes_that_do_not_decode_mid_game_are_rejected_as_malformed(serve: Any) -> None:
     """Both kinds of bad bytes are answered with ``malformed`` and faulted
     once each; the stream stays open and the bot plays the game to the end."""

@@ -224,7 +224,11 @@ class _Servicer:
     def __init__(self, bridge: Bridge) -> None:
         self._bridge = bridge
 
-    async def GetServerInfo(self, request: Any, context: Any) -> Any:
+    async def GetServerInfo(self, request: bytes, context: Any) -> Any:
+        try:
+            wire.check_server_info_request(request)
+        except wire.WireError as e:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
         return wire.encode_server_info(self._bridge.server_info)
 
     async def Play(self, request_iterator: AsyncIterator[Any], context: Any) -> None:

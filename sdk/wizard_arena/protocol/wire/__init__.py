@@ -35,7 +35,7 @@ from __future__ import annotations
 from wizard_arena._generated.v1 import arena_pb2 as pb
 from wizard_arena._generated.v1 import arena_pb2_grpc as pb_grpc
 
-from .bot_messages import decode_bot, decode_bot_bytes, encode_bot
+from .bot_messages import check_server_info_request, decode_bot, decode_bot_bytes, encode_bot
 from .cards import WireError, card_from_pb, card_to_pb
 from .fast import encode_server_bytes
 from .server_messages import (
@@ -53,6 +53,7 @@ __all__ = [
     "add_servicer",
     "card_from_pb",
     "card_to_pb",
+    "check_server_info_request",
     "decode_bot",
     "decode_bot_bytes",
     "decode_server",

@@ -103,3 +103,21 @@ def decode_bot_bytes(data: bytes) -> BotMsg:
             f"the message does not decode as a BotMessage ({len(data)} bytes): {e}"
         ) from None
     return decode_bot(msg)
+
+
+def check_server_info_request(data: bytes) -> None:
+    """Check a serialized ``GetServerInfoRequest`` (an empty message that
+    later versions may extend): WireError when the bytes do not parse.
+
+    >>> check_server_info_request(b"")
+    >>> check_server_info_request(bytes.fromhex("0a056162"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    wizard_arena.protocol.wire.WireError: the request does not decode as a ...
+    """
+    try:
+        pb.GetServerInfoRequest.FromString(data)
+    except DecodeError as e:
+        raise WireError(
+            f"the request does not decode as a GetServerInfoRequest ({len(data)} bytes): {e}"
+        ) from None

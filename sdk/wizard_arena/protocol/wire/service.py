@@ -38,7 +38,8 @@ def add_servicer(servicer: Any, server: Any) -> None:
     bytes that do not decode reach it as a
     :class:`~wizard_arena.protocol.wire.WireError` instead of ending the
     stream inside grpc. (grpc's deserializer would parse them in the same
-    thread, at the same cost.)"""
+    thread, at the same cost.) ``GetServerInfo`` likewise gets its request's
+    bytes (:func:`~wizard_arena.protocol.wire.bot_messages.check_server_info_request`)."""
     import grpc  # the transport, only here: the rest of the codec is pure protobuf
 
     handlers = {
@@ -49,7 +50,7 @@ def add_servicer(servicer: Any, server: Any) -> None:
         ),
         "GetServerInfo": grpc.unary_unary_rpc_method_handler(
             servicer.GetServerInfo,
-            request_deserializer=pb.GetServerInfoRequest.FromString,
+            request_deserializer=None,  # bytes: checked by the servicer
             response_serializer=pb.ServerInfo.SerializeToString,
         ),
     }
