@@ -103,35 +103,12 @@ def play_local(
             seen = len(game.events)
             continue
         seat = game.acting[0]
-        view = game.view(seat)
-        action: Action | None = None
-        try:
-            action = decide(bots[seat], view)
-        except BotError as e:
-            code, detail = "bad_return", str(e)
-        except Exception as e:
-            code = "exception"
-            detail = "".join(traceback.format_exception_only(type(e), e)).strip()
-        if action is not None:
-            try:
-                game.apply(seat, action)
-            except RuleError as e:
-                code, detail = e.code, str(e)
-                action = None
-        if action is None:
-            fallback = default_action(view.legal_actions)
-            game.apply(seat, fallback)
-            faults.append(Fault(seat, game.round, code, detail, action_text(fallback)))
+        fault = _turn(game, seat, bots[seat])
+        if fault is not None:
+            faults.append(fault)
         if hooks:
-            new = game.events[seen:]
+            _tell_hooks(game, bots, game.events[seen:])
             seen = len(game.events)
-            for ev in new:
-                if isinstance(ev, TrickWon):
-                    for s, bot in enumerate(bots):
-                        bot.on_trick_end(game.view(s), ev.trick)
-                elif isinstance(ev, RoundScored):
-                    for s, bot in enumerate(bots):
-                        bot.on_round_end(game.view(s), ev.result)
     if hooks:
         for s, bot in enumerate(bots):
             bot.on_game_end(
@@ -146,3 +123,37 @@ def play_local(
         faults,
         list(game.events),
     )
+
+
+def _turn(game: Game, seat: int, bot: Bot) -> Fault | None:
+    """Ask ``bot`` for the seat's decision and apply it; a bot that raises
+    or answers illegally gets the referee's default action, and the Fault."""
+    view = game.view(seat)
+    action: Action | None = None
+    try:
+        action = decide(bot, view)
+    except BotError as e:
+        code, detail = "bad_return", str(e)
+    except Exception as e:
+        code = "exception"
+        detail = "".join(traceback.format_exception_only(type(e), e)).strip()
+    if action is not None:
+        try:
+            game.apply(seat, action)
+            return None
+        except RuleError as e:
+            code, detail = e.code, str(e)
+    fallback = default_action(view.legal_actions)
+    game.apply(seat, fallback)
+    return Fault(seat, game.round, code, detail, action_text(fallback))
+
+
+def _tell_hooks(game: Game, bots: Sequence[Bot], events: Sequence[Event]) -> None:
+    """The ``on_trick_end`` and ``on_round_end`` hooks of every bot, for new events."""
+    for ev in events:
+        if isinstance(ev, TrickWon):
+            for s, bot in enumerate(bots):
+                bot.on_trick_end(game.view(s), ev.trick)
+        elif isinstance(ev, RoundScored):
+            for s, bot in enumerate(bots):
+                bot.on_round_end(game.view(s), ev.result)

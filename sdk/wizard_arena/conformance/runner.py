@@ -247,32 +247,7 @@ def _game_case(cid: str, case: dict[str, Any]) -> Callable[[], str | None]:
     raw_rounds = case.get("rounds")
     if not isinstance(raw_rounds, list) or not raw_rounds:
         raise VectorFormatError(_where(cid, "'rounds' must be a non-empty list"))
-    rounds: list[_Round] = []
-    for r in raw_rounds:
-        if not isinstance(r, dict):
-            raise VectorFormatError(_where(cid, f"a round must be an object: {r!r}"))
-        hands = r.get("hands")
-        if not isinstance(hands, list):
-            raise VectorFormatError(_where(cid, "round needs 'hands'"))
-        if "trump_card" not in r:
-            raise VectorFormatError(_where(cid, "round needs 'trump_card' (null when none)"))
-        turned = None if r["trump_card"] is None else _card(cid, r["trump_card"])
-        actions = r.get("actions")
-        if not isinstance(actions, list):
-            raise VectorFormatError(_where(cid, "round needs 'actions'"))
-        rexp = r.get("expect", {})
-        if not isinstance(rexp, dict):
-            raise VectorFormatError(_where(cid, "round 'expect' must be an object"))
-        rounds.append(
-            _Round(
-                _int(cid, r, "round"),
-                _int(cid, r, "dealer"),
-                [_cards(cid, h) for h in hands],
-                turned,
-                [_parse_action(cid, i, a) for i, a in enumerate(actions)],
-                rexp,
-            )
-        )
+    rounds = [_parse_round(cid, r) for r in raw_rounds]
     gexp = case.get("expect")
     if gexp is not None and not isinstance(gexp, dict):
         raise VectorFormatError(_where(cid, "game 'expect' must be an object"))
@@ -292,23 +267,9 @@ def _game_case(cid: str, case: dict[str, Any]) -> Callable[[], str | None]:
                 game.deal(rd.hands, rd.turned)
             except ValueError as e:
                 return f"{where}: deal refused: {e}"
-            for i, act in enumerate(rd.actions):
-                at = f"{where}, action {i} {act.text}"
-                if act.legal is not None:
-                    got = game.legal_cards(act.seat)
-                    if not _same_multiset(got, act.legal):
-                        return f"{at}: legal: expected {_texts(act.legal)}, got {_texts(got)}"
-                before = game.state_key()
-                try:
-                    game.apply(act.seat, act.action)
-                except RuleError as e:
-                    if not act.reject:
-                        return f"{at}: refused unexpectedly: {e}"
-                    if game.state_key() != before:
-                        return f"{at}: refused, but the state changed"
-                    continue
-                if act.reject:
-                    return f"{at}: accepted, but the vector says it breaks the rules"
+            failed = _play_actions(game, rd, where)
+            if failed:
+                return failed
             diff = _check_round(game, rd)
             if diff:
                 return f"{where}: {diff}"
@@ -324,6 +285,53 @@ def _game_case(cid: str, case: dict[str, Any]) -> Callable[[], str | None]:
         return None
 
     return run
+
+
+def _parse_round(cid: str, r: object) -> _Round:
+    if not isinstance(r, dict):
+        raise VectorFormatError(_where(cid, f"a round must be an object: {r!r}"))
+    hands = r.get("hands")
+    if not isinstance(hands, list):
+        raise VectorFormatError(_where(cid, "round needs 'hands'"))
+    if "trump_card" not in r:
+        raise VectorFormatError(_where(cid, "round needs 'trump_card' (null when none)"))
+    turned = None if r["trump_card"] is None else _card(cid, r["trump_card"])
+    actions = r.get("actions")
+    if not isinstance(actions, list):
+        raise VectorFormatError(_where(cid, "round needs 'actions'"))
+    rexp = r.get("expect", {})
+    if not isinstance(rexp, dict):
+        raise VectorFormatError(_where(cid, "round 'expect' must be an object"))
+    return _Round(
+        _int(cid, r, "round"),
+        _int(cid, r, "dealer"),
+        [_cards(cid, h) for h in hands],
+        turned,
+        [_parse_action(cid, i, a) for i, a in enumerate(actions)],
+        rexp,
+    )
+
+
+def _play_actions(game: Game, rd: _Round, where: str) -> str | None:
+    """Apply a round's scripted actions; what went other than the vector says."""
+    for i, act in enumerate(rd.actions):
+        at = f"{where}, action {i} {act.text}"
+        if act.legal is not None:
+            got = game.legal_cards(act.seat)
+            if not _same_multiset(got, act.legal):
+                return f"{at}: legal: expected {_texts(act.legal)}, got {_texts(got)}"
+        before = game.state_key()
+        try:
+            game.apply(act.seat, act.action)
+        except RuleError as e:
+            if not act.reject:
+                return f"{at}: refused unexpectedly: {e}"
+            if game.state_key() != before:
+                return f"{at}: refused, but the state changed"
+            continue
+        if act.reject:
+            return f"{at}: accepted, but the vector says it breaks the rules"
+    return None
 
 
 def _check_round(game: Game, rd: _Round) -> str | None:
