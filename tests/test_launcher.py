@@ -47,7 +47,7 @@ def test_hundreds_of_launches_while_grpc_runs_never_crash(tmp_path: Path) -> Non
     async def main() -> list[int]:
         codes: list[int] = []
         async with open_launcher() as launcher, trio.open_nursery() as nursery:
-            config = ArenaConfig(rules=Rules(players=3, hand_sizes=(1, 2)), move_time=2.0)
+            config = ArenaConfig.build(rules=Rules(players=3, hand_sizes=(1, 2)), move_time=2.0)
             arena = await nursery.start(serve_arena, config)
             played = trio.Event()
 
