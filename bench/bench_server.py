@@ -57,8 +57,9 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -68,11 +69,7 @@ from wizard_arena.protocol.messages import (
     ActionMsg,
     DecisionRequest,
     Hello,
-    ServerInfo,
-    TableEvent,
-    Welcome,
 )
-from wizard_arena.rules import Game, Phase, Rules
 from wizard_referee.stats import percentile
 
 PLAYERS = 4
@@ -122,214 +119,6 @@ def thread_cpu(pid: int) -> dict[str, float]:
 
 
 # -- canned messages of a real game (for the floor) ----------------------------------
-
-
-def canned_messages(players: int) -> tuple[Any, Any]:
-    """A real mid-game DecisionRequest and a CardPlayed event, as protobuf."""
-    rng = random.Random(7)
-    game = Game(Rules(players=players), seed=7)
-    target = game.rules.rounds // 2 + 1
-    while True:
-        if game.phase is Phase.DEAL:
-            game.deal()
-            continue
-        if game.round == target and game.phase is Phase.PLAY and len(game.trick) == 1:
-            break
-        game.apply(game.to_act, rng.choice(game.legal_actions()))  # type: ignore[arg-type]
-    seat = game.to_act
-    assert seat is not None
-    view = game.view(seat).with_time_left(5.0)
-    request = wire.encode_server(DecisionRequest("floor-1", "floor", view))
-    event = wire.encode_server(TableEvent("floor", game.events[-1]))
-    return request, event
-
-
-# -- the floor server -------------------------------------------------------------------
-
-
-class _FloorStream:
-    def __init__(self) -> None:
-        self.out: asyncio.Queue[Any] = asyncio.Queue()
-        self.table: _FloorTable | None = None
-        self.seat = 0
-
-
-class _FloorTable:
-    """One table of floor traffic: ``sends[i]`` queues a message for seat i.
-    The request is this table's copy of the canned one, passed through
-    ``encode`` (e.g. serialized once); ``event`` goes out as it is."""
-
-    def __init__(
-        self,
-        number: int,
-        sends: Sequence[Callable[[Any], None]],
-        request: Any,
-        event: Any,
-        encode: Callable[[Any], Any] = lambda m: m,
-    ) -> None:
-        self.sends = sends
-        self.to_act = 0
-        own = type(request)()
-        own.CopyFrom(request)
-        own.decision_request.game_id = f"floor-table-{number}"
-        self.request = encode(own)
-        self.event = event
-
-    def start(self) -> None:
-        self.sends[0](self.request)
-
-    def on_action(self, seat: int) -> None:
-        if seat != self.to_act:
-            return
-        for send in self.sends:
-            send(self.event)
-        self.to_act = (self.to_act + 1) % len(self.sends)
-        self.sends[self.to_act](self.request)
-
-
-class FloorServicer:
-    """WizardArena with no game: ``table`` or ``pingpong`` traffic of real message sizes."""
-
-    def __init__(self, mode: str, players: int) -> None:
-        self.mode = mode
-        self.players = players
-        self.request, self.event = canned_messages(players)
-        self.waiting: list[_FloorStream] = []
-        self.tables = 0
-        self.streams = 0
-        self.welcome = wire.encode_server(Welcome(1, "floor", "floor"))
-
-    async def GetServerInfo(self, request: Any, context: Any) -> Any:
-        return wire.encode_server_info(
-            ServerInfo("floor", (1,), Rules(players=self.players), 5.0, False)
-        )
-
-    async def Play(self, request_iterator: AsyncIterator[Any], context: Any) -> None:
-        stream = _FloorStream()
-        self.streams += 1
-        own_request = type(self.request)()
-        own_request.CopyFrom(self.request)
-        own_request.decision_request.game_id = f"floor-stream-{self.streams}"
-        reader = asyncio.ensure_future(self._read(request_iterator, stream, own_request))
-        try:
-            while True:
-                item = await stream.out.get()
-                if item is None:
-                    return
-                await context.write(item)
-        finally:
-            reader.cancel()
-
-    async def _read(self, it: AsyncIterator[Any], stream: _FloorStream, own: Any) -> None:
-        try:
-            parse = wire.pb.BotMessage.FromString  # Play yields bytes (wire.add_servicer)
-            async for raw in it:
-                msg = parse(raw)
-                kind = msg.WhichOneof("message")
-                if kind == "hello":
-                    stream.out.put_nowait(self.welcome)
-                    if self.mode == "pingpong":
-                        stream.out.put_nowait(own)
-                    else:
-                        self.waiting.append(stream)
-                        if len(self.waiting) >= self.players:
-                            seats, self.waiting = (
-                                self.waiting[: self.players],
-                                self.waiting[self.players :],
-                            )
-                            self.tables += 1
-                            sends = [s.out.put_nowait for s in seats]
-                            table = _FloorTable(self.tables, sends, self.request, self.event)
-                            for i, s in enumerate(seats):
-                                s.table, s.seat = table, i
-                            table.start()
-                elif self.mode == "pingpong":
-                    stream.out.put_nowait(own)
-                elif stream.table is not None:
-                    stream.table.on_action(stream.seat)
-        finally:
-            stream.out.put_nowait(None)
-
-
-async def serve_floor(mode: str, players: int) -> None:
-    server = grpc.aio.server()
-    wire.add_servicer(FloorServicer(mode, players), server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    print(f"floor serving on 127.0.0.1:{port}", file=sys.stderr, flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    await server.stop(0.5)
-
-
-# -- the architecture's floor: the same traffic through the referee's bridge -------------
-
-
-async def serve_floor_bridge(players: int) -> None:
-    """``floor-table`` traffic, but the table logic runs in trio on the main
-    thread and every message crosses the referee's own bridge
-    (:mod:`wizard_referee.referee.bridge`: grpc.aio in a background thread), exactly
-    as in the arena; messages are canned protobuf, as in the floor. What the
-    prescribed architecture costs before any rule or view is computed."""
-    import trio
-
-    from wizard_referee.referee.bridge import Bridge, Connection
-
-    class PassThrough(Bridge):
-        def _encode(self, msg: Any) -> Any:
-            return msg  # canned: already serialized
-
-    request, pb_event = canned_messages(players)
-    event: Any = pb_event.SerializeToString()
-    welcome: Any = wire.encode_server_bytes(Welcome(1, "floor", "floor"))
-    waiting: list[Connection] = []
-    table_of: dict[Connection, tuple[_FloorTable, int]] = {}
-
-    tables = 0
-
-    async def reader(conn: Connection) -> None:
-        nonlocal tables, waiting
-        while True:
-            try:
-                msg = await conn.receive()
-            except (trio.EndOfChannel, trio.ClosedResourceError):
-                return
-            if isinstance(msg, Hello):
-                conn.send(welcome)
-                waiting.append(conn)
-                if len(waiting) >= players:
-                    seats, waiting = waiting[:players], waiting[players:]
-                    tables += 1
-                    table = _FloorTable(
-                        tables,
-                        [c.send for c in seats],
-                        request,
-                        event,
-                        encode=lambda m: m.SerializeToString(),
-                    )
-                    for i, c in enumerate(seats):
-                        table_of[c] = (table, i)
-                    table.start()
-            elif conn in table_of:
-                table, seat = table_of[conn]
-                table.on_action(seat)
-
-    async with trio.open_nursery() as nursery:
-        info = ServerInfo("floor", (1,), Rules(players=players), 5.0, False)
-        bridge = PassThrough(info, lambda conn: nursery.start_soon(reader, conn), 64, 64 * 1024)
-        port = await bridge.start("127.0.0.1", 0)
-        print(f"floor serving on 127.0.0.1:{port}", file=sys.stderr, flush=True)
-        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async for _ in signals:
-                break
-        await bridge.stop(0.5)
-        nursery.cancel_scope.cancel()
-
-
-# -- the bots ---------------------------------------------------------------------------
 
 
 @dataclass
@@ -511,7 +300,8 @@ def server_argv(kind: str) -> list[str]:
             "json",
         ]
     mode = kind.split("-", 1)[1]
-    return [sys.executable, __file__, "floor-server", "--mode", mode, "--players", str(PLAYERS)]
+    floors = str(Path(__file__).with_name("floor_servers.py"))
+    return [sys.executable, floors, "--mode", mode, "--players", str(PLAYERS)]
 
 
 def measure(kind: str, scenario: str) -> dict[str, Any]:
@@ -599,9 +389,6 @@ def main() -> None:
         p.add_argument("--scenario", choices=[*SCENARIOS, "all"], default="all")
         p.add_argument("--kinds", default=",".join(KINDS), help="comma-separated server kinds")
         p.add_argument("--json", action="store_true", help="also print the raw results as JSON")
-    fl = sub.add_parser("floor-server", help="(internal) run the floor server")
-    fl.add_argument("--mode", choices=["table", "pingpong", "bridge"], default="table")
-    fl.add_argument("--players", type=int, default=PLAYERS)
     bt = sub.add_parser("bots", help="(internal) run the bots and print JSON")
     bt.add_argument("--address", required=True)
     bt.add_argument("--server-pid", type=int, required=True)
@@ -610,14 +397,6 @@ def main() -> None:
     bt.add_argument("--warmup", type=float, default=3.0)
     bt.add_argument("--window", type=float, default=10.0)
     args = ap.parse_args()
-    if args.role == "floor-server" and args.mode == "bridge":
-        import trio
-
-        trio.run(serve_floor_bridge, args.players)
-        return
-    if args.role == "floor-server":
-        asyncio.run(serve_floor(args.mode, args.players))
-        return
     if args.role == "bots":
         print(json.dumps(asyncio.run(run_bots(args))))
         return
