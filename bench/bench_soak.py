@@ -304,32 +304,13 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
         t0 = time.monotonic()
         cpu0 = _cpu(pid)
         for w, share in enumerate(shares):
-            spec = {"server": server.address, "seconds": args.seconds, "bots": share, "seed": w}
-            err = open(Path(tmp.name) / f"worker-{w}.log", "w")  # noqa: SIM115
-            proc = subprocess.Popen(
-                [sys.executable, __file__, "--worker", json.dumps(spec)],
-                stdout=subprocess.PIPE,
-                stderr=err,
-                stdin=subprocess.DEVNULL,
-                text=True,
-            )
-            workers.append((proc, err))
+            workers.append(_start_worker(w, share, server.address, args.seconds, Path(tmp.name)))
         time.sleep(args.seconds)
         server.log.counting = False
         elapsed = time.monotonic() - t0
         cpu1 = _cpu(pid)
         rss_end = rss_kib(pid)
-        outs: list[dict[str, Any]] = []
-        for proc, err in workers:
-            try:
-                out, _ = proc.communicate(timeout=60)
-                outs.append(json.loads(out) if out.strip() else {"error": proc.returncode})
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.communicate()
-                outs.append({"error": "killed after 60 s"})
-            finally:
-                err.close()
+        outs = [_collect_worker(proc, err) for proc, err in workers]
         time.sleep(3.0)  # the server drops the last sessions and their tables
         rss_after = rss_kib(pid)
         sampler.stop()
@@ -346,7 +327,52 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
         if server.proc.poll() is None:
             server.proc.kill()
         tmp.cleanup()
-    log = server.log
+    window = {"elapsed": elapsed, "cpu": cpu1 - cpu0, "rss": (rss_start, rss_end, rss_after)}
+    return _summary(args, plan, server.log, outs, window, sampler.peak, code, worker_logs)
+
+
+def _start_worker(
+    w: int, share: list[tuple[str, str]], address: str, seconds: float, folder: Path
+) -> tuple[subprocess.Popen[str], Any]:
+    """Worker process ``w`` playing ``share`` of the bots (its stderr to a file)."""
+    spec = {"server": address, "seconds": seconds, "bots": share, "seed": w}
+    err = open(folder / f"worker-{w}.log", "w")  # noqa: SIM115
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--worker", json.dumps(spec)],
+        stdout=subprocess.PIPE,
+        stderr=err,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    return proc, err
+
+
+def _collect_worker(proc: subprocess.Popen[str], err: Any) -> dict[str, Any]:
+    """A worker's JSON result (or why there is none)."""
+    try:
+        out, _ = proc.communicate(timeout=60)
+        return json.loads(out) if out.strip() else {"error": proc.returncode}
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return {"error": "killed after 60 s"}
+    finally:
+        err.close()
+
+
+def _summary(
+    args: argparse.Namespace,
+    plan: list[tuple[str, str]],
+    log: ServerLog,
+    outs: list[dict[str, Any]],
+    window: dict[str, Any],
+    peak: int,
+    code: int | None,
+    worker_logs: dict[str, str],
+) -> dict[str, Any]:
+    """The soak's figures, from the server's log and the workers' results."""
+    elapsed = window["elapsed"]
+    rss_start, rss_end, rss_after = window["rss"]
     kit: dict[str, Counter[str]] = {}
     sdk_ended: Counter[str] = Counter()
     for o in outs:
@@ -378,10 +404,10 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
             "p99": round(percentile(ms, 0.99), 2),
             "max": round(max(ms), 2) if ms else math.nan,
         },
-        "server_cpu_util": round((cpu1 - cpu0) / elapsed, 2),
+        "server_cpu_util": round(window["cpu"] / elapsed, 2),
         "rss_mib": {
             "start": round(rss_start / 1024, 1),
-            "peak": round(max(sampler.peak, rss_end) / 1024, 1),
+            "peak": round(max(peak, rss_end) / 1024, 1),
             "end_of_window": round(rss_end / 1024, 1),
             "after_bots_left": round(rss_after / 1024, 1),
         },
