@@ -7,18 +7,11 @@ disagreeing referee, and records its decisions and faults."""
 from __future__ import annotations
 
 import logging
-import random
 import re
-import signal
-import subprocess
-import sys
-import textwrap
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,13 +19,9 @@ import trio
 
 from wizard_arena.bot import Bot, GameInfo, GameSummary
 from wizard_arena.client import (
-    ActionRejectedError,
     AsyncBot,
     AuthenticationError,
-    ClientRecord,
     ConnectionLostError,
-    ProtocolError,
-    RecordKind,
     RunResult,
     VersionMismatchError,
     connection,
@@ -41,33 +30,23 @@ from wizard_arena.client import (
     serve_bot,
     server_info,
 )
-from wizard_arena.client.driver import Ask, Driver, Hook
 from wizard_arena.protocol.messages import (
     ActionMsg,
     ActionRejected,
     DecisionRequest,
     GameEnd,
-    RoundStart,
-    TableEvent,
 )
 from wizard_arena.rules import (
     Bid,
     Card,
-    Game,
-    GameOver,
     Phase,
     RoundResult,
-    RoundStarted,
     Rules,
     SeatView,
     Trick,
-    bids_closed,
 )
 from wizard_bots.random_bot import RandomBot
 from wizard_referee.referee.arena import Arena, ArenaConfig, serve_arena
-
-from .conftest import ROOT
-from .test_observation import VARIANTS
 
 # -- a real referee server in a background thread ---------------------------------------
 
@@ -526,378 +505,3 @@ def test_raw_session_and_rejections(server: ArenaThread) -> None:
     assert isinstance(seen[-1], GameEnd)
     (rec,) = finished_records(server, 1)
     assert rec.faults[rec.names.index("raw")] == {"illegal": 1}
-
-
-# -- the SDK's protocol driver (no server) -------------------------------------------------
-
-
-def _round_start(game: Game, ev: RoundStarted, seat: int) -> RoundStart:
-    """The RoundStart a referee sends ``seat`` for the deal ``ev``."""
-    view = game.view(seat)
-    pending = ev.turned_card is not None and ev.turned_card.is_wizard
-    return RoundStart(
-        "g", ev.round, ev.dealer, ev.cards, view.hand, ev.turned_card, ev.trump, pending,
-        view.others_hands,
-    )  # fmt: skip
-
-
-def _broadcast(drivers: list[Driver], game: Game, events: Sequence[Any]) -> None:
-    """Each seat's driver receives the messages of ``events``; the hooks
-    after a trick and a round get views that show them."""
-    for ev in events:
-        for s, d in enumerate(drivers):
-            if isinstance(ev, RoundStarted):
-                assert d.receive(_round_start(game, ev, s)) == []
-            elif not isinstance(ev, GameOver):  # (sent as GameEnd, with the faults)
-                effects = d.receive(TableEvent("g", ev))
-                for hook in effects:
-                    assert isinstance(hook, Hook)
-                    view, what = hook.args
-                    assert view.seat == s and view.time_left is None
-                    assert what in (view.tricks[-1:] if isinstance(what, Trick) else view.results)
-
-
-@pytest.mark.parametrize("variant", list(VARIANTS))
-def test_the_driver_follows_whole_games_of_every_variant(variant: str) -> None:
-    """Each seat's driver, fed what a referee sends it and answering its
-    requests (strict: any difference from the referee's views raises),
-    holds the rules core's view of its seat after every action."""
-    rules = VARIANTS[variant]
-    n = rules.players
-    game = Game(rules, seed=11)
-    rng = random.Random(11)
-    drivers = [Driver(RunResult(), strict=True, games=1) for _ in range(n)]
-    for s, d in enumerate(drivers):
-        d.receive(GameInfo("g", rules, s, tuple(f"s{i}" for i in range(n))))
-    seen = requests = 0
-    while not game.is_over:
-        if game.phase is Phase.DEAL:
-            game.deal()
-        else:
-            seat = rng.choice(game.acting)
-            requests += 1
-            view = game.view(seat).with_time_left(5.0)
-            (ask,) = drivers[seat].receive(DecisionRequest(f"r{requests}", "g", view))
-            assert isinstance(ask, Ask)
-            out = drivers[seat].decided(ask.pending, rng.choice(view.legal_actions), 0.001)
-            assert out is not None and out.action is not None
-            game.apply(seat, out.action)
-        _broadcast(drivers, game, game.events[seen:])
-        seen = len(game.events)
-        for s, d in enumerate(drivers):
-            folded, expected = d.tables["g"].view, game.view(s)
-            if folded != expected:  # only: no event says that the last hidden bid is in
-                assert rules.reveal_bids_after_tricks and bids_closed(folded) == expected
-    for s, d in enumerate(drivers):
-        d.receive(GameEnd("g", tuple(game.totals), tuple(game.ranks)))
-        (summary,) = d.result.games
-        assert summary.results == tuple(game.results) and summary.seat == s
-        decisions = [r for r in d.result.records if r.kind is RecordKind.DECISION]
-        assert len(decisions) == d.result.decisions and d.result.records == decisions
-    assert sum(d.result.decisions for d in drivers) == requests
-
-
-def _request_for(view: SeatView, legal: tuple[Any, ...]) -> DecisionRequest:
-    return DecisionRequest("r1", "g", replace(view, legal_actions=legal, time_left=1.0))
-
-
-def _first_bid_view() -> tuple[GameInfo, SeatView]:
-    game = Game(Rules(players=3), seed=5)
-    game.deal()
-    seat = game.to_act
-    assert seat is not None
-    return GameInfo("g", game.rules, seat, ("a", "b", "c")), game.view(seat)
-
-
-def _driver(strict: bool, games: int | None = None, **kw: Any) -> tuple[Driver, SeatView]:
-    """A driver that has seen a game start and its first deal."""
-    info, view = _first_bid_view()
-    driver = Driver(RunResult(), strict=strict, games=games, **kw)
-    driver.receive(info)
-    deal = RoundStart("g", 1, view.dealer, 1, view.hand, view.turned_card, view.trump, False)
-    driver.receive(deal)
-    return driver, view
-
-
-def test_referee_offering_other_actions_is_trusted_with_a_warning(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    driver, view = _driver(strict=False)
-    (ask,) = driver.receive(_request_for(view, (Bid(0),)))  # the rules allow 0 and 1
-    assert isinstance(ask, Ask) and ask.pending.view.legal_actions == (Bid(0),)
-    assert "the referee offers [bid 0] but the rules give [bid 0, bid 1]" in caplog.text
-    assert driver.result.mismatches == 1
-    # an answer outside what the referee offers is replaced by the default
-    assert driver.decided(ask.pending, Bid(1), 0.01) == ActionMsg("r1", Bid(0))
-
-    strict, _ = _driver(strict=True)
-    with pytest.raises(ProtocolError, match="trusting the referee"):
-        strict.receive(_request_for(view, (Bid(0),)))
-
-
-def test_model_difference_is_reported_once(caplog: pytest.LogCaptureFixture) -> None:
-    info, view = _first_bid_view()
-    driver = Driver(RunResult(), strict=False, games=None)
-    driver.receive(info)  # no RoundStarted: the model still waits for the deal
-    (ask,) = driver.receive(_request_for(view, view.legal_actions))
-    assert isinstance(ask, Ask)
-    assert "differs from the referee's view" in caplog.text
-    assert "phase: model Phase.DEAL, server Phase.BID" in caplog.text
-    (mismatch,) = driver.result.records
-    assert (mismatch.kind, mismatch.code, mismatch.request_id) == (
-        RecordKind.MISMATCH,
-        "view",
-        "r1",
-    )
-    assert "differs from the referee's view" in mismatch.detail
-    # a request for a game never announced: the game is joined in progress
-    hook, ask2 = driver.receive(replace(_request_for(view, view.legal_actions), game_id="g2"))
-    assert isinstance(hook, Hook) and hook.name == "on_game_start"
-    assert isinstance(ask2, Ask)
-
-
-def test_rejected_action_asks_again_once_then_sends_the_default() -> None:
-    driver, view = _driver(strict=False)
-    (ask,) = driver.receive(_request_for(view, view.legal_actions))
-    pending = ask.pending
-    assert driver.decided(pending, Bid(1), 0.01) == ActionMsg("r1", Bid(1))
-    rejected = ActionRejected("r1", "g", "bid_forbidden", "no", 0.5)
-    (again,) = driver.receive(rejected)
-    assert isinstance(again, Ask) and again.pending.view.time_left == 0.5
-    # the same answer again: the default goes instead
-    assert driver.decided(pending, Bid(1), 0.01) == ActionMsg("r1", Bid(0))
-    assert driver.receive(rejected) == []  # the default refused too: give up
-    assert driver.receive(replace(rejected, time_left=0.0)) == []
-    assert driver.result.rejections == 3
-
-    strict = Driver(RunResult(), strict=True, games=None)
-    with pytest.raises(ActionRejectedError, match="bid_forbidden"):
-        strict.receive(rejected)
-
-
-def test_events_after_a_game_update_the_hook_views() -> None:
-    info, _ = _first_bid_view()
-    driver = Driver(RunResult(), strict=False, games=1)
-    (start,) = driver.receive(info)
-    assert start == Hook("on_game_start", (info,))
-    end = driver.receive(GameEnd("g", (1, 2, 3), (3, 2, 1)))
-    assert isinstance(end[0], Hook) and end[0].name == "on_game_end"
-    assert driver.done and driver.result.games[0].ranks == (3, 2, 1)
-    assert driver.receive(TableEvent("other", GameOver((0,), (1,)))) == []
-
-
-def test_the_driver_records_its_decisions_and_faults() -> None:
-    seen: list[ClientRecord] = []
-    driver, view = _driver(strict=False, on_record=seen.append)
-    request = _request_for(view, view.legal_actions)
-
-    def ask(request_id: str) -> Any:
-        (a,) = driver.receive(replace(request, request_id=request_id))
-        return a.pending
-
-    where = {"game_id": "g", "round": 1, "phase": "bid", "time_left": 1.0}
-    assert driver.decided(ask("r1"), ZeroDivisionError("kaboom"), 0.25) == ActionMsg("r1", Bid(0))
-    assert driver.decided(ask("r2"), Bid(7), 0.5) == ActionMsg("r2", Bid(0))
-    assert driver.decided(ask("r3"), Bid(1), 1.5) is None  # after the deadline
-    assert driver.cancelled(ask("r4"), 0.9) == ActionMsg("r4", Bid(0))
-    driver.receive(ActionRejected("r4", "g", "bid_forbidden", "no", 0.0))
-    driver.hook_failed("on_trick_end", KeyError("x"))
-    records = driver.result.records
-    assert seen == records
-    assert [(r.kind, r.request_id, r.action) for r in records] == [
-        (RecordKind.BOT_ERROR, "r1", ""),
-        (RecordKind.DECISION, "r1", "bid 0"),
-        (RecordKind.BOT_ERROR, "r2", "bid 7"),
-        (RecordKind.DECISION, "r2", "bid 0"),
-        (RecordKind.OVERRUN, "r3", ""),
-        (RecordKind.DECISION, "r3", ""),
-        (RecordKind.CANCELLED, "r4", ""),
-        (RecordKind.DECISION, "r4", "bid 0"),
-        (RecordKind.REJECTED, "r4", ""),
-        (RecordKind.HOOK_ERROR, "", ""),
-    ]
-    raised, _, illegal, _, overrun, _, cancelled, _, rejected, hook = records
-    assert raised == ClientRecord(
-        RecordKind.BOT_ERROR, request_id="r1", code="raised",
-        detail="ZeroDivisionError: kaboom", **where,  # type: ignore[arg-type]
-    )  # fmt: skip
-    assert illegal.code == "illegal" and "which is not legal (legal: [bid 0, bid 1])" in (
-        illegal.detail
-    )
-    assert overrun.seconds == 1.5 and cancelled.seconds == 0.9 and records[1].seconds == 0.25
-    assert (rejected.code, rejected.detail, rejected.round) == ("bid_forbidden", "no", 1)
-    assert (hook.code, hook.detail) == ("on_trick_end", "KeyError: 'x'")
-    r = driver.result
-    assert (r.decisions, r.bot_errors, r.overruns, r.rejections, r.hook_errors) == (4, 2, 2, 1, 1)
-
-    quiet, _ = _driver(strict=False, keep_records=False)
-    (a,) = quiet.receive(request)
-    quiet.decided(a.pending, Bid(0), 0.1)
-    assert quiet.result.records == [] and quiet.result.decisions == 1
-
-
-# -- the bot command ----------------------------------------------------------------------
-
-
-def _cli(*args: str, **kw: Any) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "wizard_arena.cli", "bot", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=kw.pop("cwd", ROOT),
-        **kw,
-    )
-
-
-def _cli_here(
-    args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> tuple[int, str]:
-    """``wizard-arena bot ARGS`` in this process: (exit status, stderr)."""
-    from wizard_arena import cli
-
-    monkeypatch.setattr(sys, "path", list(sys.path))  # a bot file's folder is added
-    try:
-        code = cli.main(["bot", *args])
-    except SystemExit as e:
-        code = int(e.code or 0)
-    return code, capsys.readouterr().err
-
-
-@pytest.mark.parametrize(
-    ("spec", "message"),
-    [
-        ("no_such_module_xyz:Bot", "no module named 'no_such_module_xyz'"),
-        ("wizard_bots.random_bot:Nope", "has no class 'Nope'; it defines RandomBot"),
-        ("wizard_bots.random_bot", "expected MODULE:CLASS"),
-        ("missing/file.py:Bot", "no such file: missing/file.py"),
-        ("wizard_arena.rules:Card", "Card is not a bot"),
-    ],
-)
-def test_cli_bad_spec(
-    spec: str, message: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    code, err = _cli_here([spec, "--server", "127.0.0.1:1"], capsys, monkeypatch)
-    assert code == 2, err
-    assert message in err and "Traceback" not in err
-
-
-def test_cli_bad_args_and_broken_file(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    code, err = _cli_here(
-        ["wizard_bots.random_bot:RandomBot", "--arg", "colour=red"], capsys, monkeypatch
-    )
-    assert code == 2 and "cannot build RandomBot" in err and "Traceback" not in err
-    code, err = _cli_here(["wizard_bots.random_bot:RandomBot", "--arg", "2=x"], capsys, monkeypatch)
-    assert code == 2 and "expected KEY=VALUE" in err
-    nowhere = str(tmp_path / "no" / "such" / "dir" / "report.jsonl")
-    code, err = _cli_here(
-        ["wizard_bots.random_bot:RandomBot", "--report", nowhere], capsys, monkeypatch
-    )
-    assert code == 2 and "--report" in err and "Traceback" not in err
-    broken = tmp_path / "broken.py"
-    broken.write_text("import definitely_not_installed_zz\n")
-    code, err = _cli_here([f"{broken}:Bot"], capsys, monkeypatch)
-    assert code == 2 and "definitely_not_installed_zz" in err
-    assert f"{broken}:1" in err and "Traceback" not in err
-    code, err = _cli_here(
-        ["wizard_bots.random_bot:RandomBot", "--server", "127.0.0.1:1", "--no-reconnect"],
-        capsys,
-        monkeypatch,
-    )
-    assert code == 1 and "cannot reach the server" in err and "Traceback" not in err
-
-
-@pytest.mark.e2e
-def test_cli_plays_a_bot_file(server: ArenaThread, tmp_path: Path) -> None:
-    (tmp_path / "helper.py").write_text("FIRST = 0\n")
-    (tmp_path / "mybot.py").write_text(
-        textwrap.dedent(
-            """
-            from helper import FIRST
-            from wizard_arena.bot import Bot
-
-            class Mine(Bot):
-                def __init__(self, bid=0, tag="x"):
-                    self.fixed, self.tag = bid, tag
-
-                def bid(self, view):
-                    return min(view.legal_bids, key=lambda b: abs(b - self.fixed))
-
-                def play(self, view):
-                    return view.legal_cards[FIRST]
-            """
-        )
-    )
-    box: list[Any] = []
-    t = threading.Thread(
-        target=lambda: box.append(run_bots([RandomBot(1), RandomBot(2)], server.address)),
-        daemon=True,
-    )
-    t.start()
-    proc = _cli(
-        "mybot.py:Mine", "--server", server.address, "--name", "mine", "--games", "1",
-        "--arg", "bid=1", "--arg", "tag=hello", "-q",
-        cwd=tmp_path,
-    )  # fmt: skip
-    t.join(30)
-    ok(box[0])
-    assert proc.returncode == 0, proc.stderr
-    assert "1 game played" in proc.stderr and "0 bot errors" in proc.stderr
-    (rec,) = finished_records(server, 1)
-    assert "mine" in rec.names and all(f == {} for f in rec.faults)
-
-
-@pytest.mark.e2e
-def test_cli_ctrl_c_exits_130(server: ArenaThread) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "wizard_arena.cli", "bot", "wizard_bots.random_bot:RandomBot",
-         "--server", server.address, "--name", "waiting"],
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-    )  # fmt: skip
-    assert server.arena is not None
-    deadline = time.monotonic() + 20
-    while not server.arena.sessions and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert server.arena.sessions, "the bot did not connect"
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=20)
-    assert proc.returncode == 130, err
-    assert "interrupted" in err and "Traceback" not in err
-    deadline = time.monotonic() + 5
-    while server.arena.sessions and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert not server.arena.sessions  # the stream was closed, the lobby is empty
-
-
-# -- documentation ---------------------------------------------------------------------------
-
-
-def test_sdk_reference_is_current() -> None:
-    script = ROOT / "scripts" / "gen_sdk_reference.py"
-    proc = subprocess.run(
-        [sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=60
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-
-
-def _tutorial_block(after: str) -> str:
-    text = (ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8")
-    start = text.index("```python\n", text.index(after)) + len("```python\n")
-    return text[start : text.index("```", start)]
-
-
-def test_tutorial_code_runs() -> None:
-    from wizard_arena.local import play_local
-
-    namespace: dict[str, Any] = {}
-    exec(compile(_tutorial_block("Save this as `mybot.py`"), "mybot.py", "exec"), namespace)
-    evaluate = _tutorial_block("Save as\n`evaluate.py`")
-    compile(evaluate, "evaluate.py", "exec")
-    assert "from mybot import MyBot" in evaluate
-    bot_cls = namespace["MyBot"]
-    result = play_local([bot_cls(), RandomBot(seed=1), RandomBot(seed=2)], seed=3)
-    assert result.faults == []

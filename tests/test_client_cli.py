@@ -1,0 +1,195 @@
+"""The ``wizard-arena bot`` command (specs, arguments, a bot file, Ctrl-C) and
+the SDK's documentation (the generated reference is current; the tutorial's
+code runs)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wizard_bots.random_bot import RandomBot
+
+from .conftest import ROOT
+from .test_client import ArenaThread, arena_config, finished_records, ok, run_bots
+
+
+@pytest.fixture
+def server() -> Iterator[ArenaThread]:
+    with ArenaThread(arena_config()) as s:
+        yield s
+
+
+# -- the bot command ----------------------------------------------------------------------
+
+
+def _cli(*args: str, **kw: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "wizard_arena.cli", "bot", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=kw.pop("cwd", ROOT),
+        **kw,
+    )
+
+
+def _cli_here(
+    args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, str]:
+    """``wizard-arena bot ARGS`` in this process: (exit status, stderr)."""
+    from wizard_arena import cli
+
+    monkeypatch.setattr(sys, "path", list(sys.path))  # a bot file's folder is added
+    try:
+        code = cli.main(["bot", *args])
+    except SystemExit as e:
+        code = int(e.code or 0)
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("no_such_module_xyz:Bot", "no module named 'no_such_module_xyz'"),
+        ("wizard_bots.random_bot:Nope", "has no class 'Nope'; it defines RandomBot"),
+        ("wizard_bots.random_bot", "expected MODULE:CLASS"),
+        ("missing/file.py:Bot", "no such file: missing/file.py"),
+        ("wizard_arena.rules:Card", "Card is not a bot"),
+    ],
+)
+def test_cli_bad_spec(
+    spec: str, message: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, err = _cli_here([spec, "--server", "127.0.0.1:1"], capsys, monkeypatch)
+    assert code == 2, err
+    assert message in err and "Traceback" not in err
+
+
+def test_cli_bad_args_and_broken_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, err = _cli_here(
+        ["wizard_bots.random_bot:RandomBot", "--arg", "colour=red"], capsys, monkeypatch
+    )
+    assert code == 2 and "cannot build RandomBot" in err and "Traceback" not in err
+    code, err = _cli_here(["wizard_bots.random_bot:RandomBot", "--arg", "2=x"], capsys, monkeypatch)
+    assert code == 2 and "expected KEY=VALUE" in err
+    nowhere = str(tmp_path / "no" / "such" / "dir" / "report.jsonl")
+    code, err = _cli_here(
+        ["wizard_bots.random_bot:RandomBot", "--report", nowhere], capsys, monkeypatch
+    )
+    assert code == 2 and "--report" in err and "Traceback" not in err
+    broken = tmp_path / "broken.py"
+    broken.write_text("import definitely_not_installed_zz\n")
+    code, err = _cli_here([f"{broken}:Bot"], capsys, monkeypatch)
+    assert code == 2 and "definitely_not_installed_zz" in err
+    assert f"{broken}:1" in err and "Traceback" not in err
+    code, err = _cli_here(
+        ["wizard_bots.random_bot:RandomBot", "--server", "127.0.0.1:1", "--no-reconnect"],
+        capsys,
+        monkeypatch,
+    )
+    assert code == 1 and "cannot reach the server" in err and "Traceback" not in err
+
+
+@pytest.mark.e2e
+def test_cli_plays_a_bot_file(server: ArenaThread, tmp_path: Path) -> None:
+    (tmp_path / "helper.py").write_text("FIRST = 0\n")
+    (tmp_path / "mybot.py").write_text(
+        textwrap.dedent(
+            """
+            from helper import FIRST
+            from wizard_arena.bot import Bot
+
+            class Mine(Bot):
+                def __init__(self, bid=0, tag="x"):
+                    self.fixed, self.tag = bid, tag
+
+                def bid(self, view):
+                    return min(view.legal_bids, key=lambda b: abs(b - self.fixed))
+
+                def play(self, view):
+                    return view.legal_cards[FIRST]
+            """
+        )
+    )
+    box: list[Any] = []
+    t = threading.Thread(
+        target=lambda: box.append(run_bots([RandomBot(1), RandomBot(2)], server.address)),
+        daemon=True,
+    )
+    t.start()
+    proc = _cli(
+        "mybot.py:Mine", "--server", server.address, "--name", "mine", "--games", "1",
+        "--arg", "bid=1", "--arg", "tag=hello", "-q",
+        cwd=tmp_path,
+    )  # fmt: skip
+    t.join(30)
+    ok(box[0])
+    assert proc.returncode == 0, proc.stderr
+    assert "1 game played" in proc.stderr and "0 bot errors" in proc.stderr
+    (rec,) = finished_records(server, 1)
+    assert "mine" in rec.names and all(f == {} for f in rec.faults)
+
+
+@pytest.mark.e2e
+def test_cli_ctrl_c_exits_130(server: ArenaThread) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wizard_arena.cli", "bot", "wizard_bots.random_bot:RandomBot",
+         "--server", server.address, "--name", "waiting"],
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )  # fmt: skip
+    assert server.arena is not None
+    deadline = time.monotonic() + 20
+    while not server.arena.sessions and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert server.arena.sessions, "the bot did not connect"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    deadline = time.monotonic() + 5
+    while server.arena.sessions and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not server.arena.sessions  # the stream was closed, the lobby is empty
+
+
+# -- documentation ---------------------------------------------------------------------------
+
+
+def test_sdk_reference_is_current() -> None:
+    script = ROOT / "scripts" / "gen_sdk_reference.py"
+    proc = subprocess.run(
+        [sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _tutorial_block(after: str) -> str:
+    text = (ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8")
+    start = text.index("```python\n", text.index(after)) + len("```python\n")
+    return text[start : text.index("```", start)]
+
+
+def test_tutorial_code_runs() -> None:
+    from wizard_arena.local import play_local
+
+    namespace: dict[str, Any] = {}
+    exec(compile(_tutorial_block("Save this as `mybot.py`"), "mybot.py", "exec"), namespace)
+    evaluate = _tutorial_block("Save as\n`evaluate.py`")
+    compile(evaluate, "evaluate.py", "exec")
+    assert "from mybot import MyBot" in evaluate
+    bot_cls = namespace["MyBot"]
+    result = play_local([bot_cls(), RandomBot(seed=1), RandomBot(seed=2)], seed=3)
+    assert result.faults == []
