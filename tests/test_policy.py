@@ -103,7 +103,7 @@ def test_serve_tournaments_and_configs_make_the_same_policy() -> None:
 
 def test_a_tournament_setting_of_the_wrong_type_is_refused() -> None:
     with pytest.raises(
-        TournamentError, match='move_time must be a number of seconds above 0.*not "fast"'
+        TournamentError, match=r'move_time must be a number of seconds above 0.*not "fast"'
     ):
         tournament(move_time="fast")
 
