@@ -10,6 +10,7 @@
 - :mod:`.policy`: the :class:`~.policy.RefereePolicy` (deadlines, time bank,
   fault policy, limits); :mod:`.faults`: what a fault costs;
 - :mod:`.record`: the game record; :mod:`.logs`: structured logging;
+  :mod:`.listen`: why a server cannot listen on its address, in one line;
 - :mod:`.cmd_serve`: the ``wizard-arena serve`` verb.
 
 May import: :mod:`wizard_arena.rules`, :mod:`wizard_arena.protocol`, the bot
