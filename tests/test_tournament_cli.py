@@ -98,6 +98,21 @@ def test_every_bad_key_is_reported_at_once(tmp_path: Path) -> None:
     assert not list(tmp_path.glob("*.sqlite*"))
 
 
+def test_too_few_entrants_is_reported_with_the_bad_keys(tmp_path: Path) -> None:
+    toml = _toml(
+        tmp_path / "few.toml",
+        {"players": 4, "move_time": "fast"},
+        [{"name": "a", "command": "x"}, {"name": "b", "command": "x"}],
+    )
+    proc = _cli("tournament", str(toml))
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [
+        "error: 2 problems:",
+        '  move_time must be a number of seconds above 0 (e.g. move_time = 1.0), not "fast"',
+        "  2 entrants cannot fill a table of 4 (add entrants, or set a smaller players)",
+    ]
+
+
 def test_one_table_names_every_key_and_accepts_the_defaults() -> None:
     fields = {f.name: f for f in dataclasses.fields(TournamentConfig)}
     assert list(TOURNAMENT_KEYS) == [name for name in fields if name != "entrants"]

@@ -173,6 +173,8 @@ class TournamentConfig:
         problems += section_problems(section)
         raw_entrants = data.get("entrant", [])
         problems += entrant_problems(raw_entrants)
+        if problems and isinstance(raw_entrants, list):  # reported with the others
+            problems += _too_few(len(raw_entrants), section.get("players", cls.players))
         if problems:
             raise TournamentError(listed(problems))
         if section.get("round_sizes") is not None:
@@ -200,13 +202,9 @@ class TournamentConfig:
         names = [e.name for e in self.entrants]
         if len(set(names)) != len(names):
             problems.append("entrant names must be unique")
+        problems += _too_few(len(self.entrants), self.players)
         if problems:
-            return problems
-        if len(self.entrants) < self.players:
-            problems.append(
-                f"{len(self.entrants)} entrants cannot fill a table of {self.players} "
-                "(add entrants, or set a smaller players)"
-            )
+            return problems  # the rules and the policy need every key right
         try:
             self.rules  # noqa: B018  (the core refuses combinations that cannot work)
         except ValueError as e:
@@ -222,3 +220,14 @@ class TournamentConfig:
         problems = self.problems()
         if problems:
             raise TournamentError(listed(problems))
+
+
+def _too_few(entrants: int, players: Any) -> list[str]:
+    """The problem of too few entrants for a table (none when ``players`` is
+    itself wrong: that is reported as a bad key)."""
+    if section_problems({"players": players}) or entrants >= players:
+        return []
+    return [
+        f"{entrants} entrants cannot fill a table of {players} "
+        "(add entrants, or set a smaller players)"
+    ]
