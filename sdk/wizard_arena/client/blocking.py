@@ -1,5 +1,6 @@
 """The blocking runner: :func:`run_bot` plays an ordinary bot over one
-gRPC stream at a time (reconnecting if asked), in the calling thread."""
+gRPC stream at a time (reconnecting if asked), in the calling thread; each
+message is one step of :func:`answer`, which any transport and clock can drive."""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
 """The trio runner: :func:`serve_bot` plays an :class:`AsyncBot` (decisions
 are coroutines, cancelled at the deadline) or an ordinary bot (decisions in a
-worker thread) over :func:`~wizard_arena.client.open_bot_session`."""
+worker thread) over :func:`~wizard_arena.client.open_bot_session`;
+:func:`serve_sessions` is the same over any
+:class:`~wizard_arena.client.session.Session` and clock."""
 
 from __future__ import annotations
 
