@@ -1,13 +1,12 @@
 """The Python SDK's networking (wizard_arena.client, the ``bot`` command)
-end to end against the real referee server on 127.0.0.1 (marked ``e2e``),
-plus unit tests of the SDK's protocol driver without a server: it follows
-whole games of every variant through the rules core's fold, handles a
-disagreeing referee, and records its decisions and faults."""
+end to end against the real referee server on 127.0.0.1 (marked ``e2e``).
+The protocol driver is tested without a server in test_client_driver, the
+runners' deadlines on trio's virtual clock in test_client_deadlines."""
 
 from __future__ import annotations
 
 import logging
-import re
+import math
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -47,6 +46,8 @@ from wizard_arena.rules import (
 )
 from wizard_bots.random_bot import RandomBot
 from wizard_referee.referee.arena import Arena, ArenaConfig, serve_arena
+
+from .test_client_deadlines import Ponderer
 
 # -- a real referee server in a background thread ---------------------------------------
 
@@ -371,82 +372,75 @@ def test_keyboard_interrupt_closes_the_stream(server: ArenaThread) -> None:
     assert "timeout" not in rec.faults[seat]
 
 
-@pytest.mark.e2e
-def test_overrun_is_logged(caplog: pytest.LogCaptureFixture) -> None:
-    class Sleepy(RandomBot):
-        def bid(self, view: SeatView) -> int:
-            if view.round == 2:
-                time.sleep(0.8)
-            return super().bid(view)
-
-    caplog.set_level(logging.WARNING, logger="wizard_arena.client")
-    with ArenaThread(arena_config(move_time=0.5)) as s:
-        bots: list[Bot] = [Sleepy(seed=1), RandomBot(seed=2), RandomBot(seed=3)]
-        res = ok(run_bots(bots, s.address))[0]
-        assert res.overruns >= 1 and len(res.games) == 1  # more only on a loaded machine
-        assert "nothing sent, the referee plays its default" in caplog.text
-        assert re.search(r"the bot took \d+\.\d+ s in game \S+, round 2, bid", caplog.text)
-        assert res.faults and res.faults[0].code == "timeout"
-
-
 # -- the trio form ------------------------------------------------------------------------
 
 
-class Ponderer(AsyncBot):
-    """An async bot that thinks forever on every 70th card."""
+class Timed(AsyncBot):
+    """An async bot that notes the time trio gives each decision, then
+    answers at once, or (``decides=False``) never answers."""
 
-    def __init__(self) -> None:
-        self.cards = 0
-        self.hooks: list[str] = []
+    def __init__(self, decides: bool) -> None:
+        self.decides = decides
+        self.left: list[float] = []
 
     async def bid(self, view: SeatView) -> int:
-        await trio.sleep(0)
-        return view.legal_bids[-1]
+        await self._think()
+        return view.legal_bids[0]
 
     async def play(self, view: SeatView) -> Card:
-        self.cards += 1
-        if self.cards % 70 == 0:
-            await trio.sleep_forever()
+        await self._think()
         return view.legal_cards[0]
 
-    async def on_game_start(self, info: GameInfo) -> None:
-        self.hooks.append("start")
+    async def choose_trump(self, view: SeatView) -> Any:
+        await self._think()
+        return await super().choose_trump(view)
 
-    async def on_round_end(self, view: SeatView, result: RoundResult) -> None:
-        self.hooks.append("round")
-
-    async def on_game_end(self, summary: GameSummary) -> None:
-        self.hooks.append("end")
+    async def _think(self) -> None:
+        self.left.append(trio.current_effective_deadline() - trio.current_time())
+        if not self.decides:
+            await trio.sleep_forever()
 
 
 @pytest.mark.e2e
-def test_async_form_with_deadlines() -> None:
-    with ArenaThread(arena_config(move_time=0.6)) as s:
-        ponderer = Ponderer()
+def test_async_deadlines_over_grpc() -> None:
+    """Over gRPC an AsyncBot's deadline is on the session's clock
+    (``time.monotonic``) converted to trio's: it is ``margin`` before the
+    request's ``time_left`` runs out; with ``margin`` the whole move time it
+    is past when the request arrives, so the decision is cancelled at once
+    and the default goes out. Nothing waits for a deadline (the runner's
+    deadline logic is tested on the virtual clock in test_client_deadlines)."""
+    move_time, margin = 5.0, 0.1
+    rules = Rules(players=3, hand_sizes=(1, 2, 3))
+    with ArenaThread(arena_config(move_time=move_time, rules=rules)) as s:
+        prompt, undecided = Timed(decides=True), Timed(decides=False)
         results: dict[str, RunResult] = {}
 
         async def main() -> None:
-            async def one(name: str, bot: Bot | AsyncBot) -> None:
-                results[name] = await serve_bot(bot, s.address, name=name, games=1)
+            async def one(name: str, bot: AsyncBot, margin: float) -> None:
+                results[name] = await serve_bot(bot, s.address, name=name, games=1, margin=margin)
 
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(one, "ponderer", ponderer)
-                nursery.start_soon(one, "r1", RandomBot(seed=1))
-                welcome = await nursery.start(
-                    partial(serve_bot, RandomBot(seed=2), s.address, games=1)
-                )
-                assert welcome.version == 1
+            # (a guard: a deadline misplaced far ahead would leave `undecided` waiting)
+            with trio.fail_after(60):
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(one, "prompt", prompt, margin)
+                    nursery.start_soon(one, "undecided", undecided, move_time)
+                    welcome = await nursery.start(
+                        partial(serve_bot, RandomBot(seed=2), s.address, games=1)
+                    )
+                    assert welcome.version == 1
 
         trio.run(main)
-        res = results["ponderer"]
-        assert len(res.games) == 1 and res.overruns >= ponderer.cards // 70 > 0
-        assert res.defaults_sent == res.overruns
-        assert ponderer.hooks == ["start", *["round"] * Rules(players=3).rounds, "end"]
+        # the deadline is `margin` before time_left runs out from the arrival (less the
+        # moment since), not off by the difference between the clocks
+        assert all(0 < left <= move_time - margin + 1e-3 for left in prompt.left), prompt.left
+        assert results["prompt"].overruns == 0
+        res = results["undecided"]
+        assert len(res.games) == 1 and res.decisions >= 6
+        # each decision cancelled at its first checkpoint (trio: no time left at all)
+        assert undecided.left == [-math.inf] * res.decisions
+        assert res.overruns == res.defaults_sent == res.decisions
         (rec,) = finished_records(s, 1)
-        seat = rec.names.index("ponderer")
-        # the defaults beat the deadline (on a loaded machine, at least most of them)
-        assert rec.faults[seat].get("timeout", 0) <= res.overruns // 2
-        assert all(not f for i, f in enumerate(rec.faults) if i != seat)
+        assert rec.faults == [{}, {}, {}]  # each default well within the move time
 
 
 @pytest.mark.e2e

@@ -96,8 +96,12 @@ logic, free of I/O), ``blocking`` (:func:`run_bot`), ``session`` and
 :class:`AsyncBot`), ``retry`` (reconnecting with backoff), ``errors``,
 ``results`` (:class:`RunResult`, :class:`ClientRecord`), ``errorlog``
 (each error in full once) and ``cmd_bot`` (the ``wizard-arena bot`` verb).
-It may import the rules, the protocol room and :mod:`wizard_arena.bot`;
-nothing of the server.
+Both runners have a seam for tests: the trio runner plays over any
+:class:`~wizard_arena.client.session.Session` (``serve.serve_sessions``) and
+the blocking runner's step is ``blocking.answer``, each timed by a given
+clock (``time.monotonic`` in use), so their deadlines can run on trio's
+virtual clock. It may import the rules, the protocol room and
+:mod:`wizard_arena.bot`; nothing of the server.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """The blocking runner: :func:`run_bot` plays an ordinary bot over one
-gRPC stream at a time (reconnecting if asked), in the calling thread."""
+gRPC stream at a time (reconnecting if asked), in the calling thread; each
+message is one step of :func:`answer`, which any transport and clock can drive."""
 
 from __future__ import annotations
 
@@ -28,10 +29,10 @@ from wizard_arena.client.errors import ArenaError, ProtocolError
 from wizard_arena.client.results import ClientRecord, RunResult
 from wizard_arena.client.retry import Backoff, after_stream_error
 from wizard_arena.protocol import wire
-from wizard_arena.protocol.messages import ActionMsg, Welcome
+from wizard_arena.protocol.messages import ActionMsg, ServerMsg, Welcome
 from wizard_arena.rules import Action
 
-__all__ = ["CLOSE_GRACE", "run_bot"]
+__all__ = ["CLOSE_GRACE", "answer", "run_bot"]
 
 CLOSE_GRACE = 2.0
 """Seconds the server has to end the stream once the bot's games are played."""
@@ -145,12 +146,8 @@ class _Stream:
                 self._welcome(msg)
                 welcomed = True
                 continue
-            if driver.done:
-                continue  # stopping: a next game may already have been seated
-            for effect in driver.receive(msg, at):
-                out = _perform(self.bot, driver, effect)
-                if out is not None:
-                    self.outbox.put(wire.encode_bot(out))
+            for out in answer(self.bot, driver, msg, at):
+                self.outbox.put(wire.encode_bot(out))
             if driver.done and self.timer is None:
                 # Half-close: no more games; give the server a moment to end the stream.
                 self.outbox.put(CLOSE)
@@ -171,7 +168,35 @@ class _Stream:
         self.on_welcome()
 
 
-def _perform(bot: Bot, driver: Driver, effect: Effect) -> ActionMsg | None:
+def answer(
+    bot: Bot,
+    driver: Driver,
+    msg: ServerMsg,
+    at: float,
+    clock: Callable[[], float] = time.monotonic,
+) -> list[ActionMsg]:
+    """One step of the blocking runner: ``msg`` (after the Welcome), received
+    at ``at`` by ``clock``, in; the messages to send out. The bot's hooks and
+    decisions run here, in the calling thread, each decision timed by
+    ``clock`` from the request's arrival.
+
+    :func:`run_bot` calls it for each message off its gRPC stream with
+    ``time.monotonic``; a test can drive it over any transport with a
+    virtual clock (a bot then "takes" time by advancing that clock).
+    """
+    if driver.done:
+        return []  # stopping: a next game may already have been seated
+    out = []
+    for effect in driver.receive(msg, at):
+        sent = _perform(bot, driver, effect, clock)
+        if sent is not None:
+            out.append(sent)
+    return out
+
+
+def _perform(
+    bot: Bot, driver: Driver, effect: Effect, clock: Callable[[], float]
+) -> ActionMsg | None:
     if isinstance(effect, Send):
         return effect.msg
     if isinstance(effect, Hook):
@@ -186,5 +211,5 @@ def _perform(bot: Bot, driver: Driver, effect: Effect) -> ActionMsg | None:
         outcome = decide(bot, pending.view)
     except Exception as e:
         outcome = e
-    took = time.monotonic() - pending.received
+    took = clock() - pending.received
     return driver.decided(pending, outcome, took)

@@ -241,7 +241,8 @@ class Driver:
     # -- server messages ------------------------------------------------------------
 
     def receive(self, msg: ServerMsg, at: float | None = None) -> list[Effect]:
-        """Handle ``msg``, received at ``at`` (``time.monotonic()``; now by default)."""
+        """Handle ``msg``, received at ``at`` (``time.monotonic()``, now by
+        default; a runner may use another clock, the one it times the bot by)."""
         if isinstance(msg, DecisionRequest):
             return self._request(msg, time.monotonic() if at is None else at)
         if isinstance(msg, TableEvent):
@@ -254,7 +255,7 @@ class Driver:
         if isinstance(msg, GameInfo):
             return self._game_started(msg)
         if isinstance(msg, ActionRejected):
-            return self._rejected(msg)
+            return self._rejected(msg, time.monotonic() if at is None else at)
         if isinstance(msg, GameEnd):
             return self._game_over(msg)
         if isinstance(msg, Welcome):
@@ -354,7 +355,7 @@ class Driver:
             raise ProtocolError(text)
         log.warning("%s", text)
 
-    def _rejected(self, msg: ActionRejected) -> list[Effect]:
+    def _rejected(self, msg: ActionRejected, now: float) -> list[Effect]:
         self.result.rejections += 1
         pending = self.pending
         if pending is not None and pending.request.request_id != msg.request_id:
@@ -375,7 +376,7 @@ class Driver:
         if pending is None or msg.time_left <= 0 or msg.code == "unknown_request":
             return []
         pending.view = pending.view.with_time_left(msg.time_left)
-        pending.received = time.monotonic()
+        pending.received = now
         if not pending.reasked and not pending.default_sent:
             pending.reasked = True
             log.info("asking the bot again for request %s", msg.request_id)

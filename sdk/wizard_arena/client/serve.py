@@ -1,6 +1,8 @@
 """The trio runner: :func:`serve_bot` plays an :class:`AsyncBot` (decisions
 are coroutines, cancelled at the deadline) or an ordinary bot (decisions in a
-worker thread) over :func:`~wizard_arena.client.open_bot_session`."""
+worker thread) over :func:`~wizard_arena.client.open_bot_session`;
+:func:`serve_sessions` is the same over any
+:class:`~wizard_arena.client.session.Session` and clock."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import inspect
 import math
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import Any, Final
 
 import grpc
@@ -20,11 +23,11 @@ from wizard_arena.client.driver import Driver, Effect, Hook, Send
 from wizard_arena.client.errors import ArenaError
 from wizard_arena.client.results import ClientRecord, RunResult
 from wizard_arena.client.retry import Backoff, after_stream_error
-from wizard_arena.client.session import BotSession, open_bot_session
+from wizard_arena.client.session import Session, open_bot_session
 from wizard_arena.protocol.messages import ActionMsg, Welcome
 from wizard_arena.rules import Action, Phase, RoundResult, SeatView, Trick
 
-__all__ = ["AsyncBot", "serve_bot"]
+__all__ = ["AsyncBot", "Connect", "serve_bot", "serve_sessions"]
 
 
 class AsyncBot:
@@ -106,25 +109,66 @@ async def serve_bot(
     """
     if games is not None and games < 1:
         raise ValueError("games must be at least 1")
-    result = RunResult()
     driver = Driver(
-        result, strict=strict, games=games, on_record=on_record, keep_records=keep_records
+        RunResult(), strict=strict, games=games, on_record=on_record, keep_records=keep_records
     )
     name = bot_name(bot, name)
+
+    def connect(resume_token: str) -> AbstractAsyncContextManager[Session]:
+        return open_bot_session(
+            server,
+            name=name,
+            token=token,
+            rule_options=rule_options,
+            credentials=credentials,
+            channel_options=channel_options,
+            resume_token=resume_token,
+        )
+
+    return await serve_sessions(
+        connect,
+        bot,
+        driver,
+        reconnect=reconnect,
+        reconnect_timeout=reconnect_timeout,
+        margin=margin,
+        task_status=task_status,
+    )
+
+
+Connect = Callable[[str], AbstractAsyncContextManager[Session]]
+"""Opens a session (its Welcome received), given the resume token to send
+(``""``: a new session); raises an :class:`ArenaError` if refused."""
+
+
+async def serve_sessions(
+    connect: Connect,
+    bot: Bot | AsyncBot,
+    driver: Driver,
+    *,
+    reconnect: bool = True,
+    reconnect_timeout: float = 60.0,
+    margin: float = 0.1,
+    clock: Callable[[], float] = time.monotonic,
+    task_status: trio.TaskStatus[Welcome] = trio.TASK_STATUS_IGNORED,
+) -> RunResult:
+    """:func:`serve_bot` over the sessions that ``connect`` opens (one at a
+    time, again after a lost connection if ``reconnect``); returns
+    ``driver.result``.
+
+    ``clock`` is the clock of the sessions' ``received_at``, by which the
+    bot's decisions are timed (:func:`serve_bot`'s gRPC sessions:
+    ``time.monotonic``). This is the trio runner's transport seam: a test
+    can give it sessions in memory and ``trio.current_time``, so that
+    deadlines run on trio's virtual clock.
+    """
+    result = driver.result
     backoff = Backoff(reconnect_timeout)
     started = False
     while True:
         welcomed = False
         try:
-            async with open_bot_session(
-                server,
-                name=name,
-                token=token,
-                rule_options=rule_options,
-                credentials=credentials,
-                channel_options=channel_options,
-                resume_token=driver.resume_token,
-            ) as session:
+            async with connect(driver.resume_token) as session:
                 welcomed = True
                 backoff.reset()
                 driver.welcome(session.welcome)
@@ -133,7 +177,7 @@ async def serve_bot(
                 else:
                     started = True
                     task_status.started(session.welcome)
-                await _play(session, bot, driver, margin)
+                await _play(session, bot, driver, margin, clock)
             driver.finish()
             return result
         except ArenaError as e:
@@ -145,11 +189,17 @@ async def serve_bot(
             await trio.sleep(delay)
 
 
-async def _play(session: BotSession, bot: Bot | AsyncBot, driver: Driver, margin: float) -> None:
+async def _play(
+    session: Session,
+    bot: Bot | AsyncBot,
+    driver: Driver,
+    margin: float,
+    clock: Callable[[], float],
+) -> None:
     """Play on ``session`` until the server ends it or the games are played."""
     async for msg in session:
         for effect in driver.receive(msg, session.received_at):
-            out = await _perform_async(bot, driver, effect, margin)
+            out = await _perform_async(bot, driver, effect, margin, clock)
             if out is not None:
                 await session.send(out)
         if driver.done:
@@ -164,7 +214,7 @@ async def _play(session: BotSession, bot: Bot | AsyncBot, driver: Driver, margin
 
 
 async def _perform_async(
-    bot: Bot | AsyncBot, driver: Driver, effect: Effect, margin: float
+    bot: Bot | AsyncBot, driver: Driver, effect: Effect, margin: float, clock: Callable[[], float]
 ) -> ActionMsg | None:
     if isinstance(effect, Send):
         return effect.msg
@@ -181,11 +231,9 @@ async def _perform_async(
     outcome: Action | BaseException
     if isinstance(bot, AsyncBot):
         deadline = pending.deadline
-        # trio's clock is not time.monotonic(): convert the deadline
+        # trio's clock need not be the session's: convert the deadline
         until = (
-            math.inf
-            if deadline is None
-            else trio.current_time() + (deadline - time.monotonic()) - margin
+            math.inf if deadline is None else trio.current_time() + (deadline - clock()) - margin
         )
         with trio.move_on_at(until) as scope:
             try:
@@ -193,11 +241,11 @@ async def _perform_async(
             except Exception as e:
                 outcome = e
         if scope.cancelled_caught:
-            return driver.cancelled(pending, time.monotonic() - pending.received)
+            return driver.cancelled(pending, clock() - pending.received)
     else:
         try:
             outcome = await trio.to_thread.run_sync(decide, bot, view, abandon_on_cancel=True)
         except Exception as e:
             outcome = e
-    took = time.monotonic() - pending.received
+    took = clock() - pending.received
     return driver.decided(pending, outcome, took)

@@ -1,6 +1,7 @@
 """The trio bridge to one gRPC Play stream: :func:`open_bot_session` and
 the :class:`BotSession` it yields (the server's messages as domain values,
-read by a helper thread so that nothing blocks trio)."""
+read by a helper thread so that nothing blocks trio), and the
+:class:`Session` protocol it implements for the trio runner."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 import grpc
 import trio
@@ -30,7 +31,31 @@ from wizard_arena.protocol import wire
 from wizard_arena.protocol.messages import PROTOCOL_VERSIONS, ActionMsg, ServerMsg, Welcome
 from wizard_arena.rules import Action
 
-__all__ = ["BotSession", "open_bot_session"]
+__all__ = ["BotSession", "Session", "open_bot_session"]
+
+
+class Session(Protocol):
+    """What :func:`~wizard_arena.client.serve_bot` plays over: one open stream,
+    its Welcome received. :class:`BotSession` is the gRPC one; a test may
+    give :func:`~wizard_arena.client.serve.serve_sessions` another (in memory).
+
+    Iterating gives the server's messages until it ends the stream normally;
+    an error status raises an :class:`~wizard_arena.client.errors.ArenaError`.
+    """
+
+    welcome: Welcome
+    received_at: float
+    """When the last message arrived (by the clock the runner times decisions by)."""
+
+    def __aiter__(self) -> AsyncIterator[ServerMsg]: ...
+
+    async def send(self, msg: ActionMsg) -> None:
+        """Send ``msg`` to the server."""
+        ...
+
+    def close_sending(self) -> None:
+        """Half-close: no more actions (and games) follow."""
+        ...
 
 
 class BotSession:
