@@ -373,3 +373,17 @@ if __name__ == "__main__":
     _address, _count = sys.argv[1], int(sys.argv[2])
     _prefix = sys.argv[3] if len(sys.argv) > 3 else "aio"
     print(json.dumps(asyncio.run(run_aio_bots(_address, _count, _prefix))))
+
+
+def interruptible_cli(*args: str) -> list[str]:
+    """The command line of ``wizard-arena ARGS`` with Ctrl-C (SIGINT) handled
+    as in a terminal. A test runner started as a background job of a
+    non-interactive shell inherits SIGINT ignored (POSIX), and Python then
+    installs no KeyboardInterrupt handler in the command: its Ctrl-C tests
+    would hang. The command restores the handler itself, so no preexec_fn
+    runs in a process whose gRPC threads are running."""
+    code = (
+        "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "sys.argv[0] = 'wizard-arena'; runpy.run_module('wizard_arena.cli', run_name='__main__')"
+    )
+    return [sys.executable, "-c", code, *args]

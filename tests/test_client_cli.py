@@ -19,6 +19,7 @@ import pytest
 from wizard_bots.random_bot import RandomBot
 
 from .conftest import ROOT
+from .support import interruptible_cli
 from .test_client import ArenaThread, arena_config, finished_records, ok, run_bots
 
 
@@ -144,8 +145,8 @@ def test_cli_plays_a_bot_file(server: ArenaThread, tmp_path: Path) -> None:
 @pytest.mark.e2e
 def test_cli_ctrl_c_exits_130(server: ArenaThread) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "wizard_arena.cli", "bot", "wizard_bots.random_bot:RandomBot",
-         "--server", server.address, "--name", "waiting"],
+        interruptible_cli("bot", "wizard_bots.random_bot:RandomBot",
+                          "--server", server.address, "--name", "waiting"),
         stderr=subprocess.PIPE,
         text=True,
         cwd=ROOT,

@@ -35,6 +35,7 @@ from wizard_referee.tournament.runner import (
 from wizard_referee.tournament.store import ResultsStore
 
 from .conftest import ROOT
+from .support import interruptible_cli
 from .test_tournament import BOT, _entrant, _toml
 
 NODE, NPM = shutil.which("node"), shutil.which("npm")
@@ -376,7 +377,7 @@ def test_ctrl_c_says_how_to_resume(tmp_path: Path) -> None:
     db = tmp_path / "other db.sqlite"  # given on the command line, with an override
     typed = ["tournament", str(toml), "--quiet", "--database", str(db), "--seed", "5"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "wizard_arena.cli", *typed],
+        interruptible_cli(*typed),
         env=_env(),
         stderr=subprocess.PIPE,
         text=True,
