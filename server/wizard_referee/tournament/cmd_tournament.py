@@ -28,6 +28,7 @@ from wizard_referee.tournament.runner import (
     log_dir,
     run_tournament,
 )
+from wizard_referee.tournament.seating import SEATINGS, stored_seating
 from wizard_referee.tournament.store import ResultsStore
 
 
@@ -37,6 +38,7 @@ def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {
         "players": args.players,
         "deal_sets": args.deal_sets,
+        "seating": args.seating,
         "move_time": args.move_time,
         "bid_restriction": args.bid_restriction,
         "seed": args.seed,
@@ -58,6 +60,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     o = parser.add_argument_group("overrides (replace the file's [tournament] values)")
     o.add_argument("--players", type=int, choices=range(3, 7), metavar="N", help="table size")
     o.add_argument("--deal-sets", type=int, metavar="N", help="deals per table")
+    o.add_argument(
+        "--seating",
+        choices=SEATINGS,
+        help="the seatings of each deal: balanced (every seat and every neighbour "
+        "equally often; k(k-1) games per deal at tables of k) or cyclic (every seat; "
+        "k games per deal); default balanced",
+    )
     o.add_argument("--move-time", type=float, metavar="SECONDS", help="deadline per decision")
     o.add_argument(
         "--bid-restriction", choices=[b.value for b in BidRestriction], help=BID_RESTRICTION_HELP
@@ -151,6 +160,7 @@ def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
             print("\ninterrupted before any game finished: nothing kept", file=sys.stderr)
         return 130
     with store:
+        seating = stored_seating((store.tournament_config() or {}).get("plan") or {})
         board = leaderboard(store, method=args.method, exclude_faulted=config.exclude_faulted)
         if args.export_results:
             _export(store, args.export_results)
@@ -161,7 +171,7 @@ def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
     else:
         header = (
             f"{config.name}: {config.rules.describe()}, {config.deal_sets} deal set(s), "
-            f"{board.games} games, move time {config.move_time:g} s"
+            f"seating {seating}, {board.games} games, move time {config.move_time:g} s"
         )
         print(format_leaderboard(board, header))
     if progress is not None:

@@ -3,10 +3,11 @@ and a leaderboard with ratings.
 
 A tournament is planned once, deterministically from its configuration and
 seed: the tables (:mod:`.schedule`), for each table ``deal_sets`` deals, and
-for each deal one game per seat rotation, so every entrant holds every hand
-of the deal. Every planned game has a fixed id and deal seed and is stored
-as ``pending``; the runner plays the pending games, each written with its
-seat results in one transaction when it ends. ``resume`` continues from the
+for each deal one game per seating of the design (:mod:`.seating`), so every
+entrant holds every hand of the deal (and, by default, has every other
+entrant beside it equally often). Every planned game has a fixed id and
+deal seed and is stored as ``pending``; the runner plays the pending games,
+each written with its seat results in one transaction when it ends. ``resume`` continues from the
 database: finished games are never replayed or counted twice, unfinished
 ones are replayed from their deal.
 
@@ -27,7 +28,7 @@ import shlex
 import time
 import tomllib
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -64,7 +65,13 @@ from wizard_referee.tournament.leaderboard import (
     leaderboard,
     leaderboard_csv,
 )
-from wizard_referee.tournament.schedule import round_robin, seat_rotations
+from wizard_referee.tournament.schedule import round_robin
+from wizard_referee.tournament.seating import (
+    DEFAULT_SEATING,
+    deal_seatings,
+    resolve_seating,
+    stored_seating,
+)
 from wizard_referee.tournament.store import GameSpec, ResultsStore, StoreError
 
 __all__ = [
@@ -104,7 +111,11 @@ class TournamentConfig:
     players: int = 4
     """Table size, 3 to 6."""
     deal_sets: int = 1
-    """Deals per table; each is played once per seat rotation."""
+    """Deals per table; each is played once per seating of the design."""
+    seating: str | None = None
+    """The seatings of a deal (:mod:`.seating`): ``balanced`` (seats and
+    neighbours) or ``cyclic`` (seats only). ``None``: ``balanced`` for a new
+    tournament, the stored one on ``--resume``."""
     move_time: float = 1.0
     bid_restriction: str = "none"
     seed: int = 1
@@ -198,6 +209,7 @@ class TournamentConfig:
             "entrants": [e.name for e in self.entrants],
             "players": self.players,
             "deal_sets": self.deal_sets,
+            "seating": self.seating or DEFAULT_SEATING,
             "seed": self.seed,
             "bid_restriction": self.bid_restriction,
             "max_tables": self.max_tables,
@@ -295,7 +307,7 @@ def plan_games(config: TournamentConfig) -> list[GameSpec]:
     for deal in range(config.deal_sets):
         for t, table in enumerate(tables):
             seed = f"{config.seed}:t{t}:d{deal}"
-            for r, seating in enumerate(seat_rotations(table)):
+            for r, seating in enumerate(deal_seatings(table, config.seating or DEFAULT_SEATING)):
                 specs.append(GameSpec(f"t{t}-d{deal}-r{r}", seq, t, deal, r, seed, tuple(seating)))
                 seq += 1
     return specs
@@ -366,6 +378,7 @@ async def run_tournament(
     except StoreError as e:
         raise TournamentError(str(e)) from None
     try:
+        config = replace(config, seating=resolve_seating(config.seating, store.tournament_config()))
         specs = plan_games(config)
         _open_plan(store, config, specs)
         secret = _bot_seed_secret(config, store)
@@ -439,7 +452,8 @@ def _open_plan(store: ResultsStore, config: TournamentConfig, specs: list[GameSp
             config.rules.to_dict(),
         )
         return
-    differences = plan_differences(stored.get("plan") or {}, config.plan_key())
+    plan = stored.get("plan") or {}
+    differences = plan_differences({**plan, "seating": stored_seating(plan)}, config.plan_key())
     if differences:
         raise TournamentError(
             f"the configuration does not match the stored tournament in {store.path} "
