@@ -92,7 +92,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--method", choices=["bt", "elo"], default="bt", help="rating method")
     out = parser.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true", help="print the leaderboard as JSON")
+    out.add_argument(
+        "--json", action="store_true", help="print the leaderboard as JSON (notes on stderr)"
+    )
     out.add_argument("--csv", action="store_true", help="print the leaderboard as CSV")
     parser.add_argument(
         "--export-results",
@@ -164,10 +166,13 @@ def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
         board = leaderboard(store, method=args.method, exclude_faulted=config.exclude_faulted)
         if args.export_results:
             _export(store, args.export_results)
-    if args.json:
-        print(json.dumps([r.as_dict() for r in board.rows], indent=2))
-    elif args.csv:
-        print(leaderboard_csv(board), end="")
+    if args.json or args.csv:
+        if args.json:
+            print(json.dumps([r.as_dict() for r in board.rows], indent=2))
+        else:
+            print(leaderboard_csv(board), end="")
+        for note in board.notes:  # the table prints them; here they go beside it
+            print(f"note: {note}", file=sys.stderr)
     else:
         header = (
             f"{config.name}: {config.rules.describe()}, {config.deal_sets} deal set(s), "
