@@ -115,3 +115,20 @@ def test_ten_deals_give_intervals() -> None:
         assert r.note == ""
     assert not [n for n in board.notes if n.startswith("no 95% interval")]
     assert "(no interval)" not in format_leaderboard(board)
+
+
+def test_paired_difference_per_deal_with_a_t_interval() -> None:
+    from wizard_referee.tournament.paired import paired_difference
+
+    rows = []
+    for deal, diffs in enumerate([[10, 6], [0, 2], [4, 4], [-3, 1]]):
+        for game, d in enumerate(diffs):
+            rows += [(deal, game, "a", 100 + d), (deal, game, "b", 100), (deal, game, "c", 7)]
+    rows.append((9, 0, "a", 50))  # a deal without b: not paired
+    d = paired_difference(rows, "a", "b")
+    assert d.per_set == (8.0, 1.0, 4.0, -1.0) and d.sets == 4
+    sd = math.sqrt(sum((x - 3.0) ** 2 for x in d.per_set) / 3)
+    assert d.mean == 3.0 and d.half_width == pytest.approx(T_975[3] * sd / 2, rel=1e-9)
+    assert d.covers(0.0) and not d.covers(20.0)
+    assert "a - b: +3.0 points per game (95% interval" in d.describe()
+    assert paired_difference(rows[:3], "a", "b").half_width == math.inf  # one deal: no interval
