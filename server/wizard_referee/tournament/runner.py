@@ -7,9 +7,9 @@ for each deal one game per seating of the design (:mod:`.seating`), so every
 entrant holds every hand of the deal (and, by default, has every other
 entrant beside it equally often). Every planned game has a fixed id and
 deal seed and is stored as ``pending``; the runner plays the pending games,
-each written with its seat results in one transaction when it ends. ``resume`` continues from the
-database: finished games are never replayed or counted twice, unfinished
-ones are replayed from their deal.
+each written with its seat results in one transaction when it ends.
+``resume`` continues from the database: finished games are never replayed
+or counted twice, unfinished ones are replayed from their deal.
 
 Entrants are either commands that the runner starts as subprocesses (they
 connect over gRPC with a token the runner gives them: ``{server}``,
