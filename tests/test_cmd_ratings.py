@@ -62,7 +62,9 @@ def test_table(tmp_path: Path) -> None:
     for r in rows:
         assert float(r[3]) < float(r[2]) < float(r[4])
     assert (
-        "note: Bradley-Terry fit, pool mean 1500, 300 games, 50 bootstrap resamples" in out.stdout
+        "note: Bradley-Terry ratings from 300 games (average 1500; 400 points apart means "
+        "winning 10 comparisons for every 1 lost); 95% intervals from re-rating 50 random "
+        "redraws of the duplicate sets (the bootstrap)" in out.stdout
     )
 
 
@@ -82,10 +84,29 @@ def test_json_bt(tmp_path: Path) -> None:
     ratings = [d["rating"] for d in data]
     assert ratings == sorted(ratings, reverse=True)
     assert sum(ratings) / 3 == pytest.approx(1500.0)
-    assert all(isinstance(d["low"], float) and isinstance(d["high"], float) for d in data)
-    assert "note: Bradley-Terry fit" in out.stderr  # notes stay off stdout
+    # two duplicate sets (a game outside any set is one): too few for an interval
+    assert all(d["low"] is None and d["high"] is None for d in data)
+    assert "note: Bradley-Terry ratings" in out.stderr  # notes stay off stdout
+    assert "no 95% interval for the bots: they played only 2 duplicate sets" in out.stderr
     again = _cli(_write(tmp_path, lines), "--json", "--seed", "3", "--bootstrap", "100")
     assert again.stdout == out.stdout
+
+
+def test_intervals_from_10_duplicate_sets_on(tmp_path: Path) -> None:
+    def sets(n: int) -> list[object]:
+        return [
+            {"players": ["a", "b", "c"], "scores": [30 + i % 3, 20 + i % 5, 10], "duplicate_set": i}
+            for i in range(n)
+        ] + [
+            {"players": ["c", "b", "a"], "scores": [25, 20, 15], "duplicate_set": i}
+            for i in range(n)
+        ]
+
+    data = json.loads(_cli(_write(tmp_path, sets(10)), "--json", "--bootstrap", "50").stdout)
+    assert all(isinstance(d["low"], float) and isinstance(d["high"], float) for d in data)
+    few = _cli(_write(tmp_path, sets(9)), "--bootstrap", "50")
+    assert "no 95% interval for the bots: they played only 9 duplicate sets" in few.stdout
+    assert [line.split()[3:5] for line in few.stdout.splitlines()[1:4]] == [["-", "-"]] * 3
 
 
 def test_json_elo(tmp_path: Path) -> None:
@@ -111,11 +132,11 @@ def test_prior_is_reported(tmp_path: Path) -> None:
     path = _write(tmp_path, [{"players": ["a", "b"], "scores": [2, 1]}] * 3)
     out = _cli(path, "--bootstrap", "0")
     assert out.returncode == 0, out.stderr
-    assert "no finite maximum-likelihood fit (won every comparison: a" in out.stdout
-    assert "virtual draw" in out.stdout
+    assert "note: a won every comparison (outscored everyone it met); b lost" in out.stdout
+    assert "drawn 1 extra game against an imaginary player rated 1500" in out.stdout
     js = _cli(path, "--bootstrap", "0", "--json")
     assert [d["low"] for d in json.loads(js.stdout)] == [None, None]
-    assert "virtual draw" in js.stderr
+    assert "imaginary player" in js.stderr
 
 
 def test_stdin(tmp_path: Path) -> None:

@@ -186,7 +186,8 @@ def test_node_bot_draws_from_its_per_game_seed(
 
     def run(name: str, secret: str) -> dict[str, list[tuple[int, str, str | None]]]:
         db = tmp_path / f"{name}.sqlite"
-        section = {"players": 3, "move_time": 5.0, "seed": 4, "parallel": 2}
+        # cyclic: 3 full games per run (the balanced seating would play 6)
+        section = {"players": 3, "move_time": 5.0, "seed": 4, "parallel": 2, "seating": "cyclic"}
         config = TournamentConfig.from_dict(
             {
                 "tournament": {**section, "database": str(db), "bot_seed_secret": secret},

@@ -213,7 +213,8 @@ def test_prior_only_when_someone_won_or_lost_everything() -> None:
     assert all(math.isfinite(x) for x in r)
     assert math.fsum(r) / 3 == pytest.approx(1500.0, abs=1e-9)
     (note,) = result.notes
-    assert "won every comparison: A" in note and "lost every comparison: C" in note
+    assert "A won every comparison" in note and "C lost every comparison" in note
+    assert "an imaginary player rated 1500" in note
     # One loss for A to C closes the cycle: pure maximum likelihood again.
     closed = bradley_terry(chain + _head_to_head("C", "A", 1, 0), bootstrap=0)
     assert not closed.prior_used and closed.notes == ()
@@ -276,7 +277,7 @@ def test_bootstrap_resamples_without_finite_mle_use_the_prior_and_say_so() -> No
     result = bradley_terry(_head_to_head("A", "B", 3, 1), bootstrap=200, seed=0)
     assert not result.prior_used
     assert 0 < result.bootstrap_prior_used < 200
-    assert any("used the prior" in n for n in result.notes)
+    assert any("the imaginary extra draw against a 1500 player was used" in n for n in result.notes)
 
 
 # --------------------------------------------------------------------------- input

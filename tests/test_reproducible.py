@@ -211,7 +211,7 @@ def test_the_same_tournament_twice_gives_identical_results(tmp_path: Path) -> No
         trio.run(run_tournament, _tournament(db, "not a secret")).close()
         runs.append((_results(db), _moves(db)))
     (results_a, moves_a), (results_b, moves_b) = runs
-    assert len(results_a) == 3 * 3 and len(moves_a) == 3
+    assert len(results_a) == 6 * 3 and len(moves_a) == 6  # one deal, 6 seatings of 3 seats
     for moves in moves_a.values():  # every decision the bot's own: no timeout, no fault
         assert moves and all(fault is None for _, _, fault in moves)
     assert results_b == results_a

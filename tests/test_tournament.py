@@ -81,22 +81,33 @@ def _config(entrants: int, players: int, deal_sets: int = 2, **kw: object) -> To
     )
 
 
+@pytest.mark.parametrize("seating", ["balanced", "cyclic"])
 @pytest.mark.parametrize(("entrants", "players"), [(3, 3), (4, 3), (5, 4), (6, 6), (7, 5)])
-def test_plan_duplicate_sets(entrants: int, players: int) -> None:
-    specs = plan_games(_config(entrants, players))
+def test_plan_duplicate_sets(entrants: int, players: int, seating: str) -> None:
+    specs = plan_games(_config(entrants, players, seating=seating))
     assert len({s.id for s in specs}) == len(specs)
     assert [s.seq for s in specs] == list(range(len(specs)))
     sets: dict[str, list] = {}
     for s in specs:
         sets.setdefault(s.duplicate_set, []).append(s)
+    per_deal = players * (players - 1) if seating == "balanced" else players
     for games in sets.values():
-        # one game per rotation, all with the same deal seed
-        assert len(games) == players
+        # one game per seating of the design, all with the same deal seed
+        assert len(games) == per_deal
         assert len({g.seed for g in games}) == 1
-        # every entrant of the table holds every seat's hand exactly once
+        # every entrant of the table holds every seat's hand equally often
         members = set(games[0].seats)
         for seat in range(players):
-            assert {g.seats[seat] for g in games} == members
+            held = Counter(g.seats[seat] for g in games)
+            assert set(held) == members and set(held.values()) == {per_deal // players}
+        # balanced: every other member sits directly after each equally often
+        after = Counter(
+            (g.seats[i], g.seats[(i + 1) % players]) for g in games for i in range(players)
+        )
+        if seating == "balanced":
+            assert len(after) == players * (players - 1) and set(after.values()) == {players}
+        else:
+            assert len(after) == players  # cyclic: always the same neighbours
     # every entrant plays the same number of games
     counts = Counter(e for s in specs for e in s.seats)
     assert len(set(counts.values())) == 1
@@ -195,7 +206,16 @@ def _results(db: Path) -> list[tuple]:
     return rows
 
 
-TOURNEY = {"name": "det", "players": 6, "deal_sets": 2, "move_time": 5.0, "seed": 11, "parallel": 1}
+# cyclic seating: 6 games per deal (the balanced design plays 30 at tables of 6)
+TOURNEY = {
+    "name": "det",
+    "players": 6,
+    "deal_sets": 2,
+    "seating": "cyclic",
+    "move_time": 5.0,
+    "seed": 11,
+    "parallel": 1,
+}
 
 
 def _env() -> dict[str, str]:

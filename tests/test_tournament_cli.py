@@ -214,6 +214,8 @@ def test_the_example_tournament_runs_as_the_guide_says(tmp_path: Path) -> None:
         "example_bots/tournament.toml",
         "--deal-sets",
         "1",
+        "--seating",
+        "cyclic",
         "--database",
         str(db),
         timeout=280,
@@ -251,7 +253,7 @@ def test_logs_go_to_a_file_and_progress_to_standard_error(tmp_path: Path) -> Non
     assert marker.exists()  # a bot crashed, was restarted: a warning in the log
     db = tmp_path / "t.sqlite"
     err = proc.stderr.splitlines()
-    assert err[0] == f"apart: 3 games; results in {db}, logs in {db}.logs/"
+    assert err[0] == f"apart: 6 games; results in {db}, logs in {db}.logs/"
     assert err[-1].startswith(f"results in {db} ")
     assert not [line for line in err if "{" in line or "entrant_exited" in line], err
     assert "fork_posix" not in proc.stderr

@@ -8,7 +8,9 @@ the reason (exit status 2). ``-`` reads standard input.
 The default method is a Bradley-Terry fit with bootstrap 95% intervals; ``--method
 elo`` gives provisional incremental Elo (``low``/``high`` are null in ``--json``).
 With ``--json`` the output is a list of ``{"name", "rating", "low", "high",
-"games"}`` objects, best first, and notes go to standard error.
+"games"}`` objects, best first, and notes go to standard error. A player in
+fewer than 10 duplicate sets (a game outside any set counts as one) gets no
+interval (:mod:`.intervals`), and a note says why.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import json
 import sys
 from typing import TextIO
 
+from wizard_referee.ratings.intervals import MIN_SETS, sets_per_player, withhold_thin_intervals
 from wizard_referee.ratings.models import (
     GameResult,
     RatingResult,
@@ -161,11 +164,24 @@ def run(args: argparse.Namespace) -> int:
         result = elo(games, k=k, initial=initial)
     else:
         boots = 1000 if args.bootstrap is None else args.bootstrap
+        if not any(n >= MIN_SETS for n in sets_per_player(games).values()):
+            boots = 0  # nobody gets an interval: no resampling
         result = bradley_terry(games, bootstrap=boots, seed=args.seed or 0)
+        if args.bootstrap != 0:
+            result, _ = withhold_thin_intervals(result, games, unit="duplicate sets")
     notes = list(result.notes)
     if result.method == "bt":
-        what = f"{result.bootstrap} bootstrap resamples" if result.bootstrap else "no bootstrap"
-        notes.insert(0, f"Bradley-Terry fit, pool mean 1500, {len(games)} games, {what}")
+        what = (
+            f"95% intervals from re-rating {result.bootstrap} random redraws of the duplicate"
+            " sets (the bootstrap)"
+            if result.bootstrap
+            else "no intervals"
+        )
+        notes.insert(
+            0,
+            f"Bradley-Terry ratings from {len(games)} games (average 1500; 400 points apart"
+            f" means winning 10 comparisons for every 1 lost); {what}",
+        )
     if args.json:
         print(json.dumps(result.as_dicts(), indent=2))
         for note in notes:

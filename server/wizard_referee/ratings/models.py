@@ -232,7 +232,10 @@ def elo(
             played[name] += 1
     rated = [PlayerRating(p, r, None, None, played[p]) for p, r in ratings.items()]
     rated.sort(key=lambda p: (-p.rating, p.name))
-    note = f"provisional: incremental Elo (K={k:g}) depends on game order and has no intervals"
+    note = (
+        f"provisional: Elo updated after every game (K={k:g}), so the same games in another"
+        " order give other ratings; and it has no intervals"
+    )
     return RatingResult("elo", tuple(rated), provisional=True, notes=(note,))
 
 
@@ -530,16 +533,17 @@ def _prior_note(p: _Pairs, names: list[str]) -> str:
     winless = [names[k] for k in range(p.n) if won[k] == 0]
     why = []
     if unbeaten:
-        why.append("won every comparison: " + ", ".join(unbeaten))
+        why.append(", ".join(unbeaten) + " won every comparison (outscored everyone it met)")
     if winless:
-        why.append("lost every comparison: " + ", ".join(winless))
+        why.append(", ".join(winless) + " lost every comparison")
     if not why:
-        why.append("some group of players never lost to (or never met) the rest")
+        why.append("one group of players never lost to (or never met) the rest")
     return (
-        "no finite maximum-likelihood fit ("
-        + "; ".join(why)
-        + f"); added a prior of {PRIOR_DRAWS:g} virtual draw per player against a"
-        " pseudo-player rated 1500"
+        "; ".join(why)
+        + ", so the best fit would put some ratings infinitely far apart. To keep them"
+        f" finite, every player is counted as having drawn {PRIOR_DRAWS:g} extra game"
+        " against an imaginary player rated 1500 (a prior), which pulls all ratings a"
+        " little towards 1500"
     )
 
 
@@ -575,7 +579,8 @@ def bradley_terry(
     if bootstrap > 0 and inc.units < 2:
         # resampling one unit reproduces it: a zero-width interval would lie
         notes.append(
-            "only one independent unit (a game or duplicate set): no 95% interval can be given"
+            "all the games are one duplicate set (or one game): with nothing to compare it"
+            " with, no 95% interval can be given"
         )
         bootstrap = 0
     if bootstrap > 0:
@@ -594,13 +599,15 @@ def bradley_terry(
                 samples[g].append(BASE_RATING + ELO_PER_NAT * t)
         if boot_prior:
             notes.append(
-                f"{boot_prior} of {bootstrap} bootstrap resamples had no finite"
-                " maximum-likelihood fit and used the prior"
+                f"the intervals come from re-rating {bootstrap} random redraws of the duplicate"
+                f" sets (the bootstrap); in {boot_prior} of them someone won or lost every"
+                " comparison, so the imaginary extra draw against a 1500 player was used there"
             )
         short = [names[g] for g in range(len(names)) if len(samples[g]) < bootstrap]
         if short:
             notes.append(
-                "missing from some resamples (intervals from the rest): " + ", ".join(short)
+                ", ".join(short) + " played so few duplicate sets that some random redraws"
+                " behind the intervals left them out; their intervals come from the others"
             )
 
     rated = []

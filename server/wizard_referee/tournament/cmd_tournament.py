@@ -29,6 +29,7 @@ from wizard_referee.tournament.runner import (
     log_dir,
     run_tournament,
 )
+from wizard_referee.tournament.seating import SEATINGS, stored_seating
 from wizard_referee.tournament.store import ResultsStore
 
 
@@ -38,6 +39,7 @@ def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {
         "players": args.players,
         "deal_sets": args.deal_sets,
+        "seating": args.seating,
         "move_time": args.move_time,
         "bid_restriction": args.bid_restriction,
         "seed": args.seed,
@@ -59,6 +61,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     o = parser.add_argument_group("overrides (replace the file's [tournament] values)")
     o.add_argument("--players", type=int, choices=range(3, 7), metavar="N", help="table size")
     o.add_argument("--deal-sets", type=int, metavar="N", help="deals per table")
+    o.add_argument(
+        "--seating",
+        choices=SEATINGS,
+        help="the seatings of each deal: balanced (every seat and every neighbour "
+        "equally often; k(k-1) games per deal at tables of k) or cyclic (every seat; "
+        "k games per deal); default balanced",
+    )
     o.add_argument("--move-time", type=float, metavar="SECONDS", help="deadline per decision")
     o.add_argument(
         "--bid-restriction", choices=[b.value for b in BidRestriction], help=BID_RESTRICTION_HELP
@@ -84,7 +93,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--method", choices=["bt", "elo"], default="bt", help="rating method")
     out = parser.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true", help="print the leaderboard as JSON")
+    out.add_argument(
+        "--json", action="store_true", help="print the leaderboard as JSON (notes on stderr)"
+    )
     out.add_argument("--csv", action="store_true", help="print the leaderboard as CSV")
     parser.add_argument(
         "--export-results",
@@ -161,17 +172,21 @@ def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
             print("\ninterrupted before any game finished: nothing kept", file=sys.stderr)
         return 130
     with store:
+        seating = stored_seating((store.tournament_config() or {}).get("plan") or {})
         board = leaderboard(store, method=args.method, exclude_faulted=config.exclude_faulted)
         if args.export_results:
             _export(store, args.export_results)
-    if args.json:
-        print(json.dumps([r.as_dict() for r in board.rows], indent=2))
-    elif args.csv:
-        print(leaderboard_csv(board), end="")
+    if args.json or args.csv:
+        if args.json:
+            print(json.dumps([r.as_dict() for r in board.rows], indent=2))
+        else:
+            print(leaderboard_csv(board), end="")
+        for note in board.notes:  # the table prints them; here they go beside it
+            print(f"note: {note}", file=sys.stderr)
     else:
         header = (
             f"{config.name}: {config.rules.describe()}, {config.deal_sets} deal set(s), "
-            f"{board.games} games, move time {config.move_time:g} s"
+            f"seating {seating}, {board.games} games, move time {config.move_time:g} s"
         )
         print(format_leaderboard(board, header))
     if progress is not None:

@@ -20,6 +20,7 @@ from wizard_referee.tournament.config_keys import (
     listed,
     section_problems,
 )
+from wizard_referee.tournament.seating import DEFAULT_SEATING
 
 __all__ = ["EntrantConfig", "TournamentConfig", "TournamentError"]
 
@@ -44,7 +45,11 @@ class TournamentConfig:
     players: int = 4
     """Table size, 3 to 6."""
     deal_sets: int = 1
-    """Deals per table; each is played once per seat rotation."""
+    """Deals per table; each is played once per seating of the design."""
+    seating: str | None = None
+    """The seatings of a deal (:mod:`.seating`): ``balanced`` (seats and
+    neighbours) or ``cyclic`` (seats only). ``None``: ``balanced`` for a new
+    tournament, the stored one on ``--resume``."""
     move_time: float = 1.0
     bid_restriction: str = "none"
     seed: int = 1
@@ -132,6 +137,7 @@ class TournamentConfig:
             "entrants": [e.name for e in self.entrants],
             "players": self.players,
             "deal_sets": self.deal_sets,
+            "seating": self.seating or DEFAULT_SEATING,
             "seed": self.seed,
             "bid_restriction": self.bid_restriction,
             "max_tables": self.max_tables,

@@ -24,6 +24,7 @@ from typing import Any
 
 from wizard_arena.rules import BidRestriction
 from wizard_referee.referee.faults import FAULT_POLICIES
+from wizard_referee.tournament.seating import SEATINGS
 
 __all__ = [
     "ENTRANT_KEYS",
@@ -96,6 +97,11 @@ TOURNAMENT_KEYS: dict[str, Key] = {
     "name": _text("a non-empty string", '"league"'),
     "players": _whole(3, 6, "4"),
     "deal_sets": _whole(1, None, "2"),
+    "seating": Key(
+        lambda v: v is None or v in SEATINGS,
+        "one of " + ", ".join(f'"{o}"' for o in SEATINGS),
+        f'"{SEATINGS[0]}"',
+    ),
     "move_time": _seconds(zero=False, example="1.0"),
     "bid_restriction": _choice(b.value for b in BidRestriction),
     "seed": Key(lambda v: type(v) is int, "a whole number", "1"),

@@ -7,13 +7,22 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from wizard_referee.ratings import models as rating_lib
-from wizard_referee.tournament.store import ResultsStore
+from wizard_referee.ratings.intervals import MIN_SETS, sets_per_player, withhold_thin_intervals
+from wizard_referee.tournament.store import GameSpec, ResultsStore, SeatResult
 
-__all__ = ["Leaderboard", "LeaderboardRow", "format_leaderboard", "leaderboard", "leaderboard_csv"]
+__all__ = [
+    "Leaderboard",
+    "LeaderboardRow",
+    "format_leaderboard",
+    "leaderboard",
+    "leaderboard_csv",
+    "leaderboard_of",
+]
 
 
 @dataclass(frozen=True)
@@ -32,6 +41,8 @@ class LeaderboardRow:
     timeouts: int
     illegal: int
     faulted_games: int
+    note: str = ""
+    """Why ``low`` and ``high`` are missing, in words (empty when they are not)."""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -55,20 +66,50 @@ def leaderboard(
     exclude_faulted: bool = False,
 ) -> Leaderboard:
     """Ratings and statistics of every entrant from the finished games."""
-    stats, results, games = _tally(store, exclude_faulted)
+    return leaderboard_of(
+        store.finished_games(),
+        method=method,
+        bootstrap=bootstrap,
+        seed=seed,
+        exclude_faulted=exclude_faulted,
+    )
+
+
+def leaderboard_of(
+    finished: Iterable[tuple[GameSpec, list[SeatResult], bool]],
+    *,
+    method: str = "bt",
+    bootstrap: int = 1000,
+    seed: int = 0,
+    exclude_faulted: bool = False,
+) -> Leaderboard:
+    """The leaderboard of finished games given as :meth:`.ResultsStore.finished_games`
+    gives them (games played elsewhere, e.g. in-process, rate the same way).
+
+    An entrant that played fewer than :data:`~.intervals.MIN_SETS` deals gets
+    no interval (``low``/``high`` None) and a ``note`` saying so."""
+    stats, results, games = _tally(finished, exclude_faulted)
+    row_notes: dict[str, str] = {}
     if method == "elo":
         rated = rating_lib.elo(results)
     else:
-        rated = rating_lib.bradley_terry(results, bootstrap=bootstrap, seed=seed)
+        enough = any(n >= MIN_SETS for n in sets_per_player(results).values())
+        boots = bootstrap if enough else 0  # no resampling when no interval is shown
+        rated = rating_lib.bradley_terry(results, bootstrap=boots, seed=seed)
+        if bootstrap > 0:
+            rated, row_notes = withhold_thin_intervals(rated, results)
     notes = list(rated.notes)
     if exclude_faulted:
-        notes.append("games with faults are kept out of the ratings")
-    rows = _rows(stats, rated.by_name())
+        notes.append(
+            "games in which a bot was faulted (timed out, made an illegal move, crashed)"
+            " are kept out of the ratings"
+        )
+    rows = _rows(stats, rated.by_name(), row_notes)
     return Leaderboard(rows, rated.method, games, tuple(notes), rated.provisional)
 
 
 def _tally(
-    store: ResultsStore, exclude_faulted: bool
+    finished: Iterable[tuple[GameSpec, list[SeatResult], bool]], exclude_faulted: bool
 ) -> tuple[dict[str, dict[str, float]], list[rating_lib.GameResult], int]:
     """Each entrant's counts over the finished games, the games' results to
     rate (without the faulted ones when ``exclude_faulted``), and the number
@@ -76,7 +117,7 @@ def _tally(
     stats: dict[str, dict[str, float]] = {}
     results: list[rating_lib.GameResult] = []
     games = 0
-    for spec, seats, faulted in store.finished_games():
+    for spec, seats, faulted in finished:
         games += 1
         winners = [s for s in seats if s.rank == 1]
         for s in seats:
@@ -106,7 +147,9 @@ _COUNTS = ("games", "points", "won", "rounds", "exact", "timeouts", "illegal", "
 
 
 def _rows(
-    stats: dict[str, dict[str, float]], by_name: dict[str, rating_lib.PlayerRating]
+    stats: dict[str, dict[str, float]],
+    by_name: dict[str, rating_lib.PlayerRating],
+    row_notes: dict[str, str],
 ) -> tuple[LeaderboardRow, ...]:
     """One row per entrant, best rating first (unrated entrants last, by name)."""
     rated = []
@@ -136,6 +179,7 @@ def _rows(
             timeouts=int(st["timeouts"]),
             illegal=int(st["illegal"]),
             faulted_games=int(st["faulted"]),
+            note=row_notes.get(name, ""),
         )
         for i, (rating, name, low, high, st) in enumerate(rated)
     )
@@ -153,6 +197,8 @@ def format_leaderboard(board: Leaderboard, header: str = "") -> str:
     for r in board.rows:
         if r.low is not None and r.high is not None:
             rating = f"{r.rating:7.1f} ({r.low:.0f}-{r.high:.0f})"
+        elif r.note:
+            rating = f"{r.rating:7.1f} (no interval)"
         else:
             rating = f"{r.rating:7.1f}"
         lines.append(

@@ -15,7 +15,8 @@ import shlex
 from wizard_arena.protocol.seeds import new_secret
 from wizard_referee.tournament.config import TournamentConfig
 from wizard_referee.tournament.config_keys import TournamentError, plan_differences
-from wizard_referee.tournament.schedule import round_robin, seat_rotations
+from wizard_referee.tournament.schedule import round_robin
+from wizard_referee.tournament.seating import DEFAULT_SEATING, deal_seatings, stored_seating
 from wizard_referee.tournament.store import GameSpec, ResultsStore
 
 __all__ = ["bot_seed_secret", "open_plan", "plan_games"]
@@ -30,7 +31,7 @@ def plan_games(config: TournamentConfig) -> list[GameSpec]:
     for deal in range(config.deal_sets):
         for t, table in enumerate(tables):
             seed = f"{config.seed}:t{t}:d{deal}"
-            for r, seating in enumerate(seat_rotations(table)):
+            for r, seating in enumerate(deal_seatings(table, config.seating or DEFAULT_SEATING)):
                 specs.append(GameSpec(f"t{t}-d{deal}-r{r}", seq, t, deal, r, seed, tuple(seating)))
                 seq += 1
     return specs
@@ -55,7 +56,8 @@ def open_plan(store: ResultsStore, config: TournamentConfig, specs: list[GameSpe
             config.rules.to_dict(),
         )
         return
-    differences = plan_differences(stored.get("plan") or {}, config.plan_key())
+    plan = stored.get("plan") or {}
+    differences = plan_differences({**plan, "seating": stored_seating(plan)}, config.plan_key())
     if differences:
         raise TournamentError(
             f"the configuration does not match the stored tournament in {store.path} "

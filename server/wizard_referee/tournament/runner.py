@@ -27,6 +27,7 @@ here.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -39,6 +40,7 @@ from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.cli_errors import TOURNAMENT_FIXES, runner_error
 from wizard_referee.tournament.config import EntrantConfig, TournamentConfig
 from wizard_referee.tournament.config_keys import TournamentError, listed, plan_differences
+from wizard_referee.tournament.dispatch import Progress, await_entrants, schedule, show_progress
 from wizard_referee.tournament.entrants import Instance as _Instance  # noqa: F401 (tests)
 from wizard_referee.tournament.entrants import (
     make_instances,
@@ -55,7 +57,7 @@ from wizard_referee.tournament.leaderboard import (
     leaderboard_csv,
 )
 from wizard_referee.tournament.plan import bot_seed_secret, open_plan, plan_games
-from wizard_referee.tournament.seating import Progress, await_entrants, schedule, show_progress
+from wizard_referee.tournament.seating import resolve_seating
 from wizard_referee.tournament.store import GameSpec, ResultsStore, StoreError
 
 __all__ = [
@@ -116,6 +118,8 @@ async def run_tournament(
     except StoreError as e:
         raise TournamentError(str(e)) from None
     try:
+        config = replace(config, seating=resolve_seating(config.seating, store.tournament_config()))
+        config = replace(config, seating=resolve_seating(config.seating, store.tournament_config()))
         specs = plan_games(config)
         open_plan(store, config, specs)
         secret = bot_seed_secret(config, store)

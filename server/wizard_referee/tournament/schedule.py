@@ -62,9 +62,10 @@ Who sits where
     carry through to the last seat.
 
 Seat rotations for duplicate deals (:func:`seat_rotations`)
-    A table plays each deal k times, once per cyclic shift of its seating, so
-    every member holds every seat's hand exactly once while the cyclic order
-    around the table (who sits to whose left) stays the same.
+    The k cyclic shifts of a table's seating: every member holds every seat's
+    hand exactly once while the cyclic order around the table (who sits to
+    whose left) stays the same. This is the ``cyclic`` seating design; the
+    default, ``balanced``, also varies the neighbours (:mod:`.seating`).
 
 Everything is deterministic given the entrants (in their given order), k, the
 number of tables and the seed.

@@ -1,210 +1,278 @@
-"""Seating a tournament's games: waiting for every entrant to connect, then
-starting each pending game as soon as a free session of each of its seats'
-entrants is there (``parallel`` games at once), saving each game's record
-as it ends, and the progress line."""
+"""Who sits where in the games of one deal: the seating designs.
+
+A table (its members in seat order, from :mod:`.schedule`) plays every deal
+several times, each time with the members in other seats, so that the luck
+of the cards and the luck of the seating cancel out. A design is the list of
+those seatings, the same for every deal. Two designs (``seating`` in a
+tournament file):
+
+``"balanced"`` (the default)
+    For every member: every seat (so every hand of the deal) equally often,
+    and every other member equally often directly after it (the next to
+    play, its left neighbour when play goes to the left), directly before
+    it, and at every other distance around the table. That takes
+    ``k * (k - 1)`` games per deal at a table of k, and no design can take
+    fewer: a member must sit in each of the k seats equally often (a
+    multiple of k games) and have each of the k - 1 others after it equally
+    often (a multiple of k - 1), and k and k - 1 have no common factor.
+
+    ===  ===============  ===================================================
+    k    games per deal   design
+    ===  ===============  ===================================================
+    3    6                every ordering of the 3 (both cyclic orders, each
+                          in its 3 rotations)
+    4    12               the even permutations (the alternating group A4)
+    5    20               the 4 cyclic orders "every a-th member", a = 1..4,
+                          each in its 5 rotations
+    6    30               6 base seatings, each played with the labels of
+                          members 1..5 shifted by 0..4 (mod 5, member 0
+                          fixed), found by an exact search
+    ===  ===============  ===================================================
+
+    At 3, 4 and 5 the design is *sharply 2-transitive*: for any two seats
+    and any two members there is exactly one game with the first member in
+    the first seat and the second in the second. So a member holding a given
+    hand has each other member after it (and before it, and opposite) once.
+    At 3 and 5 it is a classic design: several cyclic orders, each played in
+    every rotation, chosen so that every ordered pair of members is adjacent
+    exactly once. Such a set of k - 1 cyclic orders is a decomposition of
+    the complete directed graph on k vertices into Hamiltonian cycles; for
+    odd k it comes from Walecki's decomposition of the complete graph
+    (Lucas, Recreations mathematiques, 1892), each cycle taken in both
+    directions (here a = 1, 4 and a = 2, 3). Tillson (1980, "A Hamiltonian
+    decomposition of K*_2m, 2m >= 8", J. Combin. Theory B 29, 68-74) gave
+    it for even k of 8 and more; it does not exist for 4 or 6 (the
+    exceptions his title leaves out; ``scripts/search_seating.py`` checks
+    both exhaustively), so there cyclic orders played in every rotation
+    would have to cover every pair twice: 24 games at 4, 60 at 6. A design
+    need not play every rotation of a cyclic order, though. At 4 the 12
+    even permutations (each of the 6 cyclic orders in 2 of its 4 rotations)
+    are sharply 2-transitive (they form the affine group of the field of 4
+    elements). At 6 no sharply 2-transitive set exists (it would give a
+    complete set of 5 orthogonal Latin squares of order 6; not even 2 exist,
+    Tarry 1900), so :data:`BALANCED_6` was found by an exact search
+    (``scripts/search_seating.py``) among "1-rotational" designs (member 0
+    fixed, members 1..5 developed mod 5): every seat 5 times, every other
+    member at every distance 6 times, and for 7 of the 15 pairs of seats
+    (4 of the 6 pairs of neighbouring seats) every ordered pair of members
+    in those two seats exactly once; with every distance balanced no such
+    design does this for 5 neighbouring pairs.
+
+    What no design of this size can give: with the partner's position fixed,
+    who sits where among the *others* (the three-way arrangement) is not
+    the same for every member. Only all k! orderings balance that, 24 games
+    at 4 and 720 at 6. Pairs are what the calibration test checks
+    (tests/test_calibration.py).
+
+``"cyclic"`` (before)
+    The k cyclic shifts of the table (:func:`.schedule.seat_rotations`):
+    every member holds every hand once, with k games per deal, but the order
+    around the table never changes, so a member always has the same left
+    neighbour. With two copies of one bot, the copy that sits after the
+    other is systematically better or worse placed (docs/tournament.md).
+
+>>> [len(design(k)) for k in range(3, 7)]
+[6, 12, 20, 30]
+>>> deal_seatings(("a", "b", "c"), "cyclic")
+[('a', 'b', 'c'), ('b', 'c', 'a'), ('c', 'a', 'b')]
+>>> deal_seatings(("a", "b", "c"))[3:]
+[('a', 'c', 'b'), ('b', 'a', 'c'), ('c', 'b', 'a')]
+"""
 
 from __future__ import annotations
 
-import contextlib
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, TextIO
+import itertools
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-import trio
+__all__ = [
+    "BALANCED_6",
+    "DEFAULT_SEATING",
+    "SEATINGS",
+    "SeatingBalance",
+    "deal_seatings",
+    "design",
+    "games_per_deal",
+    "resolve_seating",
+    "seating_balance",
+    "stored_seating",
+]
 
-from wizard_referee.referee.arena import Arena, Session
-from wizard_referee.referee.record import GameRecord
-from wizard_referee.tournament.config import TournamentConfig
-from wizard_referee.tournament.config_keys import TournamentError
-from wizard_referee.tournament.entrants import Instance, relabel_crashes, settle_exits
-from wizard_referee.tournament.leaderboard import leaderboard
-from wizard_referee.tournament.store import GameSpec, ResultsStore
+SEATINGS = ("balanced", "cyclic")
+"""The designs a tournament may use (``seating`` in its file)."""
+DEFAULT_SEATING = "balanced"
 
-__all__ = ["Progress", "await_entrants", "schedule", "show_progress"]
+Design = tuple[tuple[int, ...], ...]
+"""Seatings of one deal: game g puts the table's member ``design[g][s]`` in seat s."""
 
-
-@dataclass
-class Progress:
-    total: int
-    done: int = 0
-    done_at_start: int = 0
-    started: float = field(default_factory=time.monotonic)
-    leader: str = ""
-
-    def line(self) -> str:
-        elapsed = time.monotonic() - self.started
-        new = self.done - self.done_at_start
-        rate = new / elapsed if elapsed > 0 else 0.0
-        left = self.total - self.done
-        eta = f"{left / rate:5.0f}s" if rate > 0 else "    ?"
-        return (
-            f"games {self.done}/{self.total}  {rate * 60:6.1f}/min  ETA {eta}  "
-            f"leader {self.leader or '-'}"
-        )
+BALANCED_6: tuple[tuple[int, ...], ...] = (
+    (5, 0, 1, 2, 3, 4),
+    (0, 5, 2, 4, 1, 3),
+    (0, 1, 5, 4, 3, 2),
+    (0, 4, 3, 5, 1, 2),
+    (0, 2, 4, 3, 5, 1),
+    (0, 3, 1, 4, 2, 5),
+)
+"""The base seatings of the 6-player design, in the search's labels: 5 is the
+fixed member, 0..4 are shifted by 0..4 (mod 5) to give the 30 games."""
 
 
-async def await_entrants(
-    config: TournamentConfig,
-    arena: Arena,
-    pool: dict[str, list[Session]],
-    log_dir: Path,
-    token_owner: dict[str, str],
-) -> None:
-    """Wait until every entrant has a session. An entrant refused for its rule
-    options can never join: that ends the wait at once, with the reason (as
-    does a launched entrant that cannot start: its supervisor raises)."""
-
-    def missing() -> list[str]:
-        return [name for name, sessions in pool.items() if not any(s.alive for s in sessions)]
-
-    def refused() -> dict[str, str]:
-        return {
-            token_owner[tok]: reason
-            for tok, reason in arena.refused_options.items()
-            if tok in token_owner and token_owner[tok] in missing()
-        }
-
-    with trio.move_on_after(config.connect_timeout):
-        while missing() and not refused():
-            await arena.wait_for_change()
-    why = refused()
-    if why:
-        reasons = "; ".join(f"entrant {name} was {reason}" for name, reason in why.items())
-        raise TournamentError(
-            f"{reasons}: this tournament plays {config.rules.describe()} "
-            f"(see the logs in {log_dir})"
-        )
-    if missing():
-        raise TournamentError(
-            f"entrant(s) {', '.join(missing())} did not connect within "
-            f"{config.connect_timeout:g} s (see the logs in {log_dir})"
-        )
+def _cyclic(k: int) -> Design:
+    return tuple(tuple((s + r) % k for s in range(k)) for r in range(k))
 
 
-def _free_session(sessions: list[Session]) -> Session | None:
-    sessions[:] = [s for s in sessions if s.alive]
-    for s in sessions:
-        if not s.busy:
-            return s
-    return None
+def _affine_prime(k: int) -> Design:
+    """Seat s gets member a*s + b (mod k), a = 1..k-1, b = 0..k-1 (k prime)."""
+    return tuple(tuple((a * s + b) % k for s in range(k)) for a in range(1, k) for b in range(k))
 
 
-async def schedule(
-    config: TournamentConfig,
-    arena: Arena,
-    store: ResultsStore,
-    pending: list[GameSpec],
-    pool: dict[str, list[Session]],
-    progress: Progress,
-    log: Any,
-    on_record: Callable[[GameRecord], None] | None,
-    launched: dict[str, Instance] | None = None,
-) -> None:
-    """Play the ``pending`` games, each as soon as its seats' entrants have a
-    free session (an entrant with no live session is waited for up to
-    ``connect_timeout``, then its seat plays without it), at most
-    ``config.parallel`` at once; returns when all have ended."""
-    seating = _Seating(config, arena, store, pool, progress, log, on_record, launched or {})
-    queue = list(pending)
-    async with trio.open_nursery() as nursery:
-        while queue or seating.running:
-            started = seating.running < config.parallel and seating.start_ready(queue, nursery)
-            if not started:
-                with trio.move_on_after(1.0):
-                    await arena.wait_for_change()
+def _alternating_4() -> Design:
+    """The even permutations of 4, as the 3 cosets g*V of the Klein group V
+    (each coset is a Latin square: every member in every seat once)."""
+    klein = ((0, 1, 2, 3), (1, 0, 3, 2), (2, 3, 0, 1), (3, 2, 1, 0))
+    shifts = ((0, 1, 2, 3), (1, 2, 0, 3), (2, 0, 1, 3))  # 1, a 3-cycle, its square
+    return tuple(tuple(g[v[s]] for s in range(4)) for g in shifts for v in klein)
 
 
-@dataclass
-class _Seating:
-    config: TournamentConfig
-    arena: Arena
-    store: ResultsStore
-    pool: dict[str, list[Session]]
-    progress: Progress
-    log: Any
-    on_record: Callable[[GameRecord], None] | None
-    launched: dict[str, Instance]
-    running: int = 0
-    absent_since: dict[str, float] = field(default_factory=dict)
-    """When each entrant without a live session was first missed."""
-
-    def start_ready(self, queue: list[GameSpec], nursery: trio.Nursery) -> bool:
-        """Start the queued games whose seats can be filled now, in queue
-        order, up to ``parallel`` running; whether any started."""
-        started = False
-        for spec in list(queue):
-            seats = self.seats_for(spec)
-            if seats is None:
-                continue
-            for s in seats:
-                if s is not None:
-                    s.busy = True
-            queue.remove(spec)
-            self.running += 1
-            started = True
-            nursery.start_soon(self.play, spec, seats)
-            if self.running >= self.config.parallel:
-                break
-        return started
-
-    def seats_for(self, spec: GameSpec) -> list[Session | None] | None:
-        """A free session for each seat of ``spec`` (``None`` for an entrant
-        missed for longer than ``connect_timeout``), or ``None``: wait."""
-        seats: list[Session | None] = []
-        for name in spec.seats:
-            s = _free_session(self.pool[name])
-            if s is None:
-                if any(x.alive for x in self.pool[name]):
-                    return None  # busy elsewhere: wait for it
-                # no live session: wait a while for a restart, then play without
-                since = self.absent_since.setdefault(name, trio.current_time())
-                if trio.current_time() - since < self.config.connect_timeout:
-                    return None
-            else:
-                self.absent_since.pop(name, None)
-            seats.append(s)
-        return seats
-
-    async def play(self, spec: GameSpec, seats: list[Session | None]) -> None:
-        insts = [self.launched.get(s.hello.token) if s is not None else None for s in seats]
-        exits = [i.restarts if i is not None else 0 for i in insts]
-        try:
-            record = await self.arena.play_game(
-                seats,
-                names=spec.seats,
-                game_id=spec.id,
-                seed=spec.seed,
-                tags={
-                    "table": spec.table_idx,
-                    "deal_set": spec.deal_set,
-                    "rotation": spec.rotation,
-                    "duplicate_set": spec.duplicate_set,
-                    "tournament": self.config.name,
-                },
-            )
-            await settle_exits(record, insts, exits)
-            relabel_crashes(record, insts, exits)
-            self.store.save_game(spec, record)
-            if record.status == "finished":
-                self.progress.done += 1
-            else:
-                self.log.error("game_aborted", game_id=spec.id, error=record.error)
-            if self.on_record is not None:
-                self.on_record(record)
-        finally:
-            self.running -= 1
+def _one_rotational_6() -> Design:
+    """:data:`BALANCED_6` developed mod 5, relabelled so game 0 is the table's order."""
+    games = []
+    for shift in range(5):
+        for base in BALANCED_6:
+            members = [m if m == 5 else (m + shift) % 5 for m in base]
+            games.append(tuple((m + 1) % 6 for m in members))  # 5 -> 0, 0 -> 1, ...
+    return tuple(games)
 
 
-async def show_progress(
-    progress: Progress, store: ResultsStore, stream: TextIO, interval: float
-) -> None:
-    tty = stream.isatty()
-    while True:
-        await trio.sleep(interval)
-        with contextlib.suppress(Exception):
-            board = leaderboard(store, method="elo")
-            progress.leader = board.rows[0].name if board.rows else ""
-        stream.write(("\r" if tty else "") + progress.line() + ("" if tty else "\n"))
-        stream.flush()
+_BALANCED: dict[int, Design] = {
+    3: _affine_prime(3),
+    4: _alternating_4(),
+    5: _affine_prime(5),
+    6: _one_rotational_6(),
+}
+
+
+def design(k: int, seating: str = DEFAULT_SEATING) -> Design:
+    """The seatings of one deal at a table of ``k`` (3 to 6) under ``seating``."""
+    if seating not in SEATINGS:
+        raise ValueError(f"seating must be one of {', '.join(SEATINGS)}, not {seating!r}")
+    if k not in _BALANCED:
+        raise ValueError(f"tables seat 3 to 6 players, not {k}")
+    return _cyclic(k) if seating == "cyclic" else _BALANCED[k]
+
+
+def games_per_deal(k: int, seating: str = DEFAULT_SEATING) -> int:
+    """Games of one deal at a table of ``k``: k(k-1) balanced, k cyclic.
+
+    >>> [games_per_deal(k) for k in range(3, 7)], games_per_deal(4, "cyclic")
+    ([6, 12, 20, 30], 4)
+    """
+    return len(design(k, seating))
+
+
+def deal_seatings(table: Sequence[str], seating: str = DEFAULT_SEATING) -> list[tuple[str, ...]]:
+    """The seatings in which ``table`` (its members in seat order) plays one deal."""
+    members = tuple(table)
+    return [tuple(members[m] for m in game) for game in design(len(members), seating)]
+
+
+# --------------------------------------------------------------------------- checking
+
+
+@dataclass(frozen=True)
+class SeatingBalance:
+    """How evenly a list of seatings (tuples in seat order, one table size)
+    spreads seats and neighbours."""
+
+    seats: dict[str, tuple[int, ...]]
+    """Times each member sat in seat 0, 1, ..."""
+    after: dict[int, dict[tuple[str, str], int]]
+    """``after[d][(x, y)]``: times y sat d seats after x (d = 1: the next to play)."""
+    seat_pairs: dict[tuple[int, int], dict[tuple[str, str], int]]
+    """``seat_pairs[(s, t)][(x, y)]``: games with x in seat s and y in seat t."""
+
+    @property
+    def seat_spread(self) -> int:
+        """Most minus fewest times any member sat in any seat (0: perfect)."""
+        counts = [c for row in self.seats.values() for c in row]
+        return max(counts) - min(counts)
+
+    def after_spread(self, d: int) -> int:
+        """Most minus fewest times any ordered pair sat ``d`` apart (0: perfect)."""
+        counts = list(self.after[d].values())
+        return max(counts) - min(counts)
+
+    def even_seat_pairs(self) -> list[tuple[int, int]]:
+        """Pairs of seats (s < t) in which every ordered pair of members sat
+        equally often."""
+        return [
+            (s, t)
+            for (s, t), counts in self.seat_pairs.items()
+            if s < t and len(set(counts.values())) == 1
+        ]
+
+
+def seating_balance(seatings: Iterable[Sequence[str]]) -> SeatingBalance:
+    """Seat, distance and seat-pair counts of ``seatings`` (all of one table).
+
+    >>> b = seating_balance(deal_seatings("abcd"))
+    >>> b.seat_spread, [b.after_spread(d) for d in (1, 2, 3)], len(b.even_seat_pairs())
+    (0, [0, 0, 0], 6)
+    >>> c = seating_balance(deal_seatings("abcd", "cyclic"))
+    >>> c.seat_spread, c.after[1][("a", "b")], c.after[1][("b", "a")]
+    (0, 4, 0)
+    """
+    rows = [tuple(s) for s in seatings]
+    k = len(rows[0])
+    names = sorted({x for row in rows for x in row})
+    ordered = [(x, y) for x, y in itertools.permutations(names, 2)]
+    seats = {x: [0] * k for x in names}
+    after = {d: Counter[tuple[str, str]]() for d in range(1, k)}
+    pairs = {(s, t): Counter[tuple[str, str]]() for s in range(k) for t in range(k) if s != t}
+    for row in rows:
+        if len(row) != k:
+            raise ValueError("seatings of different table sizes")
+        for s, x in enumerate(row):
+            seats[x][s] += 1
+            for d in range(1, k):
+                after[d][(x, row[(s + d) % k])] += 1
+            for t, y in enumerate(row):
+                if t != s:
+                    pairs[(s, t)][(x, y)] += 1
+    return SeatingBalance(
+        {x: tuple(c) for x, c in seats.items()},
+        {d: {p: after[d][p] for p in ordered} for d in after},
+        {st: {p: c[p] for p in ordered} for st, c in pairs.items()},
+    )
+
+
+# --------------------------------------------------------------------------- plans
+
+
+def stored_seating(plan: Mapping[str, Any]) -> str:
+    """The seating of a stored plan: one stored before seatings could be chosen
+    (no ``seating`` key) was played cyclic.
+
+    >>> stored_seating({"players": 4}), stored_seating({"seating": "balanced"})
+    ('cyclic', 'balanced')
+    """
+    return str(plan.get("seating", "cyclic"))
+
+
+def resolve_seating(given: str | None, stored_config: Mapping[str, Any] | None) -> str:
+    """The seating a run uses: the one ``given`` (the file or ``--seating``);
+    else a new tournament's default, or the stored tournament's own seating
+    (so a tournament stored before seatings existed resumes as cyclic).
+
+    >>> resolve_seating(None, None), resolve_seating(None, {"plan": {}})
+    ('balanced', 'cyclic')
+    >>> resolve_seating("cyclic", None)
+    'cyclic'
+    """
+    if given is not None:
+        return given
+    if stored_config is None:
+        return DEFAULT_SEATING
+    return stored_seating(stored_config.get("plan") or {})
