@@ -11,6 +11,7 @@ here, through the same rules core and the same default policy for faults.
 
 from __future__ import annotations
 
+import time
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from wizard_arena.bot import Bot, BotError, GameInfo, GameSummary, decide
 from wizard_arena.protocol.seeds import bot_seed, local_secret
 from wizard_arena.rules import (
     Action,
+    Card,
     Event,
     Game,
     Phase,
@@ -31,7 +33,7 @@ from wizard_arena.rules import (
     default_action,
 )
 
-__all__ = ["Fault", "LocalGameResult", "play_local"]
+__all__ = ["Fault", "LocalDeal", "LocalGameResult", "LocalMove", "play_local"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,29 @@ class Fault:
     """The default action played instead."""
 
 
+@dataclass(frozen=True, slots=True)
+class LocalDeal:
+    """One round's deal (kept with ``record=True``)."""
+
+    round: int
+    dealer: int
+    hands: tuple[tuple[Card, ...], ...]
+    turned_card: Card | None
+
+
+@dataclass(frozen=True, slots=True)
+class LocalMove:
+    """One decision applied to the game, in order (kept with ``record=True``):
+    the seat's own action, or the default action played for it (``fault``
+    says why). ``ms`` is the time the bot took."""
+
+    round: int
+    seat: int
+    action: Action
+    ms: float
+    fault: str | None = None
+
+
 @dataclass
 class LocalGameResult:
     rules: Rules
@@ -56,6 +81,13 @@ class LocalGameResult:
     results: list[RoundResult]
     faults: list[Fault] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
+    first_dealer: int = 0
+    draw: tuple[tuple[Card | None, ...], ...] = ()
+    """The draw for the first dealer (``first_dealer_by_draw``), else empty."""
+    deals: list[LocalDeal] = field(default_factory=list)
+    """Every round's deal, with ``record=True`` (else empty)."""
+    moves: list[LocalMove] = field(default_factory=list)
+    """Every decision in the order applied, with ``record=True`` (else empty)."""
 
 
 def play_local(
@@ -68,6 +100,8 @@ def play_local(
     names: Sequence[str] | None = None,
     hooks: bool = True,
     bot_seed_secret: str | bytes | None = None,
+    bot_seeds: Sequence[int] | None = None,
+    record: bool = False,
 ) -> LocalGameResult:
     """Play one full game, ``bots[i]`` in seat ``i``.
 
@@ -83,7 +117,13 @@ def play_local(
     (:func:`wizard_arena.protocol.seeds.bot_seed`), with ``bot_seed_secret`` or, by
     default, a secret that follows from ``seed``
     (:func:`~wizard_arena.protocol.seeds.local_secret`): a game with a ``seed``
-    replays whole, the bots' draws included.
+    replays whole, the bots' draws included. ``bot_seeds`` gives each seat's
+    seed instead (e.g. to let two games share some seats' seeds and not
+    others').
+
+    ``record=True`` keeps every deal and every decision with its timing in
+    the result (:attr:`LocalGameResult.deals` and :attr:`~LocalGameResult.moves`),
+    everything a full game record needs.
     """
     rules = rules if rules is not None else Rules(players=len(bots))
     if len(bots) != rules.players:
@@ -91,20 +131,29 @@ def play_local(
     game = Game(rules, seed=seed, first_dealer=first_dealer)
     names = tuple(names) if names is not None else tuple(b.name for b in bots)
     faults: list[Fault] = []
+    deals: list[LocalDeal] = []
+    moves: list[LocalMove] = []
+    if bot_seeds is not None and len(bot_seeds) != rules.players:
+        raise ValueError(f"{rules.players} seats need {rules.players} bot seeds")
     if hooks:
         secret = local_secret(seed) if bot_seed_secret is None else bot_seed_secret
         for seat, bot in enumerate(bots):
-            info = GameInfo(game_id, rules, seat, names, seed=bot_seed(secret, game_id, seat))
-            bot.on_game_start(info)
+            own = bot_seeds[seat] if bot_seeds is not None else bot_seed(secret, game_id, seat)
+            bot.on_game_start(GameInfo(game_id, rules, seat, names, seed=own))
     seen = 0
     while not game.is_over:
         if game.phase is Phase.DEAL:
             game.deal()
             seen = len(game.events)
+            if record:
+                deals.append(
+                    LocalDeal(game.round, game.dealer, game.dealt_hands, game.turned_card)
+                )
             continue
         seat = game.acting[0]
         view = game.view(seat)
         action: Action | None = None
+        started = time.perf_counter() if record else 0.0
         try:
             action = decide(bots[seat], view)
         except BotError as e:
@@ -118,10 +167,15 @@ def play_local(
             except RuleError as e:
                 code, detail = e.code, str(e)
                 action = None
+        ms = 1000.0 * (time.perf_counter() - started) if record else 0.0
         if action is None:
             fallback = default_action(view.legal_actions)
             game.apply(seat, fallback)
             faults.append(Fault(seat, game.round, code, detail, action_text(fallback)))
+            if record:
+                moves.append(LocalMove(game.round, seat, fallback, ms, code))
+        elif record:
+            moves.append(LocalMove(game.round, seat, action, ms))
         if hooks:
             new = game.events[seen:]
             seen = len(game.events)
@@ -145,4 +199,8 @@ def play_local(
         list(game.results),
         faults,
         list(game.events),
+        game.first_dealer,
+        game.draw,
+        deals,
+        moves,
     )

@@ -126,6 +126,7 @@ class _Table:
         time_bank: float = 0.0,
         bot_seed_secret: str | bytes | None = None,
         max_consecutive_timeouts: int = 0,
+        bot_seeds: Sequence[int] | None = None,
     ) -> None:
         n = rules.players
         self.max_consecutive_timeouts = max_consecutive_timeouts
@@ -146,8 +147,13 @@ class _Table:
         self.rules = rules
         self.move_time = move_time
         self.game = Game(rules, seed=seed, first_dealer=first_dealer)
-        secret = bot_seed_secret if bot_seed_secret is not None else new_secret()
-        self.bot_seeds = [bot_seed(secret, game_id, s) for s in range(n)]
+        if bot_seeds is not None:
+            if len(bot_seeds) != n or not all(0 < x < 2**64 for x in bot_seeds):
+                raise ValueError(f"{n} bot seeds (1 to 2**64 - 1) are needed, got {bot_seeds}")
+            self.bot_seeds = list(bot_seeds)
+        else:
+            secret = bot_seed_secret if bot_seed_secret is not None else new_secret()
+            self.bot_seeds = [bot_seed(secret, game_id, s) for s in range(n)]
         """GameStarted.bot_seed by seat (from the secret, never from the deal's seed)."""
         self.log = get_logger(game_id=game_id)
         self.states: list[_SeatState] = []
@@ -597,6 +603,7 @@ async def run_table(
     time_bank: float = 0.0,
     bot_seed_secret: str | bytes | None = None,
     max_consecutive_timeouts: int = 0,
+    bot_seeds: Sequence[int] | None = None,
 ) -> GameRecord:
     """Referee one full game; return its record.
 
@@ -609,7 +616,8 @@ async def run_table(
     may draw on, over the game, to run past ``move_time``.
     ``bot_seed_secret``: the secret each seat's ``GameStarted.bot_seed`` is
     derived from with the game id and the seat (:mod:`wizard_arena.protocol.seeds`;
-    default: a random one for this game alone).
+    default: a random one for this game alone); ``bot_seeds`` gives each
+    seat's seed instead (two games may then share some seats' seeds).
     ``max_consecutive_timeouts``: a seat's stream is closed
     (DEADLINE_EXCEEDED) once this many of its decisions in a row timed out,
     counting from ``SeatSpec.timeouts_in_a_row`` (0: never).
@@ -630,6 +638,7 @@ async def run_table(
         time_bank,
         bot_seed_secret,
         max_consecutive_timeouts,
+        bot_seeds,
     )
     try:
         return await table.run()

@@ -192,24 +192,32 @@ class ResultsStore:
             self.db.executemany(
                 "INSERT INTO entrants (name, kind, command) VALUES (?, ?, ?)", entrants
             )
-            rules_json = json.dumps(rules, sort_keys=True)
-            self.db.executemany(
-                "INSERT INTO games (id, seq, table_idx, deal_set, rotation, seed, seats, rules)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        g.id,
-                        g.seq,
-                        g.table_idx,
-                        g.deal_set,
-                        g.rotation,
-                        g.seed,
-                        json.dumps(list(g.seats)),
-                        rules_json,
-                    )
-                    for g in games
-                ],
-            )
+            self._insert_games(games, rules)
+
+    def add_games(self, games: Sequence[GameSpec], rules: dict[str, Any]) -> None:
+        """Plan more games (pending) in a stored tournament, in one transaction."""
+        with self._tx():
+            self._insert_games(games, rules)
+
+    def _insert_games(self, games: Sequence[GameSpec], rules: dict[str, Any]) -> None:
+        rules_json = json.dumps(rules, sort_keys=True)
+        self.db.executemany(
+            "INSERT INTO games (id, seq, table_idx, deal_set, rotation, seed, seats, rules)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    g.id,
+                    g.seq,
+                    g.table_idx,
+                    g.deal_set,
+                    g.rotation,
+                    g.seed,
+                    json.dumps(list(g.seats)),
+                    rules_json,
+                )
+                for g in games
+            ],
+        )
 
     def update_config(self, config: dict[str, Any]) -> None:
         """Replace the stored configuration (a tournament stored before a key existed)."""
