@@ -13,18 +13,24 @@ sample standard deviation with ``n - 1``).
 
 The SPRT (Wald 1945) weighs ``H0: mu = mu0`` against ``H1: mu = mu1``
 (``mu1 > mu0``), with the error rates ``alpha`` (deciding H1 when H0 holds) and
-``beta`` (deciding H0 when H1 holds). As fishtest does for chess engines (its
-"GSPRT"), the differences are taken as normal with the variance estimated
-from the data, so after ``n`` differences the log-likelihood ratio is
+``beta`` (deciding H0 when H1 holds). The differences are taken as normal
+with an unknown variance, and the log-likelihood ratio is the generalized
+one (each hypothesis with its own maximum-likelihood variance, as in the
+"GSPRT" fishtest runs for chess engines): after ``n`` differences with mean
+``m`` and ``v = sum_i (x_i - m)^2 / n``,
 
-    LLR = sum_i [(x_i - mu0)^2 - (x_i - mu1)^2] / (2 s^2)
-        = n (mu1 - mu0) (2 m - mu0 - mu1) / (2 s^2)
+    LLR = (n / 2) * ln[(v + (m - mu0)^2) / (v + (m - mu1)^2)]
 
-and the test stops with H1 ("A is stronger") once ``LLR >= log((1 - beta) /
-alpha)`` and with H0 ("no difference") once ``LLR <= log(beta / (1 - alpha))``,
-never before :data:`MIN_PAIRS` differences. With alpha = beta = 0.05 the
-bounds are -2.944 and +2.944. ``s^2`` is floored at :data:`VARIANCE_FLOOR`
-(identical deterministic bots differ by exactly 0 on every deal).
+The test stops with H1 ("A is stronger") once ``LLR >= ln((1 - beta) /
+alpha)`` and with H0 ("no difference") once ``LLR <= ln(beta / (1 -
+alpha))``, never before :data:`MIN_PAIRS` differences. With alpha = beta =
+0.05 the bounds are -2.944 and +2.944. ``v`` is floored at
+:data:`VARIANCE_FLOOR` (identical deterministic bots differ by exactly 0 on
+every deal). Simulated with normal differences (sd 100, bounds 0 and 20,
+3000 runs each) it decided wrongly 4.0% of the time at ``mu = mu0`` and
+4.6% at ``mu = mu1`` (tests/test_compare.py checks this); the simpler
+plug-in form ``n (mu1 - mu0)(2m - mu0 - mu1) / (2 s^2)`` erred 6.1% and
+6.4% of the time, more than the alpha and beta it was given.
 
 >>> b = Bounds(mu0=0, mu1=20, alpha=0.05, beta=0.05)
 >>> round(b.lower, 3), round(b.upper, 3)
@@ -35,7 +41,7 @@ bounds are -2.944 and +2.944. ``s^2`` is floored at :data:`VARIANCE_FLOOR`
 >>> s.n, s.mean, round(s.sd, 2)
 (10, 25.0, 21.73)
 >>> round(s.llr(b), 3)
-6.353
+4.236
 >>> [round(v, 2) for v in s.interval()]
 [9.45, 40.55]
 """
@@ -130,11 +136,13 @@ class PairedStats:
         return (self.mean - half, self.mean + half)
 
     def llr(self, b: Bounds) -> float:
-        """The log-likelihood ratio of H1 against H0 (0 for n < 2)."""
+        """The generalized log-likelihood ratio of H1 against H0 (0 for n < 2)."""
         if self.n < 2:
             return 0.0
-        var = max(self.variance, VARIANCE_FLOOR)
-        return self.n * (b.mu1 - b.mu0) * (2.0 * self.mean - b.mu0 - b.mu1) / (2.0 * var)
+        v = max(self._m2 / self.n, VARIANCE_FLOOR)
+        d0 = self.mean - b.mu0
+        d1 = self.mean - b.mu1
+        return 0.5 * self.n * math.log((v + d0 * d0) / (v + d1 * d1))
 
     def verdict(self, b: Bounds) -> Verdict | None:
         """H1 or H0 once a bound is crossed (and at least :data:`MIN_PAIRS`), else None."""
