@@ -22,7 +22,6 @@ at several tables at once.
 
 from __future__ import annotations
 
-import contextlib
 import shlex
 import time
 import tomllib
@@ -35,6 +34,7 @@ import trio
 
 from wizard_arena.protocol.seeds import new_secret
 from wizard_arena.rules import BidRestriction, Rules
+from wizard_referee.ratings.models import EloState
 from wizard_referee.referee.arena import Arena, ArenaConfig, Session, serve_arena
 from wizard_referee.referee.listen import listen_problem
 from wizard_referee.referee.logs import get_logger
@@ -311,7 +311,17 @@ class Progress:
     done: int = 0
     done_at_start: int = 0
     started: float = field(default_factory=time.monotonic)
-    leader: str = ""
+    elo: EloState = field(default_factory=EloState)
+    """Provisional Elo, updated as each game ends (the leader shown)."""
+
+    @property
+    def leader(self) -> str:
+        return self.elo.leader()
+
+    def load(self, store: ResultsStore) -> None:
+        """Rate the games finished before this run (once, at the start)."""
+        for _, seats, _ in store.finished_games():
+            self.elo.add([s.entrant for s in seats], [s.total for s in seats])
 
     def line(self) -> str:
         elapsed = time.monotonic() - self.started
@@ -506,7 +516,8 @@ async def _play(
             )
         await _await_entrants(config, arena, pool, logs, token_owner)
         if progress_stream is not None:
-            nursery.start_soon(_show_progress, progress, store, progress_stream, progress_interval)
+            progress.load(store)
+            nursery.start_soon(_show_progress, progress, progress_stream, progress_interval)
         try:
             await _schedule(config, arena, store, pending, pool, progress, log, on_record, launched)
         finally:
@@ -601,6 +612,7 @@ async def _schedule(
             store.save_game(spec, record)
             if record.status == "finished":
                 progress.done += 1
+                progress.elo.add(spec.seats, record.totals)
             else:
                 log.error("game_aborted", game_id=spec.id, error=record.error)
             if on_record is not None:
@@ -645,14 +657,9 @@ async def _schedule(
                     await arena.wait_for_change()
 
 
-async def _show_progress(
-    progress: Progress, store: ResultsStore, stream: TextIO, interval: float
-) -> None:
+async def _show_progress(progress: Progress, stream: TextIO, interval: float) -> None:
     tty = stream.isatty()
     while True:
         await trio.sleep(interval)
-        with contextlib.suppress(Exception):
-            board = leaderboard(store, method="elo")
-            progress.leader = board.rows[0].name if board.rows else ""
         stream.write(("\r" if tty else "") + progress.line() + ("" if tty else "\n"))
         stream.flush()

@@ -302,25 +302,14 @@ class ResultsStore:
         return [r[0] for r in rows]
 
     def seat_results(self) -> list[SeatResult]:
+        # one JSON text per row, decoded at once: a quarter of the decoder calls
         rows = self.db.execute(
-            "SELECT s.game_id, s.seat, s.entrant, s.total, s.rank, s.bids, s.tricks, s.points,"
-            " s.faults FROM seat_results s JOIN games g ON g.id = s.game_id"
-            " ORDER BY g.seq, s.seat"
+            "SELECT s.game_id, s.seat, s.entrant, s.total, s.rank,"
+            " '[' || s.bids || ',' || s.tricks || ',' || s.points || ',' || s.faults || ']'"
+            " FROM seat_results s JOIN games g ON g.id = s.game_id ORDER BY g.seq, s.seat"
         ).fetchall()
-        return [
-            SeatResult(
-                r[0],
-                r[1],
-                r[2],
-                r[3],
-                r[4],
-                json.loads(r[5]),
-                json.loads(r[6]),
-                json.loads(r[7]),
-                json.loads(r[8]),
-            )
-            for r in rows
-        ]
+        decode = json.JSONDecoder().decode
+        return [SeatResult(r[0], r[1], r[2], r[3], r[4], *decode(r[5])) for r in rows]
 
     def finished_games(self) -> Iterator[tuple[GameSpec, list[SeatResult], bool]]:
         """Finished games in plan order with their seat results and faulted flag."""
