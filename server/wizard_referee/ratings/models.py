@@ -50,6 +50,7 @@ Incremental Elo (:func:`elo`, provisional)
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections import Counter
@@ -340,37 +341,33 @@ def _units(games: list[GameResult]) -> list[list[GameResult]]:
 
 
 def _comparisons(units: list[list[GameResult]]) -> tuple[list[str], Comparisons]:
-    """The players (sorted) and every comparison, by pair and unit, in a
-    canonical order (so that sums, and so the fits, do not depend on the
-    order of the games or the seats)."""
+    """The players (sorted) and every comparison, summed by pair and unit in
+    the order (pair, unit): canonical, so that sums, and so the fits, do not
+    depend on the order of the games or the seats."""
     names = sorted({p for unit in units for g in unit for p in g.players})
     index = {name: k for k, name in enumerate(names)}
-    # (a, b, unit) -> [score of a, comparisons]
-    entries: dict[tuple[int, int, int], list[float]] = {}
+    n = len(names)
+    count = len(units)
+    keys: list[int] = []  # (a * n + b) * count + unit, a < b
+    scores: list[float] = []  # of a against b
     for u, unit in enumerate(units):
         for g in unit:
             seated = sorted(zip((index[p] for p in g.players), g.scores, strict=True))
-            for x in range(len(seated)):
-                a, sa = seated[x]
-                for y in range(x + 1, len(seated)):
-                    b, sb = seated[y]
-                    entry = entries.get((a, b, u))
-                    if entry is None:
-                        entry = entries[(a, b, u)] = [0.0, 0.0]
-                    entry[0] += 1.0 if sa > sb else 0.0 if sa < sb else 0.5
-                    entry[1] += 1.0
-    pairs = sorted({(a, b) for a, b, _ in entries})
-    pair_index = {pair: k for k, pair in enumerate(pairs)}
-    keys = sorted(entries)  # by pair, then unit
+            for (a, sa), (b, sb) in itertools.combinations(seated, 2):
+                keys.append((a * n + b) * count + u)
+                scores.append(1.0 if sa > sb else 0.0 if sa < sb else 0.5)
+    key = np.array(keys, dtype=np.int64)
+    entry, inverse = np.unique(key, return_inverse=True)
+    pairs, entry_pair = np.unique(entry // count, return_inverse=True)
     return names, Comparisons(
-        n=len(names),
-        pair_a=np.array([a for a, _ in pairs], dtype=np.int64),
-        pair_b=np.array([b for _, b in pairs], dtype=np.int64),
-        units=len(units),
-        entry_pair=np.array([pair_index[(a, b)] for a, b, _ in keys], dtype=np.int64),
-        entry_unit=np.array([u for _, _, u in keys], dtype=np.int64),
-        entry_w=np.array([entries[k][0] for k in keys], dtype=np.float64),
-        entry_m=np.array([entries[k][1] for k in keys], dtype=np.float64),
+        n=n,
+        pair_a=pairs // n,
+        pair_b=pairs % n,
+        units=count,
+        entry_pair=entry_pair.astype(np.int64),
+        entry_unit=entry % count,
+        entry_w=np.bincount(inverse, np.array(scores), minlength=len(entry)).astype(np.float64),
+        entry_m=np.bincount(inverse, minlength=len(entry)).astype(np.float64),
     )
 
 
