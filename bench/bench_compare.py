@@ -11,13 +11,17 @@ default opponents (the example bots), in-process with ``--parallel`` workers
 - B's game of an independent deal (its own cards and opponent seeds), as
   ``compare --no-duplicate`` plays it.
 
-That gives the paired differences of both designs on the same A games. The
-number of games each design needs is then the average stopping time of the
-very SPRT ``compare`` runs (:mod:`wizard_referee.compare.stats`; default
-bounds 0 and 20 points per game, alpha = beta = 0.05) over ``--simulations``
-sequences drawn with replacement from the observed differences, and the
-share of those runs that end "A is stronger". The wall time per 100 games is
-that of the duplicate design's games (A's and B's, half each).
+That gives the paired differences of both designs on the same A games.
+Both designs estimate the same difference A - B; what differs is the spread
+of the differences. So the number of games each design needs is the average
+stopping time of the very SPRT ``compare`` runs
+(:mod:`wizard_referee.compare.stats`; default bounds 0 and 20 points per
+game, alpha = beta = 0.05) over ``--simulations`` sequences drawn with
+replacement from the design's observed differences, each shifted to the
+mean of both designs (so that only the spread tells them apart); and, for
+reference, from the differences as observed. The wall time per 100 games is
+that of the duplicate design's games (A's and B's, half each), with the
+mean time of one game in a worker.
 
     python bench/bench_compare.py [--deals 100] [--parallel N] [--simulations 2000]
 """
@@ -40,8 +44,11 @@ from wizard_referee.compare.stats import Bounds, PairedStats, Verdict
 from wizard_referee.referee.record import GameRecord
 
 
-def play(plan: ComparePlan, games: list[PlannedGame], parallel: int) -> dict[str, int]:
-    """The candidate's total in each game, by game id (``plan`` gives the pool its bots)."""
+def play(
+    plan: ComparePlan, games: list[PlannedGame], parallel: int
+) -> tuple[dict[str, int], list[float]]:
+    """The candidate's total in each game, by game id, and each game's
+    duration in its worker (``plan`` gives the pool its bots)."""
     done: queue.Queue[tuple[PlannedGame, GameRecord | None, BaseException | None]]
     done = queue.Queue()
     pool = GamePool(plan, parallel)
@@ -49,12 +56,14 @@ def play(plan: ComparePlan, games: list[PlannedGame], parallel: int) -> dict[str
         for g in games:
             pool.submit(g, lambda g, r: done.put((g, r, None)), lambda g, e: done.put((g, None, e)))
         out = {}
+        seconds = []
         for _ in games:
             g, record, error = done.get()
             if record is None:
                 raise RuntimeError(f"{g.spec.id}: {error}")
             out[g.spec.id] = record.totals[g.candidate_seat]
-        return out
+            seconds.append((record.finished_at or record.started_at) - record.started_at)
+        return out, seconds
     finally:
         pool.close()
 
@@ -92,7 +101,7 @@ def main() -> None:
     opponents = tuple(
         parse_bot(DEFAULT_OPPONENTS[k % len(DEFAULT_OPPONENTS)]) for k in range(args.players - 1)
     )
-    common = dict(
+    shared = dict(
         a=parse_bot(args.a),
         b=parse_bot(args.b),
         opponents=opponents,
@@ -100,17 +109,17 @@ def main() -> None:
         seed=args.seed,
         secret=f"bench {args.seed}",
     )
-    dup = ComparePlan(**common, duplicate=True)
-    ind = ComparePlan(**common, duplicate=False)
+    dup = ComparePlan(**shared, duplicate=True)
+    ind = ComparePlan(**shared, duplicate=False)
     deals = range(args.deals)
     print(
         f"A = {args.a}, B = {args.b}, against {', '.join(o.text for o in opponents)}; "
         f"{args.deals} deals, {args.parallel} at once on {os.cpu_count()} cores"
     )
     start = time.perf_counter()
-    paired = play(dup, dup.games(deals), args.parallel)
+    paired, seconds = play(dup, dup.games(deals), args.parallel)
     wall = time.perf_counter() - start
-    other = play(ind, [ind.game(k, "B") for k in deals], args.parallel)
+    other, _ = play(ind, [ind.game(k, "B") for k in deals], args.parallel)
     a = [paired[f"d{k}-A"] for k in deals]
     designs = {
         "duplicate": [x - paired[f"d{k}-B"] for k, x in zip(deals, a, strict=True)],
@@ -119,11 +128,14 @@ def main() -> None:
     bounds = Bounds(args.h0, args.h1, 0.05, 0.05)
     print(
         f"wall time: {100 * wall / (2 * args.deals):.1f} s per 100 games "
-        f"({2 * args.deals} games of the duplicate design in {wall:.0f} s)"
+        f"({2 * args.deals} games of the duplicate design in {wall:.0f} s; "
+        f"one game {statistics.fmean(seconds):.2f} s in its worker)"
     )
+    common = statistics.fmean(statistics.fmean(d) for d in designs.values())
     print(
         f"SPRT H0 {bounds.mu0:g}, H1 {bounds.mu1:g} points per game, alpha = beta = 0.05; "
-        f"{args.simulations} runs on the observed differences"
+        f"{args.simulations} runs on each design's differences, shifted to the common "
+        f"mean {common:+.1f} (as observed in brackets)"
     )
     sds = {}
     for name, diffs in designs.items():
@@ -132,11 +144,14 @@ def main() -> None:
             s.add(x)
         sds[name] = s.sd
         low, high = s.interval()
-        games, share = stopping(diffs, bounds, args.simulations, random.Random(args.seed))
+        shifted = [x - s.mean + common for x in diffs]
+        games, share = stopping(shifted, bounds, args.simulations, random.Random(args.seed))
+        raw, raw_share = stopping(diffs, bounds, args.simulations, random.Random(args.seed))
         print(
             f"{name:>11}: A-B {s.mean:+6.1f} points per game (95% {low:+.1f} to {high:+.1f}), "
-            f"sd {s.sd:5.1f}; games to a decision: mean {statistics.fmean(games):6.0f}, "
-            f"median {statistics.median(games):6.0f}; 'A is stronger' in {share:.1%}"
+            f"sd {s.sd:5.1f}; games to a decision: mean {statistics.fmean(games):5.0f} "
+            f"({statistics.fmean(raw):.0f}), median {statistics.median(games):5.0f} "
+            f"({statistics.median(raw):.0f}); 'A is stronger' in {share:.1%} ({raw_share:.1%})"
         )
     ratio = (sds["duplicate"] / sds["independent"]) ** 2
     rho = statistics.correlation(a, [paired[f"d{k}-B"] for k in deals])

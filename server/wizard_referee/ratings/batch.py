@@ -42,6 +42,9 @@ BATCH_ELEMENTS = 4_000_000
 BLOCK_ELEMENTS = 4_000_000
 #: Dense blocks of at most this many elements in all are kept between uses.
 KEEP_ELEMENTS = 16_000_000
+#: Comparisons are summed as a dense product (units x 2 pairs, by BLAS) when
+#: that has at most this many elements per entry, else entry by entry.
+DENSE_RATIO = 64
 
 
 class ConvergenceError(RuntimeError):
@@ -75,6 +78,13 @@ class Comparisons:
             m = np.add.reduceat(self.entry_m, starts)
             return w[None, :], m[None, :]
         weights = counts.astype(np.float32)
+        if self.units * 2 * pairs > DENSE_RATIO * len(self.entry_unit):
+            # sparse (many pairs, each unit holds few): sum the entries, pair by pair
+            starts = np.searchsorted(self.entry_pair, np.arange(pairs))
+            taken = weights[:, self.entry_unit]  # (B, E)
+            w = np.add.reduceat(taken * self.entry_w.astype(np.float32), starts, axis=1)
+            m = np.add.reduceat(taken * self.entry_m.astype(np.float32), starts, axis=1)
+            return w.astype(np.float64), m.astype(np.float64)
         both = np.zeros((len(counts), 2 * pairs), dtype=np.float32)
         for lo, hi, dense in self._blocks():
             both += weights[:, lo:hi] @ dense
