@@ -90,6 +90,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--a", default="wizard_bots.montecarlo:MonteCarloBot(samples=4)")
     ap.add_argument("--b", default="wizard_bots.heuristic:HeuristicBot")
+    ap.add_argument(
+        "--opponent",
+        action="append",
+        default=[],
+        help="an opponent (repeat; default the example bots, as compare takes them)",
+    )
     ap.add_argument("--deals", type=int, default=100)
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--parallel", type=int, default=os.cpu_count() or 1)
@@ -98,9 +104,8 @@ def main() -> None:
     ap.add_argument("--h1", type=float, default=20.0)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    opponents = tuple(
-        parse_bot(DEFAULT_OPPONENTS[k % len(DEFAULT_OPPONENTS)]) for k in range(args.players - 1)
-    )
+    given = args.opponent or list(DEFAULT_OPPONENTS)
+    opponents = tuple(parse_bot(given[k % len(given)]) for k in range(args.players - 1))
     shared = dict(
         a=parse_bot(args.a),
         b=parse_bot(args.b),

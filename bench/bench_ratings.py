@@ -11,6 +11,7 @@ finished tournament prints: reading the store, the statistics, the fit and
 the bootstrap intervals, all of it.
 
     python bench/bench_ratings.py [--bots 20] [--games 10000] [--bootstrap 1000] [--seed 1]
+                                  [--no-store]
 """
 
 from __future__ import annotations
@@ -87,6 +88,7 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=10_000)
     ap.add_argument("--bootstrap", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--no-store", action="store_true", help="skip the leaderboard of a store")
     args = ap.parse_args()
     games = synthetic_games(args.bots, args.games, random.Random(args.seed))
     pairs = sum(len(g.players) * (len(g.players) - 1) // 2 for g in games)
@@ -118,6 +120,8 @@ def main() -> None:
         else f"top: {top.name} {top.rating:.1f}"
     )
 
+    if args.no_store:
+        return
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.sqlite"
         write_store(path, games, random.Random(args.seed))

@@ -57,6 +57,17 @@ def test_bench_server_kinds_serve_tables(kind: str) -> None:
     [
         ["bench_rules.py", "--seconds", "0.2"],
         ["bench_ratings.py", "--bots", "5", "--games", "200", "--bootstrap", "20"],
+        [
+            "bench_compare.py",
+            *[
+                "--a",
+                "wizard_bots.heuristic:HeuristicBot",
+                "--b",
+                "wizard_bots.random_bot:RandomBot",
+            ],
+            *["--opponent", "wizard_bots.random_bot:RandomBot", "--deals", "4"],
+            *["--simulations", "20", "--parallel", "1"],
+        ],
         ["bench_soak.py", "--bots", "12", "--seconds", "4", "--workers", "1"],
         ["bench_refused.py", *["--connections", "40", "--step", "20", "--settle", "0"]],
         [

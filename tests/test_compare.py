@@ -335,3 +335,10 @@ def test_over_the_referee_with_a_command_gives_the_in_process_answer(tmp_path: P
 
     assert outcome(refereed) == outcome(local)
     assert (tmp_path / "compare.sqlite.logs" / "B-0.log").exists()
+
+
+def test_a_bot_that_ends_its_process_in_process_is_an_error_not_a_hang(tmp_path: Path) -> None:
+    crash = f"tests.bots.crash_bot:CrashOnceBot(marker={str(tmp_path / 'crashed')!r})"
+    proc = _cli(crash, RANDOM, *SIZE_ARGS, "--quiet", "--parallel", "1", cwd=tmp_path, timeout=60)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "worker process died" in proc.stderr and "over the referee" in proc.stderr

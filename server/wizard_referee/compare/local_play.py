@@ -16,6 +16,8 @@ import queue
 import signal
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from wizard_arena.bot import Bot
@@ -124,17 +126,26 @@ def _init_worker(plan: ComparePlan) -> None:
 
 def _work(deal: int, side: str) -> str:
     assert _plan is not None
-    return play_planned(_plan, _plan.game(deal, side)).to_json()
+    try:
+        return play_planned(_plan, _plan.game(deal, side)).to_json()
+    except BaseException as e:  # SystemExit from a bot: report it, keep the worker
+        raise RuntimeError(f"{type(e).__name__}: {e}") from None
 
 
 class GamePool:
     """Worker processes (started fresh, ``spawn``) playing planned games.
     ``submit`` calls ``done(game, record)`` or ``failed(game, error)`` from
-    the pool's result thread; ``close`` stops the workers at once."""
+    a thread of the pool; ``close`` stops the workers at once. A worker
+    that dies (a bot ended its process) fails its game and every later one
+    with :class:`~concurrent.futures.process.BrokenProcessPool`."""
 
     def __init__(self, plan: ComparePlan, processes: int) -> None:
-        ctx = multiprocessing.get_context("spawn")
-        self._pool = ctx.Pool(processes, initializer=_init_worker, initargs=(plan,))
+        self._pool = ProcessPoolExecutor(
+            processes,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_init_worker,
+            initargs=(plan,),
+        )
 
     def submit(
         self,
@@ -142,17 +153,29 @@ class GamePool:
         done: Callable[[PlannedGame, GameRecord], None],
         failed: Callable[[PlannedGame, BaseException], None],
     ) -> None:
-        def ok(text: Any) -> None:
-            done(game, GameRecord.from_json(text))
+        def finished(future: Future[str]) -> None:
+            if future.cancelled():
+                return
+            error = future.exception()
+            if error is not None:
+                failed(game, error)
+            else:
+                done(game, GameRecord.from_json(future.result()))
 
-        def bad(error: BaseException) -> None:
-            failed(game, error)
-
-        self._pool.apply_async(_work, (game.deal, game.side), callback=ok, error_callback=bad)
+        try:
+            self._pool.submit(_work, game.deal, game.side).add_done_callback(finished)
+        except BrokenProcessPool as e:
+            failed(game, e)
 
     def close(self) -> None:
-        self._pool.terminate()
-        self._pool.join()
+        """Cancel the games not started; stop the ones under way."""
+        processes = list((getattr(self._pool, "_processes", None) or {}).values())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for proc in processes:
+            if proc.is_alive():
+                proc.terminate()
+        for proc in processes:
+            proc.join(5)
 
 
 def play_in_process(comparison: Any, parallel: int, progress: Any) -> None:
@@ -187,10 +210,14 @@ def play_in_process(comparison: Any, parallel: int, progress: Any) -> None:
                 progress.tick()
                 continue
             running -= 1
-            if error is not None or record is None:
+            if isinstance(error, BrokenProcessPool):
                 raise CompareError(
-                    f"game {game.spec.id} could not be played: {type(error).__name__}: {error}"
+                    f"a worker process died while playing game {game.spec.id}: a bot that "
+                    "ends its process (os._exit) or crashes the interpreter cannot play "
+                    "in-process; give it as a command to play it over the referee"
                 )
+            if error is not None or record is None:
+                raise CompareError(f"game {game.spec.id} could not be played: {error}")
             comparison.add(game, record)
             progress.tick()
     finally:
