@@ -21,7 +21,7 @@ replacement from the design's observed differences, each shifted to the
 mean of both designs (so that only the spread tells them apart); and, for
 reference, from the differences as observed. The wall time per 100 games is
 that of the duplicate design's games (A's and B's, half each), with the
-mean time of one game in a worker.
+mean CPU time of one game in a worker (what it would be on idle cores).
 
     python bench/bench_compare.py [--deals 100] [--parallel N] [--simulations 2000]
 """
@@ -47,8 +47,8 @@ from wizard_referee.referee.record import GameRecord
 def play(
     plan: ComparePlan, games: list[PlannedGame], parallel: int
 ) -> tuple[dict[str, int], list[float]]:
-    """The candidate's total in each game, by game id, and each game's
-    duration in its worker (``plan`` gives the pool its bots)."""
+    """The candidate's total in each game, by game id, and the CPU seconds
+    of each game in its worker (``plan`` gives the pool its bots)."""
     done: queue.Queue[tuple[PlannedGame, GameRecord | None, BaseException | None]]
     done = queue.Queue()
     pool = GamePool(plan, parallel)
@@ -62,7 +62,7 @@ def play(
             if record is None:
                 raise RuntimeError(f"{g.spec.id}: {error}")
             out[g.spec.id] = record.totals[g.candidate_seat]
-            seconds.append((record.finished_at or record.started_at) - record.started_at)
+            seconds.append(float(record.tags["cpu_s"]))
         return out, seconds
     finally:
         pool.close()
@@ -134,7 +134,9 @@ def main() -> None:
     print(
         f"wall time: {100 * wall / (2 * args.deals):.1f} s per 100 games "
         f"({2 * args.deals} games of the duplicate design in {wall:.0f} s; "
-        f"one game {statistics.fmean(seconds):.2f} s in its worker)"
+        f"one game {statistics.fmean(seconds):.2f} CPU-s in its worker, so at least "
+        f"{100 * statistics.fmean(seconds) / args.parallel:.0f} s per 100 games "
+        f"on {args.parallel} idle cores)"
     )
     common = statistics.fmean(statistics.fmean(d) for d in designs.values())
     print(

@@ -103,8 +103,10 @@ def record_of(game: PlannedGame, result: LocalGameResult, started: float) -> Gam
 
 
 def play_planned(plan: ComparePlan, game: PlannedGame) -> GameRecord:
-    """Play one planned game in this process."""
+    """Play one planned game in this process (its record's tag ``cpu_s``:
+    the CPU seconds it took)."""
     started = time.time()
+    cpu = time.process_time()
     bots = [_build(b) for b in game.bots]
     result = play_local(
         bots,
@@ -115,7 +117,9 @@ def play_planned(plan: ComparePlan, game: PlannedGame) -> GameRecord:
         bot_seeds=game.bot_seeds,
         record=True,
     )
-    return record_of(game, result, started)
+    record = record_of(game, result, started)
+    record.tags["cpu_s"] = round(time.process_time() - cpu, 3)
+    return record
 
 
 def _init_worker(plan: ComparePlan) -> None:
