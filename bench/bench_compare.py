@@ -138,10 +138,21 @@ def main() -> None:
         f"{100 * statistics.fmean(seconds) / args.parallel:.0f} s per 100 games "
         f"on {args.parallel} idle cores)"
     )
+    ratio = report(designs, bounds, args.simulations, args.seed)
+    rho = statistics.correlation(a, [paired[f"d{k}-B"] for k in deals])
+    print(
+        f"variance of the duplicate differences: {ratio:.2f} of the independent ones "
+        f"(correlation of A's and B's scores on a deal: {rho:+.2f})"
+    )
+
+
+def report(designs: dict[str, list[int]], bounds: Bounds, simulations: int, seed: int) -> float:
+    """Each design's differences and the games its SPRT takes; the ratio of
+    the variances (duplicate to independent)."""
     common = statistics.fmean(statistics.fmean(d) for d in designs.values())
     print(
         f"SPRT H0 {bounds.mu0:g}, H1 {bounds.mu1:g} points per game, alpha = beta = 0.05; "
-        f"{args.simulations} runs on each design's differences, shifted to the common "
+        f"{simulations} runs on each design's differences, shifted to the common "
         f"mean {common:+.1f} (as observed in brackets)"
     )
     sds = {}
@@ -152,8 +163,8 @@ def main() -> None:
         sds[name] = s.sd
         low, high = s.interval()
         shifted = [x - s.mean + common for x in diffs]
-        games, share = stopping(shifted, bounds, args.simulations, random.Random(args.seed))
-        raw, raw_share = stopping(diffs, bounds, args.simulations, random.Random(args.seed))
+        games, share = stopping(shifted, bounds, simulations, random.Random(seed))
+        raw, raw_share = stopping(diffs, bounds, simulations, random.Random(seed))
         print(
             f"{name:>11}: A-B {s.mean:+6.1f} points per game (95% {low:+.1f} to {high:+.1f}), "
             f"sd {s.sd:5.1f}; games to a decision: mean {statistics.fmean(games):5.0f} "
@@ -161,13 +172,9 @@ def main() -> None:
             f"({statistics.median(raw):.0f}); 'A is stronger' in {share:.1%} ({raw_share:.1%})"
         )
     ratio = (sds["duplicate"] / sds["independent"]) ** 2
-    rho = statistics.correlation(a, [paired[f"d{k}-B"] for k in deals])
-    print(
-        f"variance of the duplicate differences: {ratio:.2f} of the independent ones "
-        f"(correlation of A's and B's scores on a deal: {rho:+.2f})"
-    )
     if not math.isfinite(ratio):
         raise SystemExit("no variance measured")
+    return ratio
 
 
 if __name__ == "__main__":

@@ -90,6 +90,40 @@ class LocalGameResult:
     """Every decision in the order applied, with ``record=True`` (else empty)."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Turn:
+    move: LocalMove
+    fault: Fault | None
+
+
+def _turn(game: Game, bot: Bot, seat: int, timed: bool) -> _Turn:
+    """Ask ``bot`` for its decision and apply it, or the default action
+    (with the fault) when it raised or chose what the rules refuse."""
+    view = game.view(seat)
+    action: Action | None = None
+    started = time.perf_counter() if timed else 0.0
+    try:
+        action = decide(bot, view)
+    except BotError as e:
+        code, detail = "bad_return", str(e)
+    except Exception as e:
+        code = "exception"
+        detail = "".join(traceback.format_exception_only(type(e), e)).strip()
+    if action is not None:
+        try:
+            game.apply(seat, action)
+        except RuleError as e:
+            code, detail = e.code, str(e)
+            action = None
+    ms = 1000.0 * (time.perf_counter() - started) if timed else 0.0
+    if action is not None:
+        return _Turn(LocalMove(game.round, seat, action, ms), None)
+    fallback = default_action(view.legal_actions)
+    game.apply(seat, fallback)
+    fault = Fault(seat, game.round, code, detail, action_text(fallback))
+    return _Turn(LocalMove(game.round, seat, fallback, ms, code), fault)
+
+
 def play_local(
     bots: Sequence[Bot],
     rules: Rules | None = None,
@@ -151,31 +185,11 @@ def play_local(
                 )
             continue
         seat = game.acting[0]
-        view = game.view(seat)
-        action: Action | None = None
-        started = time.perf_counter() if record else 0.0
-        try:
-            action = decide(bots[seat], view)
-        except BotError as e:
-            code, detail = "bad_return", str(e)
-        except Exception as e:
-            code = "exception"
-            detail = "".join(traceback.format_exception_only(type(e), e)).strip()
-        if action is not None:
-            try:
-                game.apply(seat, action)
-            except RuleError as e:
-                code, detail = e.code, str(e)
-                action = None
-        ms = 1000.0 * (time.perf_counter() - started) if record else 0.0
-        if action is None:
-            fallback = default_action(view.legal_actions)
-            game.apply(seat, fallback)
-            faults.append(Fault(seat, game.round, code, detail, action_text(fallback)))
-            if record:
-                moves.append(LocalMove(game.round, seat, fallback, ms, code))
-        elif record:
-            moves.append(LocalMove(game.round, seat, action, ms))
+        move = _turn(game, bots[seat], seat, record)
+        if move.fault is not None:
+            faults.append(move.fault)
+        if record:
+            moves.append(move.move)
         if hooks:
             new = game.events[seen:]
             seen = len(game.events)

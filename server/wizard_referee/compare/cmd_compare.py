@@ -41,6 +41,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "example bots: " + ", ".join(DEFAULT_OPPONENTS),
     )
     add_rules_arguments(parser, players_help="table size, 3-6 (default 4)")
+    _add_test_arguments(parser)
+    _add_running_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    parser.add_argument("--quiet", action="store_true", help="no progress display")
+
+
+def _add_test_arguments(parser: argparse.ArgumentParser) -> None:
     t = parser.add_argument_group("the test")
     t.add_argument(
         "--h0",
@@ -88,6 +95,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help="B plays other deals than A (to measure what duplicates are worth)",
     )
+
+
+def _add_running_arguments(parser: argparse.ArgumentParser) -> None:
     r = parser.add_argument_group("running")
     r.add_argument("--seed", type=int, default=1, help="deal seed (default 1)")
     r.add_argument(
@@ -124,8 +134,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="secret of the bots' per-game seeds (default: random, kept in the "
         "database); give one to make the comparison reproducible",
     )
-    parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
-    parser.add_argument("--quiet", action="store_true", help="no progress display")
 
 
 def _opponents(texts: list[str], players: int) -> tuple[BotSpec, ...]:
