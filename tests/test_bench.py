@@ -67,6 +67,16 @@ def test_bench_server_kinds_serve_tables(kind: str) -> None:
             ["bench_refused.py", *["--connections", "40", "--step", "20", "--settle", "0"]],
             marks=pytest.mark.e2e,
         ),
+        pytest.param(
+            [
+                "bench_compare.py",
+                *["--a", "wizard_bots.heuristic:HeuristicBot"],
+                *["--b", "wizard_bots.random_bot:RandomBot"],
+                *["--opponent", "wizard_bots.random_bot:RandomBot", "--deals", "4"],
+                *["--simulations", "20", "--parallel", "1"],
+            ],
+            marks=pytest.mark.e2e,
+        ),
         [
             "bench_strength.py",
             *["--bots", "heuristic,random,random", "--deals", "1", "--jobs", "1", "--quiet"],

@@ -11,6 +11,7 @@ here, through the same rules core and the same default policy for faults.
 
 from __future__ import annotations
 
+import time
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from wizard_arena.bot import Bot, BotError, GameInfo, GameSummary, decide
 from wizard_arena.protocol.seeds import bot_seed, local_secret
 from wizard_arena.rules import (
     Action,
+    Card,
     Event,
     Game,
     Phase,
@@ -31,7 +33,7 @@ from wizard_arena.rules import (
     default_action,
 )
 
-__all__ = ["Fault", "LocalGameResult", "play_local"]
+__all__ = ["Fault", "LocalDeal", "LocalGameResult", "LocalMove", "play_local"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,29 @@ class Fault:
     """The default action played instead."""
 
 
+@dataclass(frozen=True, slots=True)
+class LocalDeal:
+    """One round's deal (kept with ``record=True``)."""
+
+    round: int
+    dealer: int
+    hands: tuple[tuple[Card, ...], ...]
+    turned_card: Card | None
+
+
+@dataclass(frozen=True, slots=True)
+class LocalMove:
+    """One decision applied to the game, in order (kept with ``record=True``):
+    the seat's own action, or the default action played for it (``fault``
+    says why). ``ms`` is the time the bot took."""
+
+    round: int
+    seat: int
+    action: Action
+    ms: float
+    fault: str | None = None
+
+
 @dataclass
 class LocalGameResult:
     rules: Rules
@@ -56,6 +81,47 @@ class LocalGameResult:
     results: list[RoundResult]
     faults: list[Fault] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
+    first_dealer: int = 0
+    draw: tuple[tuple[Card | None, ...], ...] = ()
+    """The draw for the first dealer (``first_dealer_by_draw``), else empty."""
+    deals: list[LocalDeal] = field(default_factory=list)
+    """Every round's deal, with ``record=True`` (else empty)."""
+    moves: list[LocalMove] = field(default_factory=list)
+    """Every decision in the order applied, with ``record=True`` (else empty)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Turn:
+    move: LocalMove
+    fault: Fault | None
+
+
+def _turn(game: Game, bot: Bot, seat: int, timed: bool) -> _Turn:
+    """Ask ``bot`` for its decision and apply it, or the default action
+    (with the fault) when it raised or chose what the rules refuse."""
+    view = game.view(seat)
+    action: Action | None = None
+    started = time.perf_counter() if timed else 0.0
+    try:
+        action = decide(bot, view)
+    except BotError as e:
+        code, detail = "bad_return", str(e)
+    except Exception as e:
+        code = "exception"
+        detail = "".join(traceback.format_exception_only(type(e), e)).strip()
+    if action is not None:
+        try:
+            game.apply(seat, action)
+        except RuleError as e:
+            code, detail = e.code, str(e)
+            action = None
+    ms = 1000.0 * (time.perf_counter() - started) if timed else 0.0
+    if action is not None:
+        return _Turn(LocalMove(game.round, seat, action, ms), None)
+    fallback = default_action(view.legal_actions)
+    game.apply(seat, fallback)
+    fault = Fault(seat, game.round, code, detail, action_text(fallback))
+    return _Turn(LocalMove(game.round, seat, fallback, ms, code), fault)
 
 
 def play_local(
@@ -68,6 +134,8 @@ def play_local(
     names: Sequence[str] | None = None,
     hooks: bool = True,
     bot_seed_secret: str | bytes | None = None,
+    bot_seeds: Sequence[int] | None = None,
+    record: bool = False,
 ) -> LocalGameResult:
     """Play one full game, ``bots[i]`` in seat ``i``.
 
@@ -83,7 +151,13 @@ def play_local(
     (:func:`wizard_arena.protocol.seeds.bot_seed`), with ``bot_seed_secret`` or, by
     default, a secret that follows from ``seed``
     (:func:`~wizard_arena.protocol.seeds.local_secret`): a game with a ``seed``
-    replays whole, the bots' draws included.
+    replays whole, the bots' draws included. ``bot_seeds`` gives each seat's
+    seed instead (e.g. to let two games share some seats' seeds and not
+    others').
+
+    ``record=True`` keeps every deal and every decision with its timing in
+    the result (:attr:`LocalGameResult.deals` and :attr:`~LocalGameResult.moves`),
+    everything a full game record needs.
     """
     rules = rules if rules is not None else Rules(players=len(bots))
     if len(bots) != rules.players:
@@ -91,29 +165,38 @@ def play_local(
     game = Game(rules, seed=seed, first_dealer=first_dealer)
     names = tuple(names) if names is not None else tuple(b.name for b in bots)
     faults: list[Fault] = []
+    deals: list[LocalDeal] = []
+    moves: list[LocalMove] = []
+    if bot_seeds is not None and len(bot_seeds) != rules.players:
+        raise ValueError(f"{rules.players} seats need {rules.players} bot seeds")
     if hooks:
         secret = local_secret(seed) if bot_seed_secret is None else bot_seed_secret
+        seeds = bot_seeds or [bot_seed(secret, game_id, s) for s in range(rules.players)]
         for seat, bot in enumerate(bots):
-            info = GameInfo(game_id, rules, seat, names, seed=bot_seed(secret, game_id, seat))
-            bot.on_game_start(info)
+            bot.on_game_start(GameInfo(game_id, rules, seat, names, seed=seeds[seat]))
     seen = 0
     while not game.is_over:
         if game.phase is Phase.DEAL:
             game.deal()
             seen = len(game.events)
+            if record:
+                deals.append(
+                    LocalDeal(game.round, game.dealer, game.dealt_hands, game.turned_card)
+                )
             continue
         seat = game.acting[0]
-        fault = _turn(game, seat, bots[seat])
-        if fault is not None:
-            faults.append(fault)
+        move = _turn(game, bots[seat], seat, record)
+        if move.fault is not None:
+            faults.append(move.fault)
+        if record:
+            moves.append(move.move)
         if hooks:
             _tell_hooks(game, bots, game.events[seen:])
             seen = len(game.events)
     if hooks:
+        end = (tuple(game.totals), tuple(game.ranks), tuple(game.results))
         for s, bot in enumerate(bots):
-            bot.on_game_end(
-                GameSummary(game_id, s, tuple(game.totals), tuple(game.ranks), tuple(game.results))
-            )
+            bot.on_game_end(GameSummary(game_id, s, *end))
     return LocalGameResult(
         rules,
         names,
@@ -122,30 +205,11 @@ def play_local(
         list(game.results),
         faults,
         list(game.events),
+        game.first_dealer,
+        game.draw,
+        deals,
+        moves,
     )
-
-
-def _turn(game: Game, seat: int, bot: Bot) -> Fault | None:
-    """Ask ``bot`` for the seat's decision and apply it; a bot that raises
-    or answers illegally gets the referee's default action, and the Fault."""
-    view = game.view(seat)
-    action: Action | None = None
-    try:
-        action = decide(bot, view)
-    except BotError as e:
-        code, detail = "bad_return", str(e)
-    except Exception as e:
-        code = "exception"
-        detail = "".join(traceback.format_exception_only(type(e), e)).strip()
-    if action is not None:
-        try:
-            game.apply(seat, action)
-            return None
-        except RuleError as e:
-            code, detail = e.code, str(e)
-    fallback = default_action(view.legal_actions)
-    game.apply(seat, fallback)
-    return Fault(seat, game.round, code, detail, action_text(fallback))
 
 
 def _tell_hooks(game: Game, bots: Sequence[Bot], events: Sequence[Event]) -> None:

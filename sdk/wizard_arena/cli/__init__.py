@@ -30,6 +30,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "wizard_referee.tournament.cmd_tournament",
         "run a round-robin tournament (TOML)",
     ),
+    "compare": (
+        "wizard_referee.compare.cmd_compare",
+        "is bot A stronger than bot B? duplicate deals, a sequential test",
+    ),
     "ratings": (
         "wizard_referee.ratings.cmd_ratings",
         "rate players from game results (JSON lines)",

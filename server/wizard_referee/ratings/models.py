@@ -10,10 +10,10 @@ Bradley-Terry (:func:`bradley_terry`, the default)
     curve: a rating difference ``d`` gives the expected score
     ``1 / (1 + 10 ** (-d / 400))``. Ratings are shifted so that the pool mean is
     exactly 1500. The fit is Newton's method on the (concave) log-likelihood in
-    natural-log strengths, each Newton system solved by Jacobi-preconditioned
-    conjugate gradients over the pairs that met, with a backtracking line
-    search; it stops when the largest update is below ``tol`` Elo points.
-    The aggregated counts are multiples of 1/2, so the fit is exactly
+    natural-log strengths, each Newton system solved directly (numpy, many
+    resamples at once: :mod:`.batch`), with a backtracking line search; it
+    stops when the largest update is below ``tol`` Elo points. The
+    aggregated counts are multiples of 1/2, so the fit is exactly
     independent of the order of the games.
 
     The maximum-likelihood estimate exists (finite, unique) exactly when the
@@ -50,6 +50,7 @@ Incremental Elo (:func:`elo`, provisional)
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from collections import Counter
@@ -57,6 +58,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from wizard_referee.ratings.batch import Comparisons, ConvergenceError, fit, resample_counts
 from wizard_referee.stats import percentile
 
 __all__ = [
@@ -64,6 +68,7 @@ __all__ = [
     "ELO_PER_NAT",
     "PRIOR_DRAWS",
     "ConvergenceError",
+    "EloState",
     "GameResult",
     "PlayerRating",
     "RatingResult",
@@ -205,6 +210,53 @@ def _game_key(g: GameResult) -> tuple[tuple[str, float], ...]:
 # --------------------------------------------------------------------------- Elo
 
 
+class EloState:
+    """Incremental Elo, one game at a time (what :func:`elo` runs over a
+    list): a live display updates it as games end instead of rating every
+    game again.
+
+    >>> live = EloState()
+    >>> live.add(("a", "b", "c"), (30, 10, 10))
+    >>> live.leader(), round(live.ratings["a"], 1), live.ratings["b"] == live.ratings["c"]
+    ('a', 1516.0, True)
+    """
+
+    def __init__(
+        self,
+        k: float = 32.0,
+        initial: Mapping[str, float] | None = None,
+        start: float = BASE_RATING,
+    ) -> None:
+        self.k = k
+        self.start = start
+        self.initial = dict(initial or {})
+        self.ratings: dict[str, float] = {}
+        self.played: Counter[str] = Counter()
+
+    def add(self, players: Sequence[str], scores: Sequence[float]) -> None:
+        """Update every player of one game at once from the pre-game ratings."""
+        ratings = self.ratings
+        pre = [ratings.setdefault(p, float(self.initial.get(p, self.start))) for p in players]
+        n = len(pre)
+        scale = self.k / (n - 1)
+        for i, name in enumerate(players):
+            delta = 0.0
+            for j in range(n):
+                if j != i:
+                    s = scores[i]
+                    t = scores[j]
+                    actual = 1.0 if s > t else 0.0 if s < t else 0.5
+                    delta += actual - expected_score(pre[i] - pre[j])
+            ratings[name] = pre[i] + scale * delta
+            self.played[name] += 1
+
+    def leader(self) -> str:
+        """The best-rated player ("" before any game; ties: the first name)."""
+        if not self.ratings:
+            return ""
+        return min(self.ratings, key=lambda p: (-self.ratings[p], p))
+
+
 def elo(
     games: Iterable[GameResult | Mapping[str, Any]],
     *,
@@ -213,24 +265,10 @@ def elo(
     start: float = BASE_RATING,
 ) -> RatingResult:
     """Provisional incremental pairwise Elo over ``games`` in the order given."""
-    init = dict(initial or {})
-    ratings: dict[str, float] = {}
-    played: Counter[str] = Counter()
+    state = EloState(k, initial, start)
     for g in _coerce(games):
-        pre = [ratings.setdefault(p, float(init.get(p, start))) for p in g.players]
-        n = len(pre)
-        scale = k / (n - 1)
-        for i, name in enumerate(g.players):
-            delta = 0.0
-            for j in range(n):
-                if j != i:
-                    s = g.scores[i]
-                    t = g.scores[j]
-                    actual = 1.0 if s > t else 0.0 if s < t else 0.5
-                    delta += actual - expected_score(pre[i] - pre[j])
-            ratings[name] = pre[i] + scale * delta
-            played[name] += 1
-    rated = [PlayerRating(p, r, None, None, played[p]) for p, r in ratings.items()]
+        state.add(g.players, g.scores)
+    rated = [PlayerRating(p, r, None, None, state.played[p]) for p, r in state.ratings.items()]
     rated.sort(key=lambda p: (-p.rating, p.name))
     note = (
         f"provisional: Elo updated after every game (K={k:g}), so the same games in another"
@@ -291,157 +329,6 @@ def strongly_connected(
     return True
 
 
-def _loglik(p: _Pairs, theta: Sequence[float], prior: float) -> float:
-    total = 0.0
-    for a, b, w, m in zip(p.i, p.j, p.w, p.m, strict=True):
-        d = theta[a] - theta[b]
-        # w*ta + (m-w)*tb - m*log(e^ta + e^tb) = w*d - m*log(1 + e^d) + const; stable form:
-        total += w * d - m * (max(d, 0.0) + math.log1p(math.exp(-abs(d))))
-    if prior:
-        for t in theta:  # PRIOR_DRAWS/2 won and lost against a pseudo-player at 0
-            total += 0.5 * prior * t - prior * (max(t, 0.0) + math.log1p(math.exp(-abs(t))))
-    return total
-
-
-def _sigmoid(d: float) -> float:
-    if d >= 0:
-        return 1.0 / (1.0 + math.exp(-d))
-    e = math.exp(d)
-    return e / (1.0 + e)
-
-
-class ConvergenceError(RuntimeError):
-    pass
-
-
-def _fit(
-    p: _Pairs,
-    prior: float,
-    theta0: Sequence[float] | None = None,
-    tol: float = 1e-6,
-    max_iter: int = 200,
-) -> tuple[list[float], int]:
-    """Maximum-likelihood natural-log strengths (mean 0) and the Newton iterations used.
-
-    ``prior`` > 0 adds ``prior`` virtual draws per player against a pseudo-player
-    fixed at 0. Without it the caller guarantees strong connectivity.
-    """
-    n = p.n
-    theta = list(theta0) if theta0 is not None else [0.0] * n
-    score = [0.5 * prior] * n
-    for a, b, w, m in zip(p.i, p.j, p.w, p.m, strict=True):
-        score[a] += w
-        score[b] += m - w
-    tol_nat = tol / ELO_PER_NAT
-    ground = prior == 0.0  # without the anchor, fix player 0's step at 0 (shift invariance)
-    ll = _loglik(p, theta, prior)
-    iterations = 0
-    while True:
-        iterations += 1
-        if iterations > max_iter:
-            raise ConvergenceError(f"Bradley-Terry fit did not converge in {max_iter} iterations")
-        grad = score[:]
-        diag = [0.0] * n
-        if prior:
-            for a in range(n):
-                q = _sigmoid(theta[a])
-                grad[a] -= prior * q
-                diag[a] = prior * q * (1.0 - q)
-        anchor = diag[:]  # the prior's diagonal (not part of the Laplacian)
-        v = []
-        for a, b, m in zip(p.i, p.j, p.m, strict=True):
-            e = _sigmoid(theta[a] - theta[b])
-            grad[a] -= m * e
-            grad[b] -= m * (1.0 - e)
-            h = m * e * (1.0 - e)
-            diag[a] += h
-            diag[b] += h
-            v.append(h)
-        step = _pcg(p, v, anchor, diag, grad, ground)
-        size = max(abs(x) for x in step)
-        # Backtracking line search on the concave log-likelihood.
-        t = 1.0
-        while True:
-            trial = [x + t * s for x, s in zip(theta, step, strict=True)]
-            ll_trial = _loglik(p, trial, prior)
-            if ll_trial >= ll - 1e-12 * (1.0 + abs(ll)) or t * size < tol_nat:
-                break
-            t *= 0.5
-        theta, ll = trial, ll_trial
-        if t * size < tol_nat:
-            break
-    mean = math.fsum(theta) / n
-    return [x - mean for x in theta], iterations
-
-
-def _pcg(
-    p: _Pairs,
-    v: list[float],
-    anchor: list[float],
-    diag: list[float],
-    rhs: list[float],
-    ground: bool,
-) -> list[float]:
-    """Solve (L + diag(anchor)) x = rhs, L the Laplacian with pair weights v, by
-    Jacobi-preconditioned conjugate gradients (x[0] = 0 when ``ground``)."""
-    n = p.n
-    pi, pj = p.i, p.j
-
-    def matvec(x: list[float]) -> list[float]:
-        y = [a * xa for a, xa in zip(anchor, x, strict=True)]
-        for a, b, h in zip(pi, pj, v, strict=True):
-            f = h * (x[a] - x[b])
-            y[a] += f
-            y[b] -= f
-        if ground:
-            y[0] = 0.0
-        return y
-
-    inv = [1.0 / d if d > 0 else 0.0 for d in diag]
-    if ground:
-        inv[0] = 0.0
-    x = [0.0] * n
-    r = rhs[:]
-    if ground:
-        r[0] = 0.0
-    z = [a * b for a, b in zip(inv, r, strict=True)]
-    d = z[:]
-    rz = sum(a * b for a, b in zip(r, z, strict=True))
-    r0 = math.sqrt(sum(a * a for a in r))
-    if r0 == 0.0:
-        return x
-    for _ in range(2 * n + 20):
-        ad = matvec(d)
-        dad = sum(a * b for a, b in zip(d, ad, strict=True))
-        if dad <= 0.0:
-            break
-        alpha = rz / dad
-        x = [a + alpha * b for a, b in zip(x, d, strict=True)]
-        r = [a - alpha * b for a, b in zip(r, ad, strict=True)]
-        if math.sqrt(sum(a * a for a in r)) <= 1e-10 * r0:
-            break
-        z = [a * b for a, b in zip(inv, r, strict=True)]
-        rz_new = sum(a * b for a, b in zip(r, z, strict=True))
-        beta = rz_new / rz
-        rz = rz_new
-        d = [a + beta * b for a, b in zip(z, d, strict=True)]
-    return x
-
-
-@dataclass
-class _Incidence:
-    """For each pair (a < b) that met: the resampling units (repeated once per game)
-    in which a beat b, drew with b, lost to b."""
-
-    names: list[str]
-    pair_a: list[int]
-    pair_b: list[int]
-    win: list[list[int]]
-    draw: list[list[int]]
-    loss: list[list[int]]
-    units: int
-
-
 def _units(games: list[GameResult]) -> list[list[GameResult]]:
     """Resampling units in a canonical order: duplicate sets, then single games."""
     sets: dict[str | int, list[GameResult]] = {}
@@ -457,64 +344,50 @@ def _units(games: list[GameResult]) -> list[list[GameResult]]:
     return out
 
 
-def _incidence(units: list[list[GameResult]]) -> _Incidence:
+def _comparisons(units: list[list[GameResult]]) -> tuple[list[str], Comparisons]:
+    """The players (sorted) and every comparison, summed by pair and unit in
+    the order (pair, unit): canonical, so that sums, and so the fits, do not
+    depend on the order of the games or the seats."""
     names = sorted({p for unit in units for g in unit for p in g.players})
     index = {name: k for k, name in enumerate(names)}
-    lists: dict[tuple[int, int], tuple[list[int], list[int], list[int]]] = {}
+    n = len(names)
+    count = len(units)
+    keys: list[int] = []  # (a * n + b) * count + unit, a < b
+    scores: list[float] = []  # of a against b
     for u, unit in enumerate(units):
         for g in unit:
             seated = sorted(zip((index[p] for p in g.players), g.scores, strict=True))
-            for x in range(len(seated)):
-                a, sa = seated[x]
-                for y in range(x + 1, len(seated)):
-                    b, sb = seated[y]
-                    entry = lists.get((a, b))
-                    if entry is None:
-                        entry = lists[(a, b)] = ([], [], [])
-                    entry[0 if sa > sb else 2 if sa < sb else 1].append(u)
-    keys = sorted(lists)
-    return _Incidence(
-        names,
-        [a for a, _ in keys],
-        [b for _, b in keys],
-        [lists[key][0] for key in keys],
-        [lists[key][1] for key in keys],
-        [lists[key][2] for key in keys],
-        len(units),
+            for (a, sa), (b, sb) in itertools.combinations(seated, 2):
+                keys.append((a * n + b) * count + u)
+                scores.append(1.0 if sa > sb else 0.0 if sa < sb else 0.5)
+    key = np.array(keys, dtype=np.int64)
+    entry, inverse = np.unique(key, return_inverse=True)
+    pairs, entry_pair = np.unique(entry // count, return_inverse=True)
+    return names, Comparisons(
+        n=n,
+        pair_a=pairs // n,
+        pair_b=pairs % n,
+        units=count,
+        entry_pair=entry_pair.astype(np.int64),
+        entry_unit=entry % count,
+        entry_w=np.bincount(inverse, np.array(scores), minlength=len(entry)).astype(np.float64),
+        entry_m=np.bincount(inverse, minlength=len(entry)).astype(np.float64),
     )
 
 
-def _aggregate(inc: _Incidence, counts: list[int] | None) -> tuple[_Pairs, list[int]]:
-    """Comparisons weighted by unit ``counts`` (None: each unit once), restricted to
-    the players who appear; returns the pairs and the global index of each player."""
-    ws: list[float] = []
-    ms: list[float] = []
-    if counts is None:
-        for win, draw, loss in zip(inc.win, inc.draw, inc.loss, strict=True):
-            w = len(win) + 0.5 * len(draw)
-            ws.append(w)
-            ms.append(w + 0.5 * len(draw) + len(loss))
-    else:
-        get = counts.__getitem__
-        for win, draw, loss in zip(inc.win, inc.draw, inc.loss, strict=True):
-            dr = sum(map(get, draw))
-            w = sum(map(get, win)) + 0.5 * dr
-            ws.append(w)
-            ms.append(w + 0.5 * dr + sum(map(get, loss)))
-    present = sorted(
-        {a for a, m in zip(inc.pair_a, ms, strict=True) if m}
-        | {b for b, m in zip(inc.pair_b, ms, strict=True) if m}
-    )
-    local = {g: k for k, g in enumerate(present)}
-    keep = [k for k, m in enumerate(ms) if m]
-    pairs = _Pairs(
+def _pairs(c: Comparisons, w: Any, m: Any) -> _Pairs:
+    """The pairs that met in one weighting (``w``, ``m`` per pair), numbered
+    among the players present in it; and those players' global indices."""
+    keep = m > 0
+    a, b = c.pair_a[keep], c.pair_b[keep]
+    present = np.unique(np.concatenate([a, b]))
+    return _Pairs(
         len(present),
-        [local[inc.pair_a[k]] for k in keep],
-        [local[inc.pair_b[k]] for k in keep],
-        [ws[k] for k in keep],
-        [ms[k] for k in keep],
+        np.searchsorted(present, a).tolist(),
+        np.searchsorted(present, b).tolist(),
+        w[keep].tolist(),
+        m[keep].tolist(),
     )
-    return pairs, present
 
 
 def _needs_prior(p: _Pairs) -> bool:
@@ -547,6 +420,28 @@ def _prior_note(p: _Pairs, names: list[str]) -> str:
     )
 
 
+def _bootstrap(
+    c: Comparisons, theta: Any, resamples: int, seed: int, tol: float
+) -> tuple[Any, int]:
+    """The ratings of every resample (resamples x players, NaN where a
+    player is missing from it) and how many resamples needed the prior.
+    Each resample is fitted warm-started at ``theta``, with the prior only
+    when its comparisons have no finite fit."""
+    rng = random.Random(seed)
+    out = []
+    needed = 0
+    batch = max(1, min(resamples, 4_000_000 // c.units))
+    for counts in resample_counts(rng, c.units, resamples, batch):
+        w, m = c.totals(counts)
+        need = [_needs_prior(_pairs(c, w[r], m[r])) for r in range(len(counts))]
+        needed += sum(need)
+        prior = np.where(need, PRIOR_DRAWS, 0.0)
+        start = np.broadcast_to(theta, (len(counts), c.n))
+        fitted, _, _ = fit(c, w, m, prior, start, tol=tol)
+        out.append(BASE_RATING + ELO_PER_NAT * fitted)
+    return np.concatenate(out), needed
+
+
 def bradley_terry(
     games: Iterable[GameResult | Mapping[str, Any]],
     *,
@@ -563,20 +458,22 @@ def bradley_terry(
     if not glist:
         return RatingResult("bt", ())
     units = _units(glist)
-    inc = _incidence(units)
-    names = inc.names
+    names, comps = _comparisons(units)
     played = Counter(p for g in glist for p in g.players)
-    pairs, present = _aggregate(inc, None)
-    assert len(present) == len(names)
+    w, m = comps.totals(None)
+    pairs = _pairs(comps, w[0], m[0])
+    assert pairs.n == len(names)
     prior_used = _needs_prior(pairs)
     notes: list[str] = []
     if prior_used:
         notes.append(_prior_note(pairs, names))
-    theta, iterations = _fit(pairs, PRIOR_DRAWS if prior_used else 0.0, tol=tol)
+    prior = np.array([PRIOR_DRAWS if prior_used else 0.0])
+    fitted, _, iterations = fit(comps, w, m, prior, np.zeros((1, len(names))), tol=tol)
+    theta = fitted[0]
 
     samples: list[list[float]] = [[] for _ in names]
     boot_prior = 0
-    if bootstrap > 0 and inc.units < 2:
+    if bootstrap > 0 and comps.units < 2:
         # resampling one unit reproduces it: a zero-width interval would lie
         notes.append(
             "all the games are one duplicate set (or one game): with nothing to compare it"
@@ -584,19 +481,9 @@ def bradley_terry(
         )
         bootstrap = 0
     if bootstrap > 0:
-        rng = random.Random(seed)
-        population = range(inc.units)
-        for _ in range(bootstrap):
-            counts = [0] * inc.units
-            for u, c in Counter(rng.choices(population, k=inc.units)).items():
-                counts[u] = c
-            bp, bpresent = _aggregate(inc, counts)
-            need = _needs_prior(bp)
-            boot_prior += need
-            start = [theta[g] for g in bpresent]
-            bt, _ = _fit(bp, PRIOR_DRAWS if need else 0.0, start, tol=tol)
-            for g, t in zip(bpresent, bt, strict=True):
-                samples[g].append(BASE_RATING + ELO_PER_NAT * t)
+        columns, boot_prior = _bootstrap(comps, theta, bootstrap, seed, tol)
+        for g, col in enumerate(columns.T):
+            samples[g] = col[~np.isnan(col)].tolist()
         if boot_prior:
             notes.append(
                 f"the intervals come from re-rating {bootstrap} random redraws of the duplicate"

@@ -266,9 +266,12 @@ class Arena:
         rules: Rules | None = None,
         first_dealer: int | None = None,
         tags: dict[str, Any] | None = None,
+        bot_seeds: Sequence[int] | None = None,
     ) -> GameRecord:
         """Referee one game between ``seats`` (``None``: the default policy
-        plays that seat). The sessions are busy until it ends."""
+        plays that seat). The sessions are busy until it ends. ``bot_seeds``:
+        each seat's ``GameStarted.bot_seed`` (default: derived from the
+        server's secret, the game id and the seat)."""
         rules = rules or self.config.rules
         for s in seats:
             lacking = missing_options(rules, s.hello.rule_options) if s is not None else []
@@ -288,6 +291,7 @@ class Arena:
                 first_dealer=first_dealer,
                 tags=tags,
                 bot_seed_secret=self.bot_seed_secret,
+                bot_seeds=bot_seeds,
             )
         finally:
             self.active_tables -= 1

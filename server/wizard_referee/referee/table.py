@@ -100,6 +100,7 @@ class _Table:
         first_dealer: int | None,
         tags: dict[str, Any],
         bot_seed_secret: str | bytes | None,
+        bot_seeds: Sequence[int] | None = None,
     ) -> None:
         n = rules.players
         if len(seats) != n:
@@ -109,8 +110,13 @@ class _Table:
         self.game_id = game_id
         self.rules = rules
         self.game = Game(rules, seed=seed, first_dealer=first_dealer)
-        secret = bot_seed_secret if bot_seed_secret is not None else new_secret()
-        self.bot_seeds = [bot_seed(secret, game_id, s) for s in range(n)]
+        if bot_seeds is not None:
+            if len(bot_seeds) != n or not all(0 < x < 2**64 for x in bot_seeds):
+                raise ValueError(f"{n} bot seeds (1 to 2**64 - 1) are needed, got {bot_seeds}")
+            self.bot_seeds = list(bot_seeds)
+        else:
+            secret = bot_seed_secret if bot_seed_secret is not None else new_secret()
+            self.bot_seeds = [bot_seed(secret, game_id, s) for s in range(n)]
         """GameStarted.bot_seed by seat (from the secret, never from the deal's seed)."""
         self.log = get_logger(game_id=game_id)
         self.states: list[_SeatState] = []
@@ -536,6 +542,7 @@ async def run_table(
     first_dealer: int | None = None,
     tags: dict[str, Any] | None = None,
     bot_seed_secret: str | bytes | None = None,
+    bot_seeds: Sequence[int] | None = None,
 ) -> GameRecord:
     """Referee one full game; return its record.
 
@@ -550,7 +557,8 @@ async def run_table(
     ``first_dealer_by_draw``, whose draw comes from the deal ``seed``).
     ``bot_seed_secret``: the secret each seat's ``GameStarted.bot_seed`` is
     derived from with the game id and the seat (:mod:`wizard_arena.protocol.seeds`;
-    default: a random one for this game alone).
+    default: a random one for this game alone); ``bot_seeds`` gives each
+    seat's seed instead (two games may then share some seats' seeds).
 
     An unexpected internal error does not propagate: the record comes back
     with ``status="aborted"`` and the error, and the other tables go on.
@@ -564,6 +572,7 @@ async def run_table(
         first_dealer,
         tags or {},
         bot_seed_secret,
+        bot_seeds,
     )
     try:
         return await table.run()

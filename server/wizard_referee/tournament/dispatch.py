@@ -5,7 +5,6 @@ as it ends, and the progress line."""
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -14,12 +13,12 @@ from typing import Any, TextIO
 
 import trio
 
+from wizard_referee.ratings.models import EloState
 from wizard_referee.referee.arena import Arena, Session
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.config import TournamentConfig
 from wizard_referee.tournament.config_keys import TournamentError
 from wizard_referee.tournament.entrants import Instance, relabel_crashes, settle_exits
-from wizard_referee.tournament.leaderboard import leaderboard
 from wizard_referee.tournament.store import GameSpec, ResultsStore
 
 __all__ = ["Progress", "await_entrants", "schedule", "show_progress"]
@@ -31,7 +30,17 @@ class Progress:
     done: int = 0
     done_at_start: int = 0
     started: float = field(default_factory=time.monotonic)
-    leader: str = ""
+    elo: EloState = field(default_factory=EloState)
+    """Provisional Elo, updated as each game ends (the leader shown)."""
+
+    @property
+    def leader(self) -> str:
+        return self.elo.leader()
+
+    def load(self, store: ResultsStore) -> None:
+        """Rate the games finished before this run (once, at the start)."""
+        for _, seats, _ in store.finished_games():
+            self.elo.add([s.entrant for s in seats], [s.total for s in seats])
 
     def line(self) -> str:
         elapsed = time.monotonic() - self.started
@@ -189,6 +198,7 @@ class _Seating:
             self.store.save_game(spec, record)
             if record.status == "finished":
                 self.progress.done += 1
+                self.progress.elo.add(spec.seats, record.totals)
             else:
                 self.log.error("game_aborted", game_id=spec.id, error=record.error)
             if self.on_record is not None:
@@ -197,14 +207,15 @@ class _Seating:
             self.running -= 1
 
 
-async def show_progress(
-    progress: Progress, store: ResultsStore, stream: TextIO, interval: float
-) -> None:
+async def show_progress(progress: Progress, stream: TextIO, interval: float) -> None:
+    """The progress line every ``interval`` seconds: rewritten in place on a
+    terminal; elsewhere (a log, a pipe) a new line only when it says something new."""
     tty = stream.isatty()
+    shown = (-1, "")
     while True:
         await trio.sleep(interval)
-        with contextlib.suppress(Exception):
-            board = leaderboard(store, method="elo")
-            progress.leader = board.rows[0].name if board.rows else ""
+        if not tty and (progress.done, progress.leader) == shown:
+            continue
+        shown = (progress.done, progress.leader)
         stream.write(("\r" if tty else "") + progress.line() + ("" if tty else "\n"))
         stream.flush()

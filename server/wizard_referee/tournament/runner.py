@@ -212,7 +212,8 @@ async def _play(
             )
         await await_entrants(config, arena, pool, logs, token_owner)
         if progress_stream is not None:
-            nursery.start_soon(show_progress, progress, store, progress_stream, progress_interval)
+            progress.load(store)
+            nursery.start_soon(show_progress, progress, progress_stream, progress_interval)
         try:
             await schedule(config, arena, store, pending, pool, progress, log, on_record, launched)
         finally:

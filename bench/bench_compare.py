@@ -1,0 +1,181 @@
+"""How many games ``wizard-arena compare`` needs, with duplicate deals and
+without, and how long 100 games take.
+
+Plays ``--deals`` deals of a comparison of A (default the Monte Carlo bot,
+4 samples per decision) with B (default the heuristic bot) against the
+default opponents (the example bots), in-process with ``--parallel`` workers
+(default: the number of cores), three games per deal:
+
+- A's game and B's game of the deal, as ``compare`` plays them (duplicate
+  replacement: same cards, seat, opponents and opponent seeds);
+- B's game of an independent deal (its own cards and opponent seeds), as
+  ``compare --no-duplicate`` plays it.
+
+That gives the paired differences of both designs on the same A games.
+Both designs estimate the same difference A - B; what differs is the spread
+of the differences. So the number of games each design needs is the average
+stopping time of the very SPRT ``compare`` runs
+(:mod:`wizard_referee.compare.stats`; default bounds 0 and 20 points per
+game, alpha = beta = 0.05) over ``--simulations`` sequences drawn with
+replacement from the design's observed differences, each shifted to the
+mean of both designs (so that only the spread tells them apart); and, for
+reference, from the differences as observed. The wall time per 100 games is
+that of the duplicate design's games (A's and B's, half each), with the
+mean CPU time of one game in a worker (what it would be on idle cores).
+
+    python bench/bench_compare.py [--deals 100] [--parallel N] [--simulations 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import queue
+import random
+import statistics
+import time
+from collections.abc import Sequence
+
+from wizard_arena.rules import Rules
+from wizard_referee.compare.local_play import GamePool
+from wizard_referee.compare.plan import DEFAULT_OPPONENTS, ComparePlan, PlannedGame, parse_bot
+from wizard_referee.compare.stats import Bounds, PairedStats, Verdict
+from wizard_referee.referee.record import GameRecord
+
+
+def play(
+    plan: ComparePlan, games: list[PlannedGame], parallel: int
+) -> tuple[dict[str, int], list[float]]:
+    """The candidate's total in each game, by game id, and the CPU seconds
+    of each game in its worker (``plan`` gives the pool its bots)."""
+    done: queue.Queue[tuple[PlannedGame, GameRecord | None, BaseException | None]]
+    done = queue.Queue()
+    pool = GamePool(plan, parallel)
+    try:
+        for g in games:
+            pool.submit(g, lambda g, r: done.put((g, r, None)), lambda g, e: done.put((g, None, e)))
+        out = {}
+        seconds = []
+        for _ in games:
+            g, record, error = done.get()
+            if record is None:
+                raise RuntimeError(f"{g.spec.id}: {error}")
+            out[g.spec.id] = record.totals[g.candidate_seat]
+            seconds.append(float(record.tags["cpu_s"]))
+        return out, seconds
+    finally:
+        pool.close()
+
+
+def stopping(
+    diffs: Sequence[float], bounds: Bounds, runs: int, rng: random.Random
+) -> tuple[list[int], float]:
+    """Games (two per deal) the SPRT took in each simulated run, and the
+    share of runs that ended "A is stronger"."""
+    games = []
+    stronger = 0
+    for _ in range(runs):
+        s = PairedStats()
+        verdict = None
+        while verdict is None and s.n < 100_000:
+            s.add(rng.choice(diffs))
+            verdict = s.verdict(bounds)
+        games.append(2 * s.n)
+        stronger += verdict is Verdict.STRONGER
+    return games, stronger / runs
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--a", default="wizard_bots.montecarlo:MonteCarloBot(samples=4)")
+    ap.add_argument("--b", default="wizard_bots.heuristic:HeuristicBot")
+    ap.add_argument(
+        "--opponent",
+        action="append",
+        default=[],
+        help="an opponent (repeat; default the example bots, as compare takes them)",
+    )
+    ap.add_argument("--deals", type=int, default=100)
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--parallel", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--simulations", type=int, default=2000)
+    ap.add_argument("--h0", type=float, default=0.0)
+    ap.add_argument("--h1", type=float, default=20.0)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    given = args.opponent or list(DEFAULT_OPPONENTS)
+    opponents = tuple(parse_bot(given[k % len(given)]) for k in range(args.players - 1))
+    shared = dict(
+        a=parse_bot(args.a),
+        b=parse_bot(args.b),
+        opponents=opponents,
+        rules=Rules(players=args.players),
+        seed=args.seed,
+        secret=f"bench {args.seed}",
+    )
+    dup = ComparePlan(**shared, duplicate=True)
+    ind = ComparePlan(**shared, duplicate=False)
+    deals = range(args.deals)
+    print(
+        f"A = {args.a}, B = {args.b}, against {', '.join(o.text for o in opponents)}; "
+        f"{args.deals} deals, {args.parallel} at once on {os.cpu_count()} cores"
+    )
+    start = time.perf_counter()
+    paired, seconds = play(dup, dup.games(deals), args.parallel)
+    wall = time.perf_counter() - start
+    other, _ = play(ind, [ind.game(k, "B") for k in deals], args.parallel)
+    a = [paired[f"d{k}-A"] for k in deals]
+    designs = {
+        "duplicate": [x - paired[f"d{k}-B"] for k, x in zip(deals, a, strict=True)],
+        "independent": [x - other[f"d{k}-B"] for k, x in zip(deals, a, strict=True)],
+    }
+    bounds = Bounds(args.h0, args.h1, 0.05, 0.05)
+    print(
+        f"wall time: {100 * wall / (2 * args.deals):.1f} s per 100 games "
+        f"({2 * args.deals} games of the duplicate design in {wall:.0f} s; "
+        f"one game {statistics.fmean(seconds):.2f} CPU-s in its worker, so at least "
+        f"{100 * statistics.fmean(seconds) / args.parallel:.0f} s per 100 games "
+        f"on {args.parallel} idle cores)"
+    )
+    ratio = report(designs, bounds, args.simulations, args.seed)
+    rho = statistics.correlation(a, [paired[f"d{k}-B"] for k in deals])
+    print(
+        f"variance of the duplicate differences: {ratio:.2f} of the independent ones "
+        f"(correlation of A's and B's scores on a deal: {rho:+.2f})"
+    )
+
+
+def report(designs: dict[str, list[int]], bounds: Bounds, simulations: int, seed: int) -> float:
+    """Each design's differences and the games its SPRT takes; the ratio of
+    the variances (duplicate to independent)."""
+    common = statistics.fmean(statistics.fmean(d) for d in designs.values())
+    print(
+        f"SPRT H0 {bounds.mu0:g}, H1 {bounds.mu1:g} points per game, alpha = beta = 0.05; "
+        f"{simulations} runs on each design's differences, shifted to the common "
+        f"mean {common:+.1f} (as observed in brackets)"
+    )
+    sds = {}
+    for name, diffs in designs.items():
+        s = PairedStats()
+        for x in diffs:
+            s.add(x)
+        sds[name] = s.sd
+        low, high = s.interval()
+        shifted = [x - s.mean + common for x in diffs]
+        games, share = stopping(shifted, bounds, simulations, random.Random(seed))
+        raw, raw_share = stopping(diffs, bounds, simulations, random.Random(seed))
+        print(
+            f"{name:>11}: A-B {s.mean:+6.1f} points per game (95% {low:+.1f} to {high:+.1f}), "
+            f"sd {s.sd:5.1f}; games to a decision: mean {statistics.fmean(games):5.0f} "
+            f"({statistics.fmean(raw):.0f}), median {statistics.median(games):5.0f} "
+            f"({statistics.median(raw):.0f}); 'A is stronger' in {share:.1%} ({raw_share:.1%})"
+        )
+    ratio = (sds["duplicate"] / sds["independent"]) ** 2
+    if not math.isfinite(ratio):
+        raise SystemExit("no variance measured")
+    return ratio
+
+
+if __name__ == "__main__":
+    main()
