@@ -248,7 +248,7 @@ def print_summary(summary: dict[str, Any], games: int, players: int) -> None:
         print(f"score difference {pair}: {est.fmt()}  (95% interval {lo:.1f} .. {hi:.1f})")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         description="Duplicate-game strength benchmark of the example bots.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -276,6 +276,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=multiprocessing.cpu_count(), help="processes")
     ap.add_argument("--json", metavar="PATH", help="also write the raw results and summary")
     ap.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = _parser()
     args = ap.parse_args(argv)
 
     names = [s.strip() for s in args.bots.split(",") if s.strip()]
@@ -294,21 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = Config(tuple(names), args.deals, args.seed, args.think_time, samples)
     tasks = [(config, d, k) for d in range(args.deals) for k in range(players)]
 
-    start = time.perf_counter()
-    cpu_start = os.times()
-    results: list[SeatResult] = []
-    jobs = max(1, args.jobs)
-    with multiprocessing.Pool(jobs) if jobs > 1 else _Serial() as pool:
-        for i, rows in enumerate(pool.imap_unordered(_task, tasks), 1):
-            results.extend(rows)
-            if not args.quiet:
-                el = time.perf_counter() - start
-                print(f"\r{i}/{len(tasks)} games, {el:.0f} s", end="", file=sys.stderr, flush=True)
-    if not args.quiet:
-        print(file=sys.stderr)
-    elapsed = time.perf_counter() - start
-    cpu_end = os.times()
-    cpu = sum(cpu_end[:4]) - sum(cpu_start[:4])
+    results, elapsed, cpu, jobs = _play_all(tasks, args.jobs, args.quiet)
     results.sort(key=lambda r: (r.deal, r.rotation, r.seat))
 
     effort_txt = ""
@@ -355,6 +346,27 @@ class _Serial:
 
     def imap_unordered(self, fn: Any, tasks: Sequence[Any]) -> Any:
         return map(fn, tasks)
+
+
+def _play_all(
+    tasks: list[Any], jobs: int, quiet: bool
+) -> tuple[list[SeatResult], float, float, int]:
+    """Play every game (in ``jobs`` processes): the results, wall and processor seconds."""
+    start = time.perf_counter()
+    cpu_start = os.times()
+    results: list[SeatResult] = []
+    jobs = max(1, jobs)
+    with multiprocessing.Pool(jobs) if jobs > 1 else _Serial() as pool:
+        for i, rows in enumerate(pool.imap_unordered(_task, tasks), 1):
+            results.extend(rows)
+            if not quiet:
+                el = time.perf_counter() - start
+                print(f"\r{i}/{len(tasks)} games, {el:.0f} s", end="", file=sys.stderr, flush=True)
+    if not quiet:
+        print(file=sys.stderr)
+    elapsed = time.perf_counter() - start
+    cpu = sum(os.times()[:4]) - sum(cpu_start[:4])
+    return results, elapsed, cpu, jobs
 
 
 if __name__ == "__main__":
