@@ -217,7 +217,9 @@ def _tell_hooks(game: Game, bots: Sequence[Bot], events: Sequence[Event]) -> Non
     for ev in events:
         if isinstance(ev, TrickWon):
             for s, bot in enumerate(bots):
-                bot.on_trick_end(game.view(s), ev.trick)
+                if type(bot).on_trick_end is not Bot.on_trick_end:  # a view costs: only if heard
+                    bot.on_trick_end(game.view(s), ev.trick)
         elif isinstance(ev, RoundScored):
             for s, bot in enumerate(bots):
-                bot.on_round_end(game.view(s), ev.result)
+                if type(bot).on_round_end is not Bot.on_round_end:
+                    bot.on_round_end(game.view(s), ev.result)
