@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from wizard_arena.bot import Bot
 from wizard_arena.local import play_local
-from wizard_arena.rules import Rules, RoundResult, SeatView, Trick
+from wizard_arena.rules import RoundResult, Rules, SeatView, Trick
 from wizard_bots.random_bot import RandomBot
 
 
