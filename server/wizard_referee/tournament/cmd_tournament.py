@@ -200,6 +200,7 @@ def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
             print("\ninterrupted before any game finished: nothing kept", file=sys.stderr)
         return 130
     with store:
+        failed = store.counts().get("failed", 0)
         seating = stored_seating((store.tournament_config() or {}).get("plan") or {})
         board = leaderboard(store, method=args.method, exclude_faulted=config.exclude_faulted)
         if args.export_results:
@@ -223,6 +224,13 @@ def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
             f"--database {config.database}); logs in {log_dir(config)}/",
             file=sys.stderr,
         )
+    if failed:
+        print(
+            f"error: {failed} game(s) could not be played (their Ray workers were lost); "
+            f"play them with: {resume_command(args)}",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
