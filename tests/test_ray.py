@@ -157,6 +157,36 @@ if netns.inside():
         assert len(nodes) == 2, f"the games were not spread over both nodes: {nodes}"
         assert {r.tags["worker"] for r in records} == {0, 1}
 
+    def test_a_comparison_on_the_cluster_gives_the_local_answer(
+        cluster: Any, tmp_path: Path
+    ) -> None:
+        from wizard_arena.rules import Rules
+        from wizard_referee.cluster.compare_play import play_compare
+        from wizard_referee.compare.local_play import play_planned
+        from wizard_referee.compare.plan import ComparePlan, parse_bot
+        from wizard_referee.compare.session import Progress, open_comparison
+
+        random_bot = parse_bot("wizard_bots.random_bot:RandomBot")
+        plan = ComparePlan(
+            parse_bot("wizard_bots.heuristic:HeuristicBot"),
+            random_bot,
+            (random_bot,) * 3,
+            Rules(players=4, hand_sizes=(1, 3, 5)),
+        )
+
+        def opened(name: str) -> Any:
+            return open_comparison(plan, tmp_path / name, 12, None, resume=False, secret="s")
+
+        on_ray = opened("ray.sqlite")
+        play_compare(on_ray, Progress(on_ray))
+        here = opened("here.sqlite")
+        while (game := here.next_game()) is not None:
+            here.add(game, play_planned(here.plan, game))
+        assert on_ray.outcome().as_dict(None) == here.outcome().as_dict(None)
+        assert on_ray.stats.n == 12
+        nodes = {r.tags["node"] for r in _records(tmp_path / "ray.sqlite")}
+        assert len(nodes) == 2, nodes
+
     def test_the_coordinator_killed_and_resumed(
         cluster: Any, reference: list[tuple[Any, ...]], tmp_path: Path
     ) -> None:
