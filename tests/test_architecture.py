@@ -179,6 +179,7 @@ def test_the_rooms_are_all_seen() -> None:
         "wizard_referee.tournament.runner",
         "wizard_referee.ratings.models",
         "wizard_referee.check.cmd_check",
+        "wizard_referee.cluster.coordinator",
         "wizard_bots.misbehaving.client",
     ):
         assert room in names
@@ -292,6 +293,7 @@ def test_referee_room_never_imports_the_client_nor_the_rooms_above_it() -> None:
             "wizard_referee.tournament",
             "wizard_referee.ratings",
             "wizard_referee.check",
+            "wizard_referee.cluster",
             "wizard_bots",
         ),
         "the referee room imports the client, a room above it or the example bots",
@@ -334,6 +336,29 @@ def test_tournament_and_check_rooms_stay_apart_from_the_client() -> None:
         _in("wizard_referee.check"),
         lambda m, i: not _within(i.module, "wizard_referee.tournament", "wizard_referee.ratings"),
         "the check room imports the tournament or ratings room",
+    )
+
+
+def test_only_the_cluster_room_brings_ray_and_nothing_imports_it() -> None:
+    """Ray is an optional extra: the executors are named by module path
+    (tournament/executors.py, compare/cmd_compare.py) and loaded when chosen."""
+    _refuse(
+        MODULES,
+        lambda m, i: not _within(i.module, "ray") or _within(m.name, "wizard_referee.cluster"),
+        "ray imported outside wizard_referee.cluster",
+    )
+    _refuse(
+        MODULES,
+        lambda m, i: not _within(i.module, "wizard_referee.cluster")
+        or _within(m.name, "wizard_referee.cluster"),
+        "the cluster room imported from outside it (name it by module path instead)",
+    )
+    _refuse(
+        _in("wizard_referee.cluster"),
+        lambda m, i: not _within(
+            i.module, "wizard_arena.client", "wizard_arena.testing", "wizard_referee.check"
+        ),
+        "the cluster room imports the client or the check room",
     )
 
 

@@ -4,6 +4,7 @@ which games the process played before (so tournament results are reproducible)."
 from __future__ import annotations
 
 import random
+import time
 
 from wizard_arena import Card, SeatView, Suit
 from wizard_arena.bot import Bot
@@ -12,8 +13,10 @@ from wizard_arena.bot import Bot
 class DeterministicBot(Bot):
     name = "det"
 
-    def __init__(self, salt: str = "") -> None:
+    def __init__(self, salt: str = "", delay: float = 0.0) -> None:
         self.salt = salt
+        self.delay = delay
+        """Seconds each decision takes (a game that lasts, to kill it mid-way)."""
 
     def _rng(self, view: SeatView) -> random.Random:
         key = (
@@ -27,9 +30,11 @@ class DeterministicBot(Bot):
         return random.Random(repr(key))
 
     def bid(self, view: SeatView) -> int:
+        time.sleep(self.delay)
         return self._rng(view).choice(view.legal_bids)
 
     def play(self, view: SeatView) -> Card:
+        time.sleep(self.delay)
         return self._rng(view).choice(view.legal_cards)
 
     def choose_trump(self, view: SeatView) -> Suit:

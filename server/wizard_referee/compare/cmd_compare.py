@@ -20,6 +20,7 @@ from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
 from wizard_referee.compare.plan import DEFAULT_OPPONENTS, BotSpec, ComparePlan, parse_bot
 from wizard_referee.compare.session import CompareError, Comparison, Outcome, Progress
 from wizard_referee.compare.stats import Bounds, Verdict
+from wizard_referee.tournament.cmd_tournament import add_executor_arguments
 
 __all__ = ["add_arguments", "run"]
 
@@ -128,6 +129,7 @@ def _add_running_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="deadline per decision over the referee (default 1)",
     )
+    add_executor_arguments(r)
     r.add_argument(
         "--bot-seed-secret",
         metavar="TEXT",
@@ -175,6 +177,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         plan, deals, bounds = _settings(args)
         in_process = not args.referee and all(b.is_class for b in (plan.a, plan.b, *plan.opponents))
+        _check_executor(args, in_process)
         _check_bots(plan, in_process)
         comparison = open_comparison(
             plan,
@@ -223,9 +226,43 @@ def _check_bots(plan: ComparePlan, in_process: bool) -> None:
                 load_class(bot.target)
 
 
+#: executor name -> the module that plays a comparison with it (loaded when chosen)
+EXECUTORS = {"ray": "wizard_referee.cluster.compare_play"}
+
+
+def _check_executor(args: argparse.Namespace, in_process: bool) -> None:
+    """ValueError for an executor that cannot play this comparison."""
+    if (args.executor or "local") == "local":
+        return
+    if not in_process:
+        raise ValueError(
+            "--executor ray plays Python bot classes in-process on the cluster's workers; "
+            "bots given as commands (or --referee) play over a referee on this machine: "
+            "leave out --executor"
+        )
+    import importlib
+
+    try:
+        importlib.import_module(EXECUTORS[args.executor])
+    except ModuleNotFoundError as e:
+        if (e.name or "").split(".")[0] != "ray":
+            raise
+        raise ValueError(
+            "--executor ray needs Ray, an optional extra: pip install 'wizard-arena[ray]'"
+        ) from None
+
+
 def _play(
     comparison: Comparison, in_process: bool, args: argparse.Namespace, progress: Progress
 ) -> None:
+    if (args.executor or "local") != "local":
+        import importlib
+
+        module = importlib.import_module(EXECUTORS[args.executor])
+        module.play_compare(
+            comparison, progress, workers=args.workers or 0, address=args.ray_address or ""
+        )
+        return
     if in_process:
         from wizard_referee.compare.local_play import play_in_process
 

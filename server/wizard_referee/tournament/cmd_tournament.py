@@ -20,6 +20,7 @@ from wizard_arena.cli.rules_options import (
 from wizard_arena.rules import BidRestriction
 from wizard_referee.referee.arena import freeze_startup_objects
 from wizard_referee.referee.logs import configure_logging, log_file
+from wizard_referee.tournament.executors import EXECUTORS
 from wizard_referee.tournament.runner import (
     TournamentConfig,
     TournamentError,
@@ -47,6 +48,9 @@ def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
         "database": args.database,
         "port": args.port,
         "exclude_faulted": args.exclude_faulted,
+        "executor": args.executor,
+        "workers": args.workers,
+        "ray_address": args.ray_address,
     }
     for flag in VARIANT_FLAGS:
         key = flag.replace("-", "_")
@@ -54,6 +58,29 @@ def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
     if args.round_sizes is not None:
         out["round_sizes"] = list(parse_round_sizes(args.round_sizes))
     return out
+
+
+def add_executor_arguments(group: argparse._ArgumentGroup) -> None:
+    """``--executor``, ``--workers`` and ``--ray-address`` (tournament and compare)."""
+    group.add_argument(
+        "--executor",
+        choices=sorted(EXECUTORS),
+        help="who plays the games: local (this machine, one referee; the default) or "
+        "ray (warm workers on a Ray cluster; pip install 'wizard-arena[ray]')",
+    )
+    group.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="Ray workers, each playing --parallel games at once (default: as many as "
+        "the cluster's CPUs hold)",
+    )
+    group.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="join this Ray cluster ('auto': the one started on this machine with "
+        "'ray start'; 'ray://HOST:10001'); default: start Ray here with every core",
+    )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -76,6 +103,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     o.add_argument("--parallel", type=int, metavar="N", help="tables played at once")
     o.add_argument("--database", metavar="PATH", help="results database (SQLite)")
     o.add_argument("--port", type=int, help="server port (default: any free port)")
+    add_executor_arguments(o)
     v = parser.add_argument_group(
         "rule variant overrides (replace the file's keys; --no-X turns a variant off)"
     )
@@ -172,6 +200,7 @@ def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
             print("\ninterrupted before any game finished: nothing kept", file=sys.stderr)
         return 130
     with store:
+        failed = store.counts().get("failed", 0)
         seating = stored_seating((store.tournament_config() or {}).get("plan") or {})
         board = leaderboard(store, method=args.method, exclude_faulted=config.exclude_faulted)
         if args.export_results:
@@ -195,6 +224,13 @@ def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
             f"--database {config.database}); logs in {log_dir(config)}/",
             file=sys.stderr,
         )
+    if failed:
+        print(
+            f"error: {failed} game(s) could not be played (their Ray workers were lost); "
+            f"play them with: {resume_command(args)}",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

@@ -14,6 +14,7 @@ from wizard_arena.cli.rules_options import rules_from_mapping
 from wizard_arena.rules import Rules
 from wizard_referee.referee.policy import PolicyError, RefereePolicy
 from wizard_referee.tournament.config_keys import (
+    RESOURCE_KEYS,
     TOURNAMENT_KEYS,
     TournamentError,
     entrant_problems,
@@ -32,6 +33,13 @@ class EntrantConfig:
     """Command line started by the runner (``None`` for an external bot)."""
     token: str | None = None
     """An external bot's access token (command entrants get a fresh one)."""
+    num_cpus: float = 0.0
+    """CPUs one instance needs beyond its table's (a bot thinking on 4 threads: 3),
+    asked of Ray by the worker that runs it (executor ``ray``)."""
+    num_gpus: float = 0.0
+    """GPUs one instance needs (executor ``ray``)."""
+    memory: float = 0.0
+    """Bytes of memory one instance needs (executor ``ray``)."""
 
     @property
     def kind(self) -> str:
@@ -97,6 +105,19 @@ class TournamentConfig:
     """What a fault costs: ``default``, ``forfeit_round`` or ``remove`` (docs/protocol.md)."""
     max_faults: int = 3
     """Faults in one game after which fault policy ``remove`` removes the seat."""
+    executor: str = "local"
+    """Who plays the games: ``local`` (a referee of our own, ``parallel``
+    tables at once) or ``ray`` (warm workers on a Ray cluster, each running
+    that machinery; :mod:`wizard_referee.cluster`)."""
+    workers: int = 0
+    """Ray workers (0: as many as the cluster's resources hold)."""
+    ray_address: str = ""
+    """The Ray cluster to join (``auto``, ``ray://HOST:10001``); empty: start
+    a Ray instance on this machine with every core."""
+    ray_working_dir: str = ""
+    """A folder Ray sends to every worker (its runtime_env working_dir), in
+    which the entrants' commands run; empty: none (the workers share this
+    machine's files). Relative to the TOML file."""
     bot_seed_secret: str | None = None
     """The secret of the bots' per-game seeds (``GameStarted.bot_seed``,
     :mod:`wizard_arena.protocol.seeds`). ``None``: a random one, drawn when the
@@ -188,6 +209,9 @@ class TournamentConfig:
         if base is not None and "database" in section:
             db = Path(section["database"])
             section["database"] = str(db if db.is_absolute() else base / db)
+        if base is not None and section.get("ray_working_dir"):
+            folder = Path(section["ray_working_dir"])
+            section["ray_working_dir"] = str(folder if folder.is_absolute() else base / folder)
         if base is not None:
             section.setdefault("workdir", str(base))
         entrants = []
@@ -195,8 +219,11 @@ class TournamentConfig:
             command = e.get("command")
             if isinstance(command, str):
                 command = shlex.split(command)
+            resources = {k: float(e[k]) for k in RESOURCE_KEYS if k in e}
             entrants.append(
-                EntrantConfig(e["name"], tuple(command) if command else None, e.get("token"))
+                EntrantConfig(
+                    e["name"], tuple(command) if command else None, e.get("token"), **resources
+                )
             )
         config = cls(entrants=tuple(entrants), **section)
         config.validate()

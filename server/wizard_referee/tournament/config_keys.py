@@ -28,6 +28,7 @@ from wizard_referee.tournament.seating import SEATINGS
 
 __all__ = [
     "ENTRANT_KEYS",
+    "RESOURCE_KEYS",
     "TOURNAMENT_KEYS",
     "Key",
     "TournamentError",
@@ -129,6 +130,16 @@ TOURNAMENT_KEYS: dict[str, Key] = {
     "max_message_bytes": _whole(1, None, "65536"),
     "fault_policy": _choice(FAULT_POLICIES),
     "max_faults": _whole(1, None, "3"),
+    "executor": _choice(("local", "ray")),
+    "workers": _whole(0, None, "4"),
+    "ray_address": _text(
+        'a Ray address, a string ("auto", "ray://HOST:10001" or HOST:PORT; empty: start one)',
+        '"auto"',
+        empty=True,
+    ),
+    "ray_working_dir": _text(
+        "a folder sent to every Ray worker, a string (empty: none)", '"."', empty=True
+    ),
     "bot_seed_secret": Key(
         lambda v: v is None or (isinstance(v, str) and v != ""),
         "a secret, a non-empty string (leave it out: one is drawn and stored)",
@@ -137,7 +148,10 @@ TOURNAMENT_KEYS: dict[str, Key] = {
 }
 
 #: The keys of an ``[[entrant]]`` table.
-ENTRANT_KEYS = ("name", "command", "token")
+ENTRANT_KEYS = ("name", "command", "token", "num_cpus", "num_gpus", "memory")
+
+#: An entrant's resources on a Ray worker, per instance (executor = "ray").
+RESOURCE_KEYS = ("num_cpus", "num_gpus", "memory")
 
 
 def _shown(value: Any) -> str:
@@ -204,6 +218,15 @@ def entrant_problems(entrants: Any) -> list[str]:
             )
         if token is not None and (not isinstance(token, str) or not token):
             problems.append(f"{label}: token must be a non-empty string")
+        for key in RESOURCE_KEYS:
+            value = e.get(key, 0)
+            if type(value) not in (int, float) or not math.isfinite(value) or value < 0:
+                what = "bytes" if key == "memory" else "a number"
+                problems.append(
+                    f"{label}: {key} must be {what}, 0 or more "
+                    f"(e.g. {key} = {'2_000_000_000' if key == 'memory' else '0.5'}), "
+                    f"not {_shown(value)}"
+                )
         if command is None and token is None:
             problems.append(f"{label} needs a command, or a token for an external bot")
     return problems

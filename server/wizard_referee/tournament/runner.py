@@ -29,26 +29,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
-import trio
-
-from wizard_referee.referee.arena import Arena, ArenaConfig, Session, serve_arena
 from wizard_referee.referee.listen import listen_problem
 from wizard_referee.referee.logs import get_logger
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.cli_errors import TOURNAMENT_FIXES, runner_error
 from wizard_referee.tournament.config import EntrantConfig, TournamentConfig
 from wizard_referee.tournament.config_keys import TournamentError, listed, plan_differences
-from wizard_referee.tournament.dispatch import Progress, await_entrants, schedule, show_progress
+from wizard_referee.tournament.dispatch import Progress, schedule
 from wizard_referee.tournament.entrants import Instance as _Instance  # noqa: F401 (tests)
-from wizard_referee.tournament.entrants import (
-    make_instances,
-    preflight,
-    relabel_crashes,
-    supervise,
-)
-from wizard_referee.tournament.launcher import open_launcher
+from wizard_referee.tournament.entrants import preflight, relabel_crashes
+from wizard_referee.tournament.executors import TournamentRun, load_executor, log_dir
+from wizard_referee.tournament.host import open_host
 from wizard_referee.tournament.leaderboard import (
     Leaderboard,
     LeaderboardRow,
@@ -58,12 +51,13 @@ from wizard_referee.tournament.leaderboard import (
 )
 from wizard_referee.tournament.plan import bot_seed_secret, open_plan, plan_games
 from wizard_referee.tournament.seating import resolve_seating
-from wizard_referee.tournament.store import GameSpec, ResultsStore, StoreError
+from wizard_referee.tournament.store import ResultsStore, StoreError
 
 __all__ = [
     "EntrantConfig",
     "Leaderboard",
     "LeaderboardRow",
+    "Progress",
     "TournamentConfig",
     "TournamentError",
     "format_leaderboard",
@@ -72,14 +66,10 @@ __all__ = [
     "log_dir",
     "plan_differences",
     "plan_games",
+    "play_tournament",
     "relabel_crashes",
     "run_tournament",
 ]
-
-
-def log_dir(config: TournamentConfig) -> Path:
-    """The folder of the tournament's logs: ``DATABASE.logs``."""
-    return Path(str(config.database) + ".logs")
 
 
 async def run_tournament(
@@ -107,8 +97,9 @@ async def run_tournament(
         )
     if resume and not exists:
         raise TournamentError(f"{db_path} does not exist: nothing to resume")
-    problems = preflight(config.entrants, config.workdir)
-    if config.port:
+    executor = load_executor(config.executor)
+    problems = preflight(config.entrants, config.workdir) + executor.problems(config)
+    if config.port and config.executor == "local":
         busy = listen_problem(config.host, config.port, *TOURNAMENT_FIXES)
         problems += [busy] if busy else []
     if problems:
@@ -118,7 +109,6 @@ async def run_tournament(
     except StoreError as e:
         raise TournamentError(str(e)) from None
     try:
-        config = replace(config, seating=resolve_seating(config.seating, store.tournament_config()))
         config = replace(config, seating=resolve_seating(config.seating, store.tournament_config()))
         specs = plan_games(config)
         open_plan(store, config, specs)
@@ -133,18 +123,11 @@ async def run_tournament(
             )
             progress_stream.flush()
         if pending:
+            run = TournamentRun(
+                config, secret, store, pending, total, log, progress_stream, on_record
+            )
             try:
-                await _play(
-                    config,
-                    secret,
-                    store,
-                    pending,
-                    total,
-                    log,
-                    progress_stream,
-                    progress_interval,
-                    on_record,
-                )
+                await run.play(executor, progress_interval)
             except BaseExceptionGroup as group:
                 raise runner_error(group, config.host, config.port) from None
     except BaseException:
@@ -156,70 +139,15 @@ async def run_tournament(
     return store
 
 
-async def _play(
-    config: TournamentConfig,
-    bot_seed_secret: str,
-    store: ResultsStore,
-    pending: list[GameSpec],
-    total: int,
-    log: Any,
-    progress_stream: TextIO | None,
-    progress_interval: float,
-    on_record: Callable[[GameRecord], None] | None,
-) -> None:
-    instances, token_owner = make_instances(config.entrants, config.parallel)
-    launched = {inst.token: inst for inst in instances}
-    pool: dict[str, list[Session]] = {e.name: [] for e in config.entrants}
-    progress = Progress(total, total - len(pending), total - len(pending))
-    logs = log_dir(config)
-    arena_config = ArenaConfig(
-        host=config.host,
-        port=config.port,
-        rules=config.rules,
-        policy=config.policy,
-        tokens=frozenset(token_owner),
-        matchmaking=False,
-        keep_records=1,  # the results store keeps every game
-        bot_seed_secret=bot_seed_secret,
-    )
-    # the launcher first: it must start before gRPC runs here (see .launcher)
-    async with open_launcher() as launcher, trio.open_nursery() as nursery:
-        arena: Arena = await nursery.start(serve_arena, arena_config)
-
-        def on_session(s: Session) -> None:
-            owner = token_owner.get(s.hello.token)
-            if owner is not None:
-                pool[owner].append(s)
-            inst = launched.get(s.hello.token)
-            if inst is not None:
-                inst.connected = True
-
-        def refused(token: str) -> bool:
-            return token in arena.refused_options
-
-        arena.on_session.append(on_session)
-        if instances:
-            logs.mkdir(parents=True, exist_ok=True)
-        def notice(line: str) -> None:
-            if progress_stream is not None:
-                progress_stream.write(("\n" if progress_stream.isatty() else "") + line + "\n")
-                progress_stream.flush()
-
-        for inst in instances:
-            inst.log_path = logs / f"{inst.entrant.name}-{inst.index}.log"
-            nursery.start_soon(
-                supervise, inst, arena.address, launcher, config.workdir, log, refused, notice
-            )
-        await await_entrants(config, arena, pool, logs, token_owner)
-        if progress_stream is not None:
-            progress.load(store)
-            nursery.start_soon(show_progress, progress, progress_stream, progress_interval)
-        try:
-            await schedule(config, arena, store, pending, pool, progress, log, on_record, launched)
-        finally:
-            nursery.cancel_scope.cancel()
-    if progress_stream is not None:
-        progress_stream.write(progress.line() + "\n")
-        progress_stream.flush()
+async def play_tournament(run: TournamentRun) -> None:
+    """The ``local`` executor: one referee of our own and ``parallel``
+    instances of every command entrant, games seated as their entrants are
+    free (:mod:`.dispatch`)."""
+    config = run.config
+    async with open_host(config, run.secret, log_dir(config), run.log, run.notice) as host:
+        await schedule(host, run.pending, run.saved)
 
 
+def problems(config: TournamentConfig) -> list[str]:
+    """The local executor runs every tournament."""
+    return []

@@ -5,7 +5,7 @@ Tables:
 - ``tournament``: one row, the configuration as JSON.
 - ``entrants``: name, kind (``command`` or ``external``) and command line.
 - ``games``: one row per planned game (table, deal set, rotation, deal seed,
-  seats, rules, status ``pending``/``finished``/``aborted``), and once it
+  seats, rules, status ``pending``/``finished``/``aborted``/``failed``), and once it
   ends its complete record (every action with its timing) as JSON.
 - ``seat_results``: per finished game and seat, the entrant, final total,
   rank, per-round bids/tricks/points and fault counts.
@@ -287,6 +287,16 @@ class ResultsStore:
                     )
                 )
             self.db.executemany("INSERT INTO seat_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+    def mark_failed(self, game_id: str) -> None:
+        """A game that could not be played for a reason outside the bots
+        (its cluster worker was lost again and again): status ``failed``,
+        no record, never rated; ``--resume`` plays it again."""
+        with self._tx():
+            self.db.execute(
+                "UPDATE games SET status = 'failed' WHERE id = ? AND status != 'finished'",
+                (game_id,),
+            )
 
     def record(self, game_id: str) -> GameRecord | None:
         row = self.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()

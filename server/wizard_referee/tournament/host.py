@@ -1,0 +1,228 @@
+"""The machinery that plays a tournament's games, whoever hands them out: a
+referee of its own, every command entrant started (``parallel`` instances
+each, through the launcher, restarted when they crash) and their sessions.
+
+:func:`open_host` runs it for the duration of a block. The local runner
+(:mod:`.runner`, :mod:`.dispatch`) seats its pending games on it; a
+cluster worker (:mod:`wizard_referee.cluster`) runs one per worker and
+plays the games the coordinator hands it with :meth:`GameHost.play`.
+:func:`run_game` is the one way a planned game is played on it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from wizard_referee.referee.arena import Arena, ArenaConfig, Session, serve_arena
+from wizard_referee.referee.record import GameRecord
+from wizard_referee.tournament.config import TournamentConfig
+from wizard_referee.tournament.config_keys import TournamentError
+from wizard_referee.tournament.entrants import (
+    Instance,
+    make_instances,
+    relabel_crashes,
+    settle_exits,
+    supervise,
+)
+from wizard_referee.tournament.launcher import open_launcher
+from wizard_referee.tournament.store import GameSpec
+
+__all__ = ["GameHost", "arena_config", "game_tags", "open_host", "run_game"]
+
+
+def arena_config(
+    config: TournamentConfig, tokens: frozenset[str], secret: str, *, port: int | None = None
+) -> ArenaConfig:
+    """The referee of a tournament's games (``port``: another than the file's)."""
+    return ArenaConfig(
+        host=config.host,
+        port=config.port if port is None else port,
+        rules=config.rules,
+        policy=config.policy,
+        tokens=tokens,
+        matchmaking=False,
+        keep_records=1,  # the results store keeps every game
+        bot_seed_secret=secret,
+    )
+
+
+def game_tags(spec: GameSpec, tournament: str) -> dict[str, Any]:
+    """The tags a tournament game's record carries."""
+    return {
+        "table": spec.table_idx,
+        "deal_set": spec.deal_set,
+        "rotation": spec.rotation,
+        "duplicate_set": spec.duplicate_set,
+        "tournament": tournament,
+    }
+
+
+async def run_game(
+    arena: Arena,
+    launched: dict[str, Instance],
+    spec: GameSpec,
+    seats: Sequence[Session | None],
+    tags: dict[str, Any],
+    bot_seeds: Sequence[int] | None = None,
+) -> GameRecord:
+    """Play ``spec`` on ``seats`` (marked busy by the caller; the arena frees
+    them), a crashed launched bot's fault recorded as ``crash``."""
+    insts = [launched.get(s.hello.token) if s is not None else None for s in seats]
+    exits = [i.restarts if i is not None else 0 for i in insts]
+    record = await arena.play_game(
+        list(seats),
+        names=spec.seats,
+        game_id=spec.id,
+        seed=spec.seed,
+        tags=tags,
+        bot_seeds=bot_seeds,
+    )
+    await settle_exits(record, insts, exits)
+    relabel_crashes(record, insts, exits)
+    return record
+
+
+def free_session(sessions: list[Session]) -> Session | None:
+    """A live session not in a game (dead ones are dropped from the list)."""
+    sessions[:] = [s for s in sessions if s.alive]
+    for s in sessions:
+        if not s.busy:
+            return s
+    return None
+
+
+@dataclass
+class GameHost:
+    """A running referee with the entrants' sessions (see :func:`open_host`)."""
+
+    config: TournamentConfig
+    arena: Arena
+    pool: dict[str, list[Session]]
+    launched: dict[str, Instance]
+    logs: Path
+    absent_since: dict[str, float] = field(default_factory=dict)
+    """When each entrant without a live session was first missed."""
+
+    def seats_for(self, names: Sequence[str]) -> list[Session | None] | None:
+        """A free session for each of ``names`` (``None`` for an entrant
+        missed for longer than ``connect_timeout``: the default policy plays
+        its seat), or ``None``: wait."""
+        seats: list[Session | None] = []
+        for name in names:
+            s = free_session(self.pool[name])
+            if s is None:
+                if any(x.alive for x in self.pool[name]):
+                    return None  # busy elsewhere: wait for it
+                # no live session: wait a while for a restart, then play without
+                since = self.absent_since.setdefault(name, trio.current_time())
+                if trio.current_time() - since < self.config.connect_timeout:
+                    return None
+            else:
+                self.absent_since.pop(name, None)
+            seats.append(s)
+        return seats
+
+    async def play(self, spec: GameSpec, tags: dict[str, Any]) -> GameRecord:
+        """Play ``spec`` as soon as its seats' entrants have a free session."""
+        while True:
+            seats = self.seats_for(spec.seats)
+            if seats is not None:
+                break
+            with trio.move_on_after(1.0):
+                await self.arena.wait_for_change()
+        for s in seats:
+            if s is not None:
+                s.busy = True
+        return await run_game(self.arena, self.launched, spec, seats, tags)
+
+
+@contextlib.asynccontextmanager
+async def open_host(
+    config: TournamentConfig,
+    secret: str,
+    logs: Path,
+    log: Any,
+    notice: Callable[[str], None] | None = None,
+    *,
+    port: int | None = None,
+) -> AsyncIterator[GameHost]:
+    """Start the launcher, the referee and every command entrant's
+    ``config.parallel`` instances (their logs in ``logs``); yield once every
+    entrant has a session (TournamentError when one cannot join); stop them
+    all at the end of the block."""
+    instances, token_owner = make_instances(config.entrants, config.parallel)
+    launched = {inst.token: inst for inst in instances}
+    pool: dict[str, list[Session]] = {e.name: [] for e in config.entrants}
+    settings = arena_config(config, frozenset(token_owner), secret, port=port)
+    # the launcher first: it must start before gRPC runs here (see .launcher)
+    async with open_launcher() as launcher, trio.open_nursery() as nursery:
+        arena: Arena = await nursery.start(serve_arena, settings)
+
+        def on_session(s: Session) -> None:
+            owner = token_owner.get(s.hello.token)
+            if owner is not None:
+                pool[owner].append(s)
+            inst = launched.get(s.hello.token)
+            if inst is not None:
+                inst.connected = True
+
+        def refused(token: str) -> bool:
+            return token in arena.refused_options
+
+        arena.on_session.append(on_session)
+        if instances:
+            logs.mkdir(parents=True, exist_ok=True)
+        for inst in instances:
+            inst.log_path = logs / f"{inst.entrant.name}-{inst.index}.log"
+            nursery.start_soon(
+                supervise, inst, arena.address, launcher, config.workdir, log, refused, notice
+            )
+        await await_entrants(config, arena, pool, logs, token_owner)
+        try:
+            yield GameHost(config, arena, pool, launched, logs)
+        finally:
+            nursery.cancel_scope.cancel()
+
+
+async def await_entrants(
+    config: TournamentConfig,
+    arena: Arena,
+    pool: dict[str, list[Session]],
+    log_dir: Path,
+    token_owner: dict[str, str],
+) -> None:
+    """Wait until every entrant has a session. An entrant refused for its rule
+    options can never join: that ends the wait at once, with the reason (as
+    does a launched entrant that cannot start: its supervisor raises)."""
+
+    def missing() -> list[str]:
+        return [name for name, sessions in pool.items() if not any(s.alive for s in sessions)]
+
+    def refused() -> dict[str, str]:
+        return {
+            token_owner[tok]: reason
+            for tok, reason in arena.refused_options.items()
+            if tok in token_owner and token_owner[tok] in missing()
+        }
+
+    with trio.move_on_after(config.connect_timeout):
+        while missing() and not refused():
+            await arena.wait_for_change()
+    why = refused()
+    if why:
+        reasons = "; ".join(f"entrant {name} was {reason}" for name, reason in why.items())
+        raise TournamentError(
+            f"{reasons}: this tournament plays {config.rules.describe()} "
+            f"(see the logs in {log_dir})"
+        )
+    if missing():
+        raise TournamentError(
+            f"entrant(s) {', '.join(missing())} did not connect within "
+            f"{config.connect_timeout:g} s (see the logs in {log_dir})"
+        )

@@ -1,0 +1,66 @@
+"""The executors' table: ``local`` needs no Ray; ``ray`` without Ray installed
+is one line naming the extra; what ``ray`` refuses before anything starts;
+what a Ray worker asks for."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from wizard_referee.tournament.config_keys import TournamentError
+from wizard_referee.tournament.executors import load_executor
+from wizard_referee.tournament.runner import TournamentConfig, run_tournament
+
+
+def _config(tmp_path: Path, entrants: list[dict[str, object]], **kw: object) -> TournamentConfig:
+    section = {"players": 3, "database": str(tmp_path / "t.sqlite"), **kw}
+    return TournamentConfig.from_dict({"tournament": section, "entrant": entrants})
+
+
+def _without_ray(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(sys.modules):
+        if name == "ray" or name.startswith(("ray.", "wizard_referee.cluster")):
+            monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray: ModuleNotFoundError
+
+
+def test_without_ray_the_ray_executor_is_one_line_naming_the_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _without_ray(monkeypatch)
+    assert load_executor("local").problems  # needs no Ray
+    with pytest.raises(TournamentError) as e:
+        load_executor("ray")
+    assert str(e.value) == (
+        "executor \"ray\" needs Ray, an optional extra: pip install 'wizard-arena[ray]'"
+    )
+    with pytest.raises(ModuleNotFoundError, match=r"wizard-arena\[ray\]"):
+        import wizard_referee.cluster  # noqa: F401
+
+
+def test_ray_refuses_external_entrants_before_anything_starts(tmp_path: Path) -> None:
+    entrants: list[dict[str, object]] = [{"name": f"c{i}", "command": ["true"]} for i in range(2)]
+    entrants.append({"name": "visitor", "token": "secret"})
+    config = _config(tmp_path, entrants, executor="ray")
+    with pytest.raises(TournamentError, match="entrant 'visitor' is an external bot"):
+        trio.run(run_tournament, config)
+    assert not (tmp_path / "t.sqlite").exists()
+
+
+def test_a_ray_worker_asks_for_a_cpu_per_table_and_its_entrants_needs(tmp_path: Path) -> None:
+    from wizard_referee.cluster.tournament_play import worker_resources
+
+    entrants: list[dict[str, object]] = [
+        {"name": "plain", "command": ["true"]},
+        {"name": "neural", "command": ["true"], "num_cpus": 1, "num_gpus": 0.25, "memory": 1e9},
+        {"name": "other", "command": ["true"]},
+    ]
+    config = _config(tmp_path, entrants, executor="ray", parallel=2)
+    assert worker_resources(config) == {"num_cpus": 4.0, "num_gpus": 0.5, "memory": 2e9}
+    plain = [entrants[0], entrants[2], {"name": "third", "command": ["true"]}]
+    assert worker_resources(_config(tmp_path, plain)) == {"num_cpus": 1.0}
+    with pytest.raises(TournamentError, match="num_gpus must be a number, 0 or more"):
+        _config(tmp_path, [*plain, {"name": "x", "command": ["true"], "num_gpus": -1}])

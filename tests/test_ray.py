@@ -1,0 +1,254 @@
+"""Tournaments on a Ray cluster (executor = "ray"), end to end: a two-node
+cluster simulated on this machine (``ray.cluster_utils.Cluster``, two nodes
+of 1 CPU), real bot processes on each worker.
+
+Ray's daemons bind every interface, so these tests run only inside a
+network namespace that has loopback alone: run normally, this module has a
+single test that runs the module again, in such a namespace
+(``scripts/in_netns.py``), and passes when the tests inside pass. One
+cluster serves the whole module (starting Ray costs seconds).
+
+The bots are deterministic (their choices depend only on what they see),
+so a tournament on the cluster must give exactly the results of a local
+run, however its games are spread, lost and replayed; every test asserts
+that no decision timed out (a loaded machine cannot pass for a result).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from wizard_referee.referee.record import GameRecord
+from wizard_referee.tournament.runner import TournamentConfig, run_tournament
+
+from .conftest import ROOT
+from .test_tournament import _entrant, _results, _toml
+
+pytestmark = pytest.mark.e2e
+
+_spec = importlib.util.spec_from_file_location("in_netns", ROOT / "scripts" / "in_netns.py")
+assert _spec is not None and _spec.loader is not None
+netns = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(netns)
+
+
+if not netns.inside():
+
+    def test_the_ray_tests_pass_in_a_loopback_only_network_namespace() -> None:
+        why = netns.problem()
+        assert why is None, f"cannot keep Ray on loopback: {why}"
+        proc = subprocess.run(
+            netns.command(
+                [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", __file__]
+            ),
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        assert proc.returncode == 0, proc.stdout[-8000:] + proc.stderr[-4000:]
+        assert " passed" in proc.stdout and "skipped" not in proc.stdout, proc.stdout[-2000:]
+
+
+def _section(db: Path, **kw: Any) -> dict[str, Any]:
+    return {
+        "name": "ray",
+        "players": 4,
+        "deal_sets": 1,  # 12 games: the balanced design at a table of 4
+        "round_sizes": [1, 3, 5],
+        "move_time": 5.0,  # generous: no decision may time out on a busy machine
+        "seed": 7,
+        "bot_seed_secret": "ray tests",
+        "database": str(db),
+        **kw,
+    }
+
+
+def _entrants(delay: float = 0.0) -> list[dict[str, object]]:
+    """Four deterministic bots; ``delay`` seconds a decision make a game last."""
+    return [
+        _entrant(
+            f"det-{i}",
+            "tests.bots.det_bot:DeterministicBot",
+            "--arg",
+            f"salt=s{i}",
+            "--arg",
+            f"delay={delay}",
+        )
+        for i in range(4)
+    ]
+
+
+def _config(db: Path, delay: float = 0.0, **kw: Any) -> TournamentConfig:
+    return TournamentConfig.from_dict(
+        {"tournament": _section(db, **kw), "entrant": _entrants(delay)}
+    )
+
+
+def _records(db: Path) -> list[GameRecord]:
+    with sqlite3.connect(db) as con:
+        rows = con.execute("SELECT record FROM games WHERE status = 'finished'").fetchall()
+    return [GameRecord.from_json(r[0]) for r in rows]
+
+
+def _no_faults(records: list[GameRecord]) -> None:
+    faulted = {r.game_id: r.faults for r in records if any(r.faults)}
+    assert not faulted, f"decisions faulted (timed out?) on a loaded machine: {faulted}"
+
+
+if netns.inside():
+    import ray
+    from ray.cluster_utils import Cluster
+
+    @pytest.fixture(scope="module")
+    def cluster() -> Iterator[Any]:
+        """Two nodes of 1 CPU on 127.0.0.1; this process is the coordinator."""
+        path = os.environ.get("PYTHONPATH", "")
+        os.environ["PYTHONPATH"] = str(ROOT) + (os.pathsep + path if path else "")  # tests.bots
+        c = Cluster(
+            initialize_head=True,
+            head_node_args={
+                "num_cpus": 1,
+                "node_ip_address": "127.0.0.1",
+                "include_dashboard": False,
+            },
+        )
+        c.add_node(num_cpus=1, node_ip_address="127.0.0.1")
+        c.wait_for_nodes()
+        ray.init(address=c.address, _node_ip_address="127.0.0.1", log_to_driver=False)
+        try:
+            yield c
+        finally:
+            ray.shutdown()
+            c.shutdown()
+
+    @pytest.fixture(scope="module")
+    def reference(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Any, ...]]:
+        """The seat results of the tournament played locally (parallel 2)."""
+        db = tmp_path_factory.mktemp("local") / "local.sqlite"
+        trio.run(run_tournament, _config(db, parallel=2)).close()
+        _no_faults(_records(db))
+        return _results(db)
+
+    def test_a_two_node_tournament_gives_the_local_results(
+        cluster: Any, reference: list[tuple[Any, ...]], tmp_path: Path
+    ) -> None:
+        db = tmp_path / "ray.sqlite"
+        config = _config(db, executor="ray")  # workers: as many as the CPUs hold (2)
+        trio.run(run_tournament, config).close()
+        records = _records(db)
+        _no_faults(records)
+        assert _results(db) == reference  # same games, same seats, same results
+        nodes = {r.tags["node"] for r in records}
+        assert len(nodes) == 2, f"the games were not spread over both nodes: {nodes}"
+        assert {r.tags["worker"] for r in records} == {0, 1}
+
+    def test_a_comparison_on_the_cluster_gives_the_local_answer(
+        cluster: Any, tmp_path: Path
+    ) -> None:
+        from wizard_arena.rules import Rules
+        from wizard_referee.cluster.compare_play import play_compare
+        from wizard_referee.compare.local_play import play_planned
+        from wizard_referee.compare.plan import ComparePlan, parse_bot
+        from wizard_referee.compare.session import Progress, open_comparison
+
+        random_bot = parse_bot("wizard_bots.random_bot:RandomBot")
+        plan = ComparePlan(
+            parse_bot("wizard_bots.heuristic:HeuristicBot"),
+            random_bot,
+            (random_bot,) * 3,
+            Rules(players=4, hand_sizes=(1, 3, 5)),
+        )
+
+        def opened(name: str) -> Any:
+            return open_comparison(plan, tmp_path / name, 12, None, resume=False, secret="s")
+
+        on_ray = opened("ray.sqlite")
+        play_compare(on_ray, Progress(on_ray))
+        here = opened("here.sqlite")
+        while (game := here.next_game()) is not None:
+            here.add(game, play_planned(here.plan, game))
+        assert on_ray.outcome().as_dict(None) == here.outcome().as_dict(None)
+        assert on_ray.stats.n == 12
+        nodes = {r.tags["node"] for r in _records(tmp_path / "ray.sqlite")}
+        assert len(nodes) == 2, nodes
+
+    def test_the_coordinator_killed_and_resumed(
+        cluster: Any, reference: list[tuple[Any, ...]], tmp_path: Path
+    ) -> None:
+        toml = _toml(
+            tmp_path / "t.toml",
+            _section(Path("k.sqlite"), executor="ray", ray_address=cluster.address),
+            _entrants(delay=0.01),
+        )
+        db = tmp_path / "k.sqlite"
+        cmd = [sys.executable, "-m", "wizard_arena.cli", "tournament", str(toml), "--quiet"]
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        finished = 0
+        deadline = time.monotonic() + 180
+        while finished < 3 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.1)
+            if db.exists():
+                with sqlite3.connect(db) as con:
+                    try:
+                        finished = con.execute(
+                            "SELECT COUNT(*) FROM games WHERE status = 'finished'"
+                        ).fetchone()[0]
+                    except sqlite3.OperationalError:
+                        finished = 0
+        proc.send_signal(signal.SIGKILL)
+        _, err = proc.communicate()
+        assert 3 <= finished < 12, f"the kill did not land mid-tournament: {err.decode()[-2000:]}"
+        res = subprocess.run(
+            [*cmd, "--resume", "--json"], capture_output=True, text=True, timeout=300
+        )
+        assert res.returncode == 0, res.stderr[-3000:]
+        assert _results(db) == reference  # every game once: the store refuses a second
+        _no_faults(_records(db))
+        assert all(r["games"] == 12 for r in json.loads(res.stdout))
+
+    def test_a_node_lost_mid_tournament(
+        cluster: Any, reference: list[tuple[Any, ...]], tmp_path: Path
+    ) -> None:
+        """The worker node is removed while its worker plays a game: that game
+        is played again on the other node; nothing is written twice, no bot
+        is charged a fault. (The last test: the cluster keeps one node.)"""
+        node = next(n for n in cluster.list_all_nodes() if n is not cluster.head_node)
+        db = tmp_path / "lost.sqlite"
+        config = _config(db, delay=0.02, executor="ray", workers=2)  # games of about a second
+        killer: list[threading.Thread] = []
+
+        def remove_soon() -> None:
+            time.sleep(0.3)  # the node's worker has started its next game
+            cluster.remove_node(node)
+
+        def on_record(record: GameRecord) -> None:
+            if not killer and record.tags["node"] == node.node_id[:12]:
+                killer.append(threading.Thread(target=remove_soon))
+                killer[0].start()
+
+        trio.run(lambda: run_tournament(config, on_record=on_record)).close()
+        assert killer, "no game was played on the worker node"
+        killer[0].join()
+        records = _records(db)
+        _no_faults(records)
+        assert _results(db) == reference
+        replayed = [r.game_id for r in records if r.tags.get("lost_attempts")]
+        assert replayed, "no game was under way on the lost node"
+        with sqlite3.connect(db) as con:
+            counts = dict(con.execute("SELECT status, COUNT(*) FROM games GROUP BY status"))
+        assert counts == {"finished": 12}
