@@ -1,0 +1,39 @@
+"""Serving the pages: hypercorn's trio worker, in the caller's trio nursery.
+
+:func:`serve_web` runs the application until cancelled, beside the referee
+on the same trio loop (``serve --web``, ``tournament --web``) or alone (the
+``web`` verb); ``task_status.started`` gets the addresses it listens on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve
+
+from wizard_referee.web.app import WebState, create_app
+
+__all__ = ["hypercorn_config", "serve_web"]
+
+
+def hypercorn_config(host: str, port: int) -> Config:
+    config = Config()
+    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    config.accesslog = None
+    config.errorlog = None  # errors are answered by the application and logged by it
+    config.graceful_timeout = 0.5
+    return config
+
+
+async def serve_web(
+    state: WebState,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve the pages of ``state`` on ``host:port`` until cancelled."""
+    app: Any = create_app(state)  # an ASGI application (hypercorn's types are narrower)
+    await serve(app, hypercorn_config(host, port), task_status=task_status)
