@@ -192,3 +192,26 @@ def test_the_web_verb_refuses_a_missing_or_corrupt_database(
     assert main(["web", "--database", str(bad), "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert "not a results database" in err and "Traceback" not in err
+
+
+def test_pages_are_served(store_path: tuple[Path, list[GameSpec]]) -> None:
+    path, specs = store_path
+    pages = get(
+        WebState(store=StoreData(path)),
+        "/",
+        "/games",
+        f"/games/{specs[0].id}",
+        "/entrants/alice",
+        "/static/replay.js",
+        "/static/common.js",
+        "/plot/ratings.svg",
+    )
+    for r in pages[:4]:
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+        assert '<script type="module"' in r.text and "http" not in r.text.split("<body>")[1]
+    for r in pages[4:6]:
+        assert r.status_code == 200 and "javascript" in r.headers["content-type"]
+        assert "http://" not in r.text and "https://" not in r.text  # nothing from elsewhere
+    svg = pages[6]
+    assert svg.headers["content-type"].startswith("image/svg+xml")
+    assert svg.text.count("<polyline") == len(ENTRANTS)

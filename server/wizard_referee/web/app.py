@@ -192,6 +192,10 @@ async def _entrant_exists(request: Request) -> None:
     await _state(request).run(_store(request).entrant, request.path_params["name"])
 
 
+async def no_icon(request: Request) -> Response:
+    return Response(status_code=204)
+
+
 async def home(request: Request) -> Response:
     st = _state(request)
     if st.store is not None:
@@ -203,6 +207,7 @@ async def home(request: Request) -> Response:
 def routes() -> list[Route | Mount]:
     return [
         Route("/", home),
+        Route("/favicon.ico", no_icon),
         Route("/games", _page("games.html")),
         Route("/games/{game_id}", _page("replay.html", _game_exists)),
         Route("/entrants/{name}", _page("entrant.html", _entrant_exists)),

@@ -52,6 +52,8 @@ def _step(step: Any, game: Game, names: list[str]) -> dict[str, Any]:
         mv = step.move
         kind = mv.action.partition(" ")[0]
         out.update(kind=kind, seat=mv.seat, action=mv.action, fault=mv.fault, ms=mv.ms)
+        if not out["text"]:  # the replay verb says a card in its trick's line
+            out["text"] = [f"  {names[mv.seat]} plays {mv.action.partition(' ')[2]}"]
         if isinstance(step.action, Play) and not game.trick and game.tricks:
             last = game.tricks[-1]  # this card completed the trick: show it whole
             out["trick"] = [[s, c.text] for s, c in zip(last.seats(n), last.cards, strict=True)]
