@@ -215,3 +215,46 @@ def test_pages_are_served(store_path: tuple[Path, list[GameSpec]]) -> None:
     svg = pages[6]
     assert svg.headers["content-type"].startswith("image/svg+xml")
     assert svg.text.count("<polyline") == len(ENTRANTS)
+
+
+def test_a_page_load_during_a_game_does_not_hold_the_referee(
+    store_path: tuple[Path, list[GameSpec]],
+) -> None:
+    """While the leaderboard is being computed, the referee's loop goes on:
+    a whole game is refereed meanwhile. The computation here waits (up to
+    20 s) for that game to end: run on the trio loop it would block the very
+    game it waits for, and the test would fail."""
+    from wizard_arena.rules import Rules
+
+    from .memory_bots import MemBot, memory_arena
+
+    path, _ = store_path
+    data = StoreData(path, bootstrap=20)
+    game_over = threading.Event()
+    waited: list[bool] = []
+    original = data._leaderboard
+
+    def slow(store: Any) -> Any:
+        waited.append(game_over.wait(20))
+        return original(store)
+
+    data._leaderboard = slow  # type: ignore[method-assign]
+
+    async def main() -> None:
+        async with memory_arena(rules=Rules(players=3, hand_sizes=(1, 2, 3))) as arena:
+            arena.on_game_end.append(lambda record: game_over.set())
+            async with client(WebState(store=data, arena=arena)) as c, trio.open_nursery() as n:
+                answers: list[httpx.Response] = []
+
+                async def load() -> None:
+                    answers.append(await c.get("/api/leaderboard"))
+
+                n.start_soon(load)
+                await trio.sleep(0.05)  # the page is loading
+                for i in range(3):
+                    await n.start(MemBot(f"m{i}", rule_options=("round_sizes",)).run, arena)
+            assert answers[0].status_code == 200
+            assert arena.games_played == 1
+
+    trio.run(main)
+    assert waited == [True], "the game ended while the leaderboard was being computed"

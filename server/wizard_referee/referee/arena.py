@@ -39,6 +39,7 @@ from wizard_arena.protocol.seeds import new_secret
 from wizard_arena.rules import Rules
 from wizard_referee.referee.bridge import Bridge, open_bridge
 from wizard_referee.referee.handshake import greet, missing_options
+from wizard_referee.referee.live import LiveTable
 from wizard_referee.referee.logs import get_logger
 from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import GameRecord, RecordLog
@@ -106,6 +107,8 @@ class Arena:
         decoded when read."""
         self.games_played = 0
         self.active_tables = 0
+        self.live_tables: dict[str, LiveTable] = {}
+        """The games being played, by id (read them through ``game.public_view()``)."""
         self.on_game_end: list[Callable[[GameRecord], None]] = []
         self.on_session: list[Callable[[Session], None]] = []
         self.connections: set[Seat] = set()
@@ -292,6 +295,7 @@ class Arena:
                 tags=tags,
                 bot_seed_secret=self.bot_seed_secret,
                 bot_seeds=bot_seeds,
+                live=self.live_tables,
             )
         finally:
             self.active_tables -= 1

@@ -54,6 +54,7 @@ from wizard_arena.rules import (
     rank_totals,
 )
 from wizard_referee.referee.faults import FaultBook, Sanction
+from wizard_referee.referee.live import LiveTable
 from wizard_referee.referee.logs import get_logger
 from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import GameRecord, MoveRecord, RoundRecord
@@ -129,6 +130,7 @@ class _Table:
         names = [s.name for s in seats]
         self.record = GameRecord.begin(game_id, self.game, names, seed, policy.fault_policy, tags)
         self.faults = FaultBook(policy.fault_policy, policy.max_faults, self.record)
+        self.live = LiveTable(game_id, names, self.game, self.record)
         self._requests = 0
         self._events_seen = 0
         self._nursery: trio.Nursery | None = None
@@ -488,6 +490,7 @@ class _Table:
                 )
                 self._broadcast_new_events()
                 continue
+            self.live.tick()
             acting = game.acting
             if len(acting) == 1:
                 await self._turn(acting[0])
@@ -499,6 +502,7 @@ class _Table:
                     for seat in acting:
                         asking.start_soon(self._turn, seat)
             self._broadcast_new_events()
+        self.live.tick()
 
     def _finish(self) -> GameRecord:
         """Complete the record (results, penalties, totals with them, ranks)
@@ -543,6 +547,7 @@ async def run_table(
     tags: dict[str, Any] | None = None,
     bot_seed_secret: str | bytes | None = None,
     bot_seeds: Sequence[int] | None = None,
+    live: dict[str, LiveTable] | None = None,
 ) -> GameRecord:
     """Referee one full game; return its record.
 
@@ -560,6 +565,8 @@ async def run_table(
     default: a random one for this game alone); ``bot_seeds`` gives each
     seat's seed instead (two games may then share some seats' seeds).
 
+    ``live``: the game is listed there (by id) while it runs (spectators).
+
     An unexpected internal error does not propagate: the record comes back
     with ``status="aborted"`` and the error, and the other tables go on.
     """
@@ -574,6 +581,8 @@ async def run_table(
         bot_seed_secret,
         bot_seeds,
     )
+    if live is not None:
+        live[game_id] = table.live
     try:
         return await table.run()
     except Exception as e:
@@ -586,3 +595,6 @@ async def run_table(
         table.record.error = f"{type(cause).__name__}: {cause}"
         table.record.finished_at = time.time()
         return table.record
+    finally:
+        if live is not None:
+            live.pop(game_id, None)

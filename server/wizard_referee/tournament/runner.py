@@ -26,7 +26,7 @@ here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -77,6 +77,10 @@ __all__ = [
 ]
 
 
+OnArena = Callable[[Arena, trio.Nursery], Awaitable[None]]
+"""Awaited once the tournament's referee serves (``tournament --web``)."""
+
+
 def log_dir(config: TournamentConfig) -> Path:
     """The folder of the tournament's logs: ``DATABASE.logs``."""
     return Path(str(config.database) + ".logs")
@@ -89,6 +93,7 @@ async def run_tournament(
     progress_stream: TextIO | None = None,
     progress_interval: float = 2.0,
     on_record: Callable[[GameRecord], None] | None = None,
+    on_arena: OnArena | None = None,
 ) -> ResultsStore:
     """Plan (or resume) and play the tournament; return the open results store.
 
@@ -144,6 +149,7 @@ async def run_tournament(
                     progress_stream,
                     progress_interval,
                     on_record,
+                    on_arena,
                 )
             except BaseExceptionGroup as group:
                 raise runner_error(group, config.host, config.port) from None
@@ -166,6 +172,7 @@ async def _play(
     progress_stream: TextIO | None,
     progress_interval: float,
     on_record: Callable[[GameRecord], None] | None,
+    on_arena: OnArena | None = None,
 ) -> None:
     instances, token_owner = make_instances(config.entrants, config.parallel)
     launched = {inst.token: inst for inst in instances}
@@ -185,6 +192,8 @@ async def _play(
     # the launcher first: it must start before gRPC runs here (see .launcher)
     async with open_launcher() as launcher, trio.open_nursery() as nursery:
         arena: Arena = await nursery.start(serve_arena, arena_config)
+        if on_arena is not None:
+            await on_arena(arena, nursery)
 
         def on_session(s: Session) -> None:
             owner = token_owner.get(s.hello.token)

@@ -31,6 +31,7 @@ from wizard_referee.referee.arena import Arena
 from wizard_referee.referee.logs import get_logger
 from wizard_referee.web.data import MemoryData, NotFound, StoreData, Unavailable
 from wizard_referee.web.plot import ratings_svg
+from wizard_referee.web.spectator import tables_json
 
 __all__ = ["THREADS", "WebState", "create_app"]
 
@@ -174,6 +175,29 @@ async def api_entrant(request: Request) -> Response:
     return JSONResponse(await _state(request).run(store.entrant, request.path_params["name"]))
 
 
+def _arena(request: Request) -> Arena:
+    arena = _state(request).arena
+    if arena is None:
+        raise HTTPException(404, "no game is being played here: no referee runs in this server")
+    return arena
+
+
+async def api_tables(request: Request) -> Response:
+    """The tables in progress: on the trio loop (they are changed only there), cheap."""
+    arena = _arena(request)
+    return JSONResponse(tables_json(arena.live_tables, _state(request).spectator_delay))
+
+
+async def api_table(request: Request) -> Response:
+    arena = _arena(request)
+    game_id = request.path_params["game_id"]
+    live = arena.live_tables.get(game_id)
+    if live is None:
+        raise NotFound(f"game {game_id!r} is not being played (finished games: /api/games)")
+    data = tables_json({game_id: live}, _state(request).spectator_delay)
+    return JSONResponse(data["tables"][0])
+
+
 def _page(name: str, check: Callable[[Request], Awaitable[None]] | None = None) -> Handler:
     async def page(request: Request) -> Response:
         if check is not None:
@@ -219,6 +243,9 @@ def routes() -> list[Route | Mount]:
         Route("/api/games/{game_id}", api_game),
         Route("/api/entrants", api_entrants),
         Route("/api/entrants/{name}", api_entrant),
+        Route("/tables", _page("tables.html")),
+        Route("/api/tables", api_tables),
+        Route("/api/tables/{game_id}", api_table),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
 
