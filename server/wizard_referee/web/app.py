@@ -57,6 +57,10 @@ class WebState:
     def __post_init__(self) -> None:
         if self.store is None and self.arena is not None:
             self.memory = MemoryData(self.arena)
+        if self.metrics is None and self.arena is not None:
+            from wizard_referee.web.metrics import registry
+
+            self.metrics = registry(self.arena)
 
     @property
     def games_source(self) -> StoreData | MemoryData:
@@ -198,6 +202,16 @@ async def api_table(request: Request) -> Response:
     return JSONResponse(data["tables"][0])
 
 
+async def metrics(request: Request) -> Response:
+    """Prometheus' text format, read on the trio loop (a few integers per metric)."""
+    from wizard_referee.web.metrics import CONTENT_TYPE, scrape
+
+    reg = _state(request).metrics
+    if reg is None:
+        raise HTTPException(404, "no referee runs in this server: no metrics")
+    return Response(scrape(reg), media_type=CONTENT_TYPE)
+
+
 def _page(name: str, check: Callable[[Request], Awaitable[None]] | None = None) -> Handler:
     async def page(request: Request) -> Response:
         if check is not None:
@@ -246,6 +260,7 @@ def routes() -> list[Route | Mount]:
         Route("/tables", _page("tables.html")),
         Route("/api/tables", api_tables),
         Route("/api/tables/{game_id}", api_table),
+        Route("/metrics", metrics),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
 

@@ -60,4 +60,8 @@ async def start_web(
     urls: list[str] = []
     if options.port is not None:
         urls += await nursery.start(serve_web, state, options.host, options.port)
+    if options.metrics_port is not None:
+        only = WebState(metrics=state.metrics)  # /metrics alone on a port of its own
+        got = await nursery.start(serve_web, only, options.host, options.metrics_port)
+        urls += [u + "/metrics" for u in got]
     return urls
