@@ -166,9 +166,9 @@ def test_the_checker_catches_a_hand_shown() -> None:
             async with trio.open_nursery() as nursery:
                 for bot in bots:
                     await nursery.start(bot.run, arena)
-                while not arena.live_tables or not next(
-                    iter(arena.live_tables.values())
-                ).game.round:
+                while (
+                    not arena.live_tables or not next(iter(arena.live_tables.values())).game.round
+                ):
                     await trio.sleep(0.01)
                 transport = httpx.ASGITransport(app=app)
                 async with httpx.AsyncClient(transport=transport, base_url="http://w") as c:
