@@ -180,6 +180,7 @@ def test_the_rooms_are_all_seen() -> None:
         "wizard_referee.ratings.models",
         "wizard_referee.check.cmd_check",
         "wizard_referee.cluster.coordinator",
+        "wizard_referee.web.app",
         "wizard_bots.misbehaving.client",
     ):
         assert room in names
@@ -360,6 +361,43 @@ def test_only_the_cluster_room_brings_ray_and_nothing_imports_it() -> None:
         ),
         "the cluster room imports the client or the check room",
     )
+
+
+#: The verbs that start the web pages beside a referee (``--web``), each only
+#: inside the function that starts them (the [web] extra is needed then only).
+WEB_STARTERS = {"wizard_referee.referee.cmd_serve", "wizard_referee.tournament.cmd_tournament"}
+
+
+def test_web_room_imports_the_server_rooms_and_no_client() -> None:
+    _refuse(
+        _in("wizard_referee.web"),
+        lambda m, i: not _within(
+            i.module,
+            "wizard_arena.client",
+            "wizard_arena.testing",
+            "wizard_referee.check",
+            "wizard_referee.compare",
+            "wizard_bots",
+            "grpc",
+        ),
+        "the web room imports the client, the check or compare rooms, or grpc",
+    )
+
+
+def test_only_the_serving_verbs_import_the_web_room_and_only_when_asked() -> None:
+    _refuse(
+        [m for m in MODULES if not _within(m.name, "wizard_referee.web")],
+        lambda m, i: not _within(i.module, "wizard_referee.web") or m.name in WEB_STARTERS,
+        "the web room imported outside it (only `serve` and `tournament` start it)",
+    )
+    for m in MODULES:
+        if m.name in WEB_STARTERS:
+            top = ast.parse(m.path.read_text(encoding="utf-8")).body
+            names = [n.module for n in top if isinstance(n, ast.ImportFrom)]
+            names += [a.name for n in top if isinstance(n, ast.Import) for a in n.names]
+            assert not [n for n in names if _within(n or "", "wizard_referee.web")], (
+                f"{m.name} imports the web room at module level: only with --web"
+            )
 
 
 def test_example_bots_import_only_the_sdks_public_modules() -> None:

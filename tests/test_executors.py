@@ -64,3 +64,21 @@ def test_a_ray_worker_asks_for_a_cpu_per_table_and_its_entrants_needs(tmp_path: 
     assert worker_resources(_config(tmp_path, plain)) == {"num_cpus": 1.0}
     with pytest.raises(TournamentError, match="num_gpus must be a number, 0 or more"):
         _config(tmp_path, [*plain, {"name": "x", "command": ["true"], "num_gpus": -1}])
+
+
+def test_web_pages_beside_a_ray_tournament_are_refused_with_the_web_verb_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The tables in progress are on the workers: --web names what to run instead."""
+    from wizard_arena.cli import main
+
+    toml = tmp_path / "t.toml"
+    toml.write_text(
+        '[tournament]\nplayers = 3\nexecutor = "ray"\ndatabase = "t.sqlite"\n'
+        + "".join(f'[[entrant]]\nname = "c{i}"\ncommand = ["true"]\n' for i in range(3))
+    )
+    assert main(["tournament", str(toml), "--web", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--web shows the tables of the local executor's referee" in err
+    assert "wizard-arena web --database" in err
+    assert not (tmp_path / "t.sqlite").exists()

@@ -39,6 +39,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "rate players from game results (JSON lines)",
     ),
     "replay": ("wizard_referee.tournament.cmd_replay", "print a recorded game trick by trick"),
+    "web": (
+        "wizard_referee.web.cmd_web",
+        "web pages of a tournament: leaderboard, games, replays, entrants",
+    ),
     "conformance": (
         "wizard_arena.conformance.cmd_conformance",
         "run rules test vectors (JSON files)",

@@ -72,7 +72,7 @@ from .laws import (
     wizard_trump,
 )
 from .observation import Dealt, Observation, OwnBid, bids_closed, dealt, first_view, observe
-from .view import SeatView, bids_hidden, compute_legal_actions
+from .view import PublicView, SeatView, bids_hidden, compute_legal_actions
 
 __all__ = [
     "ALL_CARDS",
@@ -106,6 +106,7 @@ __all__ = [
     "OwnBid",
     "Phase",
     "Play",
+    "PublicView",
     "RoundResult",
     "RoundScored",
     "RoundStarted",

@@ -66,7 +66,7 @@ from .laws import (
 )
 
 if TYPE_CHECKING:
-    from .view import SeatView
+    from .view import PublicView, SeatView
 
 __all__ = ["Game"]
 
@@ -282,6 +282,12 @@ class Game:
         from .view import SeatView
 
         return SeatView.of(self, seat)
+
+    def public_view(self) -> PublicView:
+        """What a spectator may know now: no hand, no hidden bid."""
+        from .view import PublicView
+
+        return PublicView.of(self)
 
     # -- dealing -----------------------------------------------------------
 

@@ -28,7 +28,7 @@ from .laws import Rules, allowed_bids, legal_cards, suit_to_follow
 if TYPE_CHECKING:
     from .game import Game
 
-__all__ = ["SeatView", "bids_hidden", "compute_legal_actions"]
+__all__ = ["PublicView", "SeatView", "bids_hidden", "compute_legal_actions"]
 
 
 def bids_hidden(rules: Rules, phase: Phase) -> bool:
@@ -227,6 +227,73 @@ class SeatView:
         """The legal actions for this seat, recomputed from the view alone by
         the rules core (to check what a referee offered)."""
         return compute_legal_actions(self)
+
+
+@dataclass(frozen=True, slots=True)
+class PublicView:
+    """What anyone watching the table may know at one moment: a seat's view
+    with no hand (not even in a blind round) and no legal actions. Bids are
+    shown as every seat sees the others' (none while they are hidden, see
+    :func:`bids_hidden`); with hidden bids nobody is named to act while the
+    bids are made. How many cards each seat holds is public.
+
+    >>> from wizard_arena.rules import Game, Rules
+    >>> game = Game(Rules(players=3, hidden_bids=True), seed=1)
+    >>> game.deal()
+    >>> game.bid(1, 0)
+    >>> v = game.public_view()
+    >>> v.bids, v.to_act, v.hand_sizes
+    ((None, None, None), None, (1, 1, 1))
+    """
+
+    rules: Rules
+    phase: Phase
+    round: int
+    cards_per_player: int
+    dealer: int
+    to_act: int | None
+    turned_card: Card | None
+    trump: Suit | None
+    bids: tuple[int | None, ...]
+    leader: int
+    trick: tuple[Card, ...]
+    tricks: tuple[Trick, ...]
+    tricks_won: tuple[int, ...]
+    totals: tuple[int, ...]
+    results: tuple[RoundResult, ...]
+    next_trump: Suit | None
+    hand_sizes: tuple[int, ...]
+    """Cards each seat holds now (never which)."""
+
+    @classmethod
+    def of(cls, game: Game) -> PublicView:
+        hidden = bids_hidden(game.rules, game.phase)
+        hidden_turns = game.rules.hidden_bids and game.phase is Phase.BID
+        return cls(
+            rules=game.rules,
+            phase=game.phase,
+            round=game.round,
+            cards_per_player=game.cards,
+            dealer=game.dealer,
+            to_act=None if hidden_turns else game.to_act,
+            turned_card=game.turned_card,
+            trump=game.trump,
+            bids=tuple(None for _ in game.bids) if hidden else tuple(game.bids),
+            leader=game.leader,
+            trick=tuple(game.trick),
+            tricks=tuple(game.tricks),
+            tricks_won=tuple(game.tricks_won),
+            totals=tuple(game.totals),
+            results=tuple(game.results),
+            next_trump=game.next_trump,
+            hand_sizes=tuple(len(h) for h in game.hands),
+        )
+
+    @property
+    def trick_seats(self) -> tuple[int, ...]:
+        """The seat of each card in :attr:`trick`."""
+        n = self.rules.players
+        return tuple((self.leader + i) % n for i in range(len(self.trick)))
 
 
 def compute_legal_actions(view: SeatView) -> tuple[Action, ...]:

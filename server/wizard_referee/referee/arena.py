@@ -38,7 +38,9 @@ from wizard_arena.protocol.messages import PROTOCOL_VERSIONS, Hello, ServerInfo,
 from wizard_arena.protocol.seeds import new_secret
 from wizard_arena.rules import Rules
 from wizard_referee.referee.bridge import Bridge, open_bridge
+from wizard_referee.referee.counters import ArenaCounters
 from wizard_referee.referee.handshake import greet, missing_options
+from wizard_referee.referee.live import LiveTable
 from wizard_referee.referee.logs import get_logger
 from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import GameRecord, RecordLog
@@ -106,6 +108,10 @@ class Arena:
         decoded when read."""
         self.games_played = 0
         self.active_tables = 0
+        self.live_tables: dict[str, LiveTable] = {}
+        self.counters = ArenaCounters()
+        """Decisions, latency, faults, messages, refusals (for metrics)."""
+        """The games being played, by id (read them through ``game.public_view()``)."""
         self.on_game_end: list[Callable[[GameRecord], None]] = []
         self.on_session: list[Callable[[Session], None]] = []
         self.connections: set[Seat] = set()
@@ -166,6 +172,7 @@ class Arena:
         limit = self.config.policy.max_connections
         if limit and len(self.connections) >= limit:
             seat.close(CloseCode.RESOURCE_EXHAUSTED, f"server full: {limit} connections at most")
+            self.counters.refused["server full"] += 1
             self.log.info("refused", conn=seat.id, peer=seat.peer, reason="server full")
             return
         self.connections.add(seat)
@@ -179,6 +186,7 @@ class Arena:
         if self.config.policy.reconnect_window > 0:
             self.resume_tokens.issue(session)
         seat.send(Welcome(session.version, session.id, __version__, session.resume_token))
+        self.counters.messages_out += 1
         self.sessions[session.id] = session
         self.waiting.append(session)
         log.info(
@@ -215,6 +223,7 @@ class Arena:
         s.dropped_at = None
         s.resumes += 1
         seat.send(Welcome(s.version, s.id, __version__, s.resume_token, True))
+        self.counters.messages_out += 1
         s.spec.reattach(seat)
         if old is not seat and not old.closed:
             old.close(CloseCode.UNAVAILABLE, "the session was resumed on another stream")
@@ -292,6 +301,8 @@ class Arena:
                 tags=tags,
                 bot_seed_secret=self.bot_seed_secret,
                 bot_seeds=bot_seeds,
+                live=self.live_tables,
+                counters=self.counters,
             )
         finally:
             self.active_tables -= 1

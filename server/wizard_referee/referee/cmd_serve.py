@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import trio
 
 from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
-from wizard_referee.referee.arena import ArenaConfig, freeze_startup_objects, serve_arena
+from wizard_arena.cli.web_options import WebOptions, add_web_arguments
+from wizard_referee.referee.arena import Arena, ArenaConfig, freeze_startup_objects, serve_arena
 from wizard_referee.referee.faults import FAULT_POLICIES
 from wizard_referee.referee.listen import SERVE_FIXES, listen_problem, serve_failure
 from wizard_referee.referee.logs import configure_logging
@@ -61,6 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--log-level", default="info", choices=["debug", "info", "warning", "error"]
     )
     parser.add_argument("--log-format", default="auto", choices=["auto", "json", "console"])
+    add_web_arguments(parser)
 
 
 def _add_limits(r: argparse._ArgumentGroup) -> None:
@@ -154,20 +157,44 @@ def read_bot_seed_secret(args: argparse.Namespace) -> str | None:
     return args.bot_seed_secret
 
 
-async def _main(config: ArenaConfig) -> None:
+StartWeb = Callable[[trio.Nursery, WebOptions, Arena], Awaitable[list[str]]]
+
+
+async def _main(
+    config: ArenaConfig, web: WebOptions | None = None, start_web: StartWeb | None = None
+) -> None:
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
             arena = await nursery.start(serve_arena, config)
+            urls = await start_web(nursery, web, arena) if start_web and web else []
             freeze_startup_objects()
             print(
                 f"wizard-arena serving on {arena.address} ({config.rules.describe()})",
                 file=sys.stderr,
                 flush=True,
             )
+            for url in urls:
+                print(f"web pages and metrics: {url}/", file=sys.stderr, flush=True)
             async for sig in signals:
                 arena.log.info("signal", signal=signal.Signals(sig).name)
                 nursery.cancel_scope.cancel()
                 break
+
+
+def web_problem(web: WebOptions) -> str | None:
+    """Why the web pages cannot be served (the extra missing, a port in use), or None."""
+    try:
+        import wizard_referee.web  # noqa: F401
+    except ImportError as e:
+        return str(e)
+    for port, flag in ((web.port, "--web"), (web.metrics_port, "--metrics-port")):
+        if port:
+            problem = listen_problem(
+                web.host, port, f"choose another port with {flag} N", "check --web-host"
+            )
+            if problem is not None:
+                return problem
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -207,8 +234,18 @@ def run(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"error: {problem}", file=sys.stderr)
         return 2
+    web = WebOptions.from_args(args)
+    start_web: StartWeb | None = None
+    if web.wanted:
+        problem = web_problem(web)
+        if problem is not None:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
+        from wizard_referee.web.serve import start_web as web_starter
+
+        start_web = web_starter
     try:
-        trio.run(_main, config)
+        trio.run(_main, config, web, start_web)
     except (OSError, BaseExceptionGroup) as e:
         message = serve_failure(e, args.host, args.port, *SERVE_FIXES)
         if message is None:

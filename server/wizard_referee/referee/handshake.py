@@ -12,6 +12,7 @@ Everything else is refused with a status that says why (docs/protocol.md,
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -54,9 +55,10 @@ async def greet(arena: Arena, seat: Seat) -> None:
     """Read the first message of a new stream and give it a session (or its
     session back), or refuse it."""
     log = arena.log.bind(conn=seat.id, peer=seat.peer)
-    hello = await _first_hello(seat, arena.config.policy.hello_timeout, log)
+    hello = await _first_hello(seat, arena.config.policy.hello_timeout, log, arena.counters.refused)
     if hello is None:
         return
+    arena.counters.messages_in += 1
     common = [v for v in PROTOCOL_VERSIONS if hello.min_version <= v <= hello.max_version]
     refusal = _version(hello, common) or _token(arena, hello)
     if refusal is None and hello.resume_token:
@@ -69,6 +71,7 @@ async def greet(arena: Arena, seat: Seat) -> None:
         refusal = _sessions_per_token(arena, hello) or _rule_options(arena, hello)
     if refusal is not None:
         seat.close(refusal.code, refusal.details)
+        arena.counters.refused[refusal.reason] += 1
         extra: dict[str, Any] = {"missing": refusal.missing} if refusal.missing else {}
         log.info("refused", reason=refusal.reason, bot=hello.bot_name, **extra)
         if refusal.missing and arena.config.tokens is not None:
@@ -83,7 +86,7 @@ async def greet(arena: Arena, seat: Seat) -> None:
     arena.admit(seat, hello, max(common), log)
 
 
-async def _first_hello(seat: Seat, timeout: float, log: Any) -> Hello | None:
+async def _first_hello(seat: Seat, timeout: float, log: Any, refused: Counter[str]) -> Hello | None:
     """The bot's first message if it is a Hello; otherwise the stream is
     refused (or the bot left) and None."""
     msg: Any = None
@@ -96,15 +99,18 @@ async def _first_hello(seat: Seat, timeout: float, log: Any) -> Hello | None:
     if msg is None:
         seat.close(CloseCode.INVALID_ARGUMENT, "no Hello within the hello timeout")
         log.info("refused", reason="hello timeout")
+        refused["hello timeout"] += 1
         return None
     if isinstance(msg, Malformed):
         details = f"the first message must be a Hello: {msg.detail}"
         seat.close(CloseCode.INVALID_ARGUMENT, details)
         log.info("refused", reason="first message not a hello", detail=msg.detail)
+        refused["first message not a hello"] += 1
         return None
     if not isinstance(msg, Hello):
         seat.close(CloseCode.INVALID_ARGUMENT, "the first message must be a Hello")
         log.info("refused", reason="first message not a hello")
+        refused["first message not a hello"] += 1
         return None
     return msg
 

@@ -232,6 +232,10 @@ class RecordLog(Sequence[GameRecord]):
     def append(self, record: GameRecord) -> None:
         self._texts.append(record.to_json())
 
+    def texts(self) -> list[str]:
+        """The records kept, as their JSON texts (a snapshot, oldest first)."""
+        return list(self._texts)
+
     def __len__(self) -> int:
         return len(self._texts)
 

@@ -53,7 +53,10 @@ from wizard_arena.rules import (
     default_action,
     rank_totals,
 )
+from wizard_referee.referee.catch_up import send_game_so_far
+from wizard_referee.referee.counters import ArenaCounters
 from wizard_referee.referee.faults import FaultBook, Sanction
+from wizard_referee.referee.live import LiveTable
 from wizard_referee.referee.logs import get_logger
 from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import GameRecord, MoveRecord, RoundRecord
@@ -78,6 +81,7 @@ class _SeatState:
     """trio time the open request was issued."""
     waiting: trio.CancelScope | None = None
     """The wait for the answer to the open request."""
+    counters: ArenaCounters | None = None
 
     @property
     def conn(self) -> Seat | None:
@@ -87,6 +91,8 @@ class _SeatState:
         conn = self.conn
         if conn is not None:
             conn.send(msg)
+            if self.counters is not None:
+                self.counters.messages_out += 1
 
 
 class _Table:
@@ -101,8 +107,12 @@ class _Table:
         tags: dict[str, Any],
         bot_seed_secret: str | bytes | None,
         bot_seeds: Sequence[int] | None = None,
+        counters: ArenaCounters | None = None,
     ) -> None:
         n = rules.players
+        self.counters = counters or ArenaCounters()
+        self._ready = 0.0
+        """trio time the referee was ready to ask for the next decision."""
         if len(seats) != n:
             raise ValueError(f"{n} players need {n} seats, got {len(seats)}")
         self.policy = policy
@@ -122,13 +132,14 @@ class _Table:
         self.states: list[_SeatState] = []
         for s, spec in enumerate(seats):
             send, recv = trio.open_memory_channel[ActionMsg](64)
-            st = _SeatState(spec, s, send, recv, bank=policy.time_bank)
+            st = _SeatState(spec, s, send, recv, bank=policy.time_bank, counters=self.counters)
             if spec.conn is None or spec.conn.closed:
                 st.gone = True
             self.states.append(st)
         names = [s.name for s in seats]
         self.record = GameRecord.begin(game_id, self.game, names, seed, policy.fault_policy, tags)
         self.faults = FaultBook(policy.fault_policy, policy.max_faults, self.record)
+        self.live = LiveTable(game_id, names, self.game, self.record)
         self._requests = 0
         self._events_seen = 0
         self._nursery: trio.Nursery | None = None
@@ -144,6 +155,7 @@ class _Table:
         seat = st.seat
         if self.faults.removed(seat):
             return  # out of the game: nothing more is held against it
+        self.counters.faults[code] += 1
         rnd = self.game.round
         sanction = self.faults.charge(seat, code, detail, rnd)
         self.log.warning("fault", round=rnd, seat=seat, bot=st.spec.name, code=code, detail=detail)
@@ -206,43 +218,8 @@ class _Table:
             old.close(CloseCode.UNAVAILABLE, "the session was resumed on another stream")
         st.spec.timeouts_in_a_row = 0  # connected again
         self.log.info("seat_resumed", seat=st.seat, bot=st.spec.name, conn=conn.id)
-        self._send_game_so_far(st, conn)
+        self.counters.messages_out += send_game_so_far(self, st, conn)
         self._nursery.start_soon(self._reader, st)
-
-    def _send_game_so_far(self, st: _SeatState, conn: Seat) -> None:
-        """Send a seat taken back the game in progress: GameStarted, the
-        round from its view, and the open request (with the time left)."""
-        conn.send(self._game_info(st))
-        view = self.game.view(st.seat)
-        if view.round > 0 and view.phase is not Phase.DEAL:
-            pending = (
-                view.phase is Phase.CHOOSE_TRUMP
-                and not view.trick
-                and not view.tricks
-                and view.turned_card is not None
-                and view.turned_card.is_wizard
-            )
-            conn.send(
-                RoundStart(
-                    self.game_id,
-                    view.round,
-                    view.dealer,
-                    view.cards_per_player,
-                    view.hand,
-                    view.turned_card,
-                    view.trump,
-                    pending,
-                    view.others_hands,
-                )
-            )
-        if st.open_request is not None:
-            now = trio.current_time()
-            move_left = max(0.0, st.started + self.move_time - now)
-            bank_left = max(0.0, min(st.bank, st.deadline - now))
-            request = DecisionRequest(
-                st.open_request, self.game_id, view.with_time_left(move_left), bank_left
-            )
-            conn.send(request)
 
     # -- per-seat reader: routes everything a bot sends -----------------------------------
 
@@ -256,6 +233,7 @@ class _Table:
             except (trio.EndOfChannel, trio.ClosedResourceError):
                 self._mark_gone(st, conn)
                 return
+            self.counters.messages_in += 1
             if conn is not st.spec.conn:
                 return  # a stale stream: the seat was resumed on another
             if isinstance(msg, ActionMsg) and msg.request_id == st.open_request:
@@ -319,12 +297,14 @@ class _Table:
         st.open_request = rid
         start = st.started = trio.current_time()
         st.deadline = start + self.move_time + st.bank
+        self.counters.referee_seconds.observe(start - self._ready)
         st.send(DecisionRequest(rid, self.game_id, view.with_time_left(self.move_time), st.bank))
         answer, dropped = await self._answer(st, rid)
         st.waiting = None
         st.open_request = None
         took = trio.current_time() - start
         if answer is not None:
+            self.counters.bot_seconds.observe(took)
             st.spec.timeouts_in_a_row = 0
             st.bank = max(0.0, st.bank - max(0.0, took - self.move_time))
             return answer, took * 1000, None
@@ -445,6 +425,8 @@ class _Table:
         round_no = game.round
         view = game.view(seat)
         action, ms, fault = await self._decide(st, view)
+        self.counters.decisions += 1
+        self._ready = trio.current_time()
         self.record.rounds[-1].moves.append(
             MoveRecord(seat, action_text(action), round(ms, 3), fault)
         )
@@ -477,6 +459,7 @@ class _Table:
         game = self.game
         while not game.is_over:
             if game.phase is Phase.DEAL:
+                self._ready = trio.current_time()
                 game.deal()
                 self.record.rounds.append(
                     RoundRecord(
@@ -488,6 +471,7 @@ class _Table:
                 )
                 self._broadcast_new_events()
                 continue
+            self.live.tick()
             acting = game.acting
             if len(acting) == 1:
                 await self._turn(acting[0])
@@ -499,6 +483,7 @@ class _Table:
                     for seat in acting:
                         asking.start_soon(self._turn, seat)
             self._broadcast_new_events()
+        self.live.tick()
 
     def _finish(self) -> GameRecord:
         """Complete the record (results, penalties, totals with them, ranks)
@@ -543,6 +528,8 @@ async def run_table(
     tags: dict[str, Any] | None = None,
     bot_seed_secret: str | bytes | None = None,
     bot_seeds: Sequence[int] | None = None,
+    live: dict[str, LiveTable] | None = None,
+    counters: ArenaCounters | None = None,
 ) -> GameRecord:
     """Referee one full game; return its record.
 
@@ -560,6 +547,9 @@ async def run_table(
     default: a random one for this game alone); ``bot_seeds`` gives each
     seat's seed instead (two games may then share some seats' seeds).
 
+    ``live``: the game is listed there (by id) while it runs (spectators);
+    ``counters``: where its decisions, latency, faults and messages are counted.
+
     An unexpected internal error does not propagate: the record comes back
     with ``status="aborted"`` and the error, and the other tables go on.
     """
@@ -573,7 +563,10 @@ async def run_table(
         tags or {},
         bot_seed_secret,
         bot_seeds,
+        counters,
     )
+    if live is not None:
+        live[game_id] = table.live
     try:
         return await table.run()
     except Exception as e:
@@ -586,3 +579,6 @@ async def run_table(
         table.record.error = f"{type(cause).__name__}: {cause}"
         table.record.finished_at = time.time()
         return table.record
+    finally:
+        if live is not None:
+            live.pop(game_id, None)

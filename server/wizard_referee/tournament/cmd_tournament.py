@@ -6,6 +6,7 @@ import argparse
 import json
 import shlex
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -17,8 +18,9 @@ from wizard_arena.cli.rules_options import (
     VARIANT_FLAGS,
     parse_round_sizes,
 )
+from wizard_arena.cli.web_options import WebOptions, add_web_arguments
 from wizard_arena.rules import BidRestriction
-from wizard_referee.referee.arena import freeze_startup_objects
+from wizard_referee.referee.arena import Arena, freeze_startup_objects
 from wizard_referee.referee.logs import configure_logging, log_file
 from wizard_referee.tournament.executors import EXECUTORS
 from wizard_referee.tournament.runner import (
@@ -144,6 +146,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=["debug", "info", "warning", "error"],
         help="default warning (info: every session and decision)",
     )
+    add_web_arguments(parser)
 
 
 def _open_log(path: str | None, config: TournamentConfig) -> TextIO:
@@ -179,12 +182,43 @@ def resume_command(args: argparse.Namespace) -> str:
     return "wizard-arena " + shlex.join(typed)
 
 
+def _web_starter(
+    args: argparse.Namespace, config: TournamentConfig
+) -> Callable[[Arena, trio.Nursery], Awaitable[None]] | None:
+    """What starts the web pages beside the referee (``--web``), or None.
+    TournamentError when they cannot be served."""
+    web = WebOptions.from_args(args)
+    if not web.wanted:
+        return None
+    if config.executor != "local":
+        raise TournamentError(
+            f'--web shows the tables of the local executor\'s referee; with executor '
+            f'"{config.executor}" the games are played on the workers: follow the results '
+            f"with: wizard-arena web --database {config.database}"
+        )
+    from wizard_referee.referee.cmd_serve import web_problem
+
+    problem = web_problem(web)
+    if problem is not None:
+        raise TournamentError(problem)
+    from wizard_referee.web.serve import start_web
+
+    async def on_arena(arena: Arena, nursery: trio.Nursery) -> None:
+        for url in await start_web(nursery, web, arena, database=config.database):
+            print(f"web pages and metrics: {url}/", file=sys.stderr, flush=True)
+
+    return on_arena
+
+
 def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
     progress = None if args.quiet else sys.stderr
     try:
+        on_arena = _web_starter(args, config)
         freeze_startup_objects()  # the modules loaded so far live until exit
         store = trio.run(
-            lambda: run_tournament(config, resume=args.resume, progress_stream=progress)
+            lambda: run_tournament(
+                config, resume=args.resume, progress_stream=progress, on_arena=on_arena
+            )
         )
     except TournamentError as e:
         print(f"error: {e}", file=sys.stderr)

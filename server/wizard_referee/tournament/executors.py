@@ -30,6 +30,7 @@ from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.config import TournamentConfig
 from wizard_referee.tournament.config_keys import TournamentError
 from wizard_referee.tournament.dispatch import Progress, show_progress
+from wizard_referee.tournament.host import OnArena
 from wizard_referee.tournament.store import GameSpec, ResultsStore
 
 __all__ = ["EXECUTORS", "RAY_EXTRA", "Executor", "TournamentRun", "load_executor", "log_dir"]
@@ -81,6 +82,8 @@ class TournamentRun:
     log: Any
     progress_stream: TextIO | None
     on_record: Callable[[GameRecord], None] | None
+    on_arena: OnArena | None = None
+    """Awaited once the local executor's referee serves (``--web``)."""
     progress: Progress = field(init=False)
 
     def __post_init__(self) -> None:

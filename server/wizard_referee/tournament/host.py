@@ -12,7 +12,7 @@ plays the games the coordinator hands it with :meth:`GameHost.play`.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,10 @@ from wizard_referee.tournament.entrants import (
 from wizard_referee.tournament.launcher import open_launcher
 from wizard_referee.tournament.store import GameSpec
 
-__all__ = ["GameHost", "arena_config", "game_tags", "open_host", "run_game"]
+__all__ = ["GameHost", "OnArena", "arena_config", "game_tags", "open_host", "run_game"]
+
+OnArena = Callable[[Arena, trio.Nursery], Awaitable[None]]
+"""Awaited once a host's referee serves (``tournament --web`` starts the pages)."""
 
 
 def arena_config(
@@ -151,6 +154,7 @@ async def open_host(
     notice: Callable[[str], None] | None = None,
     *,
     port: int | None = None,
+    on_arena: OnArena | None = None,
 ) -> AsyncIterator[GameHost]:
     """Start the launcher, the referee and every command entrant's
     ``config.parallel`` instances (their logs in ``logs``); yield once every
@@ -163,6 +167,8 @@ async def open_host(
     # the launcher first: it must start before gRPC runs here (see .launcher)
     async with open_launcher() as launcher, trio.open_nursery() as nursery:
         arena: Arena = await nursery.start(serve_arena, settings)
+        if on_arena is not None:
+            await on_arena(arena, nursery)
 
         def on_session(s: Session) -> None:
             owner = token_owner.get(s.hello.token)

@@ -41,7 +41,7 @@ from wizard_referee.tournament.dispatch import Progress, schedule
 from wizard_referee.tournament.entrants import Instance as _Instance  # noqa: F401 (tests)
 from wizard_referee.tournament.entrants import preflight, relabel_crashes
 from wizard_referee.tournament.executors import TournamentRun, load_executor, log_dir
-from wizard_referee.tournament.host import open_host
+from wizard_referee.tournament.host import OnArena, open_host
 from wizard_referee.tournament.leaderboard import (
     Leaderboard,
     LeaderboardRow,
@@ -79,6 +79,7 @@ async def run_tournament(
     progress_stream: TextIO | None = None,
     progress_interval: float = 2.0,
     on_record: Callable[[GameRecord], None] | None = None,
+    on_arena: OnArena | None = None,
 ) -> ResultsStore:
     """Plan (or resume) and play the tournament; return the open results store.
 
@@ -124,7 +125,7 @@ async def run_tournament(
             progress_stream.flush()
         if pending:
             run = TournamentRun(
-                config, secret, store, pending, total, log, progress_stream, on_record
+                config, secret, store, pending, total, log, progress_stream, on_record, on_arena
             )
             try:
                 await run.play(executor, progress_interval)
@@ -144,7 +145,9 @@ async def play_tournament(run: TournamentRun) -> None:
     instances of every command entrant, games seated as their entrants are
     free (:mod:`.dispatch`)."""
     config = run.config
-    async with open_host(config, run.secret, log_dir(config), run.log, run.notice) as host:
+    async with open_host(
+        config, run.secret, log_dir(config), run.log, run.notice, on_arena=run.on_arena
+    ) as host:
         await schedule(host, run.pending, run.saved)
 
 

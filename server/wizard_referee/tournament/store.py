@@ -115,12 +115,15 @@ class ResultsStore:
     not SQLite, or an SQLite file without a tournament), and changes nothing
     in a file that is not one."""
 
-    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+    def __init__(self, path: str | Path, *, create: bool = True, read_only: bool = False) -> None:
         self.path = Path(path)
-        if not create and not self.path.is_file():
+        if (read_only or not create) and not self.path.is_file():
             raise StoreError(f"{self.path}: no such file")
-        if create and not self.path.parent.is_dir():
+        if create and not read_only and not self.path.parent.is_dir():
             raise StoreError(f"{self.path}: no folder {self.path.parent} to create it in")
+        if read_only:
+            self.db = self._open_read_only()
+            return
         self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=30)
         try:
             if not create:
@@ -146,6 +149,28 @@ class ResultsStore:
         except StoreError:
             self.db.close()
             raise
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        """A connection that cannot write (``mode=ro``), to a results database:
+        the web pages read a store a tournament may be writing meanwhile."""
+        db = sqlite3.connect(
+            self.path.resolve().as_uri() + "?mode=ro",
+            uri=True,
+            timeout=30,
+            check_same_thread=False,
+        )
+        try:
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.DatabaseError as e:
+            db.close()
+            raise StoreError(f"{self.path} is not a results database ({e})") from None
+        if not {"tournament", "games", "seat_results", "entrants"} <= tables:
+            db.close()
+            raise StoreError(
+                f"{self.path} is an SQLite database but not a tournament's results "
+                "(no tournament or games table)"
+            )
+        return db
 
     def close(self) -> None:
         self.db.close()
@@ -329,6 +354,73 @@ class ResultsStore:
         faulted = dict(self.db.execute("SELECT id, faulted FROM games").fetchall())
         for spec in self.games("finished"):
             yield spec, by_game.get(spec.id, []), bool(faulted.get(spec.id))
+
+    # -- reading (the web pages) ----------------------------------------------------------
+
+    def summary(self) -> dict[str, Any]:
+        """The tournament's name, creation time and games by status."""
+        row = self.db.execute("SELECT name, created_at FROM tournament WHERE id = 1").fetchone()
+        name, created = (row[0], row[1]) if row is not None else ("", None)
+        return {"name": name, "created_at": created, "games": self.counts()}
+
+    def entrant_names(self) -> list[tuple[str, str]]:
+        """Every entrant's name and kind, by name."""
+        return [(r[0], r[1]) for r in self.db.execute("SELECT name, kind FROM entrants ORDER BY 1")]
+
+    def game_rows(self, entrant: str | None = None) -> list[dict[str, Any]]:
+        """Every planned game in plan order (those ``entrant`` sits in): id,
+        table, deal set, rotation, seats, status, times, faulted, and for a
+        finished game its totals and ranks by seat."""
+        sql = (
+            "SELECT id, seq, table_idx, deal_set, rotation, seats, status, started_at,"
+            " finished_at, faulted FROM games"
+        )
+        rows = self.db.execute(sql + " ORDER BY seq").fetchall()
+        scores: dict[str, dict[int, tuple[int, int]]] = {}
+        for gid, seat, total, rank in self.db.execute(
+            "SELECT game_id, seat, total, rank FROM seat_results"
+        ):
+            scores.setdefault(gid, {})[seat] = (total, rank)
+        out = []
+        for r in rows:
+            seats = json.loads(r[5])
+            if entrant is not None and entrant not in seats:
+                continue
+            got = scores.get(r[0], {})
+            out.append(
+                {
+                    "id": r[0],
+                    "seq": r[1],
+                    "table": r[2],
+                    "deal_set": r[3],
+                    "rotation": r[4],
+                    "seats": seats,
+                    "status": r[6],
+                    "started_at": r[7],
+                    "finished_at": r[8],
+                    "faulted": bool(r[9]),
+                    "totals": [got[s][0] for s in sorted(got)] if got else None,
+                    "ranks": [got[s][1] for s in sorted(got)] if got else None,
+                }
+            )
+        return out
+
+    def records_of(self, entrant: str) -> Iterator[GameRecord]:
+        """The records of the finished games ``entrant`` played, in plan order."""
+        rows = self.db.execute(
+            "SELECT g.record FROM games g JOIN seat_results s ON s.game_id = g.id"
+            " WHERE s.entrant = ? AND g.record IS NOT NULL ORDER BY g.seq",
+            (entrant,),
+        )
+        for (text,) in rows:
+            yield GameRecord.from_json(text)
+
+    def fingerprint(self) -> tuple[int, float]:
+        """Finished games and the last finish time: changes when a game is stored."""
+        row = self.db.execute(
+            "SELECT COUNT(*), COALESCE(MAX(finished_at), 0) FROM games WHERE status = 'finished'"
+        ).fetchone()
+        return int(row[0]), float(row[1])
 
     # -- internals ----------------------------------------------------------------------
 

@@ -1,0 +1,58 @@
+"""A seat taken back on a new stream (a resumed session) is sent the game in
+progress: :func:`send_game_so_far` (a part of :mod:`.table`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import trio
+
+from wizard_arena.protocol.messages import DecisionRequest, RoundStart
+from wizard_arena.rules import Phase
+from wizard_referee.referee.seat import Seat
+
+if TYPE_CHECKING:
+    from wizard_referee.referee.table import _SeatState, _Table
+
+__all__ = ["send_game_so_far"]
+
+
+def send_game_so_far(table: _Table, st: _SeatState, conn: Seat) -> int:
+    """Send a seat taken back the game in progress: GameStarted, the
+    round from its view, and the open request (with the time left); the
+    number of messages sent."""
+    conn.send(table._game_info(st))
+    sent = 1
+    view = table.game.view(st.seat)
+    if view.round > 0 and view.phase is not Phase.DEAL:
+        pending = (
+            view.phase is Phase.CHOOSE_TRUMP
+            and not view.trick
+            and not view.tricks
+            and view.turned_card is not None
+            and view.turned_card.is_wizard
+        )
+        conn.send(
+            RoundStart(
+                table.game_id,
+                view.round,
+                view.dealer,
+                view.cards_per_player,
+                view.hand,
+                view.turned_card,
+                view.trump,
+                pending,
+                view.others_hands,
+            )
+        )
+        sent += 1
+    if st.open_request is not None:
+        now = trio.current_time()
+        move_left = max(0.0, st.started + table.move_time - now)
+        bank_left = max(0.0, min(st.bank, st.deadline - now))
+        request = DecisionRequest(
+            st.open_request, table.game_id, view.with_time_left(move_left), bank_left
+        )
+        conn.send(request)
+        sent += 1
+    return sent

@@ -1,0 +1,33 @@
+"""The web room: pages to watch the arena, their read-only JSON API, and the
+Prometheus metrics.
+
+- :mod:`.app`: the ASGI application (Starlette): the pages, ``/api/...``
+  and ``/metrics``; errors as a JSON error or an error page, never a traceback;
+- :mod:`.data`: what the pages show, read from a results store or from a
+  running arena's memory in a worker thread, and cached (:mod:`.replay`: a
+  game's steps for the replay, :mod:`.plot`: the ratings plot as SVG);
+- :mod:`.spectator`: the tables in progress as a spectator may see them
+  (the rules core's public view: no hand before the game ends);
+- :mod:`.metrics`: the referee's counters as Prometheus metrics;
+- :mod:`.serve`: hypercorn's trio worker inside the caller's nursery
+  (``serve --web``, ``tournament --web``); :mod:`.cmd_web`: the ``web`` verb;
+- ``static/``: the pages (HTML, plain ES modules, CSS; nothing fetched from
+  elsewhere).
+
+May import: the referee room, the tournament room (the store, the
+leaderboard, the replay of a record), the ratings room, the SDK's rules,
+protocol and cli; hypercorn, starlette and prometheus-client (the ``[web]``
+extra). No room imports this one but the ``serve`` and ``tournament`` verbs,
+and they only inside the function that starts the web server.
+"""
+
+from __future__ import annotations
+
+try:
+    import hypercorn  # noqa: F401
+    import prometheus_client  # noqa: F401
+    import starlette  # noqa: F401
+except ImportError as _e:  # pragma: no cover - only without the extra
+    raise ImportError(
+        f"the web pages need the [web] extra ({_e.name} is missing): pip install -e '.[web]'"
+    ) from None

@@ -1,0 +1,280 @@
+"""The ASGI application: the pages, their read-only JSON API and ``/metrics``.
+
+Every page is a small HTML file of ``static/`` whose ES module draws it from
+the JSON API (docs/web.md lists the endpoints). A store query or a replay is
+computed in a worker thread (:func:`trio.to_thread.run_sync`, at most
+:data:`THREADS` at once) and cached by :mod:`.data`; only the spectator's
+view of the tables in progress is read on the referee's trio loop, and it is
+a copy of the rules core's public view, a few microseconds.
+
+Errors never show a traceback: under ``/api/`` a JSON ``{"error": ...}``
+with the right status, elsewhere a short error page.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from wizard_referee.referee.arena import Arena
+from wizard_referee.referee.logs import get_logger
+from wizard_referee.web.data import MemoryData, NotFound, StoreData, Unavailable
+from wizard_referee.web.plot import ratings_svg
+from wizard_referee.web.spectator import tables_json
+
+__all__ = ["THREADS", "WebState", "create_app"]
+
+STATIC = Path(__file__).parent / "static"
+#: Worker threads the pages may use at once (the rest wait their turn).
+THREADS = 2
+
+
+@dataclass
+class WebState:
+    """What one web server shows: a results store and/or a running referee."""
+
+    store: StoreData | None = None
+    arena: Arena | None = None
+    spectator_delay: float | None = None
+    """Seconds after which a finished round's hands are shown to spectators
+    while the game goes on (None: only once the game has ended)."""
+    metrics: Any = None
+    """The Prometheus registry of ``/metrics`` (None: no metrics here)."""
+    memory: MemoryData | None = None
+    limiter: trio.CapacityLimiter | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.store is None and self.arena is not None:
+            self.memory = MemoryData(self.arena)
+        if self.metrics is None and self.arena is not None:
+            from wizard_referee.web.metrics import registry
+
+            self.metrics = registry(self.arena)
+
+    @property
+    def games_source(self) -> StoreData | MemoryData:
+        source = self.store or self.memory
+        if source is None:
+            raise Unavailable("no results store and no referee to show")
+        return source
+
+    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` in a worker thread (off the referee's loop)."""
+        if self.limiter is None:
+            self.limiter = trio.CapacityLimiter(THREADS)
+        return await trio.to_thread.run_sync(fn, *args, limiter=self.limiter)
+
+
+# -- errors -------------------------------------------------------------------------------------
+
+
+def _error_status(e: BaseException) -> tuple[int, str]:
+    if isinstance(e, NotFound):
+        return 404, str(e)
+    if isinstance(e, Unavailable):
+        return 503, str(e)
+    if isinstance(e, HTTPException):
+        return e.status_code, str(e.detail)
+    return 500, "internal error: the server's log has the details"
+
+
+def error_page(status: int, message: str) -> HTMLResponse:
+    text = html.escape(message)
+    body = (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        f"<title>{status} - Wizard Arena</title>"
+        '<link rel=stylesheet href="/static/style.css"></head><body>'
+        '<nav><a href="/">Wizard Arena</a></nav>'
+        f'<main><h1>{status}</h1><p class="error">{text}</p>'
+        '<p><a href="/">back to the start page</a></p></main></body></html>'
+    )
+    return HTMLResponse(body, status_code=status)
+
+
+def _error_response(request: Request, e: BaseException) -> Response:
+    status, message = _error_status(e)
+    if status >= 500 and not isinstance(e, Unavailable):
+        get_logger().error("web_error", path=request.url.path, error=repr(e))
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": message, "status": status}, status_code=status)
+    return error_page(status, message)
+
+
+async def _on_error(request: Request, exc: Exception) -> Response:
+    return _error_response(request, exc)
+
+
+# -- the routes -----------------------------------------------------------------------------------
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def _state(request: Request) -> WebState:
+    state: WebState = request.app.state.web
+    return state
+
+
+def _store(request: Request) -> StoreData:
+    store = _state(request).store
+    if store is None:
+        raise HTTPException(404, "this server has no results store: no leaderboard or entrants")
+    return store
+
+
+async def api_info(request: Request) -> Response:
+    st = _state(request)
+    info = await st.run(st.games_source.info)
+    info["spectator_delay"] = st.spectator_delay
+    info["live_tables"] = st.arena is not None
+    info["metrics"] = st.metrics is not None
+    return JSONResponse(info)
+
+
+async def api_leaderboard(request: Request) -> Response:
+    store = _store(request)
+    return JSONResponse(await _state(request).run(store.leaderboard))
+
+
+async def api_history(request: Request) -> Response:
+    store = _store(request)
+    return JSONResponse(await _state(request).run(store.history))
+
+
+async def ratings_plot(request: Request) -> Response:
+    store = _store(request)
+    history = await _state(request).run(store.history)
+    return Response(ratings_svg(history), media_type="image/svg+xml")
+
+
+async def api_games(request: Request) -> Response:
+    st = _state(request)
+    entrant = request.query_params.get("entrant")
+    return JSONResponse(await st.run(st.games_source.games, entrant))
+
+
+async def api_game(request: Request) -> Response:
+    st = _state(request)
+    return JSONResponse(await st.run(st.games_source.game, request.path_params["game_id"]))
+
+
+async def api_entrants(request: Request) -> Response:
+    store = _store(request)
+    board = await _state(request).run(store.leaderboard)
+    return JSONResponse({"entrants": [r["name"] for r in board["rows"]]})
+
+
+async def api_entrant(request: Request) -> Response:
+    store = _store(request)
+    return JSONResponse(await _state(request).run(store.entrant, request.path_params["name"]))
+
+
+def _arena(request: Request) -> Arena:
+    arena = _state(request).arena
+    if arena is None:
+        raise HTTPException(404, "no game is being played here: no referee runs in this server")
+    return arena
+
+
+async def api_tables(request: Request) -> Response:
+    """The tables in progress: on the trio loop (they are changed only there), cheap."""
+    arena = _arena(request)
+    return JSONResponse(tables_json(arena.live_tables, _state(request).spectator_delay))
+
+
+async def api_table(request: Request) -> Response:
+    arena = _arena(request)
+    game_id = request.path_params["game_id"]
+    live = arena.live_tables.get(game_id)
+    if live is None:
+        raise NotFound(f"game {game_id!r} is not being played (finished games: /api/games)")
+    data = tables_json({game_id: live}, _state(request).spectator_delay)
+    return JSONResponse(data["tables"][0])
+
+
+async def metrics(request: Request) -> Response:
+    """Prometheus' text format, read on the trio loop (a few integers per metric)."""
+    from wizard_referee.web.metrics import CONTENT_TYPE, scrape
+
+    reg = _state(request).metrics
+    if reg is None:
+        raise HTTPException(404, "no referee runs in this server: no metrics")
+    return Response(scrape(reg), media_type=CONTENT_TYPE)
+
+
+def _page(name: str, check: Callable[[Request], Awaitable[None]] | None = None) -> Handler:
+    async def page(request: Request) -> Response:
+        if check is not None:
+            await check(request)  # an unknown game or entrant: its error page
+        return FileResponse(STATIC / name, media_type="text/html")
+
+    return page
+
+
+async def _game_exists(request: Request) -> None:
+    st = _state(request)
+    await st.run(st.games_source.game, request.path_params["game_id"])
+
+
+async def _entrant_exists(request: Request) -> None:
+    await _state(request).run(_store(request).entrant, request.path_params["name"])
+
+
+async def no_icon(request: Request) -> Response:
+    return Response(status_code=204)
+
+
+async def home(request: Request) -> Response:
+    st = _state(request)
+    if st.store is not None:
+        await st.run(st.store.check)  # a missing or broken store: its error page
+        return FileResponse(STATIC / "leaderboard.html")
+    return FileResponse(STATIC / "tables.html")
+
+
+def routes() -> list[Route | Mount]:
+    return [
+        Route("/", home),
+        Route("/favicon.ico", no_icon),
+        Route("/games", _page("games.html")),
+        Route("/games/{game_id}", _page("replay.html", _game_exists)),
+        Route("/entrants/{name}", _page("entrant.html", _entrant_exists)),
+        Route("/api/info", api_info),
+        Route("/api/leaderboard", api_leaderboard),
+        Route("/api/leaderboard/history", api_history),
+        Route("/plot/ratings.svg", ratings_plot),
+        Route("/api/games", api_games),
+        Route("/api/games/{game_id}", api_game),
+        Route("/api/entrants", api_entrants),
+        Route("/api/entrants/{name}", api_entrant),
+        Route("/tables", _page("tables.html")),
+        Route("/api/tables", api_tables),
+        Route("/api/tables/{game_id}", api_table),
+        Route("/metrics", metrics),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+
+
+def create_app(state: WebState, extra: list[Route | Mount] | None = None) -> Starlette:
+    """The application showing ``state`` (``extra``: more routes, before the pages')."""
+    app = Starlette(
+        routes=[*(extra or []), *routes()],
+        exception_handlers={
+            NotFound: _on_error,
+            Unavailable: _on_error,
+            HTTPException: _on_error,
+            Exception: _on_error,
+        },
+    )
+    app.state.web = state
+    return app

@@ -1,0 +1,58 @@
+"""``wizard-arena web --database DB``: the pages of a tournament's results store."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+
+import trio
+
+from wizard_referee.referee.listen import listen_problem
+from wizard_referee.web.app import WebState
+from wizard_referee.web.data import StoreData, Unavailable
+from wizard_referee.web.serve import serve_web
+
+FIXES = ("choose another port with --port N", "check --host (default 127.0.0.1)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--database", "-d", required=True, type=Path, help="the tournament's results (SQLite)"
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8080, help="port (default 8080; 0: any free)")
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="bootstrap samples of the ratings' intervals (default 1000)",
+    )
+
+
+async def _main(state: WebState, host: str, port: int) -> None:
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+            urls = await nursery.start(serve_web, state, host, port)
+            where = state.store.path if state.store is not None else ""
+            print(f"wizard-arena web: {urls[0]}/ ({where})", file=sys.stderr, flush=True)
+            async for _ in signals:
+                nursery.cancel_scope.cancel()
+                break
+
+
+def run(args: argparse.Namespace) -> int:
+    store = StoreData(args.database, bootstrap=args.bootstrap)
+    try:
+        store.check()
+    except Unavailable as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    problem = listen_problem(args.host, args.port, *FIXES) if args.port else None
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    trio.run(_main, WebState(store=store), args.host, args.port)
+    return 0

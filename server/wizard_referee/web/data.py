@@ -1,0 +1,291 @@
+"""What the pages show, as plain JSON-able data: read from a tournament's
+results store (:class:`StoreData`) or from the finished games a running
+referee keeps in memory (:class:`MemoryData`).
+
+Every method here is blocking and may be slow (a query over the store, the
+ratings with their bootstrap intervals, a record re-read through the rules
+core): the application runs them in a worker thread
+(:func:`trio.to_thread.run_sync`), never on the referee's trio loop, and
+each result is cached until the store (or the referee's count of finished
+games) changes. A missing or unreadable store is :class:`Unavailable`
+(HTTP 503), an unknown game or entrant :class:`NotFound` (404).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Hashable
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from wizard_referee.referee.arena import Arena
+from wizard_referee.referee.record import GameRecord
+from wizard_referee.stats import percentile
+from wizard_referee.tournament.leaderboard import leaderboard, leaderboard_of
+from wizard_referee.tournament.store import ResultsStore, StoreError
+from wizard_referee.web.replay import record_summary, replay_json
+
+__all__ = ["Cache", "MemoryData", "NotFound", "StoreData", "Unavailable"]
+
+#: Points on the ratings-over-games plot (a fit of the games up to each).
+HISTORY_POINTS = 24
+
+
+class NotFound(LookupError):
+    """No such game or entrant (HTTP 404)."""
+
+
+class Unavailable(RuntimeError):
+    """The store cannot be read (HTTP 503): missing, not a results database, corrupt."""
+
+
+class Cache:
+    """Results by key, each kept while its fingerprint holds (the store
+    unchanged); one computation per key at a time; ``size`` keys at most."""
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._busy: dict[Hashable, threading.Lock] = {}
+        self._entries: OrderedDict[Hashable, tuple[Hashable, Any]] = OrderedDict()
+        self.computed = 0
+        """How many values were computed (not served from the cache)."""
+
+    def get(self, key: Hashable, fingerprint: Hashable, compute: Callable[[], Any]) -> Any:
+        with self._lock:
+            busy = self._busy.setdefault(key, threading.Lock())
+        with busy:
+            with self._lock:
+                hit = self._entries.get(key)
+                if hit is not None and hit[0] == fingerprint:
+                    self._entries.move_to_end(key)
+                    return hit[1]
+            value = compute()
+            with self._lock:
+                self.computed += 1
+                self._entries[key] = (fingerprint, value)
+                self._entries.move_to_end(key)
+                while len(self._entries) > self.size:
+                    old, _ = self._entries.popitem(last=False)
+                    self._busy.pop(old, None)
+            return value
+
+
+def _number(x: float | None) -> float | None:
+    """JSON has no NaN: an unrated entrant's rating is null."""
+    return None if x is None or math.isnan(x) else round(float(x), 2)
+
+
+def latency(records: list[GameRecord], name: str) -> dict[str, Any]:
+    """The decisions ``name`` made itself in ``records`` (not those the
+    referee made for it after a fault): count and milliseconds."""
+    ms = [
+        m.ms
+        for r in records
+        for rr in r.rounds
+        for m in rr.moves
+        if r.names[m.seat] == name and m.fault is None
+    ]
+    faulted = sum(
+        1
+        for r in records
+        for rr in r.rounds
+        for m in rr.moves
+        if r.names[m.seat] == name and m.fault
+    )
+    return {
+        "decisions": len(ms),
+        "referee_played": faulted,
+        "mean_ms": _number(sum(ms) / len(ms)) if ms else None,
+        "p50_ms": _number(percentile(ms, 0.5)) if ms else None,
+        "p95_ms": _number(percentile(ms, 0.95)) if ms else None,
+        "max_ms": _number(max(ms)) if ms else None,
+    }
+
+
+class StoreData:
+    """A tournament's results store, opened read-only for each question (a
+    tournament may be writing it meanwhile: SQLite's WAL lets it)."""
+
+    def __init__(self, path: str | Path, *, bootstrap: int = 1000, live: bool = False) -> None:
+        self.path = Path(path)
+        self.bootstrap = bootstrap
+        self.live = live
+        """A tournament is running in this process (``tournament --web``)."""
+        self.cache = Cache()
+
+    def check(self) -> None:
+        """Unavailable unless the store can be read now."""
+        self._read(lambda store: store.summary())
+
+    def _read(self, fn: Callable[[ResultsStore], Any]) -> Any:
+        try:
+            with ResultsStore(self.path, read_only=True) as store:
+                return fn(store)
+        except StoreError as e:
+            raise Unavailable(str(e)) from None
+        except sqlite3.Error as e:
+            raise Unavailable(f"{self.path}: cannot read the results ({e})") from None
+
+    def _cached(self, key: Hashable, fn: Callable[[ResultsStore], Any]) -> Any:
+        def read(store: ResultsStore) -> Any:
+            return self.cache.get(key, store.fingerprint(), lambda: fn(store))
+
+        return self._read(read)
+
+    # -- the pages' data ------------------------------------------------------------------
+
+    def info(self) -> dict[str, Any]:
+        def read(store: ResultsStore) -> dict[str, Any]:
+            summary = store.summary()
+            games = summary["games"]
+            return {
+                "mode": "tournament" if self.live else "store",
+                "name": summary["name"],
+                "created_at": summary["created_at"],
+                "games": games,
+                "total": sum(games.values()),
+                "in_progress": bool(games.get("pending")),
+            }
+
+        return dict(self._read(read))
+
+    def leaderboard(self) -> dict[str, Any]:
+        return dict(self._cached("leaderboard", self._leaderboard))
+
+    def _leaderboard(self, store: ResultsStore) -> dict[str, Any]:
+        config = store.tournament_config() or {}
+        board = leaderboard(
+            store,
+            bootstrap=self.bootstrap,
+            exclude_faulted=bool(config.get("exclude_faulted", False)),
+        )
+        faults: dict[str, Counter[str]] = {}
+        for sr in store.seat_results():
+            faults.setdefault(sr.entrant, Counter()).update(sr.faults)
+        rows = []
+        for r in board.rows:
+            row = r.as_dict()
+            for k in ("rating", "low", "high", "mean_points"):
+                row[k] = _number(row[k])
+            row["faults"] = dict(sorted(faults.get(r.name, Counter()).items()))
+            rows.append(row)
+        return {
+            "method": board.method,
+            "games": board.games,
+            "notes": list(board.notes),
+            "provisional": board.provisional,
+            "rows": rows,
+        }
+
+    def history(self) -> dict[str, Any]:
+        """Each entrant's rating after the first k finished games, at up to
+        :data:`HISTORY_POINTS` values of k (Bradley-Terry, no bootstrap)."""
+        return dict(self._cached("history", self._history))
+
+    def _history(self, store: ResultsStore) -> dict[str, Any]:
+        finished = list(store.finished_games())
+        n = len(finished)
+        marks = sorted({max(1, round(n * (i + 1) / HISTORY_POINTS)) for i in range(HISTORY_POINTS)})
+        series: dict[str, list[float | None]] = {}
+        for i, k in enumerate(marks if n else []):
+            board = leaderboard_of(finished[:k], bootstrap=0)
+            for row in board.rows:
+                series.setdefault(row.name, [None] * len(marks))[i] = _number(row.rating)
+        return {"games": marks if n else [], "series": series}
+
+    def games(self, entrant: str | None = None) -> dict[str, Any]:
+        def read(store: ResultsStore) -> dict[str, Any]:
+            if entrant is not None and entrant not in dict(store.entrant_names()):
+                raise NotFound(f"no entrant {entrant!r} in {self.path.name}")
+            return {"games": store.game_rows(entrant)}
+
+        return dict(self._cached(("games", entrant), read))
+
+    def game(self, game_id: str) -> dict[str, Any]:
+        def read(store: ResultsStore) -> dict[str, Any]:
+            record = store.record(game_id)
+            if record is None:
+                known = game_id in {g.id for g in store.games()}
+                why = "has not been played yet" if known else "is not in this tournament"
+                raise NotFound(f"game {game_id!r} {why}")
+            return replay_json(record)
+
+        return dict(self._cached(("game", game_id), read))
+
+    def entrant(self, name: str) -> dict[str, Any]:
+        def read(store: ResultsStore) -> dict[str, Any]:
+            kinds = dict(store.entrant_names())
+            if name not in kinds:
+                raise NotFound(f"no entrant {name!r} in {self.path.name}")
+            mine = [sr for sr in store.seat_results() if sr.entrant == name]
+            rounds = sum(len(s.bids) for s in mine)
+            exact = sum(b == t for s in mine for b, t in zip(s.bids, s.tricks, strict=True))
+            faults: Counter[str] = Counter()
+            for s in mine:
+                faults.update(s.faults)
+            return {
+                "name": name,
+                "kind": kinds[name],
+                "games": len(mine),
+                "rounds": rounds,
+                "bid_accuracy": exact / rounds if rounds else None,
+                "mean_points": sum(s.total for s in mine) / len(mine) if mine else None,
+                "faults": dict(sorted(faults.items())),
+                "latency": latency(list(store.records_of(name)), name),
+                "game_list": store.game_rows(name),
+            }
+
+        return dict(self._cached(("entrant", name), read))
+
+
+class MemoryData:
+    """The finished games a running referee keeps in memory (``serve --web``):
+    no store, so no leaderboard and no entrants. Called in a worker thread;
+    the records are taken from the arena on its trio loop."""
+
+    def __init__(self, arena: Arena) -> None:
+        self.arena = arena
+        self.cache = Cache()
+
+    def _texts(self) -> tuple[int, list[str]]:
+        arena = self.arena
+        return trio.from_thread.run_sync(lambda: (arena.games_played, arena.records.texts()))
+
+    def info(self) -> dict[str, Any]:
+        played, texts = self._texts()
+        return {
+            "mode": "server",
+            "name": "referee " + self.arena.address,
+            "games": {"finished": played},
+            "kept": len(texts),
+            "in_progress": True,
+        }
+
+    def games(self, entrant: str | None = None) -> dict[str, Any]:
+        played, texts = self._texts()
+
+        def read() -> dict[str, Any]:
+            records = [GameRecord.from_json(t) for t in texts]
+            rows = [record_summary(r) for r in reversed(records)]
+            if entrant is not None:
+                rows = [r for r in rows if entrant in r["seats"]]
+            return {"games": rows}
+
+        return dict(self.cache.get(("games", entrant), played, read))
+
+    def game(self, game_id: str) -> dict[str, Any]:
+        _, texts = self._texts()
+        needle = f'"game_id":{json.dumps(game_id)}'
+        for text in texts:
+            if needle in text:
+                record = GameRecord.from_json(text)
+                if record.game_id == game_id:
+                    return replay_json(record)
+        raise NotFound(f"game {game_id!r} is not among the {len(texts)} games kept in memory")

@@ -1,0 +1,85 @@
+"""The leaderboard's plot: each entrant's rating over the games played, drawn
+on the server as SVG (no script, no library in the browser).
+
+>>> svg = ratings_svg({"games": [2, 4], "series": {"a": [10.0, 12.0], "b": [-10.0, None]}})
+>>> svg.startswith("<svg") and svg.count("<polyline") == 2
+True
+>>> "no finished game" in ratings_svg({"games": [], "series": {}})
+True
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+__all__ = ["PALETTE", "ratings_svg"]
+
+#: Line colours, one per entrant in leaderboard order (then again).
+PALETTE = (
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
+    "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
+)  # fmt: skip
+
+WIDTH, HEIGHT = 640, 260
+LEFT, RIGHT, TOP, BOTTOM = 48, 130, 12, 30
+
+
+def _ticks(lo: float, hi: float, count: int = 5) -> list[float]:
+    step = (hi - lo) / (count - 1) if hi > lo else 1.0
+    return [lo + i * step for i in range(count)]
+
+
+def ratings_svg(history: dict[str, Any]) -> str:
+    """The plot of ``history`` (:meth:`.data.StoreData.history`: the games
+    counted at each point, and each entrant's rating at each point)."""
+    games: list[int] = history["games"]
+    series: dict[str, list[float | None]] = history["series"]
+    head = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
+        f'width="{WIDTH}" height="{HEIGHT}" role="img" aria-label="ratings over the games played" '
+        'font-family="sans-serif" font-size="11">'
+    )
+    values = [v for vs in series.values() for v in vs if v is not None]
+    if not games or not values:
+        return head + '<text x="20" y="40">no finished game yet</text></svg>'
+    lo, hi = min(values), max(values)
+    if hi - lo < 1:
+        lo, hi = lo - 1, hi + 1
+    x0, x1 = LEFT, WIDTH - RIGHT
+    y0, y1 = HEIGHT - BOTTOM, TOP
+    g_hi = max(games[-1], 1)
+
+    def x(g: float) -> float:
+        return x0 + (x1 - x0) * g / g_hi
+
+    def y(v: float) -> float:
+        return y0 + (y1 - y0) * (v - lo) / (hi - lo)
+
+    parts = [head, f'<rect x="{x0}" y="{y1}" width="{x1 - x0}" height="{y0 - y1}" fill="#fafafa" '
+             'stroke="#ccc"/>']  # fmt: skip
+    for v in _ticks(lo, hi):
+        parts.append(
+            f'<line x1="{x0}" x2="{x1}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="#eee"/>'
+            f'<text x="{x0 - 4}" y="{y(v) + 4:.1f}" text-anchor="end">{v:.0f}</text>'
+        )
+    for g in _ticks(0, g_hi):
+        parts.append(f'<text x="{x(g):.1f}" y="{y0 + 16}" text-anchor="middle">{g:.0f}</text>')
+    parts.append(
+        f'<text x="{(x0 + x1) / 2}" y="{HEIGHT - 2}" text-anchor="middle">games played</text>'
+    )
+    for i, (name, vs) in enumerate(series.items()):
+        colour = PALETTE[i % len(PALETTE)]
+        points = " ".join(
+            f"{x(g):.1f},{y(v):.1f}" for g, v in zip(games, vs, strict=True) if v is not None
+        )
+        label = html.escape(name)
+        parts.append(
+            f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{points}">'
+            f"<title>{label}</title></polyline>"
+        )
+        last = next((v for v in reversed(vs) if v is not None), None)
+        if last is not None:
+            parts.append(f'<text x="{x1 + 6}" y="{y(last) + 4:.1f}" fill="{colour}">{label}</text>')
+    parts.append("</svg>")
+    return "".join(parts)

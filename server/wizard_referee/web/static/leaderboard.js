@@ -1,0 +1,62 @@
+// The leaderboard: ratings with their 95% interval as a bar, games, faults;
+// the ratings plot; the latest games. It refreshes itself while games remain.
+import { api, el, entrantLink, faultBadges, fail, gameLink, nav, percent } from "./common.js";
+
+const REFRESH_MS = 5000;
+
+function intervalBar(row, lo, hi) {
+  const bar = el("span", { class: "bar", title: row.low === null ? row.note || "no interval" :
+    `95% interval ${row.low.toFixed(0)} to ${row.high.toFixed(0)}` });
+  const at = (v) => `${(100 * (v - lo)) / (hi - lo || 1)}%`;
+  if (row.low !== null && row.high !== null) {
+    bar.append(el("span", { class: "range", style: `left:${at(row.low)};width:calc(${at(row.high)} - ${at(row.low)})` }));
+  }
+  if (row.rating !== null) bar.append(el("span", { class: "point", style: `left:${at(row.rating)}` }));
+  return bar;
+}
+
+function boardTable(board) {
+  const values = board.rows.flatMap((r) => [r.low, r.high, r.rating]).filter((v) => v !== null);
+  const lo = Math.min(...values), hi = Math.max(...values);
+  const head = el("tr", {}, ...["#", "bot", "rating", "95% interval", "games", "mean pts",
+    "won", "bid acc.", "faults", ""].map((h) => el("th", {}, h)));
+  const rows = board.rows.map((r) => el("tr", { "data-bot": r.name },
+    el("td", {}, r.rank),
+    el("td", {}, entrantLink(r.name)),
+    el("td", {}, r.rating === null ? "-" : r.rating.toFixed(1)),
+    el("td", {}, intervalBar(r, lo, hi), " ",
+      el("span", { class: "note" }, r.low === null ? (r.note ? "no interval" : "") :
+        `${r.low.toFixed(0)}\u2013${r.high.toFixed(0)}`)),
+    el("td", {}, r.games),
+    el("td", {}, r.mean_points === null ? "-" : r.mean_points.toFixed(1)),
+    el("td", {}, percent(r.tables_won)),
+    el("td", {}, percent(r.bid_accuracy)),
+    el("td", {}, Object.values(r.faults).reduce((a, b) => a + b, 0) || "0", ...faultBadges(r.faults)),
+    el("td", {}, el("a", { href: `/games?entrant=${encodeURIComponent(r.name)}` }, "games"))));
+  const notes = board.notes.map((n) => el("p", { class: "note" }, n));
+  const method = board.method === "elo" ? "Elo (provisional)" : "Bradley-Terry rating, 95% bootstrap interval";
+  return [el("table", { class: "data", id: "leaderboard" }, head, ...rows),
+    el("p", { class: "note" }, method), ...notes];
+}
+
+async function draw() {
+  const info = await nav("Leaderboard");
+  const progress = document.getElementById("progress");
+  try {
+    const [board, games] = await Promise.all([api("/api/leaderboard"), api("/api/games")]);
+    document.getElementById("title").textContent = info ? `Leaderboard: ${info.name}` : "Leaderboard";
+    const g = (info && info.games) || {};
+    progress.textContent = `${g.finished || 0} games finished` +
+      (g.pending ? `, ${g.pending} to play (this page refreshes itself)` : "");
+    document.getElementById("board").replaceChildren(...boardTable(board));
+    document.getElementById("plot").src = `/plot/ratings.svg?games=${board.games}`;
+    const done = games.games.filter((x) => x.status === "finished").slice(-10).reverse();
+    document.getElementById("latest").replaceChildren(el("ul", {}, ...done.map((x) =>
+      el("li", {}, gameLink(x.id), ": ", x.seats.map((s, i) => `${s} ${x.totals[i]}`).join(", ")))));
+  } catch (error) {
+    fail(document.getElementById("board"), error);
+  }
+  if (info && info.in_progress) setTimeout(draw, REFRESH_MS);
+}
+
+draw();

@@ -1,0 +1,260 @@
+"""The web pages' JSON API (docs/web.md), through the ASGI application with
+httpx on trio: the leaderboard, games, a replay equal to ``wizard-arena
+replay``'s, entrants; bad input answered with the right status, never a
+traceback; the store read in a worker thread, never on the trio loop."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import trio
+
+from wizard_referee.tournament.cmd_replay import render
+from wizard_referee.tournament.store import GameSpec, ResultsStore
+from wizard_referee.web.app import WebState, create_app
+from wizard_referee.web.data import StoreData
+
+from .web_support import ENTRANTS, make_store
+
+
+@pytest.fixture(scope="module")
+def store_path(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[GameSpec]]:
+    path = tmp_path_factory.mktemp("web") / "t.sqlite"
+    store, specs = make_store(path, play=10)
+    store.close()
+    return path, specs
+
+
+@asynccontextmanager
+async def client(state: WebState) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=create_app(state))
+    async with httpx.AsyncClient(transport=transport, base_url="http://web") as c:
+        yield c
+
+
+def get(state: WebState, *paths: str) -> list[httpx.Response]:
+    async def main() -> list[httpx.Response]:
+        async with client(state) as c:
+            return [await c.get(p) for p in paths]
+
+    return trio.run(main)
+
+
+def test_leaderboard_games_and_entrants(store_path: tuple[Path, list[GameSpec]]) -> None:
+    path, specs = store_path
+    info, board, games, mine, entrants, history = get(
+        WebState(store=StoreData(path, bootstrap=50)),
+        "/api/info",
+        "/api/leaderboard",
+        "/api/games",
+        "/api/games?entrant=dave",
+        "/api/entrants",
+        "/api/leaderboard/history",
+    )
+    assert info.status_code == 200
+    assert info.json()["games"] == {"finished": 10, "pending": 2}
+    assert info.json()["in_progress"] is True
+    rows = board.json()["rows"]
+    assert {r["name"] for r in rows} == set(ENTRANTS)
+    assert board.json()["games"] == 10
+    with ResultsStore(path, read_only=True) as store:
+        played = {s.entrant: 0 for s in store.seat_results()}
+        for s in store.seat_results():
+            played[s.entrant] += 1
+    assert {r["name"]: r["games"] for r in rows} == played
+    assert [g["id"] for g in games.json()["games"]] == [s.id for s in specs]
+    assert all("dave" in g["seats"] for g in mine.json()["games"])
+    assert len(mine.json()["games"]) == sum("dave" in s.seats for s in specs)
+    assert set(entrants.json()["entrants"]) == set(ENTRANTS)
+    h = history.json()
+    assert h["games"][-1] == 10 and set(h["series"]) == set(ENTRANTS)
+
+
+def test_a_game_replays_as_the_replay_verb_prints_it(
+    store_path: tuple[Path, list[GameSpec]],
+) -> None:
+    path, specs = store_path
+    (game,) = get(WebState(store=StoreData(path)), f"/api/games/{specs[4].id}")
+    assert game.status_code == 200
+    data = game.json()
+    with ResultsStore(path, read_only=True) as store:
+        record = store.record(specs[4].id)
+    assert record is not None
+    text = render(record).splitlines()
+    lines = [line for step in data["steps"] for line in step["text"]]
+    assert [x for x in text if x.startswith("  trick ")] == [
+        x for x in lines if x.startswith("  trick ")
+    ]
+    assert [x for x in text if " total " in x] == [x for x in lines if " total " in x]
+    scores = [s for s in data["steps"] if s["kind"] == "score"]
+    assert [s["totals"] for s in scores][-1] == record.totals
+    # the hands are face up and shrink as the cards are played
+    plays = [s for s in data["steps"] if s["kind"] == "play"]
+    for s in plays:
+        card = s["action"].split()[1]
+        assert card not in s["hands"][s["seat"]]
+        assert [s["seat"], card] in s["trick"]
+
+
+def test_bad_input_is_a_clear_error(
+    tmp_path: Path, store_path: tuple[Path, list[GameSpec]]
+) -> None:
+    path, specs = store_path
+    state = WebState(store=StoreData(path))
+    unknown, pending, entrant, page, page_entrant, escape, escape2 = get(
+        state,
+        "/api/games/nope",
+        f"/api/games/{specs[-1].id}",
+        "/api/entrants/nobody",
+        "/games/nope",
+        "/entrants/nobody",
+        "/static/..%2f..%2fapp.py",
+        "/static/../app.py",
+    )
+    assert unknown.status_code == 404 and "not in this tournament" in unknown.json()["error"]
+    assert pending.status_code == 404 and "not been played" in pending.json()["error"]
+    assert entrant.status_code == 404 and "nobody" in entrant.json()["error"]
+    for r in (page, page_entrant):
+        assert r.status_code == 404
+        assert r.headers["content-type"].startswith("text/html")
+        assert "Traceback" not in r.text and "<h1>404</h1>" in r.text
+    for r in (escape, escape2):
+        assert r.status_code == 404 and "import" not in r.text
+
+    corrupt = tmp_path / "corrupt.sqlite"
+    corrupt.write_bytes(b"this is not a database" * 100)
+    missing = tmp_path / "missing.sqlite"
+    for bad in (corrupt, missing):
+        api, page = get(WebState(store=StoreData(bad)), "/api/leaderboard", "/")
+        assert api.status_code == 503, api.text
+        assert page.status_code == 503 and "<h1>503</h1>" in page.text
+        assert str(bad.name) in api.json()["error"]
+        assert "Traceback" not in api.text
+    # a store that goes bad while served
+    moved = tmp_path / "moved.sqlite"
+    shutil.copy(path, moved)
+    state = WebState(store=StoreData(moved))
+    (ok,) = get(state, "/api/games")
+    moved.write_bytes(b"garbage" * 1000)
+    (gone,) = get(state, "/api/games/" + specs[0].id)
+    assert ok.status_code == 200 and gone.status_code == 503
+
+
+def test_no_store_no_leaderboard() -> None:
+    (board,) = get(WebState(), "/api/leaderboard")
+    assert board.status_code == 404 and "no results store" in board.json()["error"]
+
+
+def test_store_work_runs_in_a_worker_thread_and_is_cached(
+    store_path: tuple[Path, list[GameSpec]],
+) -> None:
+    """The leaderboard (ratings with bootstrap intervals) and a replay are
+    computed off the trio loop's thread, once while the store is unchanged."""
+    path, _ = store_path
+    data = StoreData(path, bootstrap=20)
+    threads: list[str] = []
+    original = data._leaderboard
+
+    def spy(store: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        return original(store)
+
+    data._leaderboard = spy  # type: ignore[method-assign]
+    loop_thread: list[str] = []
+
+    async def main() -> None:
+        loop_thread.append(threading.current_thread().name)
+        async with client(WebState(store=data)) as c:
+            for _ in range(3):
+                assert (await c.get("/api/leaderboard")).status_code == 200
+
+    trio.run(main)
+    assert len(threads) == 1, "computed once, then cached"
+    assert threads[0] != loop_thread[0]
+
+
+def test_the_web_verb_refuses_a_missing_or_corrupt_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from wizard_arena.cli import main
+
+    assert main(["web", "--database", str(tmp_path / "none.sqlite"), "--port", "0"]) == 2
+    assert "no such file" in capsys.readouterr().err
+    bad = tmp_path / "bad.sqlite"
+    bad.write_text("not sqlite at all, " * 200)
+    assert main(["web", "--database", str(bad), "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "not a results database" in err and "Traceback" not in err
+
+
+def test_pages_are_served(store_path: tuple[Path, list[GameSpec]]) -> None:
+    path, specs = store_path
+    pages = get(
+        WebState(store=StoreData(path)),
+        "/",
+        "/games",
+        f"/games/{specs[0].id}",
+        "/entrants/alice",
+        "/static/replay.js",
+        "/static/common.js",
+        "/plot/ratings.svg",
+    )
+    for r in pages[:4]:
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+        assert '<script type="module"' in r.text and "http" not in r.text.split("<body>")[1]
+    for r in pages[4:6]:
+        assert r.status_code == 200 and "javascript" in r.headers["content-type"]
+        assert "http://" not in r.text and "https://" not in r.text  # nothing from elsewhere
+    svg = pages[6]
+    assert svg.headers["content-type"].startswith("image/svg+xml")
+    assert svg.text.count("<polyline") == len(ENTRANTS)
+
+
+def test_a_page_load_during_a_game_does_not_hold_the_referee(
+    store_path: tuple[Path, list[GameSpec]],
+) -> None:
+    """While the leaderboard is being computed, the referee's loop goes on:
+    a whole game is refereed meanwhile. The computation here waits (up to
+    20 s) for that game to end: run on the trio loop it would block the very
+    game it waits for, and the test would fail."""
+    from wizard_arena.rules import Rules
+
+    from .memory_bots import MemBot, memory_arena
+
+    path, _ = store_path
+    data = StoreData(path, bootstrap=20)
+    game_over = threading.Event()
+    waited: list[bool] = []
+    original = data._leaderboard
+
+    def slow(store: Any) -> Any:
+        waited.append(game_over.wait(20))
+        return original(store)
+
+    data._leaderboard = slow  # type: ignore[method-assign]
+
+    async def main() -> None:
+        async with memory_arena(rules=Rules(players=3, hand_sizes=(1, 2, 3))) as arena:
+            arena.on_game_end.append(lambda record: game_over.set())
+            async with client(WebState(store=data, arena=arena)) as c, trio.open_nursery() as n:
+                answers: list[httpx.Response] = []
+
+                async def load() -> None:
+                    answers.append(await c.get("/api/leaderboard"))
+
+                n.start_soon(load)
+                await trio.sleep(0.05)  # the page is loading
+                for i in range(3):
+                    await n.start(MemBot(f"m{i}", rule_options=("round_sizes",)).run, arena)
+            assert answers[0].status_code == 200
+            assert arena.games_played == 1
+
+    trio.run(main)
+    assert waited == [True], "the game ended while the leaderboard was being computed"

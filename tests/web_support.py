@@ -1,0 +1,71 @@
+"""Test support for the web pages: a results store of real games played
+in-process (:func:`wizard_arena.local.play_local`) and written through the
+store as a tournament writes them, and a client of the ASGI application."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from wizard_arena.local import play_local
+from wizard_arena.rules import Rules
+from wizard_bots.heuristic import HeuristicBot
+from wizard_bots.random_bot import RandomBot
+from wizard_referee.compare.local_play import record_of
+from wizard_referee.referee.record import GameRecord
+from wizard_referee.tournament.store import GameSpec, ResultsStore
+
+__all__ = ["ENTRANTS", "make_store", "play_record"]
+
+#: Entrant name -> bot class (three heuristic-ish, one random).
+ENTRANTS: dict[str, Any] = {
+    "alice": HeuristicBot,
+    "bob": RandomBot,
+    "carol": HeuristicBot,
+    "dave": RandomBot,
+}
+
+
+def play_record(spec: GameSpec, rules: Rules) -> GameRecord:
+    """Play ``spec`` in-process; its full record, as the referee writes it."""
+    bots = [ENTRANTS[name]() for name in spec.seats]
+    result = play_local(bots, rules, seed=spec.seed, game_id=spec.id, names=spec.seats, record=True)
+    planned = SimpleNamespace(spec=spec, tags={"duplicate_set": spec.duplicate_set})
+    return record_of(planned, result, time.time())  # type: ignore[arg-type]
+
+
+def make_store(
+    path: Path,
+    *,
+    deal_sets: int = 2,
+    rules: Rules | None = None,
+    play: int | None = None,
+    name: str = "web-test",
+) -> tuple[ResultsStore, list[GameSpec]]:
+    """A store of a 3-player round robin of :data:`ENTRANTS` (every rotation
+    of each deal), its first ``play`` games (default all) played and saved."""
+    rules = rules or Rules(players=3, hand_sizes=(1, 2, 3, 4))
+    names = list(ENTRANTS)
+    tables = [names[i : i + 3] for i in range(len(names) - 2)]
+    specs = []
+    for t, table in enumerate(tables):
+        for d in range(deal_sets):
+            for r in range(3):
+                seats = tuple(table[r:] + table[:r])
+                seq = len(specs)
+                specs.append(
+                    GameSpec(f"g{seq:03d}-t{t}d{d}r{r}", seq, t, d, r, f"7:t{t}:d{d}", seats)
+                )
+    store = ResultsStore(path)
+    store.create(
+        name,
+        {"name": name, "exclude_faulted": False},
+        [(n, "command", f"python -m {n}") for n in names],
+        specs,
+        rules.to_dict(),
+    )
+    for spec in specs[: len(specs) if play is None else play]:
+        store.save_game(spec, play_record(spec, rules))
+    return store, specs
