@@ -17,13 +17,16 @@ True
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from .actions import Action, Bid, ChooseTrump, Phase, Play, RoundResult, Trick
-from .cards import SUITED_WIZARDS, WIZARD, Card, Suit
+from .cards import FULL_DECK, SUITED_WIZARD_DECK, SUITED_WIZARDS, WIZARD, Card, Suit
 from .laws import Rules, allowed_bids, legal_cards, suit_to_follow
+
+#: Every distinct card, in deck order (what :meth:`SeatView.unseen_cards` lists in).
+_DECK_ORDER: tuple[Card, ...] = tuple(sorted(set(FULL_DECK) | set(SUITED_WIZARD_DECK)))
+_CARD_SLOTS = max(c.index for c in _DECK_ORDER) + 1
 
 if TYPE_CHECKING:
     from .game import Game
@@ -208,20 +211,27 @@ class SeatView:
         Wizard with no printed suit) in place of a suited one; each ``W`` seen
         then takes the place of a suited Wizard not seen, the last in deck
         order (which one it stood for cannot be known)."""
-        left = Counter(self.rules.deck)
-        left.subtract(self.hand)
+        left = [0] * _CARD_SLOTS  # counts by Card.index
+        for c in self.rules.deck:
+            left[c.index] += 1
+        for c in self.hand:
+            left[c.index] -= 1
         for cards in self.others_hands:
-            left.subtract(cards)
+            for c in cards:
+                left[c.index] -= 1
         if self.turned_card is not None:
-            left[self.turned_card] -= 1
-        for _, card in self.plays:
-            left[card] -= 1
+            left[self.turned_card.index] -= 1
+        for t in self.tricks:
+            for c in t.cards:
+                left[c.index] -= 1
+        for c in self.trick:
+            left[c.index] -= 1
         if self.rules.tricksy_suited:
-            for _ in range(-left[WIZARD]):
-                gone = [c for c in SUITED_WIZARDS if left[c] > 0]
+            for _ in range(-left[WIZARD.index]):
+                gone = [c for c in SUITED_WIZARDS if left[c.index] > 0]
                 if gone:
-                    left[gone[-1]] -= 1
-        return sorted(left.elements())
+                    left[gone[-1].index] -= 1
+        return [c for c in _DECK_ORDER for _ in range(left[c.index])]
 
     def compute_legal_actions(self) -> tuple[Action, ...]:
         """The legal actions for this seat, recomputed from the view alone by
