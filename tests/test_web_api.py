@@ -147,6 +147,25 @@ def test_bad_input_is_a_clear_error(
     assert ok.status_code == 200 and gone.status_code == 503
 
 
+def test_a_replay_waits_for_every_game_of_its_deal(
+    store_path: tuple[Path, list[GameSpec]],
+) -> None:
+    """The games of a deal set share one deal (every rotation of the same
+    hands): a finished game's replay would show the hands of its deal's
+    games still to be played, so it is withheld until they have ended."""
+    path, specs = store_path
+    waiting = specs[9]  # played; the other rotations of its deal are pending
+    assert [s.seed for s in specs[10:]] == [waiting.seed] * 2
+    state = WebState(store=StoreData(path))
+    api, page, done = get(
+        state, f"/api/games/{waiting.id}", f"/games/{waiting.id}", f"/api/games/{specs[4].id}"
+    )
+    assert api.status_code == 403, api.text
+    assert "steps" not in api.json() and specs[10].id in api.json()["error"]
+    assert page.status_code == 403 and "<h1>403</h1>" in page.text
+    assert done.status_code == 200  # every game of that deal has ended
+
+
 def test_no_store_no_leaderboard() -> None:
     (board,) = get(WebState(), "/api/leaderboard")
     assert board.status_code == 404 and "no results store" in board.json()["error"]

@@ -405,6 +405,16 @@ class ResultsStore:
             )
         return out
 
+    def same_deal_unfinished(self, game_id: str) -> list[str]:
+        """The other games dealt the same cards as ``game_id`` (its deal
+        set's rotations: one deal seed) that have not finished, in plan order."""
+        rows = self.db.execute(
+            "SELECT g.id FROM games g JOIN games me ON me.seed = g.seed"
+            " WHERE me.id = ? AND g.id != me.id AND g.status != 'finished' ORDER BY g.seq",
+            (game_id,),
+        )
+        return [r[0] for r in rows]
+
     def records_of(self, entrant: str) -> Iterator[GameRecord]:
         """The records of the finished games ``entrant`` played, in plan order."""
         rows = self.db.execute(

@@ -29,7 +29,7 @@ from starlette.staticfiles import StaticFiles
 
 from wizard_referee.referee.arena import Arena
 from wizard_referee.referee.logs import get_logger
-from wizard_referee.web.data import MemoryData, NotFound, StoreData, Unavailable
+from wizard_referee.web.data import MemoryData, NotFound, StoreData, Unavailable, Withheld
 from wizard_referee.web.plot import ratings_svg
 from wizard_referee.web.spectator import tables_json
 
@@ -82,6 +82,8 @@ class WebState:
 def _error_status(e: BaseException) -> tuple[int, str]:
     if isinstance(e, NotFound):
         return 404, str(e)
+    if isinstance(e, Withheld):
+        return 403, str(e)
     if isinstance(e, Unavailable):
         return 503, str(e)
     if isinstance(e, HTTPException):
@@ -272,6 +274,7 @@ def create_app(state: WebState, extra: list[Route | Mount] | None = None) -> Sta
         exception_handlers={
             NotFound: _on_error,
             Unavailable: _on_error,
+            Withheld: _on_error,
             HTTPException: _on_error,
             Exception: _on_error,
         },

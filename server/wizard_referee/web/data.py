@@ -31,7 +31,7 @@ from wizard_referee.tournament.leaderboard import leaderboard, leaderboard_of
 from wizard_referee.tournament.store import ResultsStore, StoreError
 from wizard_referee.web.replay import record_summary, replay_json
 
-__all__ = ["Cache", "MemoryData", "NotFound", "StoreData", "Unavailable"]
+__all__ = ["Cache", "MemoryData", "NotFound", "StoreData", "Unavailable", "Withheld"]
 
 #: Points on the ratings-over-games plot (a fit of the games up to each).
 HISTORY_POINTS = 24
@@ -39,6 +39,11 @@ HISTORY_POINTS = 24
 
 class NotFound(LookupError):
     """No such game or entrant (HTTP 404)."""
+
+
+class Withheld(LookupError):
+    """A finished game whose replay would show hands of games still to be
+    played (the other rotations of its deal): HTTP 403 until they end."""
 
 
 class Unavailable(RuntimeError):
@@ -215,6 +220,12 @@ class StoreData:
                 known = game_id in {g.id for g in store.games()}
                 why = "has not been played yet" if known else "is not in this tournament"
                 raise NotFound(f"game {game_id!r} {why}")
+            waiting = store.same_deal_unfinished(game_id)
+            if waiting:  # the same hands are still to be played: not a card before they end
+                raise Withheld(
+                    f"game {game_id!r} is shown once every game of its deal has ended, "
+                    f"as its hands are theirs: {len(waiting)} still to play ({', '.join(waiting)})"
+                )
             return replay_json(record)
 
         return dict(self._cached(("game", game_id), read))
