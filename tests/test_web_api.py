@@ -213,6 +213,29 @@ def test_the_web_verb_refuses_a_missing_or_corrupt_database(
     assert "not a results database" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["web", "--database", "x.sqlite", "--port", "99999"],
+        ["web", "--database", "x.sqlite", "--port", "-1"],
+        ["serve", "--port", "0", "--web", "70000"],
+        ["serve", "--port", "0", "--metrics-port", "65536"],
+        ["serve", "--port", "99999"],
+    ],
+)
+def test_a_port_out_of_range_is_refused_by_the_parser(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not a traceback from the socket (nor gRPC's port modulo 65536)."""
+    from wizard_arena.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "0 to 65535" in err and "Traceback" not in err
+
+
 def test_pages_are_served(store_path: tuple[Path, list[GameSpec]]) -> None:
     path, specs = store_path
     pages = get(

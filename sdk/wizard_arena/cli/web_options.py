@@ -10,7 +10,19 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-__all__ = ["WebOptions", "add_web_arguments"]
+__all__ = ["WebOptions", "add_web_arguments", "port_number"]
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 (any free port) to 65535 (beyond,
+    the socket raises and gRPC takes the port modulo 65536)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535 (0: any free port), not {port}")
+    return port
 
 
 @dataclass(frozen=True)
@@ -38,7 +50,7 @@ def add_web_arguments(parser: argparse.ArgumentParser) -> None:
     g = parser.add_argument_group("web pages and metrics (the [web] extra; docs/web.md)")
     g.add_argument(
         "--web",
-        type=int,
+        type=port_number,
         metavar="PORT",
         help="serve the pages (tables in progress, games, ...) and /metrics on this port "
         "(0: any free port)",
@@ -47,7 +59,10 @@ def add_web_arguments(parser: argparse.ArgumentParser) -> None:
         "--web-host", default="127.0.0.1", help="address of the pages (default 127.0.0.1)"
     )
     g.add_argument(
-        "--metrics-port", type=int, metavar="PORT", help="serve /metrics on a port of its own"
+        "--metrics-port",
+        type=port_number,
+        metavar="PORT",
+        help="serve /metrics on a port of its own",
     )
     g.add_argument(
         "--spectator-delay",

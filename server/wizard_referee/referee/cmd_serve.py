@@ -11,7 +11,7 @@ from pathlib import Path
 import trio
 
 from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
-from wizard_arena.cli.web_options import WebOptions, add_web_arguments
+from wizard_arena.cli.web_options import WebOptions, add_web_arguments, port_number
 from wizard_referee.referee.arena import Arena, ArenaConfig, freeze_startup_objects, serve_arena
 from wizard_referee.referee.faults import FAULT_POLICIES
 from wizard_referee.referee.listen import SERVE_FIXES, listen_problem, serve_failure
@@ -21,7 +21,7 @@ from wizard_referee.referee.policy import PolicyError, RefereePolicy
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=50051, help="port (0: any free port)")
+    parser.add_argument("--port", type=port_number, default=50051, help="port (0: any free port)")
     add_rules_arguments(parser)
     parser.add_argument(
         "--move-time",

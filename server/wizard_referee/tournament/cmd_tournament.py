@@ -18,7 +18,7 @@ from wizard_arena.cli.rules_options import (
     VARIANT_FLAGS,
     parse_round_sizes,
 )
-from wizard_arena.cli.web_options import WebOptions, add_web_arguments
+from wizard_arena.cli.web_options import WebOptions, add_web_arguments, port_number
 from wizard_arena.rules import BidRestriction
 from wizard_referee.referee.arena import Arena, freeze_startup_objects
 from wizard_referee.referee.logs import configure_logging, log_file
@@ -104,7 +104,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     o.add_argument("--seed", type=int)
     o.add_argument("--parallel", type=int, metavar="N", help="tables played at once")
     o.add_argument("--database", metavar="PATH", help="results database (SQLite)")
-    o.add_argument("--port", type=int, help="server port (default: any free port)")
+    o.add_argument("--port", type=port_number, help="server port (default: any free port)")
     add_executor_arguments(o)
     v = parser.add_argument_group(
         "rule variant overrides (replace the file's keys; --no-X turns a variant off)"
@@ -192,7 +192,7 @@ def _web_starter(
         return None
     if config.executor != "local":
         raise TournamentError(
-            f'--web shows the tables of the local executor\'s referee; with executor '
+            f"--web shows the tables of the local executor's referee; with executor "
             f'"{config.executor}" the games are played on the workers: follow the results '
             f"with: wizard-arena web --database {config.database}"
         )

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import trio
 
+from wizard_arena.cli.web_options import port_number
 from wizard_referee.referee.listen import listen_problem
 from wizard_referee.web.app import WebState
 from wizard_referee.web.data import StoreData, Unavailable
@@ -22,7 +23,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--database", "-d", required=True, type=Path, help="the tournament's results (SQLite)"
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8080, help="port (default 8080; 0: any free)")
+    parser.add_argument(
+        "--port", type=port_number, default=8080, help="port (default 8080; 0: any free)"
+    )
     parser.add_argument(
         "--bootstrap",
         type=int,
