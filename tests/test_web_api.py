@@ -236,6 +236,29 @@ def test_a_port_out_of_range_is_refused_by_the_parser(
     assert "0 to 65535" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["serve", "--port", "18427", "--web", "18427"],
+        ["serve", "--port", "0", "--web", "18427", "--metrics-port", "18427"],
+    ],
+)
+def test_one_port_for_two_servers_is_refused_before_starting(
+    argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The referee's port given to the pages too (or the pages' to
+    /metrics): one line before anything starts, not a traceback once the
+    second server fails to bind."""
+    from wizard_arena.cli import main
+    from wizard_referee.referee import cmd_serve
+
+    # (the process's logging is left alone: it would keep capsys's stream)
+    monkeypatch.setattr(cmd_serve, "configure_logging", lambda *a, **k: None)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "18427" in err and "already" in err and "Traceback" not in err
+
+
 def test_pages_are_served(store_path: tuple[Path, list[GameSpec]]) -> None:
     path, specs = store_path
     pages = get(

@@ -181,14 +181,19 @@ async def _main(
                 break
 
 
-def web_problem(web: WebOptions) -> str | None:
-    """Why the web pages cannot be served (the extra missing, a port in use), or None."""
+def web_problem(web: WebOptions, referee_port: int = 0) -> str | None:
+    """Why the web pages cannot be served (the extra missing, a port in use,
+    or the referee's ``referee_port`` given to them too), or None."""
     try:
         import wizard_referee.web  # noqa: F401
     except ImportError as e:
         return str(e)
+    taken = {referee_port: "the referee's --port"} if referee_port else {}
     for port, flag in ((web.port, "--web"), (web.metrics_port, "--metrics-port")):
         if port:
+            if port in taken:
+                return f"{flag} {port}: {taken[port]} already takes that port: choose another"
+            taken[port] = flag
             problem = listen_problem(
                 web.host, port, f"choose another port with {flag} N", "check --web-host"
             )
@@ -237,7 +242,7 @@ def run(args: argparse.Namespace) -> int:
     web = WebOptions.from_args(args)
     start_web: StartWeb | None = None
     if web.wanted:
-        problem = web_problem(web)
+        problem = web_problem(web, args.port)
         if problem is not None:
             print(f"error: {problem}", file=sys.stderr)
             return 2

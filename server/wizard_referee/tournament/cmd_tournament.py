@@ -198,7 +198,7 @@ def _web_starter(
         )
     from wizard_referee.referee.cmd_serve import web_problem
 
-    problem = web_problem(web)
+    problem = web_problem(web, config.port)
     if problem is not None:
         raise TournamentError(problem)
     from wizard_referee.web.serve import start_web
