@@ -323,3 +323,45 @@ def test_a_page_load_during_a_game_does_not_hold_the_referee(
 
     trio.run(main)
     assert waited == [True], "the game ended while the leaderboard was being computed"
+
+
+def test_a_table_whose_deal_is_still_to_be_played_shows_no_play(
+    store_path: tuple[Path, list[GameSpec]],
+) -> None:
+    """A tournament's rotations of one deal share its hands: the table of
+    one shows who sits where and the round, nothing played, while another
+    game of its deal has not ended; the last of them shows everything."""
+    from wizard_arena.rules import Game, Rules
+    from wizard_referee.referee.live import LiveTable
+    from wizard_referee.referee.record import GameRecord
+
+    from .memory_bots import memory_arena
+
+    path, specs = store_path
+    running, last = specs[10], specs[11]  # specs[9], [10], [11]: one deal; 9 played
+    data = StoreData(path)
+    assert data.deals_in_play([running.id, specs[4].id]) == {running.id: [last.id], specs[4].id: []}
+
+    def live(spec: GameSpec) -> LiveTable:
+        game = Game(Rules(players=3, hand_sizes=(1, 2, 3, 4)), seed=1)
+        game.deal()
+        game.apply(game.to_act, game.legal_actions()[0])  # a bid made
+        names = list(spec.seats)
+        record = GameRecord.begin(spec.id, game, names, 1, "default", {})
+        return LiveTable(spec.id, names, game, record)
+
+    async def main() -> list[dict[str, Any]]:
+        async with memory_arena() as arena, client(WebState(store=data, arena=arena)) as c:
+            arena.live_tables[running.id] = live(running)
+            arena.live_tables[specs[4].id] = live(specs[4])
+            tables = (await c.get("/api/tables")).json()["tables"]
+            one = (await c.get(f"/api/tables/{running.id}")).json()
+            del arena.live_tables[running.id], arena.live_tables[specs[4].id]
+            return [*tables, one]
+
+    withheld, shown, one = trio.run(main)
+    assert withheld["id"] == running.id and one == withheld
+    assert last.id in withheld["withheld"]
+    assert not {"bids", "trick", "tricks", "turned", "totals", "results"} & set(withheld)
+    assert shown["id"] == specs[4].id and "withheld" not in shown
+    assert shown["bids"].count(None) == 2  # one bid made, shown

@@ -191,7 +191,22 @@ def _arena(request: Request) -> Arena:
 async def api_tables(request: Request) -> Response:
     """The tables in progress: on the trio loop (they are changed only there), cheap."""
     arena = _arena(request)
-    return JSONResponse(tables_json(arena.live_tables, _state(request).spectator_delay))
+    st = _state(request)
+    deals = await _deals_in_play(st, list(arena.live_tables))
+    tables = arena.live_tables
+    if deals is not None:  # a table started since the question waits for the next one
+        tables = {g: t for g, t in tables.items() if g in deals}
+    return JSONResponse(tables_json(tables, st.spectator_delay, deals))
+
+
+async def _deals_in_play(st: WebState, game_ids: list[str]) -> dict[str, list[str]] | None:
+    """With a tournament's store: each table's unfinished games of its deal
+    (read in a worker thread). A referee without a store deals every game
+    afresh: None."""
+    if st.store is None or not game_ids:
+        return None
+    deals: dict[str, list[str]] = await st.run(st.store.deals_in_play, game_ids)
+    return deals
 
 
 async def api_table(request: Request) -> Response:
@@ -200,7 +215,9 @@ async def api_table(request: Request) -> Response:
     live = arena.live_tables.get(game_id)
     if live is None:
         raise NotFound(f"game {game_id!r} is not being played (finished games: /api/games)")
-    data = tables_json({game_id: live}, _state(request).spectator_delay)
+    st = _state(request)
+    deals = await _deals_in_play(st, [game_id])
+    data = tables_json({game_id: live}, st.spectator_delay, deals)
     return JSONResponse(data["tables"][0])
 
 

@@ -230,6 +230,12 @@ class StoreData:
 
         return dict(self._cached(("game", game_id), read))
 
+    def deals_in_play(self, game_ids: list[str]) -> dict[str, list[str]]:
+        """For each of ``game_ids`` (games being played), the other games of
+        its deal that have not finished: its deal set's rotations share its
+        hands, so what is played at one table is a look at the others'."""
+        return self._read(lambda store: {g: store.same_deal_unfinished(g) for g in game_ids})
+
     def entrant(self, name: str) -> dict[str, Any]:
         def read(store: ResultsStore) -> dict[str, Any]:
             kinds = dict(store.entrant_names())

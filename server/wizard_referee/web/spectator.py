@@ -8,6 +8,11 @@ delay the hands of rounds that ended at least that long ago are shown too
 (their cards have all been played by then). Once a game ends it is no longer
 here but among the finished games, whose replay shows every hand.
 
+In a tournament, the rotations of a deal set are dealt the same cards, so a
+table whose deal is still to be played (or is being played) at another table
+shows only who sits where and the round: the cards, bids, tricks and scores
+of one rotation would show the hands of another.
+
 This runs on the trio loop that runs the tables (it reads their games, which
 only that loop changes), and is a copy of a few tuples per table.
 """
@@ -64,10 +69,19 @@ def _public(v: PublicView) -> dict[str, Any]:
     }
 
 
-def table_json(live: LiveTable, now: float, delay: float | None) -> dict[str, Any]:
+def table_json(
+    live: LiveTable, now: float, delay: float | None, same_deal: list[str] | None = None
+) -> dict[str, Any]:
     """One table in progress at trio time ``now``: names, the public view,
     faults so far by seat, and with a ``delay`` the dealt hands of the
-    rounds that ended at least ``delay`` seconds before ``now``."""
+    rounds that ended at least ``delay`` seconds before ``now``.
+
+    ``same_deal`` names the other games dealt the same cards (a tournament's
+    rotations of one deal set) that have not ended: while there are any, the
+    table shows only who sits where and how far the game is, for every card
+    played here is a card of a hand there."""
+    if same_deal:
+        return _withheld(live, same_deal)
     record = live.record
     past = []
     if delay is not None:
@@ -86,10 +100,33 @@ def table_json(live: LiveTable, now: float, delay: float | None) -> dict[str, An
     }
 
 
-def tables_json(tables: dict[str, LiveTable], delay: float | None) -> dict[str, Any]:
-    """Every table in progress (call on the trio loop that runs them)."""
+def _withheld(live: LiveTable, same_deal: list[str]) -> dict[str, Any]:
+    game = live.game
+    return {
+        "id": live.game_id,
+        "seats": list(live.names),
+        "rules": game.rules.describe(),
+        "started_at": live.started_at,
+        "round": game.round,
+        "rounds": game.rules.rounds,
+        "withheld": (
+            f"the play is shown once every game of this deal has ended: "
+            f"{len(same_deal)} more to play ({', '.join(same_deal)})"
+        ),
+    }
+
+
+def tables_json(
+    tables: dict[str, LiveTable],
+    delay: float | None,
+    deals: dict[str, list[str]] | None = None,
+) -> dict[str, Any]:
+    """Every table in progress (call on the trio loop that runs them);
+    ``deals``: for each table, the unfinished games of its deal (see
+    :func:`table_json`)."""
     now = trio.current_time()
+    deals = deals or {}
     return {
         "spectator_delay": delay,
-        "tables": [table_json(t, now, delay) for t in list(tables.values())],
+        "tables": [table_json(t, now, delay, deals.get(t.game_id)) for t in list(tables.values())],
     }

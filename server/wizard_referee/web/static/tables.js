@@ -19,7 +19,16 @@ function pastRound(t, r) {
     ...r.hands.flatMap((h, s) => [el("b", {}, ` ${t.seats[s]} `), ...h.map(card)]));
 }
 
+function withheldView(t) {
+  return el("section", { class: "live", "data-game": t.id },
+    el("div", { class: "table-head" }, el("h2", {}, t.id),
+      el("span", { class: "muted" }, `${t.rules} \u00b7 round ${t.round} of ${t.rounds}`)),
+    el("p", {}, ...t.seats.flatMap((name, s) => [s ? ", " : "", entrantLink(name)])),
+    el("p", { class: "note withheld" }, t.withheld));
+}
+
 function tableView(t) {
+  if (t.withheld) return withheldView(t);
   const trump = t.trump ? SUIT_NAMES[t.trump] : t.phase === "choose_trump" ? "being chosen" : "none";
   const trick = t.trick.map(([s, c]) => el("div", { class: "slot" }, card(c), el("div", { class: "who" }, t.seats[s])));
   const last = t.tricks.length ? t.tricks[t.tricks.length - 1] : null;
