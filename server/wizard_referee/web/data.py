@@ -234,7 +234,10 @@ class StoreData:
         """For each of ``game_ids`` (games being played), the other games of
         its deal that have not finished: its deal set's rotations share its
         hands, so what is played at one table is a look at the others'."""
-        return self._read(lambda store: {g: store.same_deal_unfinished(g) for g in game_ids})
+        deals: dict[str, list[str]] = self._read(
+            lambda store: {g: store.same_deal_unfinished(g) for g in game_ids}
+        )
+        return deals
 
     def entrant(self, name: str) -> dict[str, Any]:
         def read(store: ResultsStore) -> dict[str, Any]:
