@@ -365,3 +365,11 @@ def test_a_table_whose_deal_is_still_to_be_played_shows_no_play(
     assert not {"bids", "trick", "tricks", "turned", "totals", "results"} & set(withheld)
     assert shown["id"] == specs[4].id and "withheld" not in shown
     assert shown["bids"].count(None) == 2  # one bid made, shown
+
+
+def test_a_game_id_prefix_is_matched_literally(store_path: tuple[Path, list[GameSpec]]) -> None:
+    """``replay``'s prefix: ``_`` and ``%`` are characters, not SQL wildcards."""
+    path, specs = store_path
+    with ResultsStore(path, read_only=True) as store:
+        assert store.find_game_ids(specs[0].id[:3]) == [s.id for s in specs[:10]]
+        assert store.find_game_ids("g_0") == [] and store.find_game_ids("%") == []

@@ -105,12 +105,13 @@ def test_pages_and_metrics_on_a_real_hypercorn() -> None:
                 tables = await c.get(urls[0] + "/api/tables")
                 games = await c.get(urls[0] + "/api/games")
                 metrics = await c.get(urls[1])
-                not_there = await c.get(urls[1].removesuffix("/metrics") + "/api/tables")
+                metrics_host = urls[1].removesuffix("/metrics")
+                not_there = [await c.get(metrics_host + p) for p in ("/api/tables", "/", "/games")]
             assert home.status_code == 200 and "Tables in progress" in home.text
             assert tables.json() == {"spectator_delay": None, "tables": []}
             assert games.json() == {"games": []}
             assert "wizard_arena_decisions_total 0.0" in metrics.text
-            assert not_there.status_code == 404
+            assert [r.status_code for r in not_there] == [404] * 3  # the metrics port: /metrics
             n.cancel_scope.cancel()
 
     trio.run(main)

@@ -331,8 +331,8 @@ class ResultsStore:
 
     def find_game_ids(self, prefix: str) -> list[str]:
         rows = self.db.execute(
-            "SELECT id FROM games WHERE id LIKE ? AND record IS NOT NULL ORDER BY seq",
-            (prefix.replace("%", r"\%") + "%",),
+            "SELECT id FROM games WHERE id LIKE ? ESCAPE '\\' AND record IS NOT NULL ORDER BY seq",
+            (prefix.replace("\\", "\\\\").replace("%", r"\%").replace("_", r"\_") + "%",),
         )
         return [r[0] for r in rows]
 

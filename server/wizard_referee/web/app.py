@@ -284,10 +284,14 @@ def routes() -> list[Route | Mount]:
     ]
 
 
-def create_app(state: WebState, extra: list[Route | Mount] | None = None) -> Starlette:
-    """The application showing ``state`` (``extra``: more routes, before the pages')."""
+def create_app(
+    state: WebState, extra: list[Route | Mount] | None = None, *, metrics_only: bool = False
+) -> Starlette:
+    """The application showing ``state`` (``extra``: more routes, before the
+    pages'); with ``metrics_only`` just ``/metrics`` (``--metrics-port``)."""
+    pages = [Route("/metrics", metrics)] if metrics_only else routes()
     app = Starlette(
-        routes=[*(extra or []), *routes()],
+        routes=[*(extra or []), *pages],
         exception_handlers={
             NotFound: _on_error,
             Unavailable: _on_error,

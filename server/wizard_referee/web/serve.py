@@ -9,6 +9,7 @@ on the same trio loop (``serve --web``, ``tournament --web``) or alone (the
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +39,13 @@ async def serve_web(
     host: str = "127.0.0.1",
     port: int = 0,
     *,
+    metrics_only: bool = False,
     task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Serve the pages of ``state`` on ``host:port`` until cancelled."""
-    app: Any = create_app(state)  # an ASGI application (hypercorn's types are narrower)
+    """Serve the pages of ``state`` on ``host:port`` until cancelled (with
+    ``metrics_only``, ``/metrics`` alone)."""
+    # an ASGI application (hypercorn's types are narrower)
+    app: Any = create_app(state, metrics_only=metrics_only)
     await serve(app, hypercorn_config(host, port), task_status=task_status)
 
 
@@ -62,6 +66,8 @@ async def start_web(
         urls += await nursery.start(serve_web, state, options.host, options.port)
     if options.metrics_port is not None:
         only = WebState(metrics=state.metrics)  # /metrics alone on a port of its own
-        got = await nursery.start(serve_web, only, options.host, options.metrics_port)
+        got = await nursery.start(
+            partial(serve_web, metrics_only=True), only, options.host, options.metrics_port
+        )
         urls += [u + "/metrics" for u in got]
     return urls
