@@ -82,3 +82,22 @@ def test_web_pages_beside_a_ray_tournament_are_refused_with_the_web_verb_named(
     assert "--web shows the tables of the local executor's referee" in err
     assert "wizard-arena web --database" in err
     assert not (tmp_path / "t.sqlite").exists()
+
+
+def test_a_worker_whose_referee_stopped_refuses_games_at_once(tmp_path: Path) -> None:
+    """An entrant that cannot be kept running stops a worker's referee, as
+    it would a local run's: the worker says why, at once, for every game
+    (the coordinator then stops the tournament with that reason rather than
+    charging the cluster with the games)."""
+    from wizard_referee.cluster.workers import HostWorker, WorkerStopped
+    from wizard_referee.tournament.store import GameSpec
+
+    entrants: list[dict[str, object]] = [{"name": f"c{i}", "command": ["false"]} for i in range(3)]
+    config = _config(tmp_path, entrants, executor="ray")
+    worker = HostWorker(config, "secret", 0, str(tmp_path / "logs"), "")
+    info = worker.ready()
+    assert "c0" in info["error"]
+    spec = GameSpec("g0", 0, 0, 0, 0, "7", ("c0", "c1", "c2"))
+    for _ in range(2):
+        with pytest.raises(WorkerStopped, match="c0"):
+            worker.play(spec, {})

@@ -23,6 +23,7 @@ import ray
 import trio
 from ray.exceptions import RayActorError, RayError, RayTaskError
 
+from wizard_referee.cluster.workers import WorkerStopped
 from wizard_referee.referee.record import GameRecord
 
 __all__ = ["MAX_ATTEMPTS", "STALL", "Coordinator", "Failed", "Worker", "WorkerStartError"]
@@ -157,6 +158,11 @@ class Coordinator(Generic[T]):
             self._lose(worker, _first_line(e))
             return
         except RayTaskError as e:  # the game broke on a live worker
+            if isinstance(getattr(e, "cause", None), WorkerStopped):
+                # its referee stopped, as a local run's would (an entrant that cannot
+                # be kept running): the tournament stops with the reason, as it would
+                # locally, rather than charging the cluster with its games
+                raise WorkerStartError(f"{worker.label}: {e.cause}") from None
             self._again(item, f"{worker.label}: {_first_line(e)}")
             return
         done(item, record, worker)

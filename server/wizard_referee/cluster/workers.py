@@ -36,7 +36,12 @@ from wizard_referee.tournament.config import TournamentConfig
 from wizard_referee.tournament.host import GameHost, open_host
 from wizard_referee.tournament.store import GameSpec
 
-__all__ = ["HostWorker", "LocalWorker", "where"]
+__all__ = ["HostWorker", "LocalWorker", "WorkerStopped", "where"]
+
+
+class WorkerStopped(RuntimeError):
+    """The worker's referee is not running (it stopped, e.g. an entrant
+    could not be kept running): it cannot play, and will not again."""
 
 
 def where() -> dict[str, Any]:
@@ -99,9 +104,10 @@ class HostWorker:
         configure_logging("warning", "json", log_file(self.logs / "worker.log"))
         try:
             trio.run(self._serve)
-        except BaseException as e:  # reported by ready(): the coordinator stops with it
+        except BaseException as e:  # reported by ready() and play(): the coordinator stops
             self._error = _message(e)
         finally:
+            self._host = None  # play() refuses at once from now on
             self._started.set()
 
     async def _serve(self) -> None:
@@ -124,8 +130,11 @@ class HostWorker:
         """Play one game (as soon as its seats are free) and return its record."""
         host, token = self._host, self._token
         if host is None or token is None:
-            raise RuntimeError(self._error or "the worker is not ready")
-        return trio.from_thread.run(host.play, spec, tags, trio_token=token)
+            raise WorkerStopped(self._error or "the worker's referee stopped")
+        try:
+            return trio.from_thread.run(host.play, spec, tags, trio_token=token)
+        except (trio.RunFinishedError, trio.Cancelled):
+            raise WorkerStopped(self._error or "the worker's referee stopped") from None
 
 
 class LocalWorker:
