@@ -27,7 +27,7 @@ from typing import Any
 import trio
 
 from wizard_arena.bot import GameInfo
-from wizard_arena.protocol.codes import FaultCode, RejectCode
+from wizard_arena.protocol.codes import EventStream, FaultCode, RejectCode
 from wizard_arena.protocol.messages import (
     ActionMsg,
     ActionRejected,
@@ -45,6 +45,7 @@ from wizard_arena.rules import (
     Game,
     GameOver,
     Phase,
+    RoundScored,
     RoundStarted,
     RuleError,
     Rules,
@@ -82,6 +83,11 @@ class _SeatState:
     @property
     def conn(self) -> Seat | None:
         return None if self.gone else self.spec.conn
+
+    @property
+    def all_events(self) -> bool:
+        """Whether the bot gets the table's public events (not the lean stream)."""
+        return self.spec.event_stream is not EventStream.LEAN
 
     def send(self, msg: Any) -> None:
         conn = self.conn
@@ -214,7 +220,7 @@ class _Table:
         round from its view, and the open request (with the time left)."""
         conn.send(self._game_info(st))
         view = self.game.view(st.seat)
-        if view.round > 0 and view.phase is not Phase.DEAL:
+        if view.round > 0 and view.phase is not Phase.DEAL and st.all_events:
             pending = (
                 view.phase is Phase.CHOOSE_TRUMP
                 and not view.trick
@@ -413,6 +419,8 @@ class _Table:
             if isinstance(ev, RoundStarted):
                 pending = ev.turned_card is not None and ev.turned_card.is_wizard
                 for st in self.states:
+                    if not st.all_events:
+                        continue  # the lean stream: the deal is in the next request's view
                     # what the seat may see of the deal comes from its view:
                     # its own hand, or in a blind first round the others' cards
                     view = game.view(st.seat)
@@ -433,8 +441,10 @@ class _Table:
                 continue  # sent with the faults once the record is complete
             else:
                 msg = TableEvent(self.game_id, ev)
+                scored = isinstance(ev, RoundScored)  # the lean stream gets the results only
                 for st in self.states:
-                    st.send(msg)
+                    if scored or st.all_events:
+                        st.send(msg)
 
     # -- the game -------------------------------------------------------------------------
 

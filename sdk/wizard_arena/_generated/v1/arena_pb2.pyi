@@ -38,6 +38,12 @@ class Phase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     PHASE_PLAY: _ClassVar[Phase]
     PHASE_GAME_OVER: _ClassVar[Phase]
 
+class EventStream(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    EVENT_STREAM_UNSPECIFIED: _ClassVar[EventStream]
+    EVENT_STREAM_ALL: _ClassVar[EventStream]
+    EVENT_STREAM_LEAN: _ClassVar[EventStream]
+
 class DecisionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     DECISION_KIND_UNSPECIFIED: _ClassVar[DecisionKind]
@@ -76,6 +82,9 @@ PHASE_CHOOSE_TRUMP: Phase
 PHASE_BID: Phase
 PHASE_PLAY: Phase
 PHASE_GAME_OVER: Phase
+EVENT_STREAM_UNSPECIFIED: EventStream
+EVENT_STREAM_ALL: EventStream
+EVENT_STREAM_LEAN: EventStream
 DECISION_KIND_UNSPECIFIED: DecisionKind
 DECISION_KIND_BID: DecisionKind
 DECISION_KIND_PLAY: DecisionKind
@@ -214,7 +223,7 @@ class BotMessage(_message.Message):
     def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("min_version", "max_version", "bot_name", "token", "sdk_name", "sdk_version", "rule_options", "resume_token")
+    __slots__ = ("min_version", "max_version", "bot_name", "token", "sdk_name", "sdk_version", "rule_options", "resume_token", "event_stream")
     MIN_VERSION_FIELD_NUMBER: _ClassVar[int]
     MAX_VERSION_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -223,6 +232,7 @@ class Hello(_message.Message):
     SDK_VERSION_FIELD_NUMBER: _ClassVar[int]
     RULE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     RESUME_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    EVENT_STREAM_FIELD_NUMBER: _ClassVar[int]
     min_version: int
     max_version: int
     bot_name: str
@@ -231,7 +241,8 @@ class Hello(_message.Message):
     sdk_version: str
     rule_options: _containers.RepeatedScalarFieldContainer[str]
     resume_token: str
-    def __init__(self, min_version: _Optional[int] = ..., max_version: _Optional[int] = ..., bot_name: _Optional[str] = ..., token: _Optional[str] = ..., sdk_name: _Optional[str] = ..., sdk_version: _Optional[str] = ..., rule_options: _Optional[_Iterable[str]] = ..., resume_token: _Optional[str] = ...) -> None: ...
+    event_stream: EventStream
+    def __init__(self, min_version: _Optional[int] = ..., max_version: _Optional[int] = ..., bot_name: _Optional[str] = ..., token: _Optional[str] = ..., sdk_name: _Optional[str] = ..., sdk_version: _Optional[str] = ..., rule_options: _Optional[_Iterable[str]] = ..., resume_token: _Optional[str] = ..., event_stream: _Optional[_Union[EventStream, str]] = ...) -> None: ...
 
 class Action(_message.Message):
     __slots__ = ("request_id", "bid", "card", "trump")
@@ -272,18 +283,22 @@ class ServerMessage(_message.Message):
     def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., game_started: _Optional[_Union[GameStarted, _Mapping]] = ..., round_started: _Optional[_Union[RoundStarted, _Mapping]] = ..., trump_chosen: _Optional[_Union[TrumpChosen, _Mapping]] = ..., bid_made: _Optional[_Union[BidMade, _Mapping]] = ..., card_played: _Optional[_Union[CardPlayed, _Mapping]] = ..., trick_won: _Optional[_Union[TrickWon, _Mapping]] = ..., round_scored: _Optional[_Union[RoundScored, _Mapping]] = ..., decision_request: _Optional[_Union[DecisionRequest, _Mapping]] = ..., action_rejected: _Optional[_Union[ActionRejected, _Mapping]] = ..., game_over: _Optional[_Union[GameOver, _Mapping]] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("version", "session_id", "server_version", "resume_token", "resumed")
+    __slots__ = ("version", "session_id", "server_version", "resume_token", "resumed", "minor_version", "event_stream")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     SERVER_VERSION_FIELD_NUMBER: _ClassVar[int]
     RESUME_TOKEN_FIELD_NUMBER: _ClassVar[int]
     RESUMED_FIELD_NUMBER: _ClassVar[int]
+    MINOR_VERSION_FIELD_NUMBER: _ClassVar[int]
+    EVENT_STREAM_FIELD_NUMBER: _ClassVar[int]
     version: int
     session_id: str
     server_version: str
     resume_token: str
     resumed: bool
-    def __init__(self, version: _Optional[int] = ..., session_id: _Optional[str] = ..., server_version: _Optional[str] = ..., resume_token: _Optional[str] = ..., resumed: _Optional[bool] = ...) -> None: ...
+    minor_version: int
+    event_stream: EventStream
+    def __init__(self, version: _Optional[int] = ..., session_id: _Optional[str] = ..., server_version: _Optional[str] = ..., resume_token: _Optional[str] = ..., resumed: _Optional[bool] = ..., minor_version: _Optional[int] = ..., event_stream: _Optional[_Union[EventStream, str]] = ...) -> None: ...
 
 class GameStarted(_message.Message):
     __slots__ = ("game_id", "rules", "seat_names", "your_seat", "move_time_ms", "time_bank_ms", "bot_seed")
@@ -438,17 +453,19 @@ class GetServerInfoRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class ServerInfo(_message.Message):
-    __slots__ = ("server_version", "protocol_versions", "rules", "rule_options", "move_time_ms", "token_required")
+    __slots__ = ("server_version", "protocol_versions", "rules", "rule_options", "move_time_ms", "token_required", "minor_version")
     SERVER_VERSION_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSIONS_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     RULE_OPTIONS_FIELD_NUMBER: _ClassVar[int]
     MOVE_TIME_MS_FIELD_NUMBER: _ClassVar[int]
     TOKEN_REQUIRED_FIELD_NUMBER: _ClassVar[int]
+    MINOR_VERSION_FIELD_NUMBER: _ClassVar[int]
     server_version: str
     protocol_versions: _containers.RepeatedScalarFieldContainer[int]
     rules: Rules
     rule_options: _containers.RepeatedScalarFieldContainer[str]
     move_time_ms: int
     token_required: bool
-    def __init__(self, server_version: _Optional[str] = ..., protocol_versions: _Optional[_Iterable[int]] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., rule_options: _Optional[_Iterable[str]] = ..., move_time_ms: _Optional[int] = ..., token_required: _Optional[bool] = ...) -> None: ...
+    minor_version: int
+    def __init__(self, server_version: _Optional[str] = ..., protocol_versions: _Optional[_Iterable[int]] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., rule_options: _Optional[_Iterable[str]] = ..., move_time_ms: _Optional[int] = ..., token_required: _Optional[bool] = ..., minor_version: _Optional[int] = ...) -> None: ...
