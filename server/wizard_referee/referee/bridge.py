@@ -465,7 +465,7 @@ class Bridge:
         ]
         server = grpc.aio.server(options=options)
         wire.add_servicer(_Servicer(self), server)
-        self._health = health.aio.HealthServicer()  # type: ignore[attr-defined]
+        self._health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         reflection.enable_server_reflection(
             (

@@ -23,7 +23,7 @@ from .cards import SUIT_FROM_PB, SUIT_TO_PB, WireError, card_from_pb, set_card
 
 #: Hello.event_stream on the wire. ``ALL`` is sent as unset, so a bot that
 #: does not choose says exactly what a v1.0 Hello says.
-EVENT_STREAM_TO_PB: dict[EventStream, pb.EventStream] = {
+EVENT_STREAM_TO_PB: dict[EventStream, pb.EventStream.ValueType] = {
     EventStream.ALL: pb.EVENT_STREAM_UNSPECIFIED,
     EventStream.LEAN: pb.EVENT_STREAM_LEAN,
 }

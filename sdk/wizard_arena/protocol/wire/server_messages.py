@@ -65,7 +65,7 @@ from .views import (
     view_to_pb,
 )
 
-_STREAM_IN_WELCOME = {
+_STREAM_IN_WELCOME: dict[EventStream, pb.EventStream.ValueType] = {
     EventStream.ALL: pb.EVENT_STREAM_ALL,
     EventStream.LEAN: pb.EVENT_STREAM_LEAN,
 }
