@@ -136,7 +136,6 @@ class _Table:
         self.record = GameRecord.begin(game_id, self.game, names, seed, policy.fault_policy, tags)
         self.faults = FaultBook(policy.fault_policy, policy.max_faults, self.record)
         self._requests = 0
-        self._events_seen = 0
         self._nursery: trio.Nursery | None = None
         for st in self.states:
             if st.gone and st.spec.conn is not None:
@@ -413,9 +412,9 @@ class _Table:
 
     def _broadcast_new_events(self) -> None:
         game = self.game
-        new = game.events[self._events_seen :]
-        self._events_seen = len(game.events)
-        for ev in new:
+        # sent once, then let go: a live game keeps no event objects for the
+        # cyclic GC to scan (docs/performance.md, the think scenario's tail)
+        for ev in game.drain_events():
             if isinstance(ev, RoundStarted):
                 pending = ev.turned_card is not None and ev.turned_card.is_wizard
                 for st in self.states:
