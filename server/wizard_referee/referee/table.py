@@ -136,6 +136,8 @@ class _Table:
         self.record = GameRecord.begin(game_id, self.game, names, seed, policy.fault_policy, tags)
         self.faults = FaultBook(policy.fault_policy, policy.max_faults, self.record)
         self._requests = 0
+        self._moves: list[tuple[int, int, str, float, str | None]] = []
+        """(round index, seat, action, ms, fault) of each move, until the game ends."""
         self._nursery: trio.Nursery | None = None
         for st in self.states:
             if st.gone and st.spec.conn is not None:
@@ -227,19 +229,7 @@ class _Table:
                 and view.turned_card is not None
                 and view.turned_card.is_wizard
             )
-            conn.send(
-                RoundStart(
-                    self.game_id,
-                    view.round,
-                    view.dealer,
-                    view.cards_per_player,
-                    view.hand,
-                    view.turned_card,
-                    view.trump,
-                    pending,
-                    view.others_hands,
-                )
-            )
+            conn.send(self._round_start(view, pending))
         if st.open_request is not None:
             now = trio.current_time()
             move_left = max(0.0, st.started + self.move_time - now)
@@ -410,6 +400,14 @@ class _Table:
 
     # -- broadcasting -----------------------------------------------------------------------
 
+    def _round_start(self, view: SeatView, pending: bool) -> RoundStart:
+        """The RoundStarted of ``view``'s seat, from its view just after the deal."""
+        v = view
+        return RoundStart(
+            self.game_id, v.round, v.dealer, v.cards_per_player, v.hand, v.turned_card,
+            v.trump, pending, v.others_hands,
+        )  # fmt: skip
+
     def _broadcast_new_events(self) -> None:
         game = self.game
         # sent once, then let go: a live game keeps no event objects for the
@@ -422,20 +420,7 @@ class _Table:
                         continue  # the lean stream: the deal is in the next request's view
                     # what the seat may see of the deal comes from its view:
                     # its own hand, or in a blind first round the others' cards
-                    view = game.view(st.seat)
-                    st.send(
-                        RoundStart(
-                            self.game_id,
-                            ev.round,
-                            ev.dealer,
-                            ev.cards,
-                            view.hand,
-                            ev.turned_card,
-                            ev.trump,
-                            pending,
-                            view.others_hands,
-                        )
-                    )
+                    st.send(self._round_start(game.view(st.seat), pending))
             elif isinstance(ev, GameOver):
                 continue  # sent with the faults once the record is complete
             else:
@@ -454,19 +439,27 @@ class _Table:
         round_no = game.round
         view = game.view(seat)
         action, ms, fault = await self._decide(st, view)
-        self.record.rounds[-1].moves.append(
-            MoveRecord(seat, action_text(action), round(ms, 3), fault)
-        )
+        text = action_text(action)
+        # a tuple of atoms, which the cyclic GC stops tracking (settle_moves)
+        self._moves.append((len(self.record.rounds) - 1, seat, text, round(ms, 3), fault))
         self.log.info(
             "decision",
             round=round_no,
             seat=seat,
             bot=st.spec.name,
-            action=action_text(action),
+            action=text,
             ms=round(ms, 3),
             fault=fault,
         )
 
+    def settle_moves(self) -> None:
+        """The moves so far into the record's rounds, as MoveRecords (kept as
+        plain tuples while the game runs, out of the cyclic GC's way: nobody
+        reads a record's moves before its game ends or aborts)."""
+        rounds = self.record.rounds
+        for index, seat, text, ms, fault in self._moves:
+            rounds[index].moves.append(MoveRecord(seat, text, ms, fault))
+        self._moves.clear()
 
     async def run(self) -> GameRecord:
         for st in self.states:
@@ -514,6 +507,7 @@ class _Table:
         and send every seat the end of the game."""
         game = self.game
         rec = self.record
+        self.settle_moves()
         rec.results = [
             [list(r.bids), list(r.tricks), list(r.points), list(r.totals)] for r in game.results
         ]
@@ -591,6 +585,7 @@ async def run_table(
         cause: Exception = e
         while isinstance(cause, ExceptionGroup) and len(cause.exceptions) == 1:
             cause = cause.exceptions[0]
+        table.settle_moves()
         table.record.status = "aborted"
         table.record.error = f"{type(cause).__name__}: {cause}"
         table.record.finished_at = time.time()
