@@ -129,7 +129,7 @@ def first_message(kind: str, i: int, size: int) -> bytes:
 def refuse(address: str, raw: bytes) -> str:
     """Open a channel, send ``raw`` as the first message, half-close; the status name."""
     with grpc.insecure_channel(address) as channel:
-        play = channel.stream_stream(
+        play: grpc.StreamStreamMultiCallable[bytes, Any] = channel.stream_stream(
             f"/{wire.SERVICE_NAME}/Play",
             request_serializer=None,
             response_deserializer=wire.pb.ServerMessage.FromString,

@@ -1,8 +1,14 @@
 """Referee server over real gRPC on loopback: throughput, latency and CPU, against a floor.
 
-    python bench/bench_server.py                      # both scenarios, arena and floors
-    python bench/bench_server.py --scenario fast      # 16 bots, no think time
+    python bench/bench_server.py                      # 3 sets: both scenarios, arena and floors
+    python bench/bench_server.py --sets 1 --scenario fast   # 16 bots, no think time
     python bench/bench_server.py --scenario think     # 256 bots thinking 100 ms each
+    python bench/bench_server.py --kinds arena-lean,floor-table --sets 5
+
+It ends with a SUMMARY: the ratios the targets are set in (docs/performance.md),
+per set and as the median of the sets, with the machine's load average.
+Within a set the servers run one after the other (alternated), so that a
+change of load hits every kind alike.
 
 Each run starts, per scenario and server kind, one server process and one
 bots process (all bots of the scenario as grpc.aio clients in one asyncio
@@ -11,7 +17,9 @@ loop), so on a 2-core machine the server has a core of its own. Servers:
 - ``arena``: the real ``wizard-arena serve`` (4 players, move time 5 s,
   ``--reseat-delay 0``: no pause between a table's games, as the floors
   have none; ``--log-level warning``: per-decision info lines are not
-  written).
+  written), its bots on every event (``Hello.event_stream`` unset, as v1.0).
+- ``arena-lean``: the same server, its bots on the lean stream
+  (``EVENT_STREAM_LEAN``, protocol v1.1: about one message per decision).
 - ``floor-table``: a plain grpc.aio server with the same service, the same
   messages (a real mid-game DecisionRequest, CardPlayed events) and the same
   pattern per decision (one action in; the event to all 4 seats and the next
@@ -39,7 +47,15 @@ the bots share a process):
   threads, from /proc) over the window / decisions; client CPU is printed
   too, to show when the bots process, not the server, was the limit;
 - server CPU by thread: the same per thread of the server process (main
-  thread, other Python threads in start order, gRPC core's threads by name).
+  thread, other Python threads in start order, gRPC core's threads by name);
+- msgs/dec: messages the bots received per decision;
+- the tail (arena kinds and floor-table): every server runs under
+  ``traced_serve.py``, which logs its garbage collections on the bots'
+  clock; the decisions at or above p99 are split into those whose action
+  waited through a full (generation 2) collection, those that start a new
+  round at their table (the round's scoring, deal and bid requests), and
+  the rest; and p99 is shown again without the decisions that waited
+  through a full collection (``server_report.py``).
 
 Linux only (reads /proc/PID/stat).
 """
@@ -54,6 +70,7 @@ import random
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import deque
@@ -68,9 +85,13 @@ import wizard_arena.protocol.wire as wire
 from wizard_arena.protocol.messages import (
     ActionMsg,
     DecisionRequest,
+    EventStream,
     Hello,
 )
 from wizard_referee.stats import percentile
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from server_report import report, summary, tail  # (beside this file)
 
 PLAYERS = 4
 SCENARIOS = {
@@ -78,7 +99,13 @@ SCENARIOS = {
     "fast": (16, 0.0, 3.0, 15.0),
     "think": (256, 0.1, 6.0, 20.0),
 }
-KINDS = ("arena", "floor-bridge", "floor-table", "floor-pingpong")
+KINDS = ("arena-lean", "arena", "floor-bridge", "floor-table", "floor-pingpong")
+#: What a run measures by default: what the targets need (the think
+#: scenario's ping-pong and both scenarios' floor-bridge only with --kinds).
+DEFAULT_KINDS = {
+    "fast": ("arena-lean", "arena", "floor-table", "floor-pingpong"),
+    "think": ("arena-lean", "arena", "floor-table"),
+}
 CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -131,16 +158,25 @@ class Stats:
     thinks: list[float] = field(default_factory=list)
     decisions: int = 0
     welcomed: int = 0
+    messages: int = 0
+    """Messages the bots received in the window."""
+    rounds: dict[str, int] = field(default_factory=dict)
+    spans: list[tuple[float, float, bool]] = field(default_factory=list)
+    """Each decision in the window: (action sent, next request received, whether
+    that request is the first of a new round at its table)."""
     errors: list[str] = field(default_factory=list)
 
-    def on_request(self, table: str, now: float) -> None:
+    def on_request(self, table: str, now: float, round_no: int) -> None:
         prev_recv = self.last_recv.get(table)
         prev_send = self.last_send.get(table)
         self.last_recv[table] = now
+        new_round = self.rounds.get(table, round_no) != round_no
+        self.rounds[table] = round_no
         if self.measuring and prev_recv is not None and prev_send is not None:
             self.decisions += 1
             self.cycles.append(now - prev_recv)
             self.added.append(now - prev_send)
+            self.spans.append((prev_send, now, new_round))
 
     def on_send(self, table: str, received: float, now: float) -> None:
         self.last_send[table] = now
@@ -148,13 +184,15 @@ class Stats:
             self.thinks.append(now - received)
 
 
-async def run_bot(number: int, address: str, think: float, stats: Stats) -> None:
+async def run_bot(
+    number: int, address: str, think: float, stats: Stats, events: EventStream
+) -> None:
     rng = random.Random(number)
     out: deque[Any] = deque()
     ready = asyncio.Event()
 
     async def outgoing() -> AsyncIterator[Any]:
-        yield wire.encode_bot(Hello(f"bench-{number}", sdk_name="bench"))
+        yield wire.encode_bot(Hello(f"bench-{number}", sdk_name="bench", event_stream=events))
         while True:
             await ready.wait()
             ready.clear()
@@ -167,7 +205,7 @@ async def run_bot(number: int, address: str, think: float, stats: Stats) -> None
         action = rng.choice(msg.view.legal_actions)
         if think:
             await asyncio.sleep(think)
-        now = time.perf_counter()
+        now = time.monotonic()
         stats.on_send(msg.game_id, received, now)
         out.append(wire.encode_bot(ActionMsg(msg.request_id, action)))
         ready.set()
@@ -177,10 +215,13 @@ async def run_bot(number: int, address: str, think: float, stats: Stats) -> None
         tasks: set[asyncio.Task[None]] = set()
         try:
             async for raw in call:
+                if stats.measuring:
+                    stats.messages += 1
                 kind = raw.WhichOneof("message")
                 if kind == "decision_request":
-                    now = time.perf_counter()
-                    stats.on_request(raw.decision_request.game_id, now)
+                    now = time.monotonic()
+                    request = raw.decision_request
+                    stats.on_request(request.game_id, now, request.view.round)
                     if think:
                         task = asyncio.ensure_future(answer(raw, now))
                         tasks.add(task)
@@ -196,18 +237,20 @@ async def run_bot(number: int, address: str, think: float, stats: Stats) -> None
 
 async def run_bots(args: argparse.Namespace) -> dict[str, Any]:
     stats = Stats()
+    events = EventStream(args.events)
     tasks = [
-        asyncio.ensure_future(run_bot(i, args.address, args.think, stats)) for i in range(args.bots)
+        asyncio.ensure_future(run_bot(i, args.address, args.think, stats, events))
+        for i in range(args.bots)
     ]
     end = time.monotonic() + 30
     while stats.welcomed < args.bots and time.monotonic() < end:
         await asyncio.sleep(0.05)
     await asyncio.sleep(args.warmup)
     stats.measuring = True
-    t0, s0, c0 = time.perf_counter(), proc_cpu(args.server_pid), time.process_time()
+    t0, s0, c0 = time.monotonic(), proc_cpu(args.server_pid), time.process_time()
     th0 = thread_cpu(args.server_pid)
     await asyncio.sleep(args.window)
-    t1, s1, c1 = time.perf_counter(), proc_cpu(args.server_pid), time.process_time()
+    t1, s1, c1 = time.monotonic(), proc_cpu(args.server_pid), time.process_time()
     th1 = thread_cpu(args.server_pid)
     stats.measuring = False
     for t in tasks:
@@ -231,6 +274,9 @@ async def run_bots(args: argparse.Namespace) -> dict[str, Any]:
         "added_p50_ms": pct(stats.added, 50),
         "added_p99_ms": pct(stats.added, 99),
         "think_p50_ms": pct(stats.thinks, 50),
+        "messages_per_decision": stats.messages / d,
+        "window": [t0, t1],
+        "spans": [[round(a, 6), round(b, 6), r] for a, b, r in stats.spans],
         "server_cpu_us_per_decision": (s1 - s0) / d * 1e6,
         "server_cpu_util": (s1 - s0) / elapsed,
         "client_cpu_util": (c1 - c0) / elapsed,
@@ -277,108 +323,60 @@ class ServerProcess:
             return self.proc.wait()
 
 
-def server_argv(kind: str) -> list[str]:
-    if kind == "arena":
-        return [
-            sys.executable,
+def server_argv(kind: str, gc_log: str | None = None) -> list[str]:
+    """The server's command line; with ``gc_log``, under traced_serve.py
+    (its collections logged to that file)."""
+    here = Path(__file__).resolve().parent
+    if kind in ("arena", "arena-lean"):
+        target = [
             "-m",
             "wizard_arena.cli",
             "serve",
-            "--port",
-            "0",
-            "--players",
-            str(PLAYERS),
-            "--move-time",
-            "5",
-            "--seed",
-            "1",
-            "--reseat-delay",
-            "0",
-            "--log-level",
-            "warning",
-            "--log-format",
-            "json",
+            *["--port", "0", "--players", str(PLAYERS), "--move-time", "5", "--seed", "1"],
+            *["--reseat-delay", "0", "--log-level", "warning", "--log-format", "json"],
         ]
-    mode = kind.split("-", 1)[1]
-    floors = str(Path(__file__).with_name("floor_servers.py"))
-    return [sys.executable, floors, "--mode", mode, "--players", str(PLAYERS)]
+    else:
+        mode = kind.split("-", 1)[1]
+        target = [str(here / "floor_servers.py"), "--mode", mode, "--players", str(PLAYERS)]
+    if gc_log is None:
+        return [sys.executable, *target]
+    return [sys.executable, str(here / "traced_serve.py"), gc_log, *target]
 
 
 def measure(kind: str, scenario: str) -> dict[str, Any]:
     bots, think, warmup, window = SCENARIOS[scenario]
-    server = ServerProcess(server_argv(kind))
-    try:
-        out = subprocess.run(
-            [
-                sys.executable,
-                __file__,
-                "bots",
-                "--address",
-                server.address,
-                "--server-pid",
-                str(server.proc.pid),
-                "--bots",
-                str(bots),
-                "--think",
-                str(think),
-                "--warmup",
-                str(warmup),
-                "--window",
-                str(window),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=warmup + window + 120,
-        )
-    finally:
-        server.stop()
+    with tempfile.TemporaryDirectory() as tmp:
+        gc_log = str(Path(tmp) / "gc.json")
+        server = ServerProcess(server_argv(kind, gc_log))
+        load_before = os.getloadavg()[0]
+        try:
+            out = subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "bots",
+                    *["--address", server.address, "--server-pid", str(server.proc.pid)],
+                    *["--bots", str(bots), "--think", str(think)],
+                    *["--warmup", str(warmup), "--window", str(window)],
+                    *["--events", "lean" if kind == "arena-lean" else "all"],
+                ],
+                capture_output=True,
+                text=True,
+                timeout=warmup + window + 120,
+            )
+        finally:
+            server.stop()
+        collections = json.loads(Path(gc_log).read_text()) if Path(gc_log).exists() else []
     if out.returncode != 0:
         raise RuntimeError(f"bots process failed:\n{out.stderr}")
     result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     result["kind"] = kind
     result["scenario"] = scenario
     result["loadavg_1m"] = os.getloadavg()[0]
+    result["loadavg_1m_before"] = load_before
+    spans = result.pop("spans")
+    result["tail"] = tail(spans, collections, result["window"], result["added_p99_ms"])
     return result
-
-
-def report(results: list[dict[str, Any]]) -> None:
-    head = (
-        f"{'scenario':<8} {'server':<15} {'bots':>5} {'think':>6} {'dec/s':>8} "
-        f"{'cycle p50':>10} {'cycle p99':>10} {'added p50':>10} {'added p99':>10} "
-        f"{'srv CPU/dec':>12} {'srv CPU':>8} {'bots CPU':>9}"
-    )
-    print(head)
-    print("-" * len(head))
-    for r in results:
-        print(
-            f"{r['scenario']:<8} {r['kind']:<15} {r['bots']:>5} {r['think_ms']:>4.0f}ms "
-            f"{r['decisions_per_s']:>8,.0f} {r['cycle_p50_ms']:>8.2f}ms "
-            f"{r['cycle_p99_ms']:>8.2f}ms {r['added_p50_ms']:>8.2f}ms "
-            f"{r['added_p99_ms']:>8.2f}ms {r['server_cpu_us_per_decision']:>10.0f}us "
-            f"{r['server_cpu_util']:>7.0%} {r['client_cpu_util']:>8.0%}"
-        )
-        threads = ", ".join(
-            f"{name} {us}" for name, us in r.get("server_thread_cpu_us_per_decision", {}).items()
-        )
-        if threads:
-            print(f"    server CPU by thread, us/decision: {threads}")
-        for e in r["errors"]:
-            print(f"    error: {e}")
-    by = {(r["scenario"], r["kind"]): r for r in results}
-    print()
-    for scenario in SCENARIOS:
-        arena = by.get((scenario, "arena"))
-        if arena is None:
-            continue
-        for floor in ("floor-bridge", "floor-table", "floor-pingpong"):
-            f = by.get((scenario, floor))
-            if f is not None:
-                ratio = arena["decisions_per_s"] / f["decisions_per_s"]
-                print(f"{scenario}: arena throughput = {ratio:.2f} x {floor}")
-        print(
-            f"{scenario}: arena added latency p99 = {arena['added_p99_ms']:.2f} ms, "
-            f"server CPU {arena['server_cpu_us_per_decision']:.0f} us/decision"
-        )
 
 
 def main() -> None:
@@ -387,8 +385,14 @@ def main() -> None:
     run = sub.add_parser("run", help="(default) run the scenarios and print the figures")
     for p in (ap, run):
         p.add_argument("--scenario", choices=[*SCENARIOS, "all"], default="all")
-        p.add_argument("--kinds", default=",".join(KINDS), help="comma-separated server kinds")
-        p.add_argument("--json", action="store_true", help="also print the raw results as JSON")
+        p.add_argument(
+            "--kinds",
+            help=f"comma-separated server kinds, of {', '.join(KINDS)} (default: what the "
+            "targets need: fast " + ",".join(DEFAULT_KINDS["fast"]) + "; think "
+            + ",".join(DEFAULT_KINDS["think"]) + ")",
+        )
+        p.add_argument("--sets", type=int, default=3, help="sets of runs (default 3)")
+        p.add_argument("--json", metavar="FILE", help="also write the raw results as JSON")
     bt = sub.add_parser("bots", help="(internal) run the bots and print JSON")
     bt.add_argument("--address", required=True)
     bt.add_argument("--server-pid", type=int, required=True)
@@ -396,32 +400,43 @@ def main() -> None:
     bt.add_argument("--think", type=float, default=0.0)
     bt.add_argument("--warmup", type=float, default=3.0)
     bt.add_argument("--window", type=float, default=10.0)
+    bt.add_argument("--events", choices=["all", "lean"], default="all")
     args = ap.parse_args()
     if args.role == "bots":
         print(json.dumps(asyncio.run(run_bots(args))))
         return
     scenarios = list(SCENARIOS) if args.scenario == "all" else [args.scenario]
-    kinds = [k for k in args.kinds.split(",") if k]
+    chosen = [k for k in (args.kinds or "").split(",") if k]
+    unknown = [k for k in chosen if k not in KINDS]
+    if unknown:
+        ap.error(f"unknown server kind(s) {', '.join(unknown)}: choose among {', '.join(KINDS)}")
     print(
         f"bench_server: {time.strftime('%Y-%m-%d %H:%M:%S')}, {os.cpu_count()} cores, "
-        f"python {sys.version.split()[0]}, grpcio {grpc.__version__}; "
-        "arena runs with --log-level warning",
+        f"python {sys.version.split()[0]}, grpcio {grpc.__version__}; {args.sets} set(s); "
+        f"load average at the start {os.getloadavg()[0]:.1f}",
         flush=True,
     )
-    results = []
-    for scenario in scenarios:
-        for kind in kinds:
-            r = measure(kind, scenario)
-            results.append(r)
-            print(
-                f"  {scenario:<6} {kind:<15} {r['decisions_per_s']:>8,.0f} decisions/s "
-                f"(load average {r['loadavg_1m']:.1f} at the end)",
-                flush=True,
-            )
+    sets: list[list[dict[str, Any]]] = []
+    for number in range(1, args.sets + 1):
+        results = []
+        for scenario in scenarios:
+            for kind in chosen or DEFAULT_KINDS[scenario]:
+                r = measure(kind, scenario)
+                r["set"] = number
+                results.append(r)
+                print(
+                    f"  set {number} {scenario:<6} {kind:<15} {r['decisions_per_s']:>8,.0f} "
+                    f"decisions/s, added p99 {r['added_p99_ms']:.1f} ms (load average "
+                    f"{r['loadavg_1m_before']:.1f} before, {r['loadavg_1m']:.1f} after)",
+                    flush=True,
+                )
+        sets.append(results)
     print()
-    report(results)
+    for results in sets:
+        report(results)
+    summary(sets)
     if args.json:
-        print(json.dumps(results, indent=1))
+        Path(args.json).write_text(json.dumps(sets, indent=1))
 
 
 if __name__ == "__main__":

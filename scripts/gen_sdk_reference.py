@@ -127,7 +127,8 @@ def _signature(obj: Any, name: str) -> str:
             params.append("*")
         if p.kind in (p.KEYWORD_ONLY, p.VAR_POSITIONAL):
             star_done = True
-        text = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "") + p.name
+        stars: dict[inspect._ParameterKind, str] = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}
+        text = stars.get(p.kind, "") + p.name
         if p.annotation is not p.empty:
             text += f": {_annotation(p.annotation)}"
         if p.default is not p.empty:
@@ -174,7 +175,7 @@ def render_class(cls: type, qual: str, *, members: list[str] | None = None) -> l
             rows.append(f"| `{f.name}` | `{f.type}` | {_inline(doc)} |")
         if rows:
             out += ["| field | type | meaning |", "| --- | --- | --- |", *rows, ""]
-    items = []
+    items: list[tuple[str, str | None]] = []
     for name, value in _own_members(cls):
         if members is not None and name not in members:
             continue
@@ -193,9 +194,9 @@ def render_class(cls: type, qual: str, *, members: list[str] | None = None) -> l
             items.append((f"{prefix}`{_signature(value, name)}`", value.__doc__))
         elif not callable(value) and name in attr_docs and not is_exception:
             items.append((f"attribute `{name}` = `{value!r}`", attr_docs[name]))
-    for title, doc in items:
+    for title, item_doc in items:
         out += [f"- {title}", ""]
-        body = markdown(doc)
+        body = markdown(item_doc)
         if body:
             out += [textwrap.indent(body, "  ").rstrip(), ""]
     return out

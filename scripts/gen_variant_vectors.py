@@ -20,7 +20,7 @@ import json
 import random
 import sys
 
-from wizard_arena.rules import Bid, ChooseTrump, Game, Phase, Play, Rules
+from wizard_arena.rules import Bid, BidRestriction, ChooseTrump, Game, Phase, Play, Rules
 
 VARIANTS: list[tuple[str, Rules]] = [
     ("maximus-3", Rules(players=3, maximus=True)),
@@ -28,8 +28,8 @@ VARIANTS: list[tuple[str, Rules]] = [
     ("hidden-bids-4", Rules(players=4, hidden_bids=True)),
     (
         "blind-first-round-5-canadian",
-        Rules(players=5, blind_first_round=True, bid_restriction="canadian"),
-    ),  # type: ignore[arg-type]
+        Rules(players=5, blind_first_round=True, bid_restriction=BidRestriction.CANADIAN),
+    ),
     ("tricksy-4", Rules(players=4, tricksy=True)),
     ("lowest-score-deals-6", Rules(players=6, lowest_score_deals=True)),
     ("short-game-4", Rules(players=4, hand_sizes=(2, 4, 6, 8, 10, 12, 14, 15))),
@@ -51,8 +51,12 @@ VARIANTS: list[tuple[str, Rules]] = [
     ),
     (
         "first-dealer-by-draw-6-dealer-not-equal",
-        Rules(players=6, first_dealer_by_draw=True, bid_restriction="dealer_not_equal"),
-    ),  # type: ignore[arg-type]
+        Rules(
+            players=6,
+            first_dealer_by_draw=True,
+            bid_restriction=BidRestriction.DEALER_NOT_EQUAL,
+        ),
+    ),
     (
         "maximus-suited-draw-4",
         Rules(players=4, maximus=True, tricksy_suited=True, first_dealer_by_draw=True),

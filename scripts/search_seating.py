@@ -79,7 +79,7 @@ def search(orthogonal: Sequence[tuple[int, int]], limit: int = 1) -> list[list[t
                 row[s] = v
             if r == 0 and (row[1], row[2]) != (0, 1):
                 continue
-            added = []
+            added: list[tuple[tuple[int, int], int]] = []
             for s, t in orthogonal:
                 if FIXED in (row[s], row[t]):
                     continue

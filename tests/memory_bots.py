@@ -30,6 +30,7 @@ from wizard_arena.protocol.messages import (
     ActionRejected,
     BotMsg,
     DecisionRequest,
+    EventStream,
     GameEnd,
     Hello,
     RoundStart,
@@ -100,6 +101,7 @@ class MemBot:
         games: int | None = 1,
         on_request: RequestHook | None = None,
         on_message: MessageHook | None = None,
+        event_stream: EventStream = EventStream.ALL,
     ) -> None:
         self.name = name
         self.hello = Hello(
@@ -111,6 +113,7 @@ class MemBot:
             sdk_version="0",
             rule_options=rule_options,
             resume_token=resume_token,
+            event_stream=event_stream,
         )
         self.send_hello = hello
         self.first = list(first)

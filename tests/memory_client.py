@@ -30,9 +30,9 @@ from wizard_arena.bot import Bot
 from wizard_arena.client import ArenaError, ConnectionLostError, ProtocolError, RunResult
 from wizard_arena.client.blocking import CLOSE_GRACE, answer
 from wizard_arena.client.connection import error_from_rpc, hello
-from wizard_arena.client.driver import Driver
+from wizard_arena.client.driver import Driver, event_stream_for
 from wizard_arena.client.serve import Connect
-from wizard_arena.protocol.messages import ActionMsg, ServerMsg, Welcome
+from wizard_arena.protocol.messages import ActionMsg, EventStream, ServerMsg, Welcome
 from wizard_referee.referee.arena import Arena
 from wizard_referee.referee.memory import MemoryBot, connect
 from wizard_referee.referee.seat import CloseCode
@@ -82,7 +82,12 @@ class MemorySession:
         self.end.leave()
 
 
-def memory_sessions(arena: Arena, name: str, rule_options: Sequence[str] | None = None) -> Connect:
+def memory_sessions(
+    arena: Arena,
+    name: str,
+    rule_options: Sequence[str] | None = None,
+    event_stream: EventStream = EventStream.ALL,
+) -> Connect:
     """Opens sessions of the bot ``name`` on ``arena``'s in-memory seats, as
     :func:`~wizard_arena.client.open_bot_session` opens them over gRPC
     (the SDK's Hello; leaving drops the connection)."""
@@ -90,7 +95,8 @@ def memory_sessions(arena: Arena, name: str, rule_options: Sequence[str] | None 
     @asynccontextmanager
     async def open_session(resume_token: str) -> AsyncIterator[MemorySession]:
         end = connect(arena.accept, arena.config.policy)
-        end.send(replace(hello(name, None, rule_options), resume_token=resume_token))
+        greeting = hello(name, None, rule_options, event_stream)
+        end.send(replace(greeting, resume_token=resume_token))
         try:
             try:
                 first = await end.receive()
@@ -109,9 +115,11 @@ async def run_blocking(bot: Bot, arena: Arena, name: str, games: int = 1) -> Run
     """Play ``bot`` on ``arena`` for ``games`` games as :func:`run_bot`'s
     stream does, with trio's clock for ``time.monotonic``; the bot runs in
     this task (while it decides, no other task runs and no time passes
-    unless it :func:`take` s it)."""
+    unless it :func:`take` s it). The bot's event stream is its own choice,
+    as with :func:`run_bot` (:func:`~wizard_arena.client.event_stream_for`)."""
     driver = Driver(RunResult(), strict=False, games=games)
-    async with memory_sessions(arena, name)("") as session:
+    connect = memory_sessions(arena, name, event_stream=event_stream_for(bot))
+    async with connect("") as session:
         driver.welcome(session.welcome)
         async for msg in session:
             for out in answer(bot, driver, msg, session.received_at, trio.current_time):

@@ -266,7 +266,9 @@ def check_information(bot: RawBot, record: GameRecord) -> int:
     return the cards checked (at least one).
 
     Every card in every message (any field, any text) must be in the seat's
-    own deal, be the turned card, or have been played this round, or, in a
+    own deal, be the turned card, or have been played this round (on the
+    lean stream, where no CardPlayed comes, as the record says at the
+    moment of each request), or, in a
     blind first round, be another seat's card (but not its own until it is
     played). Hands, views, plays and tricks must match what the rules did
     with the record. With hidden bids no view shows another seat's bid
@@ -297,6 +299,12 @@ class _SeatWatch:
         self.blind = False
         self.round = 0
         self.checked = 0
+        self.lean = False
+        """Whether the seat gets the lean stream (no RoundStart: the round is
+        taken from the record at its first request)."""
+        self.dealt: list[tuple[Card, ...]] = []
+        self.play_requests: list[str] = []
+        """The seat's PLAY request ids this round, in order (the lean stream)."""
 
     def see(self, item: Received) -> None:
         msg = item.msg
@@ -307,11 +315,17 @@ class _SeatWatch:
         assert self.seat is not None
         if isinstance(msg, RoundStart):
             self._round_start(msg, self.seat)
+        elif isinstance(msg, DecisionRequest) and msg.view.round != self.round:
+            # the lean stream (Hello.event_stream): no RoundStart, no public events
+            self.lean = True
+            self._new_round(msg.view.round, self.seat)
         elif isinstance(msg, TableEvent) and isinstance(msg.event, CardPlayed):
             self.played.append((msg.event.seat, msg.event.card))
             assert self.played == self.expected[: len(self.played)], (
                 "plays differ from the rules' replay of the record"
             )
+        if self.lean and isinstance(msg, DecisionRequest):
+            self.played = self._played_by_now(msg)
         allowed = set(self.own) | self.visible | {c for _, c in self.played}
         if self.turned is not None:
             allowed.add(self.turned)
@@ -327,26 +341,47 @@ class _SeatWatch:
             cards = msg.event.trick.cards
             assert list(cards) == [c for _, c in self.played[-len(cards) :]]
 
-    def _round_start(self, msg: RoundStart, seat: int) -> None:
-        self.round = msg.round
-        rr = self.record.rounds[msg.round - 1]
-        dealt = [tuple(Card(c) for c in h) for h in rr.hands]
-        self.blind = self.rules.blind_first_round and msg.round == 1
+    def _new_round(self, round_no: int, seat: int) -> None:
+        self.round = round_no
+        rr = self.record.rounds[round_no - 1]
+        self.dealt = [tuple(Card(c) for c in h) for h in rr.hands]
+        self.blind = self.rules.blind_first_round and round_no == 1
         if self.blind:
-            self.others = tuple(() if s == seat else h for s, h in enumerate(dealt))
-            assert msg.hand == (), f"round 1 is blind: {self.name} was shown its own card"
-            assert msg.others_hands == self.others
+            self.others = tuple(() if s == seat else h for s, h in enumerate(self.dealt))
             self.own = Counter()
             self.visible = {c for h in self.others for c in h}
         else:
-            assert msg.hand == dealt[seat], f"round {msg.round}: hand differs from the deal"
-            assert msg.others_hands == ()
-            self.own = Counter(dealt[seat])
+            self.own = Counter(self.dealt[seat])
             self.visible = set()
         self.turned = Card(rr.turned_card) if rr.turned_card else None
-        assert msg.turned_card == self.turned
         self.played = []
-        self.expected = self.plays[msg.round - 1]
+        self.expected = self.plays[round_no - 1]
+        self.play_requests = []
+
+    def _round_start(self, msg: RoundStart, seat: int) -> None:
+        self._new_round(msg.round, seat)
+        if self.blind:
+            assert msg.hand == (), f"round 1 is blind: {self.name} was shown its own card"
+            assert msg.others_hands == self.others
+        else:
+            assert msg.hand == self.dealt[seat], f"round {msg.round}: hand differs from the deal"
+            assert msg.others_hands == ()
+        assert msg.turned_card == self.turned
+
+    def _played_by_now(self, msg: DecisionRequest) -> list[tuple[int, Card]]:
+        """On the lean stream: the cards played this round before the request,
+        from the record (not from the request): before the seat's own next
+        play, or (a Wizard's player naming trump) up to its last play."""
+        mine = [i for i, (s, _) in enumerate(self.expected) if s == self.seat]
+        if msg.view.phase is Phase.PLAY:
+            if msg.request_id not in self.play_requests:
+                self.play_requests.append(msg.request_id)
+            upto = mine[self.play_requests.index(msg.request_id)]
+        elif self.play_requests:
+            upto = mine[len(self.play_requests) - 1] + 1
+        else:
+            upto = 0
+        return self.expected[:upto]
 
     def _view(self, v: SeatView, seat: int) -> None:
         if self.blind:

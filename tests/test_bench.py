@@ -3,10 +3,12 @@ checked: speed is measured by the benchmarks themselves, never by tests)."""
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import json
 import subprocess
 import sys
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -28,10 +30,11 @@ def _bench_server() -> ModuleType:
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("kind", ["arena", "floor-bridge", "floor-table"])
-def test_bench_server_kinds_serve_tables(kind: str) -> None:
+@pytest.mark.parametrize("kind", ["arena-lean", "arena", "floor-bridge", "floor-table"])
+def test_bench_server_kinds_serve_tables(kind: str, tmp_path: Path) -> None:
     bench = _bench_server()
-    server = bench.ServerProcess(bench.server_argv(kind))
+    gc_log = tmp_path / "gc.json"
+    server = bench.ServerProcess(bench.server_argv(kind, str(gc_log)))
     try:
         out = subprocess.run(
             [
@@ -40,6 +43,7 @@ def test_bench_server_kinds_serve_tables(kind: str) -> None:
                 "bots",
                 *["--address", server.address, "--server-pid", str(server.proc.pid)],
                 *["--bots", "8", "--warmup", "0.5", "--window", "1.5"],
+                *["--events", "lean" if kind == "arena-lean" else "all"],
             ],
             capture_output=True,
             text=True,
@@ -51,6 +55,16 @@ def test_bench_server_kinds_serve_tables(kind: str) -> None:
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["welcomed"] == 8 and result["errors"] == []
     assert result["decisions"] > 0 and result["server_cpu_us_per_decision"] > 0
+    assert len(result["spans"]) == result["decisions"]
+    if kind == "arena-lean":
+        assert result["messages_per_decision"] < 1.5
+    elif kind == "arena":
+        assert result["messages_per_decision"] > 4
+    # the server's collections were logged on the bots' clock (traced_serve.py)
+    collections = json.loads(gc_log.read_text())
+    report = importlib.import_module("server_report")
+    tail = report.tail(result["spans"], collections, result["window"], result["added_p99_ms"])
+    assert tail["tail_decisions"] >= 1
 
 
 @pytest.mark.parametrize(

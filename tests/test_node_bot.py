@@ -76,6 +76,7 @@ def test_node_bot_plays_full_games(node_bot: list[str]) -> None:
         ok(box[0])
         assert node.returncode == 0, err
         assert "done: 2 game(s)" in err
+        assert "protocol 1.1" in err and "EVENT_STREAM_LEAN" in err  # the lean stream granted
         records = finished_records(server, 2)
         for rec in records:
             assert rec.status == "finished"

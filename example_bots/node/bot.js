@@ -5,7 +5,7 @@
 // keeps no game state of its own.
 //
 //   node bot.js --server 127.0.0.1:50051 --name node-bot [--games N] [--token T]
-//               [--rule-options hidden_bids,tricksy_suited,...]
+//               [--rule-options hidden_bids,tricksy_suited,...] [--events lean|all]
 //
 // Strategy: the lowest legal bid, a random legal card, the first legal trump.
 // The random draws come from GameStarted.botSeed (a per-game seed the referee
@@ -13,7 +13,10 @@
 // played the same way every time; never from Math.random.
 // Every decision comes from the request's legal actions, so the bot can play
 // every rule option; it lists in Hello.ruleOptions those given with
-// --rule-options (none by default: the base game only).
+// --rule-options (none by default: the base game only). It needs no public
+// event, so it asks for the lean stream (protocol v1.1, Hello.eventStream
+// EVENT_STREAM_LEAN: about one message per decision); --events all asks
+// for every event (a v1.0 server sends them all anyway).
 // Exit status: 0 after N games (or when the server ends the stream), 1 when the
 // server refuses or drops the bot, 2 for bad arguments, 130 on Ctrl-C.
 'use strict';
@@ -32,18 +35,25 @@ function usage(message) {
   if (message) console.error(`node-bot: error: ${message}`);
   console.error(
     'usage: node bot.js --server HOST:PORT --name NAME [--games N] [--token TOKEN] ' +
-      '[--rule-options NAME,NAME,...]',
+      '[--rule-options NAME,NAME,...] [--events lean|all]',
   );
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const args = { server: '127.0.0.1:50051', name: 'node-bot', games: 0, token: '', ruleOptions: [] };
+  const args = {
+    server: '127.0.0.1:50051',
+    name: 'node-bot',
+    games: 0,
+    token: '',
+    ruleOptions: [],
+    events: 'lean',
+  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     if (flag === '-h' || flag === '--help') usage();
     const value = argv[i + 1];
-    if (!['--server', '--name', '--games', '--token', '--rule-options'].includes(flag)) {
+    if (!['--server', '--name', '--games', '--token', '--rule-options', '--events'].includes(flag)) {
       usage(`unknown option ${flag}`);
     }
     if (value === undefined) usage(`${flag} needs a value`);
@@ -52,6 +62,9 @@ function parseArgs(argv) {
       const n = Number(value);
       if (!Number.isInteger(n) || n < 1) usage('--games must be a positive integer');
       args.games = n;
+    } else if (flag === '--events') {
+      if (!['lean', 'all'].includes(value)) usage('--events must be lean or all');
+      args.events = value;
     } else if (flag === '--rule-options') {
       // the Rules option names, as in the .proto (e.g. tricksy_suited); no check
       // here: the server refuses the bot if one in force at its tables is missing
@@ -133,6 +146,7 @@ function main() {
       sdkName: SDK_NAME,
       sdkVersion: SDK_VERSION,
       ruleOptions: args.ruleOptions,
+      eventStream: args.events === 'all' ? 'EVENT_STREAM_ALL' : 'EVENT_STREAM_LEAN',
     },
   });
 
@@ -142,7 +156,10 @@ function main() {
     if (finished) return;
     switch (msg.message) {
       case 'welcome':
-        log(`connected to ${args.server}: protocol ${msg.welcome.version}, session ${msg.welcome.sessionId}`);
+        log(
+          `connected to ${args.server}: protocol ${msg.welcome.version}.${msg.welcome.minorVersion}, ` +
+            `session ${msg.welcome.sessionId}, ${msg.welcome.eventStream}`,
+        );
         break;
       case 'gameStarted': {
         const g = msg.gameStarted;
@@ -181,7 +198,7 @@ function main() {
         break;
       }
       default:
-        break; // public events (bids, cards, tricks, scores): not needed by this bot
+        break; // public events (bids, cards, tricks, scores; only with --events all): not needed
     }
   });
 

@@ -11,6 +11,14 @@ the network (:func:`wizard_arena.client.run_bot`) and in tournaments.
 Methods receive a :class:`~wizard_arena.rules.SeatView`; their return value may
 be a plain value (an ``int`` bid, a :class:`Card`, a :class:`Suit`) or the
 matching action (:class:`Bid`, :class:`Play`, :class:`ChooseTrump`).
+
+Over the network a bot gets the **lean event stream** (protocol v1.1,
+``Hello.event_stream``: about one message per decision) unless it asks for
+the table's events: by overriding :meth:`Bot.on_trick_end` or
+:meth:`Bot.on_round_end` (the hooks that follow the play), or by setting
+:attr:`Bot.event_stream`
+(:func:`wizard_arena.client.event_stream_for`). Its decisions see the
+same complete view either way.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from wizard_arena.rules import (
     Action,
@@ -91,6 +99,17 @@ class Bot:
 
     #: Shown at the table unless a name is given when the bot is run.
     name: str = "bot"
+
+    #: The messages the bot receives over the network (``Hello.event_stream``):
+    #: ``None`` (the default) lets the SDK choose
+    #: (:func:`wizard_arena.client.event_stream_for`: every event if the
+    #: class overrides ``on_trick_end`` or ``on_round_end``, else the lean
+    #: stream); ``"all"`` or ``"lean"`` (or
+    #: :class:`wizard_arena.protocol.codes.EventStream`'s members) chooses.
+    event_stream: ClassVar[str | None] = None
+
+    _sdk_base: ClassVar[bool] = True
+    """Marks the SDK's base classes, whose hooks do nothing (``event_stream_for``)."""
 
     def bid(self, view: SeatView) -> int | Bid:
         """How many tricks to bid; one of ``view.legal_bids``."""

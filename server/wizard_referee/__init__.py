@@ -13,4 +13,12 @@ The rooms:
 May import: the SDK's rules and protocol rooms, the bot API's value types and
 its CLI helpers; each room's docstring says which rooms it may use. The
 referee room never imports the rooms above it or the SDK's client.
+
+It comes with the ``server`` extra (``pip install 'wizard-arena[server]'``:
+numpy, structlog, grpc health and reflection); imported without it, it
+fails at once with one line that says so (:mod:`wizard_arena.extras`).
 """
+
+from wizard_arena.extras import require
+
+require("server", "wizard_referee (the referee, tournaments, ratings, compare, check)")

@@ -5,9 +5,11 @@ runs, so ``wizard-arena conformance`` never loads grpc. A command module
 provides ``add_arguments(parser)`` and ``run(args) -> int``.
 :mod:`.rules_options` holds the rule-variant flags the verbs share.
 
-May import: the rules room and :mod:`wizard_arena` (its version). The verbs'
-modules, the server's among them, are named in :data:`COMMANDS` by module
-path and imported through importlib only when that verb runs.
+May import: the rules room, :mod:`wizard_arena` (its version) and
+:mod:`wizard_arena.extras`. The verbs' modules, the server's among them, are
+named in :data:`COMMANDS` by module path and imported through importlib only
+when that verb runs; a verb whose extra is not installed (e.g. ``serve``
+without ``[server]``) says which extra to install, in one line, exit status 2.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+
+from wizard_arena.extras import MissingExtraError
 
 # name -> (module, one-line help). Order is the order shown in --help.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -46,6 +50,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "conformance": (
         "wizard_arena.conformance.cmd_conformance",
         "run rules test vectors (JSON files)",
+    ),
+    "proto": (
+        "wizard_arena.protocol.cmd_proto",
+        "write the protocol's .proto file(s) to a folder, for bots in other languages",
     ),
     "check": (
         "wizard_referee.check.cmd_check",
@@ -85,7 +93,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
     module_name, text = COMMANDS[name]
-    module = importlib.import_module(module_name)
+    try:
+        module = importlib.import_module(module_name)
+    except MissingExtraError as e:  # e.g. `serve` after a bot author's plain install
+        print(f"wizard-arena {name}: {e}", file=sys.stderr)
+        return 2
     parser = argparse.ArgumentParser(prog=f"wizard-arena {name}", description=text)
     module.add_arguments(parser)
     ns = parser.parse_args(args[1:])

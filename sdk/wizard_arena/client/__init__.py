@@ -25,8 +25,18 @@ What the SDK does for the bot, and the choices it makes:
   base game only: a server whose tables use another option then refuses it
   with :class:`VersionMismatchError`). Any number of games is played on one
   stream (``games`` stops after that many).
+* **Event stream** (protocol v1.1, ``Hello.event_stream``): the SDK asks
+  for the lean stream (GameStarted, the requests with their complete views,
+  rejections, round results, GameOver: about one message per decision)
+  unless the bot asks for the table's events, by overriding
+  ``on_trick_end`` or ``on_round_end`` or by setting its ``event_stream``
+  attribute (``"all"`` or ``"lean"``): :func:`event_stream_for`. The
+  ``event_stream`` argument of :func:`run_bot` and :func:`serve_bot`
+  overrides it. A v1.0 server ignores the choice and sends everything.
 * **Hooks**: ``on_game_start`` on GameStarted, ``on_trick_end`` and
-  ``on_round_end`` on the TrickWon / RoundScored events with the seat's
+  ``on_round_end`` on the TrickWon / RoundScored events (on the lean
+  stream, ``on_round_end`` only, with the last request's view and the
+  round's result) with the seat's
   view as the rules core folds it from every message
   (:func:`wizard_arena.rules.observe`: the SDK keeps no model of the game
   of its own; the view is re-synchronised from each DecisionRequest's
@@ -108,6 +118,7 @@ from __future__ import annotations
 
 from wizard_arena.client.blocking import run_bot
 from wizard_arena.client.connection import DEFAULT_SERVER, RULE_OPTIONS, SDK_NAME, server_info
+from wizard_arena.client.driver import event_stream_for
 from wizard_arena.client.errors import (
     ActionRejectedError,
     ArenaError,
@@ -139,6 +150,7 @@ __all__ = [
     "ServerError",
     "ServerFullError",
     "VersionMismatchError",
+    "event_stream_for",
     "open_bot_session",
     "run_bot",
     "serve_bot",

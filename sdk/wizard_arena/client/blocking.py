@@ -24,12 +24,12 @@ from wizard_arena.client.connection import (
     log,
     requests,
 )
-from wizard_arena.client.driver import Driver, Effect, Hook, Send
+from wizard_arena.client.driver import Driver, Effect, Hook, Send, event_stream_for
 from wizard_arena.client.errors import ArenaError, ProtocolError
 from wizard_arena.client.results import ClientRecord, RunResult
 from wizard_arena.client.retry import Backoff, after_stream_error
 from wizard_arena.protocol import wire
-from wizard_arena.protocol.messages import ActionMsg, ServerMsg, Welcome
+from wizard_arena.protocol.messages import ActionMsg, EventStream, ServerMsg, Welcome
 from wizard_arena.rules import Action
 
 __all__ = ["CLOSE_GRACE", "answer", "run_bot"]
@@ -53,6 +53,7 @@ def run_bot(
     channel_options: Sequence[tuple[str, Any]] = (),
     on_record: Callable[[ClientRecord], None] | None = None,
     keep_records: bool = True,
+    event_stream: EventStream | str | None = None,
 ) -> RunResult:
     """Connect ``bot`` to ``server`` (``host:port``) and play until the
     server ends the stream, or ``games`` games are over. Blocks.
@@ -62,8 +63,12 @@ def run_bot(
     :data:`RULE_OPTIONS`) are the rule variants the bot can play. Each
     decision and fault the SDK records is passed to ``on_record`` as it
     happens and kept on :attr:`RunResult.records` (unless ``keep_records``
-    is false: a long run keeps one record per decision). See the module
-    documentation for errors, deadlines, rejections and reconnecting.
+    is false: a long run keeps one record per decision). ``event_stream``:
+    the messages to ask for (default: the bot's choice,
+    :func:`~wizard_arena.client.event_stream_for`: the lean stream unless the
+    bot follows the play with ``on_trick_end`` or ``on_round_end``). See
+    the module documentation for errors, deadlines, rejections and
+    reconnecting.
     Raises an :class:`ArenaError`; ``KeyboardInterrupt`` closes the stream
     and propagates.
     """
@@ -73,7 +78,8 @@ def run_bot(
     driver = Driver(
         result, strict=strict, games=games, on_record=on_record, keep_records=keep_records
     )
-    first_hello = hello(bot_name(bot, name), token, rule_options)
+    events = event_stream_for(bot) if event_stream is None else EventStream(event_stream)
+    first_hello = hello(bot_name(bot, name), token, rule_options, events)
     backoff = Backoff(reconnect_timeout)
     connected_before = False
     while True:

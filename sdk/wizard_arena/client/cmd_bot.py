@@ -108,6 +108,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "as they happen; the last line is the run's summary",
     )
     parser.add_argument(
+        "--events",
+        choices=("all", "lean"),
+        help="the messages to ask the referee for: every table event, or the lean stream "
+        "(protocol v1.1: the requests with their complete views, round and game results); "
+        "default: lean unless the bot overrides on_trick_end or on_round_end or sets "
+        "event_stream",
+    )
+    parser.add_argument(
         "--strict",
         action="store_true",
         help="stop on any bot error, rejected action or disagreement with the referee",
@@ -299,6 +307,7 @@ def _play(prog: str, bot: Any, args: argparse.Namespace, report: _Report | None)
         "strict": args.strict,
         "on_record": report.write if report is not None else None,
         "keep_records": False,  # (a long run would keep one per decision)
+        "event_stream": args.events,
     }
     result: RunResult | None = None
     try:

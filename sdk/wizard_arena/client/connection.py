@@ -22,12 +22,19 @@ from wizard_arena.client.errors import (
     VersionMismatchError,
 )
 from wizard_arena.protocol import wire
-from wizard_arena.protocol.messages import PROTOCOL_VERSIONS, Hello, ServerInfo, ServerMsg
+from wizard_arena.protocol.messages import (
+    PROTOCOL_VERSIONS,
+    EventStream,
+    Hello,
+    ServerInfo,
+    ServerMsg,
+)
 from wizard_arena.rules.laws import VARIANT_OPTIONS
 
 __all__ = [
     "CLOSE",
     "DEFAULT_SERVER",
+    "KEEPALIVE",
     "RULE_OPTIONS",
     "SDK_NAME",
     "bot_name",
@@ -49,6 +56,19 @@ SDK_NAME: Final = "wizard-arena-python"
 #: The rule options this SDK can play, sent in ``Hello.rule_options`` unless
 #: a bot gives its own list: every variant of the rules core.
 RULE_OPTIONS: Final[tuple[str, ...]] = VARIANT_OPTIONS
+
+#: The client's HTTP/2 keepalive (gRPC channel arguments), within what the
+#: referee accepts (a ping at most every 10 s: docs/protocol.md, "Connections:
+#: keepalive and dropped streams"): a ping after 30 s without activity, the
+#: connection given up if it goes unanswered for 10 s, so a dead connection
+#: is noticed (and the session resumed) even while the bot waits in the
+#: lobby. ``channel_options`` of the same name override these.
+KEEPALIVE: Final[tuple[tuple[str, int], ...]] = (
+    ("grpc.keepalive_time_ms", 30_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
+)
 
 CLOSE: Final = object()
 """Put in an outbox: the request stream ends (half-close)."""
@@ -83,7 +103,12 @@ def error_from_rpc(err: grpc.RpcError, server: str) -> ArenaError:
     return cls(f"{server}: {what}: {name}: {details}".rstrip(": "), code=name, details=details)
 
 
-def hello(name: str, token: str | None, rule_options: Sequence[str] | None) -> Hello:
+def hello(
+    name: str,
+    token: str | None,
+    rule_options: Sequence[str] | None,
+    event_stream: EventStream = EventStream.ALL,
+) -> Hello:
     """The Hello of a new session."""
     return Hello(
         bot_name=name,
@@ -93,6 +118,7 @@ def hello(name: str, token: str | None, rule_options: Sequence[str] | None) -> H
         sdk_name=SDK_NAME,
         sdk_version=__version__,
         rule_options=RULE_OPTIONS if rule_options is None else tuple(rule_options),
+        event_stream=event_stream,
     )
 
 
@@ -112,9 +138,11 @@ def channel(
     credentials: grpc.ChannelCredentials | None,
     options: Sequence[tuple[str, Any]],
 ) -> grpc.Channel:
+    """A channel to ``server`` with :data:`KEEPALIVE` and ``options`` (which win)."""
+    merged = list({**dict(KEEPALIVE), **dict(options)}.items())
     if credentials is not None:
-        return grpc.secure_channel(server, credentials, options=list(options))
-    return grpc.insecure_channel(server, options=list(options))
+        return grpc.secure_channel(server, credentials, options=merged)
+    return grpc.insecure_channel(server, options=merged)
 
 
 def requests(outbox: queue.SimpleQueue[Any]) -> Iterator[Any]:

@@ -28,6 +28,7 @@ from wizard_arena.protocol.messages import (
     ActionMsg,
     ActionRejected,
     DecisionRequest,
+    EventStream,
     GameEnd,
     Hello,
     RoundStart,
@@ -52,7 +53,17 @@ from wizard_arena.rules import (
     observe,
 )
 
-__all__ = ["Ask", "Driver", "Effect", "Hook", "Pending", "Send", "view_difference"]
+__all__ = [
+    "EVENT_HOOKS",
+    "Ask",
+    "Driver",
+    "Effect",
+    "Hook",
+    "Pending",
+    "Send",
+    "event_stream_for",
+    "view_difference",
+]
 
 log = logging.getLogger("wizard_arena.client")
 
@@ -61,6 +72,35 @@ _COMPARED = (
     "turned_card", "trump", "bids", "leader", "trick", "tricks", "tricks_won",
     "totals", "results", "others_hands", "next_trump",
 )  # fmt: skip
+
+
+#: The hooks that follow the play: a bot class that overrides one of them
+#: gets every event (the lean stream would not call ``on_trick_end`` at all).
+EVENT_HOOKS: tuple[str, ...] = ("on_trick_end", "on_round_end")
+
+
+def event_stream_for(bot: object) -> EventStream:
+    """The event stream the SDK asks the referee for on ``bot``'s behalf.
+
+    The bot's own ``event_stream`` if it sets one; else ``ALL`` when its
+    class overrides a hook of :data:`EVENT_HOOKS`, and ``LEAN`` when it does
+    not (its decisions need nothing but each request's complete view).
+
+    >>> from wizard_arena import Bot
+    >>> class Quiet(Bot): pass
+    >>> class Watcher(Bot):
+    ...     def on_trick_end(self, view, trick): pass
+    >>> event_stream_for(Quiet()), event_stream_for(Watcher())
+    (<EventStream.LEAN: 'lean'>, <EventStream.ALL: 'all'>)
+    """
+    chosen = getattr(bot, "event_stream", None)
+    if chosen is not None:
+        return EventStream(chosen)
+    for hook in EVENT_HOOKS:
+        owner = next((k for k in type(bot).__mro__ if hook in vars(k)), None)
+        if owner is not None and not vars(owner).get("_sdk_base", False):
+            return EventStream.ALL
+    return EventStream.LEAN
 
 
 def view_difference(model: SeatView, server: SeatView) -> str:
@@ -186,6 +226,9 @@ class Driver:
         """The bot's errors: each in full once, then counted."""
         self.resume_token = ""
         """The current session's Welcome.resume_token (sent when reconnecting)."""
+        self.lean = False
+        """Whether the stream is lean (Welcome.event_stream): no public events
+        come, so each request's view is taken as it is, not compared with a fold."""
 
     @property
     def done(self) -> bool:
@@ -213,6 +256,7 @@ class Driver:
                 f"this SDK speaks {list(PROTOCOL_VERSIONS)}"
             )
         self.result.welcome = msg
+        self.lean = msg.event_stream is EventStream.LEAN
         if msg.resumed:
             log.info("session %s resumed", msg.session_id)
         else:
@@ -304,7 +348,9 @@ class Driver:
             effects.append(Hook("on_game_start", (info,)))
         elif game.resumed:  # the events missed while away come with this view
             game.resumed = False
-        elif not game.warned:  # (the fold is checked at every request; warn once a game)
+        elif not game.warned and not self.lean:
+            # the fold is checked at every request (warned once a game); the
+            # lean stream has no events to fold
             self._compare(game, req)
         view = self._offered(req)
         game.view = view  # the referee's complete view is the truth

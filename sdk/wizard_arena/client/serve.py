@@ -11,20 +11,27 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 import grpc
 import trio
 
-from wizard_arena.bot import Bot, BotError, GameInfo, GameSummary, decide, to_action
+from wizard_arena.bot import (
+    Bot,
+    BotError,
+    GameInfo,
+    GameSummary,
+    decide,
+    to_action,
+)
 from wizard_arena.client.blocking import CLOSE_GRACE
 from wizard_arena.client.connection import DEFAULT_SERVER, bot_name
-from wizard_arena.client.driver import Driver, Effect, Hook, Send
+from wizard_arena.client.driver import Driver, Effect, Hook, Send, event_stream_for
 from wizard_arena.client.errors import ArenaError
 from wizard_arena.client.results import ClientRecord, RunResult
 from wizard_arena.client.retry import Backoff, after_stream_error
 from wizard_arena.client.session import Session, open_bot_session
-from wizard_arena.protocol.messages import ActionMsg, Welcome
+from wizard_arena.protocol.messages import ActionMsg, EventStream, Welcome
 from wizard_arena.rules import Action, Phase, RoundResult, SeatView, Trick
 
 __all__ = ["AsyncBot", "Connect", "serve_bot", "serve_sessions"]
@@ -36,10 +43,16 @@ class AsyncBot:
 
     A decision is cancelled ``margin`` seconds before its deadline and the
     referee's default action is sent; use :func:`trio.to_thread.run_sync`
-    for long CPU-bound work so the event loop stays responsive.
+    for long CPU-bound work so the event loop stays responsive. It gets the
+    lean event stream unless it overrides ``on_trick_end`` or
+    ``on_round_end`` or sets :attr:`event_stream`, as a
+    :class:`~wizard_arena.bot.Bot` does.
     """
 
     name: str = "bot"
+    #: As :attr:`wizard_arena.bot.Bot.event_stream`.
+    event_stream: ClassVar[str | None] = None
+    _sdk_base: ClassVar[bool] = True
 
     async def bid(self, view: SeatView) -> Any:
         """How many tricks to bid (an ``int`` or :class:`~wizard_arena.rules.Bid`)."""
@@ -96,10 +109,13 @@ async def serve_bot(
     channel_options: Sequence[tuple[str, Any]] = (),
     on_record: Callable[[ClientRecord], None] | None = None,
     keep_records: bool = True,
+    event_stream: EventStream | str | None = None,
     task_status: trio.TaskStatus[Welcome] = trio.TASK_STATUS_IGNORED,
 ) -> RunResult:
     """The trio form of :func:`run_bot`: play ``bot`` on ``server`` until the
-    server ends the stream or ``games`` games are over.
+    server ends the stream or ``games`` games are over. ``event_stream``
+    (default: the bot's choice, :func:`~wizard_arena.client.event_stream_for`)
+    as for :func:`run_bot`.
 
     ``bot`` is an :class:`AsyncBot` (decisions are awaited and cancelled
     ``margin`` seconds before the deadline, then the default is sent) or a
@@ -113,6 +129,7 @@ async def serve_bot(
         RunResult(), strict=strict, games=games, on_record=on_record, keep_records=keep_records
     )
     name = bot_name(bot, name)
+    events = event_stream_for(bot) if event_stream is None else EventStream(event_stream)
 
     def connect(resume_token: str) -> AbstractAsyncContextManager[Session]:
         return open_bot_session(
@@ -123,6 +140,7 @@ async def serve_bot(
             credentials=credentials,
             channel_options=channel_options,
             resume_token=resume_token,
+            event_stream=events,
         )
 
     return await serve_sessions(

@@ -28,7 +28,13 @@ from wizard_arena.client.connection import (
 )
 from wizard_arena.client.errors import ConnectionLostError, ProtocolError
 from wizard_arena.protocol import wire
-from wizard_arena.protocol.messages import PROTOCOL_VERSIONS, ActionMsg, ServerMsg, Welcome
+from wizard_arena.protocol.messages import (
+    PROTOCOL_VERSIONS,
+    ActionMsg,
+    EventStream,
+    ServerMsg,
+    Welcome,
+)
 from wizard_arena.rules import Action
 
 __all__ = ["BotSession", "Session", "open_bot_session"]
@@ -169,18 +175,24 @@ async def open_bot_session(
     credentials: grpc.ChannelCredentials | None = None,
     channel_options: Sequence[tuple[str, Any]] = (),
     resume_token: str = "",
+    event_stream: EventStream | str = EventStream.ALL,
 ) -> AsyncIterator[BotSession]:
     """Open a Play stream, send the Hello and wait for the Welcome.
 
     ``resume_token`` (a lost session's ``Welcome.resume_token``) asks to take
-    that session back.
+    that session back. ``event_stream``: every message of the table (the
+    default, for whoever reads this raw stream), or ``EventStream.LEAN``
+    (protocol v1.1: only GameStarted, the requests, rejections, round
+    results and GameOver; ``welcome.event_stream`` says what the server sends).
 
     Yields a :class:`BotSession`; leaving the block (normally, by an
     exception or by cancellation) cancels the stream and closes the channel.
     Raises an :class:`ArenaError` if the server refuses the bot.
     """
     outbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
-    greeting = replace(hello(name, token, rule_options), resume_token=resume_token)
+    greeting = replace(
+        hello(name, token, rule_options, EventStream(event_stream)), resume_token=resume_token
+    )
     outbox.put(wire.encode_bot(greeting))
     send, inbox = trio.open_memory_channel[Any](math.inf)
     ch = channel(server, credentials, channel_options)

@@ -1,6 +1,7 @@
-"""The codes of the protocol: why an action was rejected, what a seat was faulted for.
+"""The codes of the protocol: why an action was rejected, what a seat was
+faulted for, and which messages a bot chose to receive.
 
-Both are :class:`enum.StrEnum`: a member *is* its string (``FaultCode.TIMEOUT
+All three are :class:`enum.StrEnum`: a member *is* its string (``FaultCode.TIMEOUT
 == "timeout"``), so records, JSON, logs and the wire keep the plain strings
 (docs/protocol.md, "Refused actions" and "Fault codes", lists exactly these).
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["FaultCode", "RejectCode"]
+__all__ = ["EventStream", "FaultCode", "RejectCode"]
 
 
 class RejectCode(enum.StrEnum):
@@ -56,3 +57,16 @@ class FaultCode(enum.StrEnum):
     CRASH = "crash"
     """A bot process the tournament launched exited during the game (the
     tournament records it instead of the seat's disconnect)."""
+
+
+class EventStream(enum.StrEnum):
+    """Which messages a bot receives (``Hello.event_stream``, protocol v1.1;
+    on the wire ``EVENT_STREAM_<NAME>``; unset reads as ``ALL``)."""
+
+    ALL = "all"
+    """Everything: the table's public events as they happen (RoundStarted,
+    TrumpChosen, BidMade, CardPlayed, TrickWon, RoundScored) besides the
+    bot's own messages. What every v1.0 bot gets."""
+    LEAN = "lean"
+    """Only what a bot deciding from each request's complete view needs:
+    GameStarted, DecisionRequest, ActionRejected, RoundScored, GameOver."""

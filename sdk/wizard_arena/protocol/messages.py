@@ -11,16 +11,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from wizard_arena.bot import GameInfo
-from wizard_arena.protocol.codes import RejectCode
+from wizard_arena.protocol.codes import EventStream, RejectCode
 from wizard_arena.rules import Action, Card, Event, Rules, SeatView, Suit
 
 __all__ = [
+    "PROTOCOL_MINOR_VERSION",
     "PROTOCOL_VERSIONS",
     "REJECT_CODES",
     "ActionMsg",
     "ActionRejected",
     "BotMsg",
     "DecisionRequest",
+    "EventStream",
     "FaultSummary",
     "GameEnd",
     "GameInfo",
@@ -32,8 +34,10 @@ __all__ = [
     "Welcome",
 ]
 
-#: Protocol versions this package speaks.
+#: Protocol versions this package speaks (major versions: the Hello's range).
 PROTOCOL_VERSIONS: tuple[int, ...] = (1,)
+#: The minor version of the highest of them: 1, v1.1 (Hello.event_stream).
+PROTOCOL_MINOR_VERSION = 1
 
 #: Reason codes of ActionRejected (:class:`wizard_arena.protocol.codes.RejectCode`):
 #: the rules core's RuleError codes, plus ``unknown_request`` (late, duplicate
@@ -58,6 +62,8 @@ class Hello:
     rule_options: tuple[str, ...] = ()
     resume_token: str = ""
     """The Welcome.resume_token of a lost stream, to take the seat back."""
+    event_stream: EventStream = EventStream.ALL
+    """The messages the bot wants (v1.1): all, or the lean stream."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +93,10 @@ class Welcome:
     """Secret for this session: present it in Hello.resume_token to resume."""
     resumed: bool = False
     """True when this stream resumed an earlier session."""
+    minor_version: int = 0
+    """The minor version of ``version`` (0 from a v1.0 server)."""
+    event_stream: EventStream = EventStream.ALL
+    """The messages this stream gets (a v1.0 server sends them all)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,3 +175,5 @@ class ServerInfo:
     move_time: float
     token_required: bool
     rule_options: tuple[str, ...] = field(default=())
+    minor_version: int = 0
+    """The minor version of the highest protocol version (0 from a v1.0 server)."""

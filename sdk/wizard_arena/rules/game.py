@@ -572,6 +572,22 @@ class Game:
             self.draw,
         )
 
+    def drain_events(self) -> list[Event]:
+        """The events since the last drain, removed from :attr:`events`.
+
+        For a referee that forwards each event once and keeps no history of
+        its own: a live game then holds no event objects for the garbage
+        collector to scan again and again (the table's record keeps the
+        moves). :attr:`events` holds only what has not been drained.
+
+        >>> g = Game(Rules(players=3), seed=1)
+        >>> g.deal()
+        >>> [type(e).__name__ for e in g.drain_events()], g.events
+        (['RoundStarted'], [])
+        """
+        new, self.events = self.events, []
+        return new
+
     # -- copying -----------------------------------------------------------
 
     def clone(self, rng: random.Random | None = None) -> Game:

@@ -33,6 +33,7 @@ from wizard_arena.protocol.messages import (
     ActionMsg,
     ActionRejected,
     DecisionRequest,
+    EventStream,
     GameEnd,
     GameInfo,
     Hello,
@@ -82,7 +83,8 @@ class RawBot:
     before the default answer; return True when the hook answered (or
     deliberately did not). ``on_message(bot, msg)``: called for every
     decoded message. ``rule_options``: the Hello's (none by default, as a
-    bot written for the base game); ``sdk_name`` and ``sdk_version`` too.
+    bot written for the base game); ``sdk_name`` and ``sdk_version`` too;
+    ``event_stream`` (all, as a v1.0 bot, by default; or the lean stream).
     ``rng``: the random source of the default answers (by default seeded
     with ``seed``, or the name). ``record=False`` keeps no message (a long
     run); ``received`` and ``sent`` stay empty.
@@ -108,6 +110,7 @@ class RawBot:
         sdk_name: str = "tests-raw-bot",
         sdk_version: str = "0",
         record: bool = True,
+        event_stream: EventStream = EventStream.ALL,
     ) -> None:
         self.address = address
         self.name = name
@@ -119,6 +122,7 @@ class RawBot:
             sdk_name=sdk_name,
             sdk_version=sdk_version,
             rule_options=rule_options,
+            event_stream=event_stream,
         )
         self.send_hello = hello
         self.first = list(first or [])

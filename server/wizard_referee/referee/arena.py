@@ -28,13 +28,19 @@ import random
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import trio
 
 from wizard_arena import __version__
-from wizard_arena.protocol.messages import PROTOCOL_VERSIONS, Hello, ServerInfo, Welcome
+from wizard_arena.protocol.messages import (
+    PROTOCOL_MINOR_VERSION,
+    PROTOCOL_VERSIONS,
+    Hello,
+    ServerInfo,
+    Welcome,
+)
 from wizard_arena.protocol.seeds import new_secret
 from wizard_arena.rules import Rules
 from wizard_referee.referee.bridge import Bridge, open_bridge
@@ -147,6 +153,7 @@ class Arena:
             c.policy.move_time,
             c.tokens is not None,
             c.rules.options,
+            PROTOCOL_MINOR_VERSION,
         )
 
     # -- change notification ------------------------------------------------------------
@@ -185,7 +192,7 @@ class Arena:
         session = Session(session_id, seat, hello, version)
         if self.config.policy.reconnect_window > 0:
             self.resume_tokens.issue(session)
-        seat.send(Welcome(session.version, session.id, __version__, session.resume_token))
+        seat.send(self._welcome(session))
         self.counters.messages_out += 1
         self.sessions[session.id] = session
         self.waiting.append(session)
@@ -222,7 +229,10 @@ class Arena:
         s.conn = seat
         s.dropped_at = None
         s.resumes += 1
-        seat.send(Welcome(s.version, s.id, __version__, s.resume_token, True))
+        # the new stream's choice of messages holds from now on
+        s.hello = replace(s.hello, event_stream=hello.event_stream)
+        s.spec.event_stream = hello.event_stream
+        seat.send(self._welcome(s, resumed=True))
         self.counters.messages_out += 1
         s.spec.reattach(seat)
         if old is not seat and not old.closed:
@@ -232,6 +242,18 @@ class Arena:
         log.info("resumed", session=s.id, bot=s.name)
         self.notify()
         return True
+
+    @staticmethod
+    def _welcome(s: Session, resumed: bool = False) -> Welcome:
+        return Welcome(
+            s.version,
+            s.id,
+            __version__,
+            s.resume_token,
+            resumed,
+            PROTOCOL_MINOR_VERSION,
+            s.hello.event_stream,
+        )
 
     def close_sessions(self, details: str = "server shutting down") -> None:
         """End every session's stream with UNAVAILABLE."""
@@ -326,7 +348,14 @@ class Arena:
             else:
                 s.busy = True
                 s.earlier, s.issued = s.issued, set()
-                s.spec = SeatSpec(name, s.conn, s.issued, s.earlier, s.timeouts_in_a_row)
+                s.spec = SeatSpec(
+                    name,
+                    s.conn,
+                    s.issued,
+                    s.earlier,
+                    s.timeouts_in_a_row,
+                    event_stream=s.hello.event_stream,
+                )
                 specs.append(s.spec)
         return specs
 

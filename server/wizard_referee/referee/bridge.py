@@ -48,10 +48,24 @@ import wizard_arena.protocol.wire as wire
 from wizard_arena.protocol.messages import BotMsg, ServerInfo, ServerMsg
 from wizard_referee.referee.seat import CloseCode, Malformed, Seat
 
-__all__ = ["Bridge", "CloseCode", "Connection", "Malformed", "open_bridge"]
+__all__ = ["KEEPALIVE_OPTIONS", "Bridge", "CloseCode", "Connection", "Malformed", "open_bridge"]
 
 #: Seconds a stream closed by the server may take to send what was queued
 #: before the close; then the rest is dropped and the status sent.
+#: The server's HTTP/2 keepalive (gRPC channel arguments), as documented for
+#: clients in docs/protocol.md ("Connections: keepalive and dropped streams"):
+#: the server pings a quiet connection every minute, also in the lobby, and
+#: drops one that does not answer within 20 s; a client may ping every 10 s
+#: (more often earns GOAWAY "too_many_pings" after two strikes).
+KEEPALIVE_OPTIONS: tuple[tuple[str, int], ...] = (
+    ("grpc.keepalive_time_ms", 60_000),
+    ("grpc.keepalive_timeout_ms", 20_000),
+    ("grpc.http2.max_pings_without_data", 0),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+    ("grpc.http2.max_ping_strikes", 2),
+)
+
 CLOSE_GRACE = 10.0
 
 #: The gRPC status each way of closing a stream ends it with.
@@ -447,10 +461,11 @@ class Bridge:
             ("grpc.max_receive_message_length", self.max_message_bytes),
             ("grpc.max_send_message_length", 16 * 1024 * 1024),
             ("grpc.so_reuseport", 0),
+            *KEEPALIVE_OPTIONS,
         ]
         server = grpc.aio.server(options=options)
         wire.add_servicer(_Servicer(self), server)
-        self._health = health.aio.HealthServicer()  # type: ignore[attr-defined]
+        self._health = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         reflection.enable_server_reflection(
             (

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from wizard_arena.protocol.messages import DecisionRequest, RoundStart
+from wizard_arena.protocol.messages import DecisionRequest
 from wizard_arena.rules import Phase
 from wizard_referee.referee.seat import Seat
 
@@ -18,13 +18,13 @@ __all__ = ["send_game_so_far"]
 
 
 def send_game_so_far(table: _Table, st: _SeatState, conn: Seat) -> int:
-    """Send a seat taken back the game in progress: GameStarted, the
-    round from its view, and the open request (with the time left); the
-    number of messages sent."""
+    """Send a seat taken back the game in progress: GameStarted, the round
+    from its view (on the lean stream the request's view has it), and the
+    open request (with the time left); the number of messages sent."""
     conn.send(table._game_info(st))
     sent = 1
     view = table.game.view(st.seat)
-    if view.round > 0 and view.phase is not Phase.DEAL:
+    if view.round > 0 and view.phase is not Phase.DEAL and st.all_events:
         pending = (
             view.phase is Phase.CHOOSE_TRUMP
             and not view.trick
@@ -32,19 +32,7 @@ def send_game_so_far(table: _Table, st: _SeatState, conn: Seat) -> int:
             and view.turned_card is not None
             and view.turned_card.is_wizard
         )
-        conn.send(
-            RoundStart(
-                table.game_id,
-                view.round,
-                view.dealer,
-                view.cards_per_player,
-                view.hand,
-                view.turned_card,
-                view.trump,
-                pending,
-                view.others_hands,
-            )
-        )
+        conn.send(table._round_start(view, pending))
         sent += 1
     if st.open_request is not None:
         now = trio.current_time()

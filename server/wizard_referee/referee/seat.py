@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from wizard_arena.protocol.codes import EventStream
 from wizard_arena.protocol.messages import BotMsg, ServerMsg
 
 __all__ = ["CloseCode", "Malformed", "Seat", "SeatSpec"]
@@ -96,3 +97,7 @@ class SeatSpec:
     """Set by the table while the game runs: give the seat back to the bot on
     a new connection (a resumed session). The table sends it the game in
     progress and, if a decision is open for the seat, the request again."""
+    event_stream: EventStream = EventStream.ALL
+    """The messages the bot chose (Hello.event_stream): with ``LEAN`` the
+    table sends it no RoundStarted, TrumpChosen, BidMade, CardPlayed or
+    TrickWon."""

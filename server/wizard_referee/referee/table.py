@@ -27,7 +27,7 @@ from typing import Any
 import trio
 
 from wizard_arena.bot import GameInfo
-from wizard_arena.protocol.codes import FaultCode, RejectCode
+from wizard_arena.protocol.codes import EventStream, FaultCode, RejectCode
 from wizard_arena.protocol.messages import (
     ActionMsg,
     ActionRejected,
@@ -45,6 +45,7 @@ from wizard_arena.rules import (
     Game,
     GameOver,
     Phase,
+    RoundScored,
     RoundStarted,
     RuleError,
     Rules,
@@ -86,6 +87,11 @@ class _SeatState:
     @property
     def conn(self) -> Seat | None:
         return None if self.gone else self.spec.conn
+
+    @property
+    def all_events(self) -> bool:
+        """Whether the bot gets the table's public events (not the lean stream)."""
+        return self.spec.event_stream is not EventStream.LEAN
 
     def send(self, msg: Any) -> None:
         conn = self.conn
@@ -141,7 +147,8 @@ class _Table:
         self.faults = FaultBook(policy.fault_policy, policy.max_faults, self.record)
         self.live = LiveTable(game_id, names, self.game, self.record)
         self._requests = 0
-        self._events_seen = 0
+        self._moves: list[tuple[int, int, str, float, str | None]] = []
+        """(round index, seat, action, ms, fault) of each move, until the game ends."""
         self._nursery: trio.Nursery | None = None
         for st in self.states:
             if st.gone and st.spec.conn is not None:
@@ -385,36 +392,35 @@ class _Table:
 
     # -- broadcasting -----------------------------------------------------------------------
 
+    def _round_start(self, view: SeatView, pending: bool) -> RoundStart:
+        """The RoundStarted of ``view``'s seat, from its view just after the deal."""
+        v = view
+        return RoundStart(
+            self.game_id, v.round, v.dealer, v.cards_per_player, v.hand, v.turned_card,
+            v.trump, pending, v.others_hands,
+        )  # fmt: skip
+
     def _broadcast_new_events(self) -> None:
         game = self.game
-        new = game.events[self._events_seen :]
-        self._events_seen = len(game.events)
-        for ev in new:
+        # sent once, then let go: a live game keeps no event objects for the
+        # cyclic GC to scan (docs/performance.md, the think scenario's tail)
+        for ev in game.drain_events():
             if isinstance(ev, RoundStarted):
                 pending = ev.turned_card is not None and ev.turned_card.is_wizard
                 for st in self.states:
+                    if not st.all_events:
+                        continue  # the lean stream: the deal is in the next request's view
                     # what the seat may see of the deal comes from its view:
                     # its own hand, or in a blind first round the others' cards
-                    view = game.view(st.seat)
-                    st.send(
-                        RoundStart(
-                            self.game_id,
-                            ev.round,
-                            ev.dealer,
-                            ev.cards,
-                            view.hand,
-                            ev.turned_card,
-                            ev.trump,
-                            pending,
-                            view.others_hands,
-                        )
-                    )
+                    st.send(self._round_start(game.view(st.seat), pending))
             elif isinstance(ev, GameOver):
                 continue  # sent with the faults once the record is complete
             else:
                 msg = TableEvent(self.game_id, ev)
+                scored = isinstance(ev, RoundScored)  # the lean stream gets the results only
                 for st in self.states:
-                    st.send(msg)
+                    if scored or st.all_events:
+                        st.send(msg)
 
     # -- the game -------------------------------------------------------------------------
 
@@ -427,19 +433,27 @@ class _Table:
         action, ms, fault = await self._decide(st, view)
         self.counters.decisions += 1
         self._ready = trio.current_time()
-        self.record.rounds[-1].moves.append(
-            MoveRecord(seat, action_text(action), round(ms, 3), fault)
-        )
+        text = action_text(action)
+        # a tuple of atoms, which the cyclic GC stops tracking (settle_moves)
+        self._moves.append((len(self.record.rounds) - 1, seat, text, round(ms, 3), fault))
         self.log.info(
             "decision",
             round=round_no,
             seat=seat,
             bot=st.spec.name,
-            action=action_text(action),
+            action=text,
             ms=round(ms, 3),
             fault=fault,
         )
 
+    def settle_moves(self) -> None:
+        """The moves so far into the record's rounds, as MoveRecords (kept as
+        plain tuples while the game runs, out of the cyclic GC's way: nobody
+        reads a record's moves before its game ends or aborts)."""
+        rounds = self.record.rounds
+        for index, seat, text, ms, fault in self._moves:
+            rounds[index].moves.append(MoveRecord(seat, text, ms, fault))
+        self._moves.clear()
 
     async def run(self) -> GameRecord:
         for st in self.states:
@@ -490,6 +504,7 @@ class _Table:
         and send every seat the end of the game."""
         game = self.game
         rec = self.record
+        self.settle_moves()
         rec.results = [
             [list(r.bids), list(r.tricks), list(r.points), list(r.totals)] for r in game.results
         ]
@@ -575,6 +590,7 @@ async def run_table(
         cause: Exception = e
         while isinstance(cause, ExceptionGroup) and len(cause.exceptions) == 1:
             cause = cause.exceptions[0]
+        table.settle_moves()
         table.record.status = "aborted"
         table.record.error = f"{type(cause).__name__}: {cause}"
         table.record.finished_at = time.time()

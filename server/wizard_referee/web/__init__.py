@@ -23,11 +23,6 @@ and they only inside the function that starts the web server.
 
 from __future__ import annotations
 
-try:
-    import hypercorn  # noqa: F401
-    import prometheus_client  # noqa: F401
-    import starlette  # noqa: F401
-except ImportError as _e:  # pragma: no cover - only without the extra
-    raise ImportError(
-        f"the web pages need the [web] extra ({_e.name} is missing): pip install -e '.[web]'"
-    ) from None
+from wizard_arena.extras import require
+
+require("web", "the web pages (wizard_referee.web)")

@@ -15,10 +15,25 @@ from __future__ import annotations
 from google.protobuf.message import DecodeError
 
 from wizard_arena._generated.v1 import arena_pb2 as pb
+from wizard_arena.protocol.codes import EventStream
 from wizard_arena.protocol.messages import ActionMsg, BotMsg, Hello
 from wizard_arena.rules import Bid, ChooseTrump, Play
 
 from .cards import SUIT_FROM_PB, SUIT_TO_PB, WireError, card_from_pb, set_card
+
+#: Hello.event_stream on the wire. ``ALL`` is sent as unset, so a bot that
+#: does not choose says exactly what a v1.0 Hello says.
+EVENT_STREAM_TO_PB: dict[EventStream, pb.EventStream.ValueType] = {
+    EventStream.ALL: pb.EVENT_STREAM_UNSPECIFIED,
+    EventStream.LEAN: pb.EVENT_STREAM_LEAN,
+}
+#: An unknown value (a later minor version's) reads as ``ALL``: the stream
+#: every server can send.
+EVENT_STREAM_FROM_PB: dict[int, EventStream] = {
+    pb.EVENT_STREAM_UNSPECIFIED: EventStream.ALL,
+    pb.EVENT_STREAM_ALL: EventStream.ALL,
+    pb.EVENT_STREAM_LEAN: EventStream.LEAN,
+}
 
 
 def encode_bot(msg: BotMsg) -> pb.BotMessage:
@@ -33,6 +48,7 @@ def encode_bot(msg: BotMsg) -> pb.BotMessage:
         h.sdk_version = msg.sdk_version
         h.rule_options.extend(msg.rule_options)
         h.resume_token = msg.resume_token
+        h.event_stream = EVENT_STREAM_TO_PB[msg.event_stream]
         return out
     a = out.action
     a.request_id = msg.request_id
@@ -62,6 +78,7 @@ def decode_bot(msg: pb.BotMessage) -> BotMsg:
             sdk_version=h.sdk_version,
             rule_options=tuple(h.rule_options),
             resume_token=h.resume_token,
+            event_stream=EVENT_STREAM_FROM_PB.get(h.event_stream, EventStream.ALL),
         )
     if which != "action":
         raise WireError("empty message: neither hello nor action is set")

@@ -10,6 +10,7 @@ trusts the server: anything malformed raises :class:`~.cards.WireError`.
 from __future__ import annotations
 
 from wizard_arena._generated.v1 import arena_pb2 as pb
+from wizard_arena.protocol.codes import EventStream
 from wizard_arena.protocol.messages import (
     ActionRejected,
     DecisionRequest,
@@ -35,6 +36,7 @@ from wizard_arena.rules import (
     TrumpChosen,
 )
 
+from .bot_messages import EVENT_STREAM_FROM_PB
 from .cards import (
     CARD_FIELDS,
     SUIT_TO_PB,
@@ -62,6 +64,11 @@ from .views import (
     view_from_pb,
     view_to_pb,
 )
+
+_STREAM_IN_WELCOME: dict[EventStream, pb.EventStream.ValueType] = {
+    EventStream.ALL: pb.EVENT_STREAM_ALL,
+    EventStream.LEAN: pb.EVENT_STREAM_LEAN,
+}
 
 # -- encoding ------------------------------------------------------------------------
 
@@ -97,6 +104,9 @@ def encode_server(msg: ServerMsg) -> pb.ServerMessage:
         w.server_version = msg.server_version
         w.resume_token = msg.resume_token
         w.resumed = msg.resumed
+        w.minor_version = msg.minor_version
+        # named explicitly (ALL too): a Welcome that says it comes from v1.1
+        w.event_stream = _STREAM_IN_WELCOME[msg.event_stream]
     else:  # pragma: no cover - exhaustive over ServerMsg
         raise TypeError(f"not a server message: {msg!r}")
     return out
@@ -210,7 +220,18 @@ def decode_server(msg: pb.ServerMessage) -> ServerMsg:
         return GameEnd(o.game_id, tuple(o.totals), tuple(o.ranks), faults)
     if which == "welcome":
         w = msg.welcome
-        return Welcome(w.version, w.session_id, w.server_version, w.resume_token, w.resumed)
+        stream = EVENT_STREAM_FROM_PB.get(w.event_stream)
+        if stream is None:
+            raise WireError(f"unknown event stream {w.event_stream} in the Welcome")
+        return Welcome(
+            w.version,
+            w.session_id,
+            w.server_version,
+            w.resume_token,
+            w.resumed,
+            w.minor_version,
+            stream,
+        )
     raise WireError("empty server message")
 
 
@@ -287,6 +308,7 @@ def encode_server_info(info: ServerInfo) -> pb.ServerInfo:
         move_time_ms=ms(info.move_time),
         token_required=info.token_required,
         rule_options=list(info.rule_options),
+        minor_version=info.minor_version,
     )
     rules_to_pb(info.rules, out.rules)
     return out
@@ -300,4 +322,5 @@ def decode_server_info(msg: pb.ServerInfo) -> ServerInfo:
         msg.move_time_ms / 1000,
         msg.token_required,
         tuple(msg.rule_options),
+        msg.minor_version,
     )

@@ -7,18 +7,28 @@ codec is pure protobuf.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 from wizard_arena._generated.v1 import arena_pb2 as pb
 from wizard_arena._generated.v1 import arena_pb2_grpc as pb_grpc
+
+if TYPE_CHECKING:  # (types only: grpc is imported at run time in add_servicer alone)
+    import grpc
+    import grpc.aio
 
 #: Full gRPC service name (for health checks and reflection).
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["WizardArena"].full_name
 
 
-def stub(channel: object) -> pb_grpc.WizardArenaStub:
-    """A client stub for ``channel`` (a grpc or grpc.aio channel)."""
-    return pb_grpc.WizardArenaStub(channel)  # type: ignore[no-untyped-call]
+@overload
+def stub(channel: grpc.aio.Channel) -> pb_grpc.WizardArenaAsyncStub: ...
+@overload
+def stub(channel: grpc.Channel) -> pb_grpc.WizardArenaStub: ...
+def stub(channel: Any) -> Any:
+    """A client stub for ``channel``: typed for a grpc channel (blocking
+    calls) or a grpc.aio channel (awaitable calls, async iterators), by
+    mypy-protobuf's stubs."""
+    return pb_grpc.WizardArenaStub(channel)
 
 
 def serialize_server(msg: pb.ServerMessage | bytes) -> bytes:
@@ -42,7 +52,7 @@ def add_servicer(servicer: Any, server: Any) -> None:
     bytes (:func:`~wizard_arena.protocol.wire.bot_messages.check_server_info_request`)."""
     import grpc  # the transport, only here: the rest of the codec is pure protobuf
 
-    handlers = {
+    handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {
         "Play": grpc.stream_stream_rpc_method_handler(
             servicer.Play,
             request_deserializer=None,  # bytes: decoded by the servicer

@@ -59,7 +59,7 @@ KIND_OF_PHASE = {
 PHASE_OF_KIND = {v: k for k, v in KIND_OF_PHASE.items()}
 
 # ActionRejected's reason codes (the strings of protocol.messages.REJECT_CODES).
-REJECT_TO_PB: dict[str, pb.RejectReason] = {
+REJECT_TO_PB: dict[str, pb.RejectReason.ValueType] = {
     RejectCode.WRONG_PHASE: pb.REJECT_REASON_WRONG_PHASE,
     RejectCode.NOT_YOUR_TURN: pb.REJECT_REASON_NOT_YOUR_TURN,
     RejectCode.CARD_NOT_IN_HAND: pb.REJECT_REASON_CARD_NOT_IN_HAND,

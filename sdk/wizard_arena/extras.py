@@ -1,0 +1,78 @@
+"""The optional parts of the package and the extras that install them.
+
+A bot author's ``pip install wizard-arena`` brings what a bot needs: the
+rules core, the bot API, local play and the gRPC client (grpcio, protobuf,
+trio). Every other part comes with an extra of pyproject.toml
+(``[project.optional-dependencies]``), and ``dev`` installs them all:
+
+- ``server``: the referee, tournaments, ratings, compare and check
+  (:mod:`wizard_referee`);
+- ``web``: the web pages, their JSON API and the metrics
+  (:mod:`wizard_referee.web`; with ``server``);
+- ``ray``: tournaments and comparisons on a Ray cluster
+  (:mod:`wizard_referee.cluster`; with ``server``).
+
+:data:`EXTRAS` names the modules each extra brings. A part calls
+:func:`require` when it is imported, so that importing it without its extra
+fails at once with one line naming the extra to install, not with a
+``ModuleNotFoundError`` from somewhere inside. A part added with a new extra
+adds it here and in pyproject.toml (tests/test_packaging.py checks that the
+two agree).
+
+May import: the standard library only.
+
+>>> require("server", "the referee")  # installed here
+>>> sorted(EXTRAS)
+['ray', 'server', 'web']
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+__all__ = ["EXTRAS", "MissingExtraError", "require"]
+
+#: extra -> the (module, distribution) pairs it installs (beside ``server``'s, for
+#: ``web`` and ``ray``: their extras install ``wizard-arena[server]`` too).
+EXTRAS: dict[str, tuple[tuple[str, str], ...]] = {
+    "server": (
+        ("grpc_health", "grpcio-health-checking"),
+        ("grpc_reflection", "grpcio-reflection"),
+        ("structlog", "structlog"),
+        ("numpy", "numpy"),
+    ),
+    "web": (
+        ("hypercorn", "hypercorn"),
+        ("starlette", "starlette"),
+        ("prometheus_client", "prometheus-client"),
+    ),
+    "ray": (("ray", "ray"),),
+}
+
+
+class MissingExtraError(ImportError):
+    """A part of the package was imported without the extra it needs."""
+
+    def __init__(self, extra: str, part: str, missing: list[str]) -> None:
+        self.extra = extra
+        self.missing = missing
+        super().__init__(
+            f"{part} needs the [{extra}] extra (missing: {', '.join(missing)}): "
+            f"pip install 'wizard-arena[{extra}]'"
+        )
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def require(extra: str, part: str) -> None:
+    """Raise :class:`MissingExtraError` (an ``ImportError`` whose message is
+    one line naming ``extra``) if a module of ``extra`` is not installed;
+    ``part`` names what needs it. Looks modules up without importing them."""
+    missing = [dist for module, dist in EXTRAS[extra] if not _installed(module)]
+    if missing:
+        raise MissingExtraError(extra, part, missing)

@@ -1,0 +1,69 @@
+"""buf's checks of the .proto (buf.yaml; .ci/run runs them too): the lint
+passes with the four documented naming exceptions, nothing of v1.0 is
+broken, and the breaking check does catch a change that would break v1
+bots. Needs buf from the npm registry: ``npm ci --prefix tools/buf``."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT
+
+BUF = ROOT / "tools" / "buf" / "node_modules" / ".bin" / "buf"
+BASELINE = ROOT / "proto" / "v1-baseline.binpb"
+
+needs_buf = pytest.mark.skipif(
+    not BUF.exists(), reason="buf is not installed: npm ci --prefix tools/buf"
+)
+
+
+def buf(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(BUF), *args], capture_output=True, text=True, timeout=120, cwd=cwd
+    )
+
+
+def test_the_lint_exceptions_are_the_four_naming_findings() -> None:
+    """buf.yaml excepts exactly the three rules behind the four findings,
+    each for the v1 file and each with its reason."""
+    text = (ROOT / "buf.yaml").read_text(encoding="utf-8")
+    rules = re.findall(r"^    ([A-Z_]+):\n      - (\S+)$", text, re.M)
+    assert rules == [
+        ("SERVICE_SUFFIX", "proto/wizard_arena/v1/arena.proto"),
+        ("RPC_REQUEST_STANDARD_NAME", "proto/wizard_arena/v1/arena.proto"),
+        ("RPC_RESPONSE_STANDARD_NAME", "proto/wizard_arena/v1/arena.proto"),
+    ]
+    for finding in ('"WizardArena"', '"BotMessage"', '"ServerMessage"', '"ServerInfo"'):
+        assert finding in text
+
+
+@pytest.mark.e2e
+@needs_buf
+def test_buf_lint_and_breaking_pass() -> None:
+    lint = buf("lint")
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    breaking = buf("breaking", "--against", str(BASELINE))
+    assert breaking.returncode == 0, breaking.stdout + breaking.stderr
+
+
+@pytest.mark.e2e
+@needs_buf
+def test_buf_breaking_catches_a_change_that_breaks_v1(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "proto", tmp_path / "proto", ignore=shutil.ignore_patterns("*.binpb"))
+    shutil.copy(ROOT / "buf.yaml", tmp_path / "buf.yaml")
+    proto = tmp_path / "proto" / "wizard_arena" / "v1" / "arena.proto"
+    text = proto.read_text(encoding="utf-8")
+    assert "  string bot_name = 3;\n" in text
+    proto.write_text(text.replace("  string bot_name = 3;\n", "  string bot_name = 10;\n"))
+    breaking = buf("breaking", "--against", str(BASELINE), cwd=tmp_path)
+    assert breaking.returncode != 0
+    assert 'field "3" with name "bot_name" on message "Hello" was deleted' in breaking.stdout
+    # and the lint keeps buf's other standard rules: a lower-case message name
+    proto.write_text(text + "\nmessage bad_name {}\n")
+    lint = buf("lint", cwd=tmp_path)
+    assert lint.returncode != 0 and "bad_name" in lint.stdout

@@ -1,0 +1,271 @@
+"""Packaging: who installs what, the license and metadata, the .proto in the
+package, and types a bot author's own project can check against.
+
+A bot author's plain ``pip install wizard-arena`` brings the SDK; the referee
+and its neighbours come with ``[server]``. The tests that need an
+environment without an extra simulate it in a child process with a
+meta-path blocker (a finder that refuses the extra's modules), since the
+test environment has every extra installed.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import subprocess
+import sys
+import textwrap
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from wizard_arena.cli import main
+from wizard_arena.extras import EXTRAS, MissingExtraError, require
+
+from .conftest import ROOT
+
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+#: Prepended to a child's code: the modules of BLOCKED cannot be imported
+#: (nor found), as if their distributions were not installed.
+BLOCKER = textwrap.dedent(
+    """
+    import sys
+
+    class Blocker:
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] in BLOCKED:
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+            return None
+
+    sys.meta_path.insert(0, Blocker())
+    """
+)
+
+
+def run_without(modules: tuple[str, ...], code: str) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` in a child Python in which ``modules`` cannot be imported."""
+    child = f"BLOCKED = {set(modules)!r}\n{BLOCKER}\n{textwrap.dedent(code)}"
+    return subprocess.run(
+        [sys.executable, "-c", child],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+
+
+def _name(requirement: str) -> str:
+    """The distribution name of a requirement (``numpy>=1.26`` -> ``numpy``)."""
+    for i, ch in enumerate(requirement):
+        if not (ch.isalnum() or ch in "-_."):
+            return requirement[:i].lower()
+    return requirement.lower()
+
+
+SERVER_MODULES = tuple(module for module, _ in EXTRAS["server"])
+
+
+# -- extras ------------------------------------------------------------------------------
+
+
+def test_the_extras_table_matches_pyproject() -> None:
+    """Each extra of wizard_arena.extras.EXTRAS is an extra of pyproject.toml
+    with the same distributions; ``dev`` installs every extra; a bot's own
+    needs are the base dependencies and nothing of an extra."""
+    optional = PYPROJECT["project"]["optional-dependencies"]
+    base = {_name(r) for r in PYPROJECT["project"]["dependencies"]}
+    assert base == {"grpcio", "protobuf", "trio"}
+    for extra, pairs in EXTRAS.items():
+        own = {_name(r) for r in optional[extra] if not r.startswith("wizard-arena[")}
+        assert own == {dist for _, dist in pairs}, extra
+        assert not base & {dist for _, dist in pairs}
+    extras = [name for name in optional if name != "dev"]
+    assert sorted(extras) == sorted(EXTRAS)
+    for extra in extras:
+        assert f"wizard-arena[{extra}]" in optional["dev"], f"dev must install [{extra}]"
+
+
+def test_require_names_the_missing_extra() -> None:
+    require("server", "the referee")  # installed here
+    err = MissingExtraError("server", "the referee", ["numpy"])
+    assert isinstance(err, ImportError)
+    assert str(err) == (
+        "the referee needs the [server] extra (missing: numpy): "
+        "pip install 'wizard-arena[server]'"
+    )
+
+
+@pytest.mark.e2e
+def test_a_part_without_its_extra_says_which_in_one_line() -> None:
+    proc = run_without(
+        ("numpy",),
+        """
+        try:
+            import wizard_referee.ratings
+        except ImportError as e:
+            print(type(e).__name__, e)
+        """,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines == [
+        "MissingExtraError wizard_referee (the referee, tournaments, ratings, compare, "
+        "check) needs the [server] extra (missing: numpy): pip install 'wizard-arena[server]'"
+    ]
+    # the command: one line on stderr, exit status 2, for a verb of the server
+    proc = run_without(
+        SERVER_MODULES,
+        """
+        from wizard_arena.cli import main
+        raise SystemExit(main(["serve", "--port", "0"]))
+        """,
+    )
+    assert proc.returncode == 2
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("wizard-arena serve: wizard_referee (")
+    assert "[server] extra (missing: grpcio-health-checking, grpcio-reflection, structlog, " in line
+    assert line.endswith("pip install 'wizard-arena[server]'")
+
+
+@pytest.mark.e2e
+def test_a_bot_needs_no_extra() -> None:
+    """Without the server's modules a bot author still has everything a bot
+    needs: the SDK, the client, the example bots, local play, the bot verb."""
+    proc = run_without(
+        SERVER_MODULES,
+        """
+        import wizard_arena.client, wizard_arena.testing, wizard_arena.cmd_play
+        from wizard_arena.local import play_local
+        from wizard_arena.rules import Rules
+        from wizard_bots.heuristic import HeuristicBot
+        from wizard_bots.random_bot import RandomBot
+        from wizard_arena.cli import main
+
+        result = play_local([HeuristicBot(), RandomBot(seed=1), RandomBot(seed=2)],
+                            Rules(players=3, hand_sizes=(1, 2, 3)), seed=1)
+        print("played", len(result.totals))
+        assert main(["conformance", "--help"]) == 0
+        """,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "played 3" in proc.stdout
+    for verb in ("bot", "play", "proto"):
+        help_proc = run_without(
+            SERVER_MODULES,
+            f"""
+            from wizard_arena.cli import main
+            main(["{verb}", "--help"])
+            """,
+        )
+        assert help_proc.returncode == 0 and "usage: wizard-arena" in help_proc.stdout, verb
+
+
+# -- the .proto in the package -------------------------------------------------------------
+
+
+def test_the_proto_verb_writes_the_shipped_proto(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["proto", "--out", str(tmp_path)]) == 0
+    written = tmp_path / "wizard_arena" / "v1" / "arena.proto"
+    assert capsys.readouterr().out.split() == [str(written)]
+    source = ROOT / "proto" / "wizard_arena" / "v1" / "arena.proto"
+    assert written.read_bytes() == source.read_bytes()
+
+
+def test_the_proto_verb_reports_a_folder_it_cannot_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    assert main(["proto", "--out", str(blocker)]) == 1
+    assert "wizard-arena proto: cannot write" in capsys.readouterr().err
+
+
+# -- metadata, the wheel, types ------------------------------------------------------------
+
+
+def test_the_license_and_metadata() -> None:
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("MIT License\n")
+    assert PYPROJECT["project"]["license"] == "MIT"
+    meta = importlib.metadata.metadata("wizard-arena")
+    assert meta["License-Expression"] == "MIT"
+    assert "License" not in meta  # the deprecated field: not with an SPDX expression
+    classifiers = meta.get_all("Classifier") or []
+    assert "Typing :: Typed" in classifiers
+    assert not [c for c in classifiers if c.startswith("License ::")]
+    urls = dict(u.split(", ", 1) for u in meta.get_all("Project-URL") or [])
+    assert {"Homepage", "Documentation", "Source", "Issues"} <= set(urls)
+    # the base requirements carry no marker; the server's need the extra
+    requires = meta.get_all("Requires-Dist") or []
+    numpy = [r for r in requires if r.startswith("numpy")]
+    assert numpy and all('extra == "server"' in r for r in numpy)
+    assert any(r.startswith("trio") and "extra" not in r for r in requires)
+
+
+@pytest.mark.e2e
+def test_the_wheel_ships_the_proto_the_types_and_the_license(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+         "-w", str(tmp_path), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (wheel,) = tmp_path.glob("wizard_arena-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for needed in (
+        "wizard_arena/_generated/v1/arena.proto",
+        "wizard_arena/_generated/v1/arena_pb2.pyi",
+        "wizard_arena/_generated/v1/arena_pb2_grpc.pyi",
+        "wizard_arena/py.typed",
+        "wizard_referee/py.typed",
+        "wizard_bots/py.typed",
+    ):
+        assert needed in names, needed
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert not any(n.endswith(".pth") for n in names)  # only the editable install has one
+
+
+@pytest.mark.e2e
+def test_mypy_checks_a_bot_authors_project_against_the_installed_package(
+    tmp_path: Path,
+) -> None:
+    """A project outside the repository, type-checked by mypy (strict) against
+    the installed package: it finds wizard_arena (an editable install too:
+    tools/wizard_build.py), and the types are real (a wrong one is caught)."""
+    (tmp_path / "mybot.py").write_text(
+        textwrap.dedent(
+            """
+            from wizard_arena import Bot, Card, SeatView
+            from wizard_arena.client import RunResult, run_bot
+
+
+            class MyBot(Bot):
+                def bid(self, view: SeatView) -> int:
+                    return sum(1 for c in view.hand if c.is_wizard)
+
+                def play(self, view: SeatView) -> Card:
+                    return max(view.legal_cards)
+
+
+            def main() -> RunResult:
+                return run_bot(MyBot(), "127.0.0.1:50051", games=1)
+            """
+        )
+    )
+    (tmp_path / "wrong.py").write_text("from wizard_arena import Card\nx: int = Card('7C')\n")
+    command = [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / ".cache")]
+    good = subprocess.run(
+        [*command, "mybot.py"], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
+    assert good.returncode == 0, good.stdout + good.stderr
+    bad = subprocess.run(
+        [*command, "wrong.py"], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
+    assert bad.returncode == 1
+    assert 'expression has type "Card", variable has type "int"' in bad.stdout
