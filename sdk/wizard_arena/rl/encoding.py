@@ -37,7 +37,7 @@ that many tricks, 21..24 choose trump S H D C, 25..88 play the card of slot
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -53,6 +53,7 @@ from wizard_arena.rules import (
     ChooseTrump,
     Phase,
     Play,
+    Rules,
     SeatView,
     Suit,
     suit_to_follow,
@@ -252,11 +253,11 @@ def action_mask(view: SeatView) -> npt.NDArray[np.int8]:
 # -- the observation ---------------------------------------------------------------------------
 
 _HAND = _BY_NAME["hand"].offset
-_UNSEEN = _BY_NAME["unseen"]
+_UNSEEN = _BY_NAME["unseen"].offset
 _TURNED = _BY_NAME["turned"].offset
-_PLAYED = _BY_NAME["played"]
+_PLAYED = _BY_NAME["played"].offset
 _TRICK = _BY_NAME["trick"].offset
-_VISIBLE = _BY_NAME["visible"]
+_VISIBLE = _BY_NAME["visible"].offset
 _TRUMP = _BY_NAME["trump"].offset
 _NEXT = _BY_NAME["next_trump"].offset
 _LEAD = _BY_NAME["lead"].offset
@@ -265,105 +266,145 @@ _SEATS = _BY_NAME["seats"].offset
 _GAME = _BY_NAME["game"].offset
 _RULES = _BY_NAME["rules"].offset
 _NF = len(SEAT_FEATURES)
-_F = {name: i for i, name in enumerate(SEAT_FEATURES)}
 _PHASE_INDEX: Final = {Phase.CHOOSE_TRUMP: 0, Phase.BID: 1, Phase.PLAY: 2}
-_deck_counts: dict[tuple[Card, ...], npt.NDArray[np.float32]] = {}
+_templates: dict[Rules, npt.NDArray[np.float64]] = {}
 
 
 def _suit_slot(suit: Suit | None) -> int:
     return 4 if suit is None else int(suit)
 
 
-def _deck(deck: Sequence[Card]) -> npt.NDArray[np.float32]:
-    key = tuple(deck)
-    counts = _deck_counts.get(key)
-    if counts is None:
-        counts = np.zeros(CARD_SLOTS, np.float32)
-        for c in deck:
-            counts[c.index] += 1
-        _deck_counts[key] = counts
-    return counts
+def _template(rules: Rules) -> npt.NDArray[np.float64]:
+    """What depends on the rules alone: the rule and table-size features, and
+    the whole deck in the ``unseen`` block (each card seen is taken off it)."""
+    t = _templates.get(rules)
+    if t is None:
+        t = np.zeros(OBS_SIZE, np.float64)
+        for c in rules.deck:
+            t[_UNSEEN + c.index] += 1
+        t[_RULES + list(BidRestriction).index(rules.bid_restriction)] = 1
+        for i, name in enumerate(FLAG_OPTIONS):
+            t[_RULES + 3 + i] = getattr(rules, name)
+        t[_GAME + 3 + rules.players - 3] = 1
+        _templates[rules] = t
+    return t
 
 
 def encode(view: SeatView) -> npt.NDArray[np.float32]:
-    """``view`` as a vector of :data:`OBS_SIZE` float32 (see :data:`BLOCKS`)."""
+    """``view`` as a vector of :data:`OBS_SIZE` float32 (see :data:`BLOCKS`).
+
+    Every value is a sum at a position (a count, or a feature's value), so
+    the vector is made by one ``numpy.bincount`` over the positions and
+    values gathered here, added to the rules' template (:func:`_template`).
+    """
     n = view.players
     me = view.seat
-    counts: list[int] = [_HAND + c.index for c in view.hand]  # positions counted
-    if view.turned_card is not None:
-        counts.append(_TURNED + view.turned_card.index)
-    for s, cards in enumerate(view.others_hands):
-        base = _VISIBLE.offset + ((s - me) % n) * CARD_SLOTS
-        counts.extend(base + c.index for c in cards)
-    for seat, card in view.plays:
-        counts.append(_PLAYED.offset + ((seat - me) % n) * CARD_SLOTS + card.index)
-    for seat, card in zip(view.trick_seats, view.trick, strict=True):
-        counts.append(_TRICK + ((seat - me) % n) * CARD_SLOTS + card.index)
-    counts.append(_TRUMP + _suit_slot(view.trump))
-    counts.append(_NEXT + _suit_slot(view.next_trump))
-    counts.append(_LEAD + _suit_slot(suit_to_follow(view.trick)))
+    pos: list[int] = []
+    val: list[float] = []
+    add_pos = pos.append
+    add_val = val.append
+    for c in view.hand:
+        add_pos(_HAND + c.index)
+        add_pos(_UNSEEN + c.index)
+    turned = view.turned_card
+    if turned is not None:
+        add_pos(_TURNED + turned.index)
+        add_pos(_UNSEEN + turned.index)
+    for s, others in enumerate(view.others_hands):
+        base = _VISIBLE + ((s - me) % n) * CARD_SLOTS
+        for c in others:
+            add_pos(base + c.index)
+            add_pos(_UNSEEN + c.index)
+    played = [0] * n
+    trick = view.trick
+    leader = view.leader
+    for t_leader, t_cards in [*((t.leader, t.cards) for t in view.tricks), (leader, trick)]:
+        for i, card in enumerate(t_cards):
+            seat = (t_leader + i) % n
+            add_pos(_PLAYED + ((seat - me) % n) * CARD_SLOTS + card.index)
+            add_pos(_UNSEEN + card.index)
+            played[seat] += 1
+    val.extend([1.0, -1.0] * (len(pos) // 2))
+    for i, card in enumerate(trick):
+        add_pos(_TRICK + ((leader + i - me) % n) * CARD_SLOTS + card.index)
+    add_pos(_TRUMP + _suit_slot(view.trump))
+    add_pos(_NEXT + _suit_slot(view.next_trump))
+    add_pos(_LEAD + _suit_slot(suit_to_follow(trick)))
     phase = _PHASE_INDEX.get(view.phase)
     if phase is not None:
-        counts.append(_PHASE + phase)
-    rules = view.rules
-    counts.append(_RULES + list(BidRestriction).index(rules.bid_restriction))
-    counts.extend(_RULES + 3 + i for i, name in enumerate(FLAG_OPTIONS) if getattr(rules, name))
-    counts.append(_GAME + 3 + (n - 3))
-    obs = np.bincount(counts, minlength=OBS_SIZE).astype(np.float32)
-    _seat_rows(view, obs)
-    _game_features(view, obs)
-    _unseen(view, obs)
-    return obs
+        add_pos(_PHASE + phase)
+    val.extend([1.0] * (len(pos) - len(val)))
+    _seat_rows(view, played, add_pos, add_val)
+    cards = view.cards_per_player
+    made = 0
+    for b in view.bids:
+        if b is not None:
+            made += b
+    pos += (_GAME, _GAME + 1, _GAME + 2, _GAME + 7)
+    val += (
+        view.round / view.rules.rounds,
+        cards / _CARDS,
+        (cards - len(view.tricks)) / _CARDS,
+        (made - cards) / _CARDS,
+    )
+    obs = _template(view.rules) + np.bincount(pos, weights=val, minlength=OBS_SIZE)
+    if view.rules.tricksy_suited and obs[_UNSEEN + 52] < 0:
+        _unseen_of_suited_deck(view, obs)
+    return obs.astype(np.float32)
 
 
-def _seat_rows(view: SeatView, obs: npt.NDArray[np.float32]) -> None:
+def _seat_rows(
+    view: SeatView,
+    played: list[int],
+    add_pos: Callable[[int], None],
+    add_val: Callable[[float], None],
+) -> None:
+    """The ``seats`` block's nonzero features, as positions and values."""
     n = view.players
     me = view.seat
-    mine = view.totals[me]
-    winning = (view.leader + trick_winner(view.trick, view.trump)) % n if view.trick else None
+    totals = view.totals
+    mine = totals[me]
+    trick = view.trick
+    winning = (view.leader + trick_winner(trick, view.trump)) % n if trick else -1
     voids = view.known_voids()
-    played = [0] * n
-    for seat, _ in view.plays:
-        played[seat] += 1
+    flags = (view.dealer, view.leader, view.to_act)
+    cards = view.cards_per_player
     for seat in range(n):
         row = _SEATS + ((seat - me) % n) * _NF
+        add_pos(row)
+        add_val(1.0)
+        for k, who in enumerate(flags, 1):
+            if who == seat:
+                add_pos(row + k)
+                add_val(1.0)
         bid = view.bids[seat]
         won = view.tricks_won[seat]
-        obs[row] = 1.0
-        obs[row + 1] = seat == view.dealer
-        obs[row + 2] = seat == view.leader
-        obs[row + 3] = seat == view.to_act
         if bid is not None:
-            obs[row + 4] = 1.0
-            obs[row + 5] = bid / _CARDS
-            obs[row + 7] = (bid - won) / _CARDS
-        obs[row + 6] = won / _CARDS
-        obs[row + 8] = view.totals[seat] / _POINTS
-        obs[row + 9] = (view.totals[seat] - mine) / _POINTS
-        obs[row + 10] = (view.cards_per_player - played[seat]) / _CARDS
-        obs[row + 11] = seat == winning
+            add_pos(row + 4)
+            add_val(1.0)
+            add_pos(row + 5)
+            add_val(bid / _CARDS)
+            add_pos(row + 7)
+            add_val((bid - won) / _CARDS)
+        add_pos(row + 6)
+        add_val(won / _CARDS)
+        add_pos(row + 8)
+        add_val(totals[seat] / _POINTS)
+        add_pos(row + 9)
+        add_val((totals[seat] - mine) / _POINTS)
+        add_pos(row + 10)
+        add_val((cards - played[seat]) / _CARDS)
+        if seat == winning:
+            add_pos(row + 11)
+            add_val(1.0)
         for suit in voids[seat]:
-            obs[row + 12 + int(suit)] = 1.0
+            add_pos(row + 12 + int(suit))
+            add_val(1.0)
 
 
-def _game_features(view: SeatView, obs: npt.NDArray[np.float32]) -> None:
-    rounds = view.rules.rounds
-    obs[_GAME] = view.round / rounds
-    obs[_GAME + 1] = view.cards_per_player / _CARDS
-    obs[_GAME + 2] = (view.cards_per_player - len(view.tricks)) / _CARDS
-    made = sum(b for b in view.bids if b is not None)
-    obs[_GAME + 7] = (made - view.cards_per_player) / _CARDS
-
-
-def _unseen(view: SeatView, obs: npt.NDArray[np.float32]) -> None:
-    o = _UNSEEN.offset
-    seen = obs[_HAND : _HAND + CARD_SLOTS] + obs[_TURNED : _TURNED + CARD_SLOTS]
-    seen = seen + obs[_PLAYED.offset : _PLAYED.end].reshape(SEATS, CARD_SLOTS).sum(0)
-    seen = seen + obs[_VISIBLE.offset : _VISIBLE.end].reshape(SEATS, CARD_SLOTS).sum(0)
-    left = _deck(view.rules.deck) - seen
-    if (left < 0).any():
-        # a plain W seen in the deck of suited Wizards: the rules core says which it stands for
-        left = np.zeros(CARD_SLOTS, np.float32)
-        for c in view.unseen_cards():
-            left[c.index] += 1
-    obs[o : o + CARD_SLOTS] = left
+def _unseen_of_suited_deck(view: SeatView, obs: npt.NDArray[np.float64]) -> None:
+    """A plain ``W`` seen with the deck of suited Wizards: which suited Wizard
+    it stands for is the rules core's to say (:meth:`SeatView.unseen_cards`)."""
+    obs[_UNSEEN : _UNSEEN + CARD_SLOTS] = 0.0
+    for c in view.unseen_cards():
+        obs[_UNSEEN + c.index] += 1
