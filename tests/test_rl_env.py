@@ -233,3 +233,22 @@ def test_gym_rewards_are_the_learners_points(name: str) -> None:
     again, _ = env.reset(seed=3)
     first, _ = env.reset(seed=3)
     assert np.array_equal(again["observation"], first["observation"])
+
+
+# -- the course --------------------------------------------------------------------------------
+
+
+def test_the_courses_agent_plays_at_the_table() -> None:
+    """docs/course.md's arena entry: a policy over the encoder's observation."""
+    import re
+
+    from wizard_arena.local import play_local
+
+    course = (ROOT / "docs" / "course.md").read_text()
+    code = next(b for b in re.findall(r"```python\n(.*?)```", course, re.S) if "MyAgent" in b)
+    namespace: dict[str, object] = {}
+    exec(compile(code, "docs/course.md", "exec"), namespace)
+    agent = namespace["MyAgent"]
+    for rules in (Rules(players=4), VARIANTS["tricksy"], VARIANTS["hidden_bids"]):
+        bots = [agent()] + [HeuristicBot() for _ in range(rules.players - 1)]  # type: ignore[operator]
+        assert play_local(bots, rules, seed=1).faults == []

@@ -9,7 +9,8 @@ own :class:`~wizard_arena.rules.SeatView` (:mod:`.encoding`), the mask all
 zeros unless it is to act. Rewards: with ``reward="points"`` every agent
 gets its points for a round at the step that completes the round; with
 ``reward="rank"`` only the final rank counts (+1 first .. -1 last) at the
-step that ends the game. An illegal action is replaced by the referee's
+step that ends the game; then every agent's info holds its ``total`` and
+``rank``. An illegal action is replaced by the referee's
 default action, as the arena does (``env.unwrapped.table.faults`` counts
 them by seat); ``on_illegal="raise"`` raises :class:`IllegalActionError`.
 
