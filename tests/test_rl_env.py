@@ -252,3 +252,25 @@ def test_the_courses_agent_plays_at_the_table() -> None:
     for rules in (Rules(players=4), VARIANTS["tricksy"], VARIANTS["hidden_bids"]):
         bots = [agent()] + [HeuristicBot() for _ in range(rules.players - 1)]  # type: ignore[operator]
         assert play_local(bots, rules, seed=1).faults == []
+
+
+@pytest.mark.parametrize(
+    ("blocked", "module"),
+    [("pettingzoo", "wizard_arena.rl.wizard_v0"), ("gymnasium", "wizard_arena.rl.single")],
+)
+def test_a_missing_extra_fails_with_one_line_naming_it(blocked: str, module: str) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        f"import sys; sys.modules[{blocked!r}] = None\n"
+        "import wizard_arena.rl.encoding  # numpy only: the learned bot's part imports\n"
+        f"import {module}\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last == (
+        f"ImportError: {blocked} is missing: the environments need the rl extra "
+        "(pip install 'wizard-arena[rl]')"
+    )
