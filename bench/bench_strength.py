@@ -40,7 +40,7 @@ from wizard_arena.local import play_local
 from wizard_arena.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from wizard_referee.ratings import student_t
 
-BOT_NAMES = ("random", "heuristic", "montecarlo")
+BOT_NAMES = ("random", "heuristic", "montecarlo", "learned")
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,10 @@ class SeatResult:
     rounds: int
     cpu_seconds: float
     """Processor time spent deciding (this entry, this game)."""
+    exact_by_round: tuple[int, ...] = ()
+    """1 for each round (in order) in which the bid was exactly the tricks taken, else 0."""
+    decision_ms: tuple[float, ...] = ()
+    """Processor milliseconds of each decision (this entry, this game)."""
 
 
 class _Timed(Bot):
@@ -78,27 +82,25 @@ class _Timed(Bot):
         self.inner = inner
         self.name = inner.name
         self.seconds = 0.0
+        self.times: list[float] = []
+
+    def _timed(self, method: Any, view: Any) -> Any:
+        t = time.process_time()
+        try:
+            return method(view)
+        finally:
+            spent = time.process_time() - t
+            self.seconds += spent
+            self.times.append(spent)
 
     def bid(self, view: Any) -> Any:
-        t = time.process_time()
-        try:
-            return self.inner.bid(view)
-        finally:
-            self.seconds += time.process_time() - t
+        return self._timed(self.inner.bid, view)
 
     def play(self, view: Any) -> Any:
-        t = time.process_time()
-        try:
-            return self.inner.play(view)
-        finally:
-            self.seconds += time.process_time() - t
+        return self._timed(self.inner.play, view)
 
     def choose_trump(self, view: Any) -> Any:
-        t = time.process_time()
-        try:
-            return self.inner.choose_trump(view)
-        finally:
-            self.seconds += time.process_time() - t
+        return self._timed(self.inner.choose_trump, view)
 
 
 def make_bot(name: str, seed: int, config: Config) -> Bot:
@@ -115,6 +117,10 @@ def make_bot(name: str, seed: int, config: Config) -> Bot:
         from wizard_bots.montecarlo import MonteCarloBot
 
         return MonteCarloBot(think_time=config.think_time, samples=config.samples, seed=seed)
+    if name == "learned":
+        from wizard_bots.learned import LearnedBot
+
+        return LearnedBot()
     raise ValueError(f"unknown bot {name!r} (one of {', '.join(BOT_NAMES)})")
 
 
@@ -153,6 +159,8 @@ def play_game(config: Config, deal: int, rotation: int) -> list[SeatResult]:
                 exact=exact,
                 rounds=len(result.results),
                 cpu_seconds=bot.seconds,
+                exact_by_round=tuple(int(r.bids[seat] == r.tricks[seat]) for r in result.results),
+                decision_ms=tuple(round(1000 * t, 3) for t in bot.times),
             )
         )
     return out
@@ -248,6 +256,59 @@ def print_summary(summary: dict[str, Any], games: int, players: int) -> None:
         print(f"score difference {pair}: {est.fmt()}  (95% interval {lo:.1f} .. {hi:.1f})")
 
 
+def accuracy_by_round(results: Sequence[SeatResult]) -> dict[str, list[Estimate]]:
+    """Per bot, per round: bid accuracy with a 95% interval over duplicate sets."""
+    names = sorted({r.bot for r in results}, key=BOT_NAMES.index)
+    deals = sorted({r.deal for r in results})
+    rounds = max(len(r.exact_by_round) for r in results)
+    out: dict[str, list[Estimate]] = {}
+    for n in names:
+        per_round = []
+        for k in range(rounds):
+            sets = []
+            for d in deals:
+                mine = [r.exact_by_round[k] for r in results if r.deal == d and r.bot == n]
+                sets.append(statistics.fmean(mine))
+            per_round.append(estimate(sets))
+        out[n] = per_round
+    return out
+
+
+def print_accuracy_by_round(results: Sequence[SeatResult]) -> None:
+    """A table: bid accuracy % (95% interval) by round (rows) and bot (columns)."""
+    table = accuracy_by_round(results)
+    names = list(table)
+    print("bid accuracy % by round (95% intervals over sets)")
+    print(f"{'round':>5} " + " ".join(f"{n:>16}" for n in names))
+    for k in range(len(next(iter(table.values())))):
+        print(f"{k + 1:>5} " + " ".join(f"{table[n][k].fmt(100):>16}" for n in names))
+
+
+def decision_times(results: Sequence[SeatResult]) -> dict[str, dict[str, float]]:
+    """Per bot: processor milliseconds per decision, mean, 95th percentile and max."""
+    out = {}
+    for n in sorted({r.bot for r in results}, key=BOT_NAMES.index):
+        ms = sorted(t for r in results if r.bot == n for t in r.decision_ms)
+        if not ms:
+            continue
+        out[n] = {
+            "decisions": len(ms),
+            "mean": statistics.fmean(ms),
+            "p95": ms[min(len(ms) - 1, math.ceil(0.95 * len(ms)) - 1)],
+            "max": ms[-1],
+        }
+    return out
+
+
+def print_decision_times(results: Sequence[SeatResult]) -> None:
+    print("time per decision, processor ms: mean, p95, max")
+    for n, t in decision_times(results).items():
+        print(
+            f"  {n:<11} {t['mean']:8.3f} {t['p95']:8.3f} {t['max']:8.3f}"
+            f"  ({int(t['decisions'])} decisions)"
+        )
+
+
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         description="Duplicate-game strength benchmark of the example bots.",
@@ -312,6 +373,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"bots: {', '.join(names)}{effort_txt}; seed {args.seed}")
     summary = summarize(results)
     print_summary(summary, len(tasks), players)
+    print_accuracy_by_round(results)
+    print_decision_times(results)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
         f"wall time {elapsed:.0f} s, processor time {cpu:.0f} s, {jobs} job(s), "

@@ -175,6 +175,8 @@ def test_the_rooms_are_all_seen() -> None:
         "wizard_arena.testing.raw",
         "wizard_arena.conformance.runner",
         "wizard_arena.cli",
+        "wizard_arena.rl.encoding",
+        "wizard_arena.rl.aec",
         "wizard_referee.referee.bridge",
         "wizard_referee.tournament.runner",
         "wizard_referee.ratings.models",
@@ -281,6 +283,22 @@ def test_bot_api_imports_only_the_rules_room() -> None:
         _in("wizard_arena.bot"),
         lambda m, i: not _within(i.module, *OURS) or _within(i.module, "wizard_arena.rules"),
         "the bot API imports more than the rules room",
+    )
+
+
+def test_rl_room_imports_the_rules_the_bot_api_and_local_play_only() -> None:
+    """The environments build on the rules core; never the client, protocol or server."""
+    _refuse(
+        _in("wizard_arena.rl"),
+        lambda m, i: not _within(i.module, *OURS, "grpc", "trio")
+        or _within(i.module, *(f"wizard_arena.{r}" for r in ("rules", "bot", "local", "rl"))),
+        "the rl room imports more than the rules, the bot API and local play",
+    )
+    # a learned bot encodes its view at the table with numpy alone (no rl extra)
+    _refuse(
+        [m for m in _in("wizard_arena.rl") if m.name == "wizard_arena.rl.encoding"],
+        lambda m, i: not _within(i.module, "gymnasium", "pettingzoo", "wizard_arena.rl"),
+        "the encoder needs more than numpy and the rules",
     )
 
 

@@ -93,8 +93,9 @@ def test_bench_server_kinds_serve_tables(kind: str, tmp_path: Path) -> None:
         ),
         [
             "bench_strength.py",
-            *["--bots", "heuristic,random,random", "--deals", "1", "--jobs", "1", "--quiet"],
+            *["--bots", "heuristic,random,learned", "--deals", "1", "--jobs", "1", "--quiet"],
         ],
+        ["bench_env.py", "--seconds", "0.05", "--pairs", "1"],
     ],
     ids=lambda argv: argv[0],
 )

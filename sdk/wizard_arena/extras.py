@@ -10,7 +10,9 @@ trio). Every other part comes with an extra of pyproject.toml
 - ``web``: the web pages, their JSON API and the metrics
   (:mod:`wizard_referee.web`; with ``server``);
 - ``ray``: tournaments and comparisons on a Ray cluster
-  (:mod:`wizard_referee.cluster`; with ``server``).
+  (:mod:`wizard_referee.cluster`; with ``server``);
+- ``rl``: the course kit's Gymnasium and PettingZoo environments
+  (:mod:`wizard_arena.rl`).
 
 :data:`EXTRAS` names the modules each extra brings. A part calls
 :func:`require` when it is imported, so that importing it without its extra
@@ -23,7 +25,7 @@ May import: the standard library only.
 
 >>> require("server", "the referee")  # installed here
 >>> sorted(EXTRAS)
-['ray', 'server', 'web']
+['ray', 'rl', 'server', 'web']
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ EXTRAS: dict[str, tuple[tuple[str, str], ...]] = {
         ("prometheus_client", "prometheus-client"),
     ),
     "ray": (("ray", "ray"),),
+    "rl": (("pettingzoo", "pettingzoo"), ("gymnasium", "gymnasium")),
 }
 
 

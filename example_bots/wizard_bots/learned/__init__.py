@@ -1,0 +1,63 @@
+"""A learned bot: bids with a network trained here, plays cards like the heuristic.
+
+:class:`LearnedBot` encodes the view it is given with the course kit's
+encoder (:func:`wizard_arena.rl.encoding.encode`, the observation the
+environments give) and bids the legal bid whose expected round score the
+network (:mod:`.model`, numpy only; weights ``weights.npz`` in this package)
+rates highest. It plays its cards and chooses trump as the heuristic bot does
+(:mod:`wizard_bots.heuristic`), aiming at the bid it made. In a blind first
+round (its own card unseen) it bids as the heuristic does. The training
+script is :mod:`.train` (``python -m wizard_bots.learned.train``; it needs
+the ``rl`` extra).
+
+Run it against a server: ``wizard-arena bot wizard_bots.learned:LearnedBot``.
+
+May import: the SDK's public modules (its rules, bot API and the rl room's
+encoder; the training script also the rl environments) and the heuristic bot.
+
+>>> from wizard_arena.local import play_local
+>>> from wizard_bots.random_bot import RandomBot
+>>> result = play_local([LearnedBot(), RandomBot(seed=1), RandomBot(seed=2)], seed=5)
+>>> result.faults, result.ranks[0]
+([], 1)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from wizard_arena import Card, SeatView, Suit
+from wizard_arena.bot import Bot
+from wizard_arena.rl.encoding import encode
+from wizard_bots.heuristic import HeuristicBot, blind_bid
+
+from .model import WEIGHTS, BidModel
+
+__all__ = ["LearnedBot"]
+
+_CACHE: dict[Path, BidModel] = {}
+
+
+class LearnedBot(Bot):
+    """Bids with the learned model (``weights``: an ``.npz`` from the training script)."""
+
+    name = "learned"
+
+    def __init__(self, weights: str | Path | None = None) -> None:
+        path = Path(weights) if weights is not None else WEIGHTS
+        model = _CACHE.get(path)
+        if model is None:
+            model = _CACHE[path] = BidModel.load(path)
+        self.model = model
+        self._player = HeuristicBot()
+
+    def bid(self, view: SeatView) -> int:
+        if view.others_hands and not view.hand:  # a blind first round
+            return blind_bid(view)
+        return self.model.best_bid(encode(view), view.legal_bids)
+
+    def play(self, view: SeatView) -> Card:
+        return self._player.play(view)
+
+    def choose_trump(self, view: SeatView) -> Suit:
+        return self._player.choose_trump(view)

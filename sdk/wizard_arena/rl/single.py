@@ -1,0 +1,208 @@
+"""The Gymnasium environment: one learning seat against bots of your choice.
+
+``WizardGymEnv(opponents=[RandomBot, HeuristicBot, HeuristicBot])`` seats the
+learner and three opponents (any :class:`~wizard_arena.bot.Bot` subclasses;
+a class or a zero-argument factory gives a fresh bot every game, so a seeded
+reset replays the game exactly; an instance is reused, told of each game by
+``on_game_start``). The opponents play through the bot API as at a referee's
+table: their hooks are called, and an opponent that raises or returns an
+illegal action has the referee's default action played for it (counted in
+``info["opponent_faults"]``).
+
+Spaces, observation and rewards are those of the PettingZoo environment
+(:mod:`.aec`): a step is one decision of the learner, and its reward is the
+learner's points of every round completed until its next decision (or, with
+``reward="rank"``, its final rank at the end). :meth:`WizardGymEnv.action_masks`
+gives the mask for maskable policies. An illegal action of the learner is
+replaced by the referee's default action, as the arena does
+(``info["illegal_actions"]`` counts them; ``on_illegal="raise"`` raises
+:class:`~.table.IllegalActionError` instead).
+
+>>> from wizard_arena.bot import Bot
+>>> class Zero(Bot):
+...     def bid(self, view): return min(view.legal_bids)
+...     def play(self, view): return view.legal_cards[0]
+>>> env = WizardGymEnv(opponents=[Zero, Zero, Zero])
+>>> obs, info = env.reset(seed=4)
+>>> info["seat"], obs["observation"].shape == (OBS_SIZE,)
+(0, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from wizard_arena.bot import Bot, GameInfo, decide
+from wizard_arena.rules import (
+    RoundResult,
+    RoundScored,
+    Rules,
+    TrickWon,
+    default_action,
+)
+
+from ._extra import missing
+from .aec import render_view
+from .encoding import ACTION_SIZE, OBS_SIZE, action_mask, encode  # noqa: F401  (OBS_SIZE: doctest)
+from .spaces import action_space, observation_space
+from .table import OnIllegal, RewardKind, Table, rank_rewards
+
+try:
+    import gymnasium
+except ImportError as e:
+    raise missing(e) from None
+
+__all__ = ["WizardGymEnv"]
+
+Opponent = Bot | Callable[[], Bot]
+
+
+class WizardGymEnv(gymnasium.Env):
+    """One learning seat (``seat``; None: a random seat each game) against ``opponents``."""
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        opponents: Sequence[Opponent],
+        rules: Rules | None = None,
+        seat: int | None = 0,
+        reward: RewardKind = "points",
+        render_mode: str | None = None,
+        on_illegal: OnIllegal = "default",
+    ) -> None:
+        self.rules = rules if rules is not None else Rules(players=len(opponents) + 1)
+        if len(opponents) != self.rules.players - 1:
+            raise ValueError(
+                f"{self.rules.players} players need {self.rules.players - 1} opponents, "
+                f"got {len(opponents)}"
+            )
+        if seat is not None and not 0 <= seat < self.rules.players:
+            raise ValueError(f"no seat {seat} at a {self.rules.players}-player table")
+        if reward not in ("points", "rank"):
+            raise ValueError(f"reward must be 'points' or 'rank', not {reward!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.opponents = list(opponents)
+        self.fixed_seat = seat
+        self.reward_kind = reward
+        self.on_illegal = on_illegal
+        self.render_mode = render_mode
+        self.observation_space = observation_space()
+        self.action_space = action_space()
+        self.table: Table | None = None
+        self.seat = 0
+        self.bots: list[Bot | None] = []
+        self.opponent_faults = 0
+        self._seen = 0
+        self._games = 0
+
+    # -- the gymnasium API -----------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        super().reset(seed=seed)
+        rng = self.np_random
+        n = self.rules.players
+        self.table = Table(self.rules, int(rng.integers(2**63 - 1)))
+        seat = self.fixed_seat
+        self.seat = int(rng.integers(n)) if seat is None else seat
+        others = iter(self.opponents)
+        self.bots = [None if s == self.seat else _bot(next(others)) for s in range(n)]
+        names = tuple("learner" if b is None else b.name for b in self.bots)
+        self._games += 1
+        for s, bot in enumerate(self.bots):
+            if bot is not None:
+                info = GameInfo(f"gym-{self._games}", self.rules, s, names)
+                object.__setattr__(info, "seed", int(rng.integers(2**63 - 1)))
+                bot.on_game_start(info)
+        self.opponent_faults = 0
+        self._seen = 0
+        self._opponents_play()
+        return self._observation(), self._info()
+
+    def step(
+        self, action: int
+    ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        table = self.table
+        assert table is not None, "reset() first"
+        if table.over:
+            raise RuntimeError("the game is over: reset() first")
+        scored = table.act(self.seat, int(action), self.on_illegal)
+        self._hooks()
+        scored += self._opponents_play()
+        reward = float(sum(r.points[self.seat] for r in scored))
+        if self.reward_kind == "rank":
+            reward = rank_rewards(table.game.ranks)[self.seat] if table.over else 0.0
+        return self._observation(), reward, table.over, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions of the learner now (1: legal), as maskable policies ask."""
+        assert self.table is not None, "reset() first"
+        if self.table.over:
+            return np.zeros(ACTION_SIZE, np.int8)
+        return action_mask(self.table.view(self.seat))
+
+    def render(self) -> str | None:
+        if self.render_mode is None or self.table is None:
+            return None
+        return render_view(self.table, self.seat)
+
+    # -- the opponents -------------------------------------------------------------------------
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        assert self.table is not None
+        view = self.table.view(self.seat)
+        return {"observation": encode(view), "action_mask": action_mask(view)}
+
+    def _info(self) -> dict[str, Any]:
+        assert self.table is not None
+        game = self.table.game
+        return {
+            "seat": self.seat,
+            "round": game.round,
+            "totals": tuple(game.totals),
+            "opponent_faults": self.opponent_faults,
+            "illegal_actions": self.table.faults[self.seat],
+        }
+
+    def _opponents_play(self) -> list[RoundResult]:
+        """The opponents' decisions until the learner is to act or the game is over."""
+        table = self.table
+        assert table is not None
+        scored: list[RoundResult] = []
+        while (seat := table.to_act) is not None and seat != self.seat:
+            bot = self.bots[seat]
+            assert bot is not None
+            view = table.view(seat)
+            try:
+                scored += table.apply(seat, decide(bot, view))
+            except Exception:  # the bot raised or chose what the rules refuse
+                self.opponent_faults += 1
+                scored += table.apply(seat, default_action(view.legal_actions))
+            self._hooks()
+        return scored
+
+    def _hooks(self) -> None:
+        """The opponents' ``on_trick_end`` and ``on_round_end`` for new events."""
+        assert self.table is not None
+        game = self.table.game
+        events = game.events[self._seen :]
+        self._seen = len(game.events)
+        for ev in events:
+            if isinstance(ev, TrickWon | RoundScored):
+                for s, bot in enumerate(self.bots):
+                    if bot is None:
+                        continue
+                    if isinstance(ev, TrickWon):
+                        bot.on_trick_end(game.view(s), ev.trick)
+                    else:
+                        bot.on_round_end(game.view(s), ev.result)
+
+
+def _bot(opponent: Opponent) -> Bot:
+    return opponent if isinstance(opponent, Bot) else opponent()

@@ -1,0 +1,276 @@
+"""The course kit's environments: the encoder (fixed layout, built from a seat's
+view alone, never hidden information), the PettingZoo AEC environment under
+PettingZoo's api_test in every rule variant, and the Gymnasium environment
+under Gymnasium's check_env."""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pettingzoo", reason="the rl extra is not installed")
+
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
+
+from wizard_arena.bot import Bot
+from wizard_arena.rl import encoding, wizard_v0
+from wizard_arena.rl.encoding import (
+    ACTION_SIZE,
+    CARD_SLOTS,
+    OBS_HIGH,
+    OBS_LOW,
+    OBS_SIZE,
+    action_id,
+    action_mask,
+    action_of,
+    block,
+    encode,
+)
+from wizard_arena.rl.single import WizardGymEnv
+from wizard_arena.rl.table import IllegalActionError
+from wizard_arena.rules import (
+    ALL_CARDS,
+    Bid,
+    ChooseTrump,
+    Game,
+    Phase,
+    Play,
+    Rules,
+    Suit,
+)
+from wizard_bots.heuristic import HeuristicBot
+from wizard_bots.random_bot import RandomBot
+
+from .conftest import ROOT
+from .test_observation import VARIANTS
+
+# -- the encoder -----------------------------------------------------------------------------
+
+
+def test_action_ids_are_one_to_one() -> None:
+    actions = [Bid(b) for b in range(21)] + [ChooseTrump(s) for s in Suit]
+    actions += [Play(c) for c in ALL_CARDS]
+    ids = [action_id(a) for a in actions]
+    assert len(set(ids)) == len(ids) and max(ids) < ACTION_SIZE
+    assert all(action_of(i) == a for i, a in zip(ids, actions, strict=True))
+    # the card slots keep the cards' indices; slots 58..63 are reserved (Wizards with identities)
+    assert [action_id(Play(c)) - encoding.CARD_BASE for c in ALL_CARDS] == list(range(58))
+    for slot in range(58, CARD_SLOTS):
+        with pytest.raises(ValueError, match="reserved"):
+            action_of(encoding.CARD_BASE + slot)
+
+
+def test_the_layout_is_contiguous_and_documented() -> None:
+    end = 0
+    for b in encoding.BLOCKS:
+        assert b.offset == end
+        end = b.end
+    assert end == OBS_SIZE == len(OBS_LOW) == len(OBS_HIGH)
+    course = (ROOT / "docs" / "course.md").read_text()
+    assert encoding.layout_table() in course, "docs/course.md: paste layout_table() again"
+
+
+def _play_random(game: Game, rng: random.Random, until: int) -> None:
+    """Random legal play for ``until`` decisions (dealing as needed) or to the end."""
+    for _ in range(until):
+        if game.is_over:
+            return
+        if game.phase is Phase.DEAL:
+            game.deal()
+            continue
+        seat = game.acting[0]
+        game.apply(seat, rng.choice(game.legal_actions(seat)))
+
+
+def _reshuffle_hidden(game: Game, seat: int, rng: random.Random) -> Game:
+    """A copy of ``game`` in which the cards of every seat but ``seat`` are
+    dealt out again among them (same hand sizes): only hidden state differs."""
+    other = game.clone()
+    others = [s for s in range(game.players) if s != seat]
+    pool = [c for s in others for c in other.hands[s]]
+    rng.shuffle(pool)
+    for s in others:
+        k = len(other.hands[s])
+        other.hands[s], pool = sorted(pool[:k]), pool[k:]
+    return other
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_the_observation_never_depends_on_hidden_cards(name: str) -> None:
+    rules = VARIANTS[name]
+    rng = random.Random(name)
+    changed = 0
+    for trial in range(30):
+        game = Game(rules, seed=trial)
+        _play_random(game, rng, rng.randrange(1, 200))
+        if game.is_over or game.blind:
+            continue
+        seat = rng.randrange(game.players)
+        other = _reshuffle_hidden(game, seat, rng)
+        a, b = game.view(seat), other.view(seat)
+        assert np.array_equal(encode(a), encode(b)), (name, trial)
+        assert np.array_equal(action_mask(a), action_mask(b))
+        # the check can fail: another seat's own observation did change
+        neighbour = (seat + 1) % game.players
+        changed += not np.array_equal(encode(game.view(neighbour)), encode(other.view(neighbour)))
+    assert changed > 0
+
+
+def test_the_observation_shows_what_the_seat_sees() -> None:
+    game = Game(Rules(players=4), seed=5)
+    _play_random(game, random.Random(1), 40)  # some way into round 3 or 4
+    view = game.view(game.to_act)  # type: ignore[arg-type]
+    obs = encode(view)
+    hand = block("hand")
+    assert obs[hand.offset : hand.end].sum() == len(view.hand)
+    for c in view.hand:
+        assert obs[hand.offset + c.index] >= 1
+    unseen = block("unseen")
+    assert obs[unseen.offset : unseen.end].sum() == len(view.unseen_cards())
+    seats = block("seats")
+    rows = obs[seats.offset : seats.end].reshape(seats.shape)
+    assert rows[:4, 0].tolist() == [1, 1, 1, 1] and rows[4:, 0].tolist() == [0, 0]
+    assert rows[0, 8] == pytest.approx(view.totals[view.seat] / 100)
+    assert obs.min() >= OBS_LOW.min() and np.all(obs >= OBS_LOW) and np.all(obs <= OBS_HIGH)
+
+
+# -- the PettingZoo environment --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_aec_env_passes_pettingzoo_api_test(name: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a Dict observation space, as PettingZoo's card games
+        api_test(wizard_v0.env(rules=VARIANTS[name]), num_cycles=400)
+
+
+def test_aec_env_is_seeded() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        seed_test(lambda: wizard_v0.env(players=3), num_cycles=200)
+
+
+def _run_aec_game(env: object, rng: random.Random) -> dict[str, float]:
+    totals: dict[str, float] = {}
+    for agent in env.agent_iter():  # type: ignore[attr-defined]
+        obs, reward, terminated, truncated, _ = env.last()  # type: ignore[attr-defined]
+        totals[agent] = totals.get(agent, 0.0) + reward
+        space = env.observation_space(agent)  # type: ignore[attr-defined]
+        assert space.contains(obs)
+        legal = np.flatnonzero(obs["action_mask"])
+        action = None if terminated or truncated else int(rng.choice(legal))
+        env.step(action)  # type: ignore[attr-defined]
+    return totals
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_aec_rewards_add_up_to_the_final_totals(name: str) -> None:
+    env = wizard_v0.env(rules=VARIANTS[name])
+    env.reset(seed=7)
+    rewards = _run_aec_game(env, random.Random(7))
+    game = env.unwrapped.table.game
+    assert game.is_over
+    assert [rewards[f"player_{s}"] for s in range(game.players)] == list(game.totals)
+
+
+def test_aec_rank_reward_and_illegal_actions() -> None:
+    env = wizard_v0.env(players=4, reward="rank")
+    env.reset(seed=2)
+    rewards = _run_aec_game(env, random.Random(2))
+    ranks = env.unwrapped.table.game.ranks
+    assert [rewards[f"player_{s}"] for s in range(4)] == [1 - 2 * (r - 1) / 3 for r in ranks]
+    strict = wizard_v0.env(players=4, on_illegal="raise")
+    strict.reset(seed=2)
+    with pytest.raises(IllegalActionError, match="may not take action 88"):
+        strict.step(88)
+    lenient = wizard_v0.env(players=4)
+    lenient.reset(seed=2)
+    seat = int(lenient.agent_selection.split("_")[1])
+    lenient.step(88)  # a reserved card slot: the default action (bid 0) is played
+    assert lenient.unwrapped.table.faults[seat] == 1
+    assert lenient.unwrapped.table.game.bids[seat] == 0
+
+
+# -- the Gymnasium environment ---------------------------------------------------------------
+
+
+class _Raises(Bot):
+    name = "raises"
+
+    def bid(self, view: object) -> int:
+        raise RuntimeError("no")
+
+    def play(self, view: object) -> object:
+        raise RuntimeError("no")
+
+
+def test_gym_env_passes_check_env() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "no spec": not registered with gymnasium.make
+        check_env(WizardGymEnv([RandomBot, HeuristicBot, HeuristicBot]))
+        check_env(WizardGymEnv([HeuristicBot, RandomBot], rules=VARIANTS["tricksy"], seat=None))
+
+
+@pytest.mark.parametrize("name", ["base", "hidden_bids", "blind_first_round", "tricksy_suited"])
+def test_gym_rewards_are_the_learners_points(name: str) -> None:
+    rules = VARIANTS[name]
+    opponents = [HeuristicBot] * (rules.players - 2) + [_Raises]
+    env = WizardGymEnv(opponents, rules=rules, seat=None)
+    rng = np.random.default_rng(3)
+    obs, info = env.reset(seed=3)
+    total, done = 0.0, False
+    while not done:
+        assert np.array_equal(obs["action_mask"], env.action_masks())
+        obs, reward, done, _, info = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        total += reward
+    assert total == info["totals"][info["seat"]]
+    assert info["opponent_faults"] > 0 and info["illegal_actions"] == 0
+    # the same seed, the same game
+    again, _ = env.reset(seed=3)
+    first, _ = env.reset(seed=3)
+    assert np.array_equal(again["observation"], first["observation"])
+
+
+# -- the course --------------------------------------------------------------------------------
+
+
+def test_the_courses_agent_plays_at_the_table() -> None:
+    """docs/course.md's arena entry: a policy over the encoder's observation."""
+    import re
+
+    from wizard_arena.local import play_local
+
+    course = (ROOT / "docs" / "course.md").read_text()
+    code = next(b for b in re.findall(r"```python\n(.*?)```", course, re.S) if "MyAgent" in b)
+    namespace: dict[str, object] = {}
+    exec(compile(code, "docs/course.md", "exec"), namespace)
+    agent = namespace["MyAgent"]
+    for rules in (Rules(players=4), VARIANTS["tricksy"], VARIANTS["hidden_bids"]):
+        bots = [agent()] + [HeuristicBot() for _ in range(rules.players - 1)]  # type: ignore[operator]
+        assert play_local(bots, rules, seed=1).faults == []
+
+
+@pytest.mark.parametrize(
+    ("blocked", "module"),
+    [("pettingzoo", "wizard_arena.rl.wizard_v0"), ("gymnasium", "wizard_arena.rl.single")],
+)
+def test_a_missing_extra_fails_with_one_line_naming_it(blocked: str, module: str) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        f"import sys; sys.modules[{blocked!r}] = None\n"
+        "import wizard_arena.rl.encoding  # numpy only: the learned bot's part imports\n"
+        f"import {module}\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last == (
+        f"ImportError: {blocked} is missing: the environments need the rl extra "
+        "(pip install 'wizard-arena[rl]')"
+    )
