@@ -17,10 +17,14 @@ heuristic's trick estimate for that player's hand in the deal.
 
 Either ``samples`` (a fixed number of deals per decision: reproducible) or
 ``think_time`` (seconds per decision, as many deals as fit: it depends on the
-machine's speed and load) sets the effort. The deals are drawn from the seed
-the referee gives the bot for each game (``GameInfo.rng``), or from ``seed``
-if one is given, so with ``samples`` the same game is played the same way
-every time.
+machine's speed and load) sets the effort; ``bid_effort`` multiplies it for
+bids. Whatever the effort, a decision keeps to half the referee's
+``time_left`` less 50 ms (:mod:`wizard_bots.budget`, on an injectable
+``clock``): a fixed-work search that would overrun is cut short (and
+counted). The deals are drawn from the seed the referee gives the bot for
+each game (``GameInfo.rng``), or from ``seed`` if one is given, so with
+``samples`` the same game is played the same way every time (unless a search
+is cut short).
 
 >>> from wizard_arena.local import play_local
 >>> from wizard_bots.heuristic import HeuristicBot
@@ -40,6 +44,7 @@ from collections.abc import Set as AbstractSet
 from wizard_arena import Card, SeatView, Suit
 from wizard_arena.bot import Bot, GameInfo
 from wizard_arena.rules import Action, Bid, ChooseTrump, Game, Phase, Play, suit_to_follow
+from wizard_bots.budget import TIME_MARGIN, TIME_SHARE, Budget, Clock
 from wizard_bots.heuristic import (
     HeuristicBot,
     Opponent,
@@ -50,12 +55,14 @@ from wizard_bots.heuristic import (
     count_slot,
     estimate_tricks,
 )
-from wizard_bots.sampling import SampledDeal, game_from_view, sample_deal
+from wizard_bots.sampling import SampledDeal, game_from_view, sample_deals
 
 __all__ = ["MonteCarloBot", "assumed_bids", "bid_likelihood", "heuristic_bid", "play_out_round"]
 
 #: Spread (in tricks) of a player's bid around the heuristic's estimate of its hand.
 BID_SIGMA = 1.0
+#: Deals drawn at a time by a fixed-work search (the same whatever the clock says).
+FIXED_BATCH = 16
 
 
 # -- the rollout policy: the heuristic, driven straight from a Game ------------------
@@ -183,10 +190,15 @@ class MonteCarloBot(Bot):
 
     ``samples`` fixes the number of sampled deals per decision (reproducible:
     each game draws from the referee's seed for it, or from ``seed`` if given);
-    otherwise ``think_time`` seconds are spent per decision
-    (less if the referee's ``time_left`` is shorter). ``bid_window`` is how far
-    from the heuristic's bid the candidate bids range; ``bid_inference``
-    turns on weighing deals by the bids made.
+    otherwise ``think_time`` seconds are spent per decision. Either way a
+    decision also keeps to ``time_share`` of the referee's ``time_left`` less
+    ``time_margin`` (:class:`~wizard_bots.budget.Budget`; a fixed-work search
+    cut short by it is counted in ``stats["cut_short"]``). ``bid_effort``
+    multiplies the work (deals or think time) of a bid: the 15-odd bids of a
+    game decide most of its score. ``bid_window`` is how far from the
+    heuristic's bid the candidate bids range; ``bid_inference`` turns on
+    weighing deals by the bids made. ``clock`` (seconds, monotonic) is what
+    the time budget reads.
     """
 
     name = "montecarlo"
@@ -200,21 +212,37 @@ class MonteCarloBot(Bot):
         bid_window: int = 2,
         bid_inference: bool = True,
         pool_factor: int = 4,
+        bid_effort: float = 1.0,
+        time_share: float = TIME_SHARE,
+        time_margin: float = TIME_MARGIN,
+        clock: Clock = time.perf_counter,
     ) -> None:
         if samples is None and think_time is None:
             raise ValueError("give think_time or samples")
         if samples is not None and samples < 1:
             raise ValueError("samples must be at least 1")
-        self.think_time = think_time
+        if bid_effort <= 0:
+            raise ValueError("bid_effort must be positive")
+        self.think_time = think_time if samples is None else None
         self.samples = samples
         self.seed = seed
         self.rng = random.Random(seed)
         self.bid_window = bid_window
         self.bid_inference = bid_inference
         self.pool_factor = pool_factor
+        self.bid_effort = bid_effort
+        self.time_share = time_share
+        self.time_margin = time_margin
+        self.clock = clock
         self._heuristic = HeuristicBot()
         self._sim_rng = random.Random(0)  # games never deal within a round: unused
-        self.stats = {"decisions": 0, "searches": 0, "deals": 0, "rollouts": 0}
+        self.stats = {
+            "decisions": 0,
+            "searches": 0,
+            "deals": 0,
+            "rollouts": 0,
+            "cut_short": 0,
+        }
 
     # -- the Bot interface -------------------------------------------------------
 
@@ -230,7 +258,7 @@ class MonteCarloBot(Bot):
         if len(legal) == 1:
             return legal[0]
         cands = [b for b in legal if abs(b - prior) <= self.bid_window]
-        best = self._search(view, [Bid(b) for b in cands], prior=Bid(prior))
+        best = self._search(view, [Bid(b) for b in cands], Bid(prior), self.bid_effort)
         assert isinstance(best, Bid)
         return best.bid
 
@@ -239,7 +267,7 @@ class MonteCarloBot(Bot):
         if len(cards) == 1:
             return cards[0]
         prior = self._heuristic.play(view)
-        best = self._search(view, [Play(c) for c in cards], prior=Play(prior))
+        best = self._search(view, [Play(c) for c in cards], Play(prior))
         assert isinstance(best, Play)
         return best.card
 
@@ -247,67 +275,94 @@ class MonteCarloBot(Bot):
         prior = self._heuristic.choose_trump(view)
         if not view.hand:  # a blind round: nothing to sample from
             return prior
-        best = self._search(view, [ChooseTrump(s) for s in Suit], prior=ChooseTrump(prior))
+        best = self._search(view, [ChooseTrump(s) for s in Suit], ChooseTrump(prior))
         assert isinstance(best, ChooseTrump)
         return best.suit
 
     # -- search -------------------------------------------------------------------
 
-    def _budget(self, view: SeatView) -> float | None:
-        if self.samples is not None:
-            return None
-        assert self.think_time is not None
-        budget = self.think_time
-        if view.time_left is not None:
-            budget = min(budget, 0.5 * view.time_left)
-        return budget
+    def budget(self, view: SeatView, scale: float = 1.0) -> Budget:
+        """The budget of a decision on ``view`` starting now."""
+        return Budget.start(
+            self.clock,
+            think_time=self.think_time,
+            samples=self.samples,
+            time_left=view.time_left,
+            share=self.time_share,
+            margin=self.time_margin,
+            scale=scale,
+        )
 
     def _deals(self, view: SeatView, count: int) -> list[tuple[SampledDeal, int]]:
         """``count`` deals (with multiplicity), resampled by bid likelihood."""
-        rng = self.rng
-        if not self.bid_inference or all(
-            b is None for s, b in enumerate(view.bids) if s != view.seat
+        weigh = None
+        if self.bid_inference and any(
+            b is not None for s, b in enumerate(view.bids) if s != view.seat
         ):
-            return [(sample_deal(view, rng), 1) for _ in range(count)]
-        pool = [sample_deal(view, rng) for _ in range(count * self.pool_factor)]
-        weights = [bid_likelihood(view, d) for d in pool]
-        if sum(weights) <= 0.0:
-            weights = [1.0] * len(pool)
-        picks: dict[int, int] = {}
-        for i in rng.choices(range(len(pool)), weights=weights, k=count):
-            picks[i] = picks.get(i, 0) + 1
-        return [(pool[i], k) for i, k in sorted(picks.items())]
+            weigh = bid_likelihood
+        return sample_deals(view, self.rng, count, weigh, self.pool_factor)
 
-    def _search(self, view: SeatView, actions: Sequence[Action], prior: Action) -> Action:
+    def _evaluate(
+        self,
+        view: SeatView,
+        deal: SampledDeal,
+        actions: Sequence[Action],
+        void_list: Sequence[AbstractSet[Suit]],
+        budget: Budget,
+    ) -> list[int] | None:
+        """The view's seat's round score after each action on ``deal``, or
+        None when the budget ran out before every action was played out."""
+        seat = view.seat
+        bids = assumed_bids(view, deal)
+        base = game_from_view(view, deal.hands, rng=self._sim_rng, bids=bids)
+        points = []
+        for action in actions:
+            if budget.out_of_time():
+                return None
+            game = base.clone(rng=self._sim_rng)
+            game.apply(seat, action)
+            play_out_round(game, deal.stock, void_list)
+            points.append(game.results[-1].points[seat])
+            self.stats["rollouts"] += 1
+        return points
+
+    def _search(
+        self, view: SeatView, actions: Sequence[Action], prior: Action, scale: float = 1.0
+    ) -> Action:
         self.stats["decisions"] += 1
+        budget = self.budget(view, scale)
         if len(actions) == 1:
             return actions[0]
+        if budget.timed and budget.seconds <= 0.0:  # no time to think: the heuristic's
+            self.stats["cut_short"] += 1
+            return prior
         self.stats["searches"] += 1
-        seat = view.seat
         voids = view.known_voids()
         void_list = [voids[s] for s in range(view.players)]
         totals = [0.0] * len(actions)
-        budget = self._budget(view)
-        start = time.perf_counter()
-        target = self.samples if self.samples is not None else 1_000_000
+        target = budget.deals if budget.deals is not None else 1_000_000
+        # deals are drawn (and resampled by bid likelihood) in batches, so a
+        # search that runs out of time has not drawn far more than it used
+        batch = 4 if budget.deals is None else min(target, FIXED_BATCH)
         done = 0
-        batch = target if budget is None else 4
-        out_of_time = False
-        while done < target and not out_of_time:
+        stopped = False
+        while done < target and not stopped:
             for deal, mult in self._deals(view, min(batch, target - done)):
-                bids = assumed_bids(view, deal)
-                base = game_from_view(view, deal.hands, rng=self._sim_rng, bids=bids)
-                for i, action in enumerate(actions):
-                    game = base.clone(rng=self._sim_rng)
-                    game.apply(seat, action)
-                    play_out_round(game, deal.stock, void_list)
-                    totals[i] += mult * game.results[-1].points[seat]
-                    self.stats["rollouts"] += 1
+                points = self._evaluate(view, deal, actions, void_list, budget)
+                if points is None:
+                    stopped = True
+                    break
+                for i, p in enumerate(points):
+                    totals[i] += mult * p
                 done += mult
                 self.stats["deals"] += 1
-                if budget is not None and time.perf_counter() - start >= budget:
-                    out_of_time = True
+                if budget.out_of_time():
+                    stopped = True
                     break
+        if budget.deals is not None and done < budget.deals:
+            self.stats["cut_short"] += 1
+        if done == 0:
+            return prior
         # best average score; ties go to the heuristic's choice, then the first
         best = max(range(len(actions)), key=lambda i: (totals[i], actions[i] == prior, -i))
         return actions[best]
