@@ -232,3 +232,54 @@ def test_bids_get_more_work_than_cards() -> None:
     bot = MonteCarloBot(samples=3, seed=1, bid_effort=4, bid_inference=False)
     bot.bid(view)
     assert bot.stats["deals"] == 12
+
+
+# -- seats that act at random --------------------------------------------------------
+
+
+def test_noise_levels_tell_random_seats_from_sensible_ones() -> None:
+    from wizard_arena.local import play_local
+    from wizard_bots.opponents import noise_levels
+    from wizard_bots.random_bot import RandomBot
+
+    bots = [HeuristicBot(), RandomBot(seed=1), HeuristicBot(), RandomBot(seed=2)]
+    result = play_local(bots, Rules(players=4), seed=9, hooks=False)
+    game = Game.at_round(Rules(players=4), 15, dealer=0, totals=list(result.totals), seed=1)
+    game.results = list(result.results)[:-1]  # the 14 rounds scored before the last
+    game.deal()
+    levels = noise_levels(game.view(0))
+    assert levels[0] == 0.0 and levels[2] < 0.1
+    assert levels[1] > 0.5 and levels[3] > 0.5
+
+
+def test_a_random_bidders_bid_hardly_moves_the_deals() -> None:
+    game = position(3, ["W W 13H", "2S 3S 4S", "5S 6S 7S"], "8D", bids=[3], dealer=2)
+    view = game.view(1)
+    strong = SampledDeal(
+        (tuple(Card(t) for t in ("W", "W", "13H")), view.hand, game.view(2).hand), ()
+    )
+    weak = SampledDeal(
+        (tuple(Card(t) for t in ("2H", "3H", "5C")), view.hand, game.view(2).hand), ()
+    )
+    assert bid_likelihood(view, strong) > 10 * bid_likelihood(view, weak)
+    careless = [1.0, 0.0, 0.0]
+    ratio = bid_likelihood(view, strong, careless) / bid_likelihood(view, weak, careless)
+    assert ratio == pytest.approx(1.0)
+
+
+def test_rollouts_with_noise_play_the_round_out_and_need_an_rng() -> None:
+    from wizard_bots.montecarlo import play_out_round
+
+    view = _play_view()
+    deal = sample_deal(view, random.Random(3))
+    from wizard_bots.sampling import game_from_view
+
+    quiet, same = game_from_view(view, deal.hands), game_from_view(view, deal.hands)
+    play_out_round(quiet, deal.stock)
+    play_out_round(same, deal.stock, noise=[0.0] * 4, rng=random.Random(1))
+    assert quiet.results[-1] == same.results[-1]  # no noise: the heuristic's play
+    wild = game_from_view(view, deal.hands)
+    play_out_round(wild, deal.stock, noise=[1.0] * 4, rng=random.Random(1))
+    assert wild.phase in (Phase.DEAL, Phase.GAME_OVER)
+    with pytest.raises(ValueError):
+        play_out_round(game_from_view(view, deal.hands), deal.stock, noise=[0.5] * 4)

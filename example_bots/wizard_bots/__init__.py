@@ -1,5 +1,6 @@
 """Example bots for Wizard Arena: ``random``, ``heuristic`` and ``montecarlo``
-(with :mod:`.sampling`), and the misbehaving-bots kit (:mod:`.misbehaving`).
+(with :mod:`.sampling`, :mod:`.budget` and :mod:`.opponents`), and the
+misbehaving-bots kit (:mod:`.misbehaving`).
 
 Run one against a server with ``wizard-arena bot wizard_bots.random_bot:RandomBot``.
 

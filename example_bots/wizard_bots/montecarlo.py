@@ -38,8 +38,9 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
+from functools import partial
 
 from wizard_arena import Card, SeatView, Suit
 from wizard_arena.bot import Bot, GameInfo
@@ -55,6 +56,7 @@ from wizard_bots.heuristic import (
     count_slot,
     estimate_tricks,
 )
+from wizard_bots.opponents import noise_levels
 from wizard_bots.sampling import SampledDeal, game_from_view, sample_deals
 
 __all__ = ["MonteCarloBot", "assumed_bids", "bid_likelihood", "heuristic_bid", "play_out_round"]
@@ -63,6 +65,9 @@ __all__ = ["MonteCarloBot", "assumed_bids", "bid_likelihood", "heuristic_bid", "
 BID_SIGMA = 1.0
 #: Deals drawn at a time by a fixed-work search (the same whatever the clock says).
 FIXED_BATCH = 16
+#: Below this estimated probability of acting at random a seat is modelled as
+#: the heuristic (its bid read as a hint, its rollouts deterministic).
+NOISE_THRESHOLD = 0.1
 
 
 # -- the rollout policy: the heuristic, driven straight from a Game ------------------
@@ -90,13 +95,20 @@ def play_out_round(
     game: Game,
     stock: Sequence[Card],
     voids: Sequence[AbstractSet[Suit]] | None = None,
+    noise: Sequence[float] | None = None,
+    rng: random.Random | None = None,
 ) -> None:
     """Finish the current round of ``game`` with the heuristic policy for every seat.
 
     ``stock`` are the cards not dealt (so that each simulated seat knows which
     cards it has not seen) and ``voids`` the suits each seat is known to lack.
-    The game is left at the end of the round (scored).
+    With ``noise`` (by seat, see :mod:`wizard_bots.opponents`) and ``rng``, a
+    seat bids and plays uniformly at random with that probability at each
+    decision instead. The game is left at the end of the round (scored).
     """
+    if noise is not None and rng is None:
+        raise ValueError("noise needs an rng")
+    draw = rng.random if rng is not None else None
     n = game.players
     known: list[set[Suit]] = (
         [set(v) for v in voids] if voids is not None else [set() for _ in range(n)]
@@ -106,7 +118,10 @@ def play_out_round(
         game.choose_trump(game.dealer, choose_trump_suit(game.hands[game.dealer], n))
     while game.phase is Phase.BID:
         bidder = game.acting[0]  # (with hidden bids, any seat that has not bid)
-        game.bid(bidder, heuristic_bid(game, bidder))
+        if noise is not None and rng is not None and rng.random() < noise[bidder]:
+            game.bid(bidder, rng.choice(game.legal_bids(bidder)))
+        else:
+            game.bid(bidder, heuristic_bid(game, bidder))
     # unseen cards of the table (every hand and the stock), by card index
     remaining = card_counts(stock)
     for hand in game.hands:
@@ -123,6 +138,8 @@ def play_out_round(
         first = legal[0]
         if all(c is first for c in legal):
             card = first
+        elif noise is not None and draw is not None and draw() < noise[seat]:
+            card = legal[int(draw() * len(legal))]
         else:
             hand = game.hands[seat]
             out = list(remaining)
@@ -164,14 +181,22 @@ def assumed_bids(view: SeatView, deal: SampledDeal) -> list[int] | None:
     ]
 
 
-def bid_likelihood(view: SeatView, deal: SampledDeal) -> float:
-    """How well the bids made so far fit the hands of ``deal`` (relative weight)."""
+def bid_likelihood(
+    view: SeatView, deal: SampledDeal, noise: Sequence[float] | None = None
+) -> float:
+    """How well the bids made so far fit the hands of ``deal`` (relative weight).
+
+    With ``noise`` (by seat), a seat's bid is read as random with that
+    probability: its factor is mixed with the likelihood of a random bid, so
+    a careless bidder's bid hardly moves the deals."""
     n = view.players
     trump = view.trump
     dealt = [list(h) for h in deal.hands]
     for seat, card in view.plays:
         dealt[seat].append(card)
     err = 0.0
+    mixed = 1.0
+    flat = min(1.0, math.sqrt(2 * math.pi) * BID_SIGMA / (view.cards_per_player + 1))
     before: list[int] = []
     for k in range(n):
         seat = (view.dealer + 1 + k) % n
@@ -180,9 +205,14 @@ def bid_likelihood(view: SeatView, deal: SampledDeal) -> float:
             break
         if seat != view.seat:
             est = estimate_tricks(dealt[seat], trump, n, view.turned_card, before, k)
-            err += (bid - est) ** 2
+            e = noise[seat] if noise is not None else 0.0
+            if e > 0.0:
+                like = math.exp(-((bid - est) ** 2) / (2 * BID_SIGMA**2))
+                mixed *= (1.0 - e) * like + e * flat
+            else:
+                err += (bid - est) ** 2
         before.append(bid)
-    return math.exp(-err / (2 * BID_SIGMA**2))
+    return mixed * math.exp(-err / (2 * BID_SIGMA**2))
 
 
 class MonteCarloBot(Bot):
@@ -197,7 +227,10 @@ class MonteCarloBot(Bot):
     multiplies the work (deals or think time) of a bid: the 15-odd bids of a
     game decide most of its score. ``bid_window`` is how far from the
     heuristic's bid the candidate bids range; ``bid_inference`` turns on
-    weighing deals by the bids made. ``clock`` (seconds, monotonic) is what
+    weighing deals by the bids made; ``opponent_model`` on modelling seats
+    that have shown they act at random (:mod:`wizard_bots.opponents`: their
+    bids are not read as hints, and they act at random in the rollouts as
+    often as estimated). ``clock`` (seconds, monotonic) is what
     the time budget reads.
     """
 
@@ -213,6 +246,7 @@ class MonteCarloBot(Bot):
         bid_inference: bool = True,
         pool_factor: int = 4,
         bid_effort: float = 1.0,
+        opponent_model: bool = True,
         time_share: float = TIME_SHARE,
         time_margin: float = TIME_MARGIN,
         clock: Clock = time.perf_counter,
@@ -231,6 +265,7 @@ class MonteCarloBot(Bot):
         self.bid_inference = bid_inference
         self.pool_factor = pool_factor
         self.bid_effort = bid_effort
+        self.opponent_model = opponent_model
         self.time_share = time_share
         self.time_margin = time_margin
         self.clock = clock
@@ -293,13 +328,23 @@ class MonteCarloBot(Bot):
             scale=scale,
         )
 
-    def _deals(self, view: SeatView, count: int) -> list[tuple[SampledDeal, int]]:
+    def _noise(self, view: SeatView) -> list[float] | None:
+        """Each seat's estimated probability of acting at random, or None when
+        every seat looks sensible (see :data:`NOISE_THRESHOLD`)."""
+        if not self.opponent_model:
+            return None
+        levels = [p if p >= NOISE_THRESHOLD else 0.0 for p in noise_levels(view)]
+        return levels if any(levels) else None
+
+    def _deals(
+        self, view: SeatView, count: int, noise: Sequence[float] | None = None
+    ) -> list[tuple[SampledDeal, int]]:
         """``count`` deals (with multiplicity), resampled by bid likelihood."""
-        weigh = None
+        weigh: Callable[[SeatView, SampledDeal], float] | None = None
         if self.bid_inference and any(
             b is not None for s, b in enumerate(view.bids) if s != view.seat
         ):
-            weigh = bid_likelihood
+            weigh = bid_likelihood if noise is None else partial(bid_likelihood, noise=noise)
         return sample_deals(view, self.rng, count, weigh, self.pool_factor)
 
     def _evaluate(
@@ -309,19 +354,26 @@ class MonteCarloBot(Bot):
         actions: Sequence[Action],
         void_list: Sequence[AbstractSet[Suit]],
         budget: Budget,
+        noise: Sequence[float] | None = None,
     ) -> list[int] | None:
         """The view's seat's round score after each action on ``deal``, or
-        None when the budget ran out before every action was played out."""
+        None when the budget ran out before every action was played out.
+        With ``noise``, every action's rollout draws the same random choices
+        (common random numbers)."""
         seat = view.seat
         bids = assumed_bids(view, deal)
         base = game_from_view(view, deal.hands, rng=self._sim_rng, bids=bids)
+        roll_seed = self.rng.getrandbits(32) if noise is not None else 0
         points = []
         for action in actions:
             if budget.out_of_time():
                 return None
             game = base.clone(rng=self._sim_rng)
             game.apply(seat, action)
-            play_out_round(game, deal.stock, void_list)
+            if noise is None:
+                play_out_round(game, deal.stock, void_list)
+            else:
+                play_out_round(game, deal.stock, void_list, noise, random.Random(roll_seed))
             points.append(game.results[-1].points[seat])
             self.stats["rollouts"] += 1
         return points
@@ -339,6 +391,7 @@ class MonteCarloBot(Bot):
         self.stats["searches"] += 1
         voids = view.known_voids()
         void_list = [voids[s] for s in range(view.players)]
+        noise = self._noise(view)
         totals = [0.0] * len(actions)
         target = budget.deals if budget.deals is not None else 1_000_000
         # deals are drawn (and resampled by bid likelihood) in batches, so a
@@ -347,8 +400,8 @@ class MonteCarloBot(Bot):
         done = 0
         stopped = False
         while done < target and not stopped:
-            for deal, mult in self._deals(view, min(batch, target - done)):
-                points = self._evaluate(view, deal, actions, void_list, budget)
+            for deal, mult in self._deals(view, min(batch, target - done), noise):
+                points = self._evaluate(view, deal, actions, void_list, budget, noise)
                 if points is None:
                     stopped = True
                     break
