@@ -50,6 +50,8 @@ class Config:
     seed: int
     think_time: float | None
     samples: int | None
+    mc_options: tuple[tuple[str, float], ...] = ()
+    """Extra MonteCarloBot keyword arguments (``--mc key=value``)."""
 
 
 @dataclass(frozen=True)
@@ -71,8 +73,8 @@ class SeatResult:
     """Processor time spent deciding (this entry, this game)."""
     exact_by_round: tuple[int, ...] = ()
     """1 for each round (in order) in which the bid was exactly the tricks taken, else 0."""
-    decision_ms: tuple[float, ...] = ()
-    """Processor milliseconds of each decision (this entry, this game)."""
+    decision_seconds: tuple[float, ...] = ()
+    """Processor time of each decision (this entry, this game)."""
 
 
 class _Timed(Bot):
@@ -82,25 +84,36 @@ class _Timed(Bot):
         self.inner = inner
         self.name = inner.name
         self.seconds = 0.0
-        self.times: list[float] = []
+        self.decisions: list[float] = []
 
-    def _timed(self, method: Any, view: Any) -> Any:
-        t = time.process_time()
-        try:
-            return method(view)
-        finally:
-            spent = time.process_time() - t
-            self.seconds += spent
-            self.times.append(spent)
+    def on_game_start(self, info: Any) -> None:
+        self.inner.on_game_start(info)
+
+    def _took(self, t: float) -> None:
+        took = time.process_time() - t
+        self.seconds += took
+        self.decisions.append(took)
 
     def bid(self, view: Any) -> Any:
-        return self._timed(self.inner.bid, view)
+        t = time.process_time()
+        try:
+            return self.inner.bid(view)
+        finally:
+            self._took(t)
 
     def play(self, view: Any) -> Any:
-        return self._timed(self.inner.play, view)
+        t = time.process_time()
+        try:
+            return self.inner.play(view)
+        finally:
+            self._took(t)
 
     def choose_trump(self, view: Any) -> Any:
-        return self._timed(self.inner.choose_trump, view)
+        t = time.process_time()
+        try:
+            return self.inner.choose_trump(view)
+        finally:
+            self._took(t)
 
 
 def make_bot(name: str, seed: int, config: Config) -> Bot:
@@ -116,12 +129,59 @@ def make_bot(name: str, seed: int, config: Config) -> Bot:
     if name == "montecarlo":
         from wizard_bots.montecarlo import MonteCarloBot
 
-        return MonteCarloBot(think_time=config.think_time, samples=config.samples, seed=seed)
+        return MonteCarloBot(
+            think_time=config.think_time,
+            samples=config.samples,
+            seed=seed,
+            **montecarlo_options(config),
+        )
     if name == "learned":
         from wizard_bots.learned import LearnedBot
 
         return LearnedBot()
     raise ValueError(f"unknown bot {name!r} (one of {', '.join(BOT_NAMES)})")
+
+
+def montecarlo_options(config: Config) -> dict[str, Any]:
+    """MonteCarloBot keyword arguments from ``--mc key=value`` (whole numbers as ints)."""
+    return {k: int(v) if v.is_integer() else v for k, v in config.mc_options}
+
+
+def parse_mc_options(items: Sequence[str]) -> tuple[tuple[str, float], ...]:
+    """``key=value`` pairs of ``--mc`` (numbers only)."""
+    out = []
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"--mc wants key=value, not {item!r}")
+        out.append((key.strip(), float(value)))
+    return tuple(out)
+
+
+def decision_times(results: Sequence[SeatResult]) -> dict[str, dict[str, float]]:
+    """Per bot: processor seconds per decision (mean, p95, max, count)."""
+    out = {}
+    for name in sorted({r.bot for r in results}):
+        times = sorted(t for r in results if r.bot == name for t in r.decision_seconds)
+        if not times:
+            continue
+        p95 = times[min(len(times) - 1, math.ceil(0.95 * len(times)) - 1)]
+        out[name] = {
+            "mean": statistics.fmean(times),
+            "p95": p95,
+            "max": times[-1],
+            "decisions": len(times),
+        }
+    return out
+
+
+def print_decision_times(times: dict[str, dict[str, float]]) -> None:
+    for name, t in times.items():
+        print(
+            f"time per decision {name}: mean {t['mean'] * 1000:.1f} ms, "
+            f"p95 {t['p95'] * 1000:.1f} ms, max {t['max'] * 1000:.1f} ms "
+            f"(processor time, {t['decisions']:.0f} decisions)"
+        )
 
 
 def deal_seed(seed: int, deal: int) -> int:
@@ -160,7 +220,7 @@ def play_game(config: Config, deal: int, rotation: int) -> list[SeatResult]:
                 rounds=len(result.results),
                 cpu_seconds=bot.seconds,
                 exact_by_round=tuple(int(r.bids[seat] == r.tricks[seat]) for r in result.results),
-                decision_ms=tuple(round(1000 * t, 3) for t in bot.times),
+                decision_seconds=tuple(bot.decisions),
             )
         )
     return out
@@ -284,31 +344,6 @@ def print_accuracy_by_round(results: Sequence[SeatResult]) -> None:
         print(f"{k + 1:>5} " + " ".join(f"{table[n][k].fmt(100):>16}" for n in names))
 
 
-def decision_times(results: Sequence[SeatResult]) -> dict[str, dict[str, float]]:
-    """Per bot: processor milliseconds per decision, mean, 95th percentile and max."""
-    out = {}
-    for n in sorted({r.bot for r in results}, key=BOT_NAMES.index):
-        ms = sorted(t for r in results if r.bot == n for t in r.decision_ms)
-        if not ms:
-            continue
-        out[n] = {
-            "decisions": len(ms),
-            "mean": statistics.fmean(ms),
-            "p95": ms[min(len(ms) - 1, math.ceil(0.95 * len(ms)) - 1)],
-            "max": ms[-1],
-        }
-    return out
-
-
-def print_decision_times(results: Sequence[SeatResult]) -> None:
-    print("time per decision, processor ms: mean, p95, max")
-    for n, t in decision_times(results).items():
-        print(
-            f"  {n:<11} {t['mean']:8.3f} {t['p95']:8.3f} {t['max']:8.3f}"
-            f"  ({int(t['decisions'])} decisions)"
-        )
-
-
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         description="Duplicate-game strength benchmark of the example bots.",
@@ -334,6 +369,13 @@ def _parser() -> argparse.ArgumentParser:
     effort.add_argument(
         "--samples", type=int, default=None, help="montecarlo deals/decision (default 8)"
     )
+    ap.add_argument(
+        "--mc",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a MonteCarloBot keyword argument, e.g. bid_effort=4 (repeatable)",
+    )
     ap.add_argument("--jobs", type=int, default=multiprocessing.cpu_count(), help="processes")
     ap.add_argument("--json", metavar="PATH", help="also write the raw results and summary")
     ap.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -357,7 +399,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     samples = args.samples
     if samples is None and args.think_time is None:
         samples = 8
-    config = Config(tuple(names), args.deals, args.seed, args.think_time, samples)
+    config = Config(
+        tuple(names), args.deals, args.seed, args.think_time, samples, parse_mc_options(args.mc)
+    )
     tasks = [(config, d, k) for d in range(args.deals) for k in range(players)]
 
     results, elapsed, cpu, jobs = _play_all(tasks, args.jobs, args.quiet)
@@ -371,10 +415,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             else f"; montecarlo think_time={args.think_time}"
         )
     print(f"bots: {', '.join(names)}{effort_txt}; seed {args.seed}")
+    if config.mc_options:
+        print("montecarlo options: " + ", ".join(f"{k}={v:g}" for k, v in config.mc_options))
     summary = summarize(results)
     print_summary(summary, len(tasks), players)
     print_accuracy_by_round(results)
-    print_decision_times(results)
+    summary["decision_times"] = decision_times(results)
+    print_decision_times(summary["decision_times"])
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
         f"wall time {elapsed:.0f} s, processor time {cpu:.0f} s, {jobs} job(s), "

@@ -71,6 +71,7 @@ def test_bench_server_kinds_serve_tables(kind: str, tmp_path: Path) -> None:
     "argv",
     [
         ["bench_rules.py", "--seconds", "0.2"],
+        ["bench_openspiel.py", "--seconds", "0.2", "--pairs", "2"],
         ["bench_wire.py", "--games", "2", "--repeat", "1"],
         ["bench_ratings.py", "--bots", "5", "--games", "200", "--bootstrap", "20"],
         pytest.param(

@@ -319,13 +319,17 @@ def test_montecarlo_bids_what_it_can_make() -> None:
 
 
 def test_montecarlo_think_time_bounds_a_decision() -> None:
-    import time
+    # on an injected clock that moves 1 ms each time it is read (never real time)
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += 0.001
+        return now[0]
 
     view = _bid_view("W 13S 12H 4D 9C 8C 2S", "2H")
-    bot = MonteCarloBot(think_time=0.05, seed=1)
-    start = time.perf_counter()
+    bot = MonteCarloBot(think_time=0.05, seed=1, clock=clock)
     bot.bid(view)
-    assert time.perf_counter() - start < 1.0
+    assert 0.05 <= now[0] <= 0.05 + 0.0025
     assert bot.stats["deals"] >= 1
 
 

@@ -1,6 +1,7 @@
 """Example bots for Wizard Arena: ``random``, ``heuristic``, ``montecarlo``
-(with :mod:`.sampling`), ``learned`` (:mod:`.learned`: bids with a network
-trained by self-play in the course kit's environment), and the
+(with :mod:`.sampling`, :mod:`.budget` and :mod:`.opponents`), ``learned``
+(:mod:`.learned`: bids with a network trained by self-play in the course
+kit's environment), and the
 misbehaving-bots kit (:mod:`.misbehaving`).
 
 Run one against a server with ``wizard-arena bot wizard_bots.random_bot:RandomBot``.

@@ -17,10 +17,14 @@ heuristic's trick estimate for that player's hand in the deal.
 
 Either ``samples`` (a fixed number of deals per decision: reproducible) or
 ``think_time`` (seconds per decision, as many deals as fit: it depends on the
-machine's speed and load) sets the effort. The deals are drawn from the seed
-the referee gives the bot for each game (``GameInfo.rng``), or from ``seed``
-if one is given, so with ``samples`` the same game is played the same way
-every time.
+machine's speed and load) sets the effort; ``bid_effort`` multiplies it for
+bids. Whatever the effort, a decision keeps to half the referee's
+``time_left`` less 50 ms (:mod:`wizard_bots.budget`, on an injectable
+``clock``): a fixed-work search that would overrun is cut short (and
+counted). The deals are drawn from the seed the referee gives the bot for
+each game (``GameInfo.rng``), or from ``seed`` if one is given, so with
+``samples`` the same game is played the same way every time (unless a search
+is cut short).
 
 >>> from wizard_arena.local import play_local
 >>> from wizard_bots.heuristic import HeuristicBot
@@ -34,12 +38,14 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
+from functools import partial
 
 from wizard_arena import Card, SeatView, Suit
 from wizard_arena.bot import Bot, GameInfo
 from wizard_arena.rules import Action, Bid, ChooseTrump, Game, Phase, Play, suit_to_follow
+from wizard_bots.budget import TIME_MARGIN, TIME_SHARE, Budget, Clock
 from wizard_bots.heuristic import (
     HeuristicBot,
     Opponent,
@@ -50,12 +56,18 @@ from wizard_bots.heuristic import (
     count_slot,
     estimate_tricks,
 )
-from wizard_bots.sampling import SampledDeal, game_from_view, sample_deal
+from wizard_bots.opponents import noise_levels
+from wizard_bots.sampling import SampledDeal, game_from_view, sample_deals
 
 __all__ = ["MonteCarloBot", "assumed_bids", "bid_likelihood", "heuristic_bid", "play_out_round"]
 
 #: Spread (in tricks) of a player's bid around the heuristic's estimate of its hand.
 BID_SIGMA = 1.0
+#: Deals drawn at a time by a fixed-work search (the same whatever the clock says).
+FIXED_BATCH = 16
+#: Below this estimated probability of acting at random a seat is modelled as
+#: the heuristic (its bid read as a hint, its rollouts deterministic).
+NOISE_THRESHOLD = 0.1
 
 
 # -- the rollout policy: the heuristic, driven straight from a Game ------------------
@@ -83,13 +95,20 @@ def play_out_round(
     game: Game,
     stock: Sequence[Card],
     voids: Sequence[AbstractSet[Suit]] | None = None,
+    noise: Sequence[float] | None = None,
+    rng: random.Random | None = None,
 ) -> None:
     """Finish the current round of ``game`` with the heuristic policy for every seat.
 
     ``stock`` are the cards not dealt (so that each simulated seat knows which
     cards it has not seen) and ``voids`` the suits each seat is known to lack.
-    The game is left at the end of the round (scored).
+    With ``noise`` (by seat, see :mod:`wizard_bots.opponents`) and ``rng``, a
+    seat bids and plays uniformly at random with that probability at each
+    decision instead. The game is left at the end of the round (scored).
     """
+    if noise is not None and rng is None:
+        raise ValueError("noise needs an rng")
+    draw = rng.random if rng is not None else None
     n = game.players
     known: list[set[Suit]] = (
         [set(v) for v in voids] if voids is not None else [set() for _ in range(n)]
@@ -99,7 +118,10 @@ def play_out_round(
         game.choose_trump(game.dealer, choose_trump_suit(game.hands[game.dealer], n))
     while game.phase is Phase.BID:
         bidder = game.acting[0]  # (with hidden bids, any seat that has not bid)
-        game.bid(bidder, heuristic_bid(game, bidder))
+        if noise is not None and rng is not None and rng.random() < noise[bidder]:
+            game.bid(bidder, rng.choice(game.legal_bids(bidder)))
+        else:
+            game.bid(bidder, heuristic_bid(game, bidder))
     # unseen cards of the table (every hand and the stock), by card index
     remaining = card_counts(stock)
     for hand in game.hands:
@@ -116,6 +138,8 @@ def play_out_round(
         first = legal[0]
         if all(c is first for c in legal):
             card = first
+        elif noise is not None and draw is not None and draw() < noise[seat]:
+            card = legal[int(draw() * len(legal))]
         else:
             hand = game.hands[seat]
             out = list(remaining)
@@ -157,14 +181,22 @@ def assumed_bids(view: SeatView, deal: SampledDeal) -> list[int] | None:
     ]
 
 
-def bid_likelihood(view: SeatView, deal: SampledDeal) -> float:
-    """How well the bids made so far fit the hands of ``deal`` (relative weight)."""
+def bid_likelihood(
+    view: SeatView, deal: SampledDeal, noise: Sequence[float] | None = None
+) -> float:
+    """How well the bids made so far fit the hands of ``deal`` (relative weight).
+
+    With ``noise`` (by seat), a seat's bid is read as random with that
+    probability: its factor is mixed with the likelihood of a random bid, so
+    a careless bidder's bid hardly moves the deals."""
     n = view.players
     trump = view.trump
     dealt = [list(h) for h in deal.hands]
     for seat, card in view.plays:
         dealt[seat].append(card)
     err = 0.0
+    mixed = 1.0
+    flat = min(1.0, math.sqrt(2 * math.pi) * BID_SIGMA / (view.cards_per_player + 1))
     before: list[int] = []
     for k in range(n):
         seat = (view.dealer + 1 + k) % n
@@ -173,9 +205,14 @@ def bid_likelihood(view: SeatView, deal: SampledDeal) -> float:
             break
         if seat != view.seat:
             est = estimate_tricks(dealt[seat], trump, n, view.turned_card, before, k)
-            err += (bid - est) ** 2
+            e = noise[seat] if noise is not None else 0.0
+            if e > 0.0:
+                like = math.exp(-((bid - est) ** 2) / (2 * BID_SIGMA**2))
+                mixed *= (1.0 - e) * like + e * flat
+            else:
+                err += (bid - est) ** 2
         before.append(bid)
-    return math.exp(-err / (2 * BID_SIGMA**2))
+    return mixed * math.exp(-err / (2 * BID_SIGMA**2))
 
 
 class MonteCarloBot(Bot):
@@ -183,10 +220,18 @@ class MonteCarloBot(Bot):
 
     ``samples`` fixes the number of sampled deals per decision (reproducible:
     each game draws from the referee's seed for it, or from ``seed`` if given);
-    otherwise ``think_time`` seconds are spent per decision
-    (less if the referee's ``time_left`` is shorter). ``bid_window`` is how far
-    from the heuristic's bid the candidate bids range; ``bid_inference``
-    turns on weighing deals by the bids made.
+    otherwise ``think_time`` seconds are spent per decision. Either way a
+    decision also keeps to ``time_share`` of the referee's ``time_left`` less
+    ``time_margin`` (:class:`~wizard_bots.budget.Budget`; a fixed-work search
+    cut short by it is counted in ``stats["cut_short"]``). ``bid_effort``
+    multiplies the work (deals or think time) of a bid: the 15-odd bids of a
+    game decide most of its score. ``bid_window`` is how far from the
+    heuristic's bid the candidate bids range; ``bid_inference`` turns on
+    weighing deals by the bids made; ``opponent_model`` on modelling seats
+    that have shown they act at random (:mod:`wizard_bots.opponents`: their
+    bids are not read as hints, and they act at random in the rollouts as
+    often as estimated). ``clock`` (seconds, monotonic) is what
+    the time budget reads.
     """
 
     name = "montecarlo"
@@ -200,21 +245,39 @@ class MonteCarloBot(Bot):
         bid_window: int = 2,
         bid_inference: bool = True,
         pool_factor: int = 4,
+        bid_effort: float = 1.0,
+        opponent_model: bool = True,
+        time_share: float = TIME_SHARE,
+        time_margin: float = TIME_MARGIN,
+        clock: Clock = time.perf_counter,
     ) -> None:
         if samples is None and think_time is None:
             raise ValueError("give think_time or samples")
         if samples is not None and samples < 1:
             raise ValueError("samples must be at least 1")
-        self.think_time = think_time
+        if bid_effort <= 0:
+            raise ValueError("bid_effort must be positive")
+        self.think_time = think_time if samples is None else None
         self.samples = samples
         self.seed = seed
         self.rng = random.Random(seed)
         self.bid_window = bid_window
         self.bid_inference = bid_inference
         self.pool_factor = pool_factor
+        self.bid_effort = bid_effort
+        self.opponent_model = opponent_model
+        self.time_share = time_share
+        self.time_margin = time_margin
+        self.clock = clock
         self._heuristic = HeuristicBot()
         self._sim_rng = random.Random(0)  # games never deal within a round: unused
-        self.stats = {"decisions": 0, "searches": 0, "deals": 0, "rollouts": 0}
+        self.stats = {
+            "decisions": 0,
+            "searches": 0,
+            "deals": 0,
+            "rollouts": 0,
+            "cut_short": 0,
+        }
 
     # -- the Bot interface -------------------------------------------------------
 
@@ -230,7 +293,7 @@ class MonteCarloBot(Bot):
         if len(legal) == 1:
             return legal[0]
         cands = [b for b in legal if abs(b - prior) <= self.bid_window]
-        best = self._search(view, [Bid(b) for b in cands], prior=Bid(prior))
+        best = self._search(view, [Bid(b) for b in cands], Bid(prior), self.bid_effort)
         assert isinstance(best, Bid)
         return best.bid
 
@@ -239,7 +302,7 @@ class MonteCarloBot(Bot):
         if len(cards) == 1:
             return cards[0]
         prior = self._heuristic.play(view)
-        best = self._search(view, [Play(c) for c in cards], prior=Play(prior))
+        best = self._search(view, [Play(c) for c in cards], Play(prior))
         assert isinstance(best, Play)
         return best.card
 
@@ -247,67 +310,112 @@ class MonteCarloBot(Bot):
         prior = self._heuristic.choose_trump(view)
         if not view.hand:  # a blind round: nothing to sample from
             return prior
-        best = self._search(view, [ChooseTrump(s) for s in Suit], prior=ChooseTrump(prior))
+        best = self._search(view, [ChooseTrump(s) for s in Suit], ChooseTrump(prior))
         assert isinstance(best, ChooseTrump)
         return best.suit
 
     # -- search -------------------------------------------------------------------
 
-    def _budget(self, view: SeatView) -> float | None:
-        if self.samples is not None:
+    def budget(self, view: SeatView, scale: float = 1.0) -> Budget:
+        """The budget of a decision on ``view`` starting now."""
+        return Budget.start(
+            self.clock,
+            think_time=self.think_time,
+            samples=self.samples,
+            time_left=view.time_left,
+            share=self.time_share,
+            margin=self.time_margin,
+            scale=scale,
+        )
+
+    def _noise(self, view: SeatView) -> list[float] | None:
+        """Each seat's estimated probability of acting at random, or None when
+        every seat looks sensible (see :data:`NOISE_THRESHOLD`)."""
+        if not self.opponent_model:
             return None
-        assert self.think_time is not None
-        budget = self.think_time
-        if view.time_left is not None:
-            budget = min(budget, 0.5 * view.time_left)
-        return budget
+        levels = [p if p >= NOISE_THRESHOLD else 0.0 for p in noise_levels(view)]
+        return levels if any(levels) else None
 
-    def _deals(self, view: SeatView, count: int) -> list[tuple[SampledDeal, int]]:
+    def _deals(
+        self, view: SeatView, count: int, noise: Sequence[float] | None = None
+    ) -> list[tuple[SampledDeal, int]]:
         """``count`` deals (with multiplicity), resampled by bid likelihood."""
-        rng = self.rng
-        if not self.bid_inference or all(
-            b is None for s, b in enumerate(view.bids) if s != view.seat
+        weigh: Callable[[SeatView, SampledDeal], float] | None = None
+        if self.bid_inference and any(
+            b is not None for s, b in enumerate(view.bids) if s != view.seat
         ):
-            return [(sample_deal(view, rng), 1) for _ in range(count)]
-        pool = [sample_deal(view, rng) for _ in range(count * self.pool_factor)]
-        weights = [bid_likelihood(view, d) for d in pool]
-        if sum(weights) <= 0.0:
-            weights = [1.0] * len(pool)
-        picks: dict[int, int] = {}
-        for i in rng.choices(range(len(pool)), weights=weights, k=count):
-            picks[i] = picks.get(i, 0) + 1
-        return [(pool[i], k) for i, k in sorted(picks.items())]
+            weigh = bid_likelihood if noise is None else partial(bid_likelihood, noise=noise)
+        return sample_deals(view, self.rng, count, weigh, self.pool_factor)
 
-    def _search(self, view: SeatView, actions: Sequence[Action], prior: Action) -> Action:
+    def _evaluate(
+        self,
+        view: SeatView,
+        deal: SampledDeal,
+        actions: Sequence[Action],
+        void_list: Sequence[AbstractSet[Suit]],
+        budget: Budget,
+        noise: Sequence[float] | None = None,
+    ) -> list[int] | None:
+        """The view's seat's round score after each action on ``deal``, or
+        None when the budget ran out before every action was played out.
+        With ``noise``, every action's rollout draws the same random choices
+        (common random numbers)."""
+        seat = view.seat
+        bids = assumed_bids(view, deal)
+        base = game_from_view(view, deal.hands, rng=self._sim_rng, bids=bids)
+        roll_seed = self.rng.getrandbits(32) if noise is not None else 0
+        points = []
+        for action in actions:
+            if budget.out_of_time():
+                return None
+            game = base.clone(rng=self._sim_rng)
+            game.apply(seat, action)
+            if noise is None:
+                play_out_round(game, deal.stock, void_list)
+            else:
+                play_out_round(game, deal.stock, void_list, noise, random.Random(roll_seed))
+            points.append(game.results[-1].points[seat])
+            self.stats["rollouts"] += 1
+        return points
+
+    def _search(
+        self, view: SeatView, actions: Sequence[Action], prior: Action, scale: float = 1.0
+    ) -> Action:
         self.stats["decisions"] += 1
+        budget = self.budget(view, scale)
         if len(actions) == 1:
             return actions[0]
+        if budget.timed and budget.seconds <= 0.0:  # no time to think: the heuristic's
+            self.stats["cut_short"] += 1
+            return prior
         self.stats["searches"] += 1
-        seat = view.seat
         voids = view.known_voids()
         void_list = [voids[s] for s in range(view.players)]
+        noise = self._noise(view)
         totals = [0.0] * len(actions)
-        budget = self._budget(view)
-        start = time.perf_counter()
-        target = self.samples if self.samples is not None else 1_000_000
+        target = budget.deals if budget.deals is not None else 1_000_000
+        # deals are drawn (and resampled by bid likelihood) in batches, so a
+        # search that runs out of time has not drawn far more than it used
+        batch = 4 if budget.deals is None else min(target, FIXED_BATCH)
         done = 0
-        batch = target if budget is None else 4
-        out_of_time = False
-        while done < target and not out_of_time:
-            for deal, mult in self._deals(view, min(batch, target - done)):
-                bids = assumed_bids(view, deal)
-                base = game_from_view(view, deal.hands, rng=self._sim_rng, bids=bids)
-                for i, action in enumerate(actions):
-                    game = base.clone(rng=self._sim_rng)
-                    game.apply(seat, action)
-                    play_out_round(game, deal.stock, void_list)
-                    totals[i] += mult * game.results[-1].points[seat]
-                    self.stats["rollouts"] += 1
+        stopped = False
+        while done < target and not stopped:
+            for deal, mult in self._deals(view, min(batch, target - done), noise):
+                points = self._evaluate(view, deal, actions, void_list, budget, noise)
+                if points is None:
+                    stopped = True
+                    break
+                for i, p in enumerate(points):
+                    totals[i] += mult * p
                 done += mult
                 self.stats["deals"] += 1
-                if budget is not None and time.perf_counter() - start >= budget:
-                    out_of_time = True
+                if budget.out_of_time():
+                    stopped = True
                     break
+        if budget.deals is not None and done < budget.deals:
+            self.stats["cut_short"] += 1
+        if done == 0:
+            return prior
         # best average score; ties go to the heuristic's choice, then the first
         best = max(range(len(actions)), key=lambda i: (totals[i], actions[i] == prior, -i))
         return actions[best]

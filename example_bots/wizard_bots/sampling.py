@@ -25,12 +25,20 @@ True
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from wizard_arena.rules import Card, Game, Phase, SeatView, Suit, trick_winner
 
-__all__ = ["SampledDeal", "game_from_view", "hidden_hand_sizes", "sample_deal"]
+__all__ = [
+    "SampledDeal",
+    "consistency_problem",
+    "game_from_view",
+    "hidden_hand_sizes",
+    "sample_deal",
+    "sample_deals",
+]
 
 _SPECIAL = 4  # class of Wizards and Jesters (never constrained)
 _ALL_SUITS = 0b1111
@@ -99,6 +107,72 @@ def sample_deal(view: SeatView, rng: random.Random) -> SampledDeal:
     for k, seat in enumerate(others):
         hands[seat] = tuple(sorted(places[k]))
     return SampledDeal(tuple(hands), tuple(sorted(places[-1])))
+
+
+def consistency_problem(view: SeatView, deal: SampledDeal) -> str | None:
+    """Why ``deal`` cannot be the real hidden cards of ``view``, or None if it can.
+
+    A deal fits when every seat holds as many cards as it has left, the
+    viewing seat holds its own hand, the other hands and the stock are exactly
+    the cards the seat has not seen (so nobody holds a card that was played,
+    turned, or is in the seat's hand), and no seat holds a suit it has shown
+    it is out of (:meth:`~wizard_arena.rules.SeatView.known_voids`).
+    """
+    sizes = hidden_hand_sizes(view)
+    if [len(h) for h in deal.hands] != sizes:
+        return f"hand sizes {[len(h) for h in deal.hands]}, not {sizes}"
+    if tuple(deal.hands[view.seat]) != tuple(view.hand):
+        return "the viewing seat's hand differs from the view's"
+    hidden = Counter(c for s, h in enumerate(deal.hands) if s != view.seat for c in h)
+    hidden.update(deal.stock)
+    unseen = Counter(view.unseen_cards())
+    if hidden != unseen:
+        extra = sorted((hidden - unseen).elements())
+        missing = sorted((unseen - hidden).elements())
+        return f"holds cards already seen {extra} / leaves out unseen cards {missing}"
+    for seat, void in view.known_voids().items():
+        if seat != view.seat:
+            shown = sorted({c.suit for c in deal.hands[seat] if c.suit in void})
+            if shown:
+                return f"seat {seat} is out of {[s.name for s in shown]} but holds it"
+    return None
+
+
+def sample_deals(
+    view: SeatView,
+    rng: random.Random,
+    count: int,
+    weigh: Callable[[SeatView, SampledDeal], float] | None = None,
+    pool_factor: int = 4,
+) -> list[tuple[SampledDeal, int]]:
+    """``count`` deals that fit ``view`` (:func:`sample_deal`), as distinct
+    deals with their multiplicities (summing to ``count``).
+
+    With ``weigh`` (a relative likelihood of a deal, e.g. how well it explains
+    the bids made), a pool of ``pool_factor * count`` deals is drawn and
+    ``count`` are resampled from it in proportion to their weights (sampling
+    importance resampling). When the weights are so uneven that the pool's
+    effective size, (sum w)^2 / sum w^2, is below ``count``, the pool is
+    doubled once: a few deals would otherwise stand for all.
+    """
+    if weigh is None:
+        return [(sample_deal(view, rng), 1) for _ in range(count)]
+    pool: list[SampledDeal] = []
+    weights: list[float] = []
+    for _ in range(2):
+        more = [sample_deal(view, rng) for _ in range(count * pool_factor)]
+        pool.extend(more)
+        weights.extend(weigh(view, d) for d in more)
+        total = sum(weights)
+        squares = sum(w * w for w in weights)
+        if total > 0.0 and total * total >= count * squares:
+            break
+    if sum(weights) <= 0.0:
+        weights = [1.0] * len(pool)
+    picks: dict[int, int] = {}
+    for i in rng.choices(range(len(pool)), weights=weights, k=count):
+        picks[i] = picks.get(i, 0) + 1
+    return [(pool[i], k) for i, k in sorted(picks.items())]
 
 
 def _place_constrained(

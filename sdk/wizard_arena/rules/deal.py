@@ -16,6 +16,7 @@ state.
 
 from __future__ import annotations
 
+import operator
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -43,6 +44,7 @@ __all__ = [
 DrawRow = Sequence[Card | None]
 
 _WIZARDS_IN_A_DECK = 4
+_ORDER = operator.attrgetter("order")  # sorting key: deck order, as Card.__lt__
 
 
 def deal_problem(cards: Sequence[Card], deck: Sequence[Card]) -> str | None:
@@ -89,7 +91,7 @@ def shuffled_deal(
     first = (dealer + 1) % players
     hands: list[list[Card]] = [[] for _ in range(players)]
     for k in range(players):
-        hands[(first + k) % players] = sorted(cards[k * size : (k + 1) * size])
+        hands[(first + k) % players] = sorted(cards[k * size : (k + 1) * size], key=_ORDER)
     rest = players * size
     return hands, (cards[rest] if rest < len(cards) else None)
 

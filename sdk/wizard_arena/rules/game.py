@@ -70,10 +70,13 @@ if TYPE_CHECKING:
 
 __all__ = ["Game"]
 
-_PLAY: Final = {c: Play(c) for c in ALL_CARDS}
+_PLAY: Final = [Play(c) for c in ALL_CARDS]  # by Card.index
 _BIDS: Final = [Bid(b) for b in range(61)]
 _CHOICES: Final = [ChooseTrump(s) for s in Suit]
 _UNSET: Final = object()
+_PHASE_PLAY: Final = Phase.PLAY
+# builds a NamedTuple from its fields without the Python-level __new__ (the hot path)
+_NEW: Final = tuple.__new__
 
 
 class Game:
@@ -263,11 +266,10 @@ class Game:
             seat = self.to_act
             if seat is None:
                 return []
-        if phase is Phase.PLAY:
+        if phase is _PHASE_PLAY:
             if seat != self.to_act:
                 return []
-            play = _PLAY
-            return [play[c] for c in dict.fromkeys(self.legal_cards(seat))]
+            return self._legal_plays(seat)
         if phase is Phase.BID:
             if seat not in self.acting:
                 return []
@@ -276,6 +278,28 @@ class Game:
         if phase is Phase.CHOOSE_TRUMP:
             return list(_CHOICES) if seat == self.to_act else []
         return []
+
+    def _legal_plays(self, seat: int) -> list[Action]:
+        """The distinct Play actions of ``seat`` now."""
+        hand = self.hands[seat]
+        follow = self._follow
+        play = _PLAY
+        if follow is not None and not self._free:
+            for card in hand:
+                if card.suit is follow:
+                    hand = [c for c in hand if c.suit is follow or c.suit is None]
+                    break
+        # the hand is in deck order: Wizards and Jesters (the only cards a deck
+        # holds several of) come last, equal cards side by side
+        if not hand or hand[-1].suit is not None:
+            return [play[c.index] for c in hand]
+        out: list[Action] = []
+        prev = None
+        for c in hand:
+            if c is not prev:
+                out.append(play[c.index])
+                prev = c
+        return out
 
     def view(self, seat: int) -> SeatView:
         """Everything ``seat`` may know now, and its legal actions if it is to act."""
@@ -459,15 +483,18 @@ class Game:
 
     def play(self, seat: int, card: Card) -> None:
         """``seat`` plays ``card`` to the current trick."""
-        if self.phase is not Phase.PLAY or seat != self.to_act:
+        if self.phase is not _PHASE_PLAY or seat != self.to_act:
             self._check_turn(seat, Phase.PLAY, Play(card))
         hand = self.hands[seat]
-        if card not in hand:
+        try:
+            at = hand.index(card)
+        except ValueError:
             text = card.text if isinstance(card, Card) else repr(card)
-            raise CardNotInHandError(seat, f"play {text}", f"{text} is not in the hand")
+            raise CardNotInHandError(seat, f"play {text}", f"{text} is not in the hand") from None
         follow = self._follow
         suit = card.suit
-        if follow is not None and suit is not None and suit is not follow and not self._free:
+        free = self._free
+        if follow is not None and suit is not None and suit is not follow and not free:
             for c in hand:
                 if c.suit is follow:
                     raise MustFollowSuitError(
@@ -475,18 +502,19 @@ class Game:
                         f"play {card.text}",
                         f"{follow.name.lower()} was led and the hand holds {c.text}",
                     )
-        hand.remove(card)
+        del hand[at]
         trick = self.trick
-        if not self._free and follow is None:
-            if card.is_wizard:
+        wizard = card.is_wizard
+        if not free and follow is None:
+            if wizard:
                 self._free = True
             elif suit is not None:
                 self._follow = suit
         trick.append(card)
-        self.events.append(CardPlayed(seat, card))
+        self.events.append(_NEW(CardPlayed, (seat, card)))
         n = self.players
         choose = False  # tricksy: whether the Wizard's player names trump (see wizard_trump)
-        if card.is_wizard:
+        if wizard:
             named, choose = wizard_trump(self.rules, card, len(self.tricks), self.cards)
             if named is not None:
                 self.trump = named
@@ -501,11 +529,11 @@ class Game:
         # the trick is complete
         leader = self.leader
         winner = (leader + trick_winner(trick, self.trump)) % n
-        done = Trick(leader, tuple(trick), winner)
+        done = _NEW(Trick, (leader, tuple(trick), winner))
         self.tricks.append(done)
         self.trick_trumps.append(self.trump)
         self.tricks_won[winner] += 1
-        self.events.append(TrickWon(len(self.tricks), winner, done))
+        self.events.append(_NEW(TrickWon, (len(self.tricks), winner, done)))
         if self.next_trump is not None:
             self.trump = self.next_trump
             self.next_trump = None
