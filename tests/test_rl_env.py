@@ -271,6 +271,35 @@ def test_a_missing_extra_fails_with_one_line_naming_it(blocked: str, module: str
     assert proc.returncode != 0
     last = proc.stderr.strip().splitlines()[-1]
     assert last == (
-        f"ImportError: {blocked} is missing: the environments need the rl extra "
-        "(pip install 'wizard-arena[rl]')"
+        f"ImportError: {blocked} is missing: wizard_arena.rl (the course kit's environments "
+        "and encoder, the learned bot) needs the rl extra (pip install 'wizard-arena[rl]')"
     )
+
+
+def test_without_numpy_the_encoder_and_the_learned_bot_name_the_rl_extra() -> None:
+    """numpy is no base dependency (a bot author's plain install lacks it): the
+    encoder, and so the learned bot, say which extra brings it, in one line
+    from the bot verbs too (it was "No module named 'numpy'")."""
+    import subprocess
+    import sys
+
+    line = (
+        "numpy is missing: wizard_arena.rl (the course kit's environments and encoder, "
+        "the learned bot) needs the rl extra (pip install 'wizard-arena[rl]')"
+    )
+    for module in ("wizard_arena.rl.encoding", "wizard_arena.rl.wizard_v0", "wizard_bots.learned"):
+        code = f"import sys; sys.modules['numpy'] = None\nimport {module}\n"
+        proc = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+        )
+        assert proc.returncode != 0, module
+        assert proc.stderr.strip().splitlines()[-1] == f"ImportError: {line}", module
+    code = (
+        "import sys; sys.modules['numpy'] = None\n"
+        "from wizard_arena.cli import main\n"
+        "raise SystemExit(main(['play', 'wizard_bots.learned:LearnedBot']))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    (err,) = proc.stderr.strip().splitlines()
+    assert line in err, err

@@ -11,8 +11,8 @@ trio). Every other part comes with an extra of pyproject.toml
   (:mod:`wizard_referee.web`; with ``server``);
 - ``ray``: tournaments and comparisons on a Ray cluster
   (:mod:`wizard_referee.cluster`; with ``server``);
-- ``rl``: the course kit's Gymnasium and PettingZoo environments
-  (:mod:`wizard_arena.rl`).
+- ``rl``: the course kit's Gymnasium and PettingZoo environments and its
+  observation encoder (:mod:`wizard_arena.rl`; the learned bot uses the encoder).
 
 :data:`EXTRAS` names the modules each extra brings. A part calls
 :func:`require` when it is imported, so that importing it without its extra
@@ -49,7 +49,7 @@ EXTRAS: dict[str, tuple[tuple[str, str], ...]] = {
         ("prometheus_client", "prometheus-client"),
     ),
     "ray": (("ray", "ray"),),
-    "rl": (("pettingzoo", "pettingzoo"), ("gymnasium", "gymnasium")),
+    "rl": (("pettingzoo", "pettingzoo"), ("gymnasium", "gymnasium"), ("numpy", "numpy")),
 }
 
 

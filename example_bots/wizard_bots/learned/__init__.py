@@ -11,6 +11,8 @@ script is :mod:`.train` (``python -m wizard_bots.learned.train``; it needs
 the ``rl`` extra).
 
 Run it against a server: ``wizard-arena bot wizard_bots.learned:LearnedBot``.
+It needs numpy, which a plain ``pip install wizard-arena`` does not bring:
+``pip install 'wizard-arena[rl]'`` (without it, importing it says so in one line).
 
 May import: the SDK's public modules (its rules, bot API and the rl room's
 encoder; the training script also the rl environments) and the heuristic bot.

@@ -7,10 +7,19 @@ game driven by action ids (:mod:`.table`), the PettingZoo AEC environment
 Gymnasium single-agent environment (:mod:`.single`: one learning seat
 against any :class:`~wizard_arena.bot.Bot` subclasses) and their spaces
 (:mod:`.spaces`). The environments need the ``rl`` extra
-(``pip install 'wizard-arena[rl]'``: pettingzoo, gymnasium); importing one
-without it fails with a one-line message naming the extra.
+(``pip install 'wizard-arena[rl]'``: pettingzoo, gymnasium, numpy); importing one
+without it fails with a one-line message naming the extra. The encoder needs
+numpy alone, which is no base dependency either: without it, importing any
+module here (the learned bot imports the encoder) names the ``rl`` extra too.
 
 May import: the rules room, the bot API (:mod:`wizard_arena.bot`) and local
 play (:mod:`wizard_arena.local`); never the client, the protocol, the
 referee or the example bots (tests/test_architecture.py).
 """
+
+from ._extra import missing
+
+try:
+    import numpy  # noqa: F401  (every module here needs it: say which extra brings it)
+except ImportError as e:
+    raise missing(e) from None
