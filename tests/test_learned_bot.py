@@ -76,3 +76,47 @@ def test_the_weights_are_package_data() -> None:
     pyproject = (ROOT / "pyproject.toml").read_text()
     assert '"wizard_bots.learned" = ["*.npz"]' in pyproject
     assert WEIGHTS.parent == ROOT / "example_bots" / "wizard_bots" / "learned"
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--out", "{tmp}/no/such/folder/w.npz"], "no folder"),
+        (["--out", "{tmp}"], "is a folder"),
+        (["--games", "0"], "--games"),
+        (["--iterations", "0"], "--iterations"),
+        (["--jobs", "0"], "--jobs"),
+        (["--players", "4,7"], "--players"),
+        (["--players", "four"], "--players"),
+        (["--epsilon", "1.5"], "--epsilon"),
+    ],
+)
+def test_the_training_script_refuses_bad_arguments_before_training(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], says: str
+) -> None:
+    """Refused at once in one line, not a traceback after the training (a
+    missing --out folder was found only when saving, up to half an hour later)."""
+    pytest.importorskip("pettingzoo", reason="training needs the rl extra")
+    from wizard_bots.learned import train
+
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    with pytest.raises(SystemExit) as exit_info:
+        train.main(["--iterations", "1", "--games", "2", "--jobs", "1", *argv])
+    assert exit_info.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""  # no game was played
+    assert says in err.strip().splitlines()[-1]
+
+
+def test_the_training_script_saves_where_it_says(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """numpy adds .npz to a name without it; the script names the file it wrote."""
+    pytest.importorskip("pettingzoo", reason="training needs the rl extra")
+    from wizard_bots.learned import train
+
+    out = tmp_path / "mine"
+    argv = ["--iterations", "1", "--games", "1", "--jobs", "1", "--epochs", "1", "--out", str(out)]
+    assert train.main(argv) == 0
+    assert (tmp_path / "mine.npz").is_file()
+    assert f"saved {tmp_path / 'mine.npz'} " in capsys.readouterr().out

@@ -36,7 +36,7 @@ import numpy as np
 
 from wizard_arena.bot import decide
 from wizard_arena.rl.encoding import action_id
-from wizard_arena.rules import Bid, Phase, SeatView
+from wizard_arena.rules import MAX_PLAYERS, MIN_PLAYERS, Bid, Phase, SeatView
 from wizard_bots.heuristic import HeuristicBot, blind_bid, choose_bid, estimate_tricks
 
 from .model import WEIGHTS, BidModel, features
@@ -237,19 +237,48 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = Settings(
         iterations=args.iterations,
         games=args.games,
-        players=tuple(int(p) for p in args.players.split(",")),
+        players=_table_sizes(ap, args.players),
         epsilon=args.epsilon,
         hidden=args.hidden,
         epochs=args.epochs,
         seed=args.seed,
         jobs=args.jobs,
     )
+    out = _weights_path(ap, args.out)
+    for name in ("iterations", "games", "hidden", "epochs", "jobs"):
+        if getattr(settings, name) < 1:
+            ap.error(f"--{name} must be at least 1")
+    if not 0.0 <= settings.epsilon <= 1.0:
+        ap.error("--epsilon must be between 0 and 1")
     start = time.perf_counter()
     model = train(settings)
     command = " ".join(["python -m wizard_bots.learned.train", *(argv or sys.argv[1:])])
-    model.save(args.out, settings=repr(settings), command=command)
-    print(f"saved {args.out} ({time.perf_counter() - start:.0f} s in all)")
+    model.save(out, settings=repr(settings), command=command)
+    print(f"saved {out} ({time.perf_counter() - start:.0f} s in all)")
     return 0
+
+
+def _table_sizes(ap: argparse.ArgumentParser, text: str) -> tuple[int, ...]:
+    """``--players``: table sizes, each 3..6 (refused at once, not mid-training)."""
+    try:
+        sizes = tuple(int(p) for p in text.split(","))
+    except ValueError:
+        ap.error(f"--players: table sizes separated by commas, e.g. 3,4,5,6 (not {text!r})")
+    if not all(MIN_PLAYERS <= n <= MAX_PLAYERS for n in sizes):
+        ap.error(f"--players: each table size must be {MIN_PLAYERS} to {MAX_PLAYERS} ({text!r})")
+    return sizes
+
+
+def _weights_path(ap: argparse.ArgumentParser, out: Path) -> Path:
+    """``--out`` as numpy will write it (``.npz`` added), checked before the
+    training: a folder that does not exist would be found only when saving."""
+    if out.is_dir():
+        ap.error(f"--out {out} is a folder: give a file name (e.g. {out / 'weights.npz'})")
+    if out.suffix != ".npz":
+        out = out.with_name(out.name + ".npz")
+    if not out.parent.is_dir():
+        ap.error(f"--out {out}: there is no folder {out.parent}")
+    return out
 
 
 if __name__ == "__main__":
