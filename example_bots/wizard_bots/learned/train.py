@@ -1,6 +1,8 @@
 """Train the learned bot's bidding model by self-play in the PettingZoo environment.
 
     python -m wizard_bots.learned.train                       # about 10-15 minutes on 2 cores
+    python -m wizard_bots.learned.train --out example_bots/wizard_bots/learned/weights.npz
+                                                    # the committed weights, made anew
     python -m wizard_bots.learned.train --iterations 1 --games 20 --out /tmp/w.npz   # a smoke run
 
 Every seat of every game is played by the same policy: it bids with the
@@ -232,7 +234,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--epochs", type=int, default=d.epochs, help="epochs per iteration")
     ap.add_argument("--seed", type=int, default=d.seed)
     ap.add_argument("--jobs", type=int, default=d.jobs, help="processes playing games")
-    ap.add_argument("--out", type=Path, default=WEIGHTS, help="weights file (.npz)")
+    ap.add_argument(
+        "--out",
+        type=Path,
+        default=Path("weights.npz"),
+        help="weights file (.npz; default %(default)s in the current folder: the "
+        f"committed weights, {WEIGHTS.name} in the package, are written only when named)",
+    )
     args = ap.parse_args(argv)
     settings = Settings(
         iterations=args.iterations,
