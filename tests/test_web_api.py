@@ -373,3 +373,16 @@ def test_a_game_id_prefix_is_matched_literally(store_path: tuple[Path, list[Game
     with ResultsStore(path, read_only=True) as store:
         assert store.find_game_ids(specs[0].id[:3]) == [s.id for s in specs[:10]]
         assert store.find_game_ids("g_0") == [] and store.find_game_ids("%") == []
+
+
+@pytest.mark.parametrize("samples", ["-5", "many"])
+def test_a_bad_bootstrap_count_is_refused_by_the_parser(
+    samples: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from wizard_arena.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["web", "--database", "x.sqlite", "--bootstrap", samples])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --bootstrap" in err and "Traceback" not in err

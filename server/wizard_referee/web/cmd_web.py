@@ -28,11 +28,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--bootstrap",
-        type=int,
+        type=_samples,
         default=1000,
         metavar="N",
         help="bootstrap samples of the ratings' intervals (default 1000)",
     )
+
+
+def _samples(text: str) -> int:
+    """``--bootstrap``: a whole number of samples, 0 (no intervals) or more."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"{n} samples: give 0 (no intervals) or more")
+    return n
 
 
 async def _main(state: WebState, host: str, port: int) -> None:
