@@ -184,8 +184,10 @@ if netns.inside():
             here.add(game, play_planned(here.plan, game))
         assert on_ray.outcome().as_dict(None) == here.outcome().as_dict(None)
         assert on_ray.stats.n == 12
+        # every game played by a worker of the cluster (which of the two: as they
+        # came free; in-process games are quick, so one may take them all)
         nodes = {r.tags["node"] for r in _records(tmp_path / "ray.sqlite")}
-        assert len(nodes) == 2, nodes
+        assert nodes and nodes <= {n.node_id[:12] for n in cluster.list_all_nodes()}, nodes
 
     def test_the_coordinator_killed_and_resumed(
         cluster: Any, reference: list[tuple[Any, ...]], tmp_path: Path
