@@ -4,7 +4,12 @@ A :class:`Game` holds the complete (hidden) state of one game. It is driven
 by :meth:`Game.deal` between rounds and :meth:`Game.apply` for each player
 action; every refused action raises a :class:`~wizard_arena.rules.errors.RuleError`
 and leaves the state exactly as it was. What a seat may know leaves the game
-only through :meth:`Game.view`.
+only through :meth:`Game.view` (and, for spectators, :meth:`Game.public_view`).
+
+The module is a little over 600 lines: it is one state machine whose
+transitions (deal, bid, trump choice, play, scoring) share its private
+state, and the play path is the rules core's hot loop; the rules themselves
+live in :mod:`.laws`, the views in :mod:`.view`.
 
 >>> game = Game(Rules(players=3), seed=7)
 >>> game.deal()
@@ -280,15 +285,9 @@ class Game:
         return []
 
     def _legal_plays(self, seat: int) -> list[Action]:
-        """The distinct Play actions of ``seat`` now."""
-        hand = self.hands[seat]
-        follow = self._follow
+        """The distinct Play actions of ``seat`` now (of :meth:`legal_cards`)."""
+        hand = self.legal_cards(seat)
         play = _PLAY
-        if follow is not None and not self._free:
-            for card in hand:
-                if card.suit is follow:
-                    hand = [c for c in hand if c.suit is follow or c.suit is None]
-                    break
         # the hand is in deck order: Wizards and Jesters (the only cards a deck
         # holds several of) come last, equal cards side by side
         if not hand or hand[-1].suit is not None:
