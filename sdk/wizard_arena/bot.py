@@ -42,7 +42,7 @@ from wizard_arena.rules import (
     Trick,
 )
 
-__all__ = ["Bot", "BotError", "GameInfo", "GameSummary", "decide", "to_action"]
+__all__ = ["Bot", "BotError", "GameInfo", "GameSummary", "decide", "hears", "to_action"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +170,13 @@ _WANT = {
     Phase.DEAL: "nothing",
     Phase.GAME_OVER: "nothing",
 }
+
+
+def hears(bot: object, hook: str) -> bool:
+    """Whether ``bot``'s class has a hook ``hook`` of its own (one its class or
+    a user's base defines, not the do-nothing one of an SDK base class)."""
+    owner = next((k for k in type(bot).__mro__ if hook in vars(k)), None)
+    return owner is not None and not vars(owner).get("_sdk_base", False)
 
 
 def decide(bot: Bot, view: SeatView) -> Action:

@@ -16,7 +16,7 @@ import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from wizard_arena.bot import Bot, BotError, GameInfo, GameSummary, decide
+from wizard_arena.bot import Bot, BotError, GameInfo, GameSummary, decide, hears
 from wizard_arena.protocol.seeds import bot_seed, local_secret
 from wizard_arena.rules import (
     Action,
@@ -217,9 +217,9 @@ def _tell_hooks(game: Game, bots: Sequence[Bot], events: Sequence[Event]) -> Non
     for ev in events:
         if isinstance(ev, TrickWon):
             for s, bot in enumerate(bots):
-                if type(bot).on_trick_end is not Bot.on_trick_end:  # a view costs: only if heard
+                if hears(bot, "on_trick_end"):  # a view costs: built only if heard
                     bot.on_trick_end(game.view(s), ev.trick)
         elif isinstance(ev, RoundScored):
             for s, bot in enumerate(bots):
-                if type(bot).on_round_end is not Bot.on_round_end:
+                if hears(bot, "on_round_end"):
                     bot.on_round_end(game.view(s), ev.result)

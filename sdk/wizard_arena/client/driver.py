@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from wizard_arena.bot import BotError, GameInfo, GameSummary
+from wizard_arena.bot import BotError, GameInfo, GameSummary, hears
 from wizard_arena.client.errorlog import ErrorLog
 from wizard_arena.client.errors import ActionRejectedError, ArenaError, ProtocolError
 from wizard_arena.client.results import ClientRecord, RecordKind, RunResult
@@ -96,11 +96,7 @@ def event_stream_for(bot: object) -> EventStream:
     chosen = getattr(bot, "event_stream", None)
     if chosen is not None:
         return EventStream(chosen)
-    for hook in EVENT_HOOKS:
-        owner = next((k for k in type(bot).__mro__ if hook in vars(k)), None)
-        if owner is not None and not vars(owner).get("_sdk_base", False):
-            return EventStream.ALL
-    return EventStream.LEAN
+    return EventStream.ALL if any(hears(bot, hook) for hook in EVENT_HOOKS) else EventStream.LEAN
 
 
 def view_difference(model: SeatView, server: SeatView) -> str:
