@@ -91,7 +91,7 @@ def _report(seating: str, diffs: list[PairedDifference], seconds: float) -> int:
     return covered
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=45)
 @pytest.mark.timeout(1200)  # about 45 CPU-seconds; a shared machine may give it far fewer
 def test_copies_intervals_hold_zero_at_the_nominal_rate_only_when_balanced() -> None:
     start = time.process_time()
@@ -103,7 +103,7 @@ def test_copies_intervals_hold_zero_at_the_nominal_rate_only_when_balanced() -> 
     assert cyclic < MIN_COVERED, f"cyclic seating passed the check ({cyclic} of {REPS})"
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=3)
 def test_a_stronger_bot_is_first_with_its_interval_clear_of_the_others() -> None:
     field: dict[str, Callable[[], Bot]] = {
         "heuristic": HeuristicBot,

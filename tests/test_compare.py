@@ -285,6 +285,7 @@ def test_two_differently_seeded_copies_show_no_difference(tmp_path: Path) -> Non
     assert out["low"] < 0 < out["high"]
 
 
+@pytest.mark.slow(seconds=8)
 def test_fixed_games_and_resume(tmp_path: Path) -> None:
     base = (HEURISTIC, RANDOM, *SIZE_ARGS, "--bot-seed-secret", "r", "--quiet")
     first = _cli(*base, "--games", "8", cwd=tmp_path)
@@ -301,6 +302,7 @@ def test_fixed_games_and_resume(tmp_path: Path) -> None:
     assert other.returncode == 2 and "does not match" in other.stderr
 
 
+@pytest.mark.slow(seconds=8)
 def test_over_the_referee_with_a_command_gives_the_in_process_answer(tmp_path: Path) -> None:
     """B is a command (the random bot connected by ``wizard-arena bot``): the
     comparison runs over a referee of its own, and plays the very games the

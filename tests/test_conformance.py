@@ -135,7 +135,11 @@ SHARED_TESTS = [
 
 def _pytest_here(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", *SHARED_TESTS],
+        # without hypothesis's plugin: it costs about a second at every start
+        [
+            *[sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider"],
+            *["-p", "no:hypothesispytest", *SHARED_TESTS],
+        ],
         capture_output=True,
         text=True,
         check=False,

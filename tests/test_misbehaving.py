@@ -228,7 +228,8 @@ def test_a_table_of_misbehaving_bots_finishes(serve: Any) -> None:
 @pytest.mark.e2e
 def test_never_answer_rate_one_never_answers(serve: Any) -> None:
     # no limit on timeouts in a row: the bot is to time out all game long
-    server = serve(move_time=0.15, max_consecutive_timeouts=0)
+    # a short deadline: each of the bad seat's 65 moves waits it out
+    server = serve(move_time=0.05, max_consecutive_timeouts=0)
     bad = CLIENTS["never-answer"](server.address, "bad", games=1, rate=1.0).start()
     good_bots(server.address)
     bad.join(60)
@@ -237,7 +238,7 @@ def test_never_answer_rate_one_never_answers(serve: Any) -> None:
     mine = [m for r in rec.rounds for m in r.moves if m.seat == seat]
     assert all(m.fault == "timeout" for m in mine)
     assert rec.faults[seat] == {"timeout": len(mine)}
-    # (the others are not checked: at 0.15 s a starved shared core could time them out)
+    # (the others are not checked: at 0.05 s a starved shared core could time them out)
 
 
 @pytest.mark.e2e

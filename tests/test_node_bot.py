@@ -172,6 +172,7 @@ def test_node_bot_bad_arguments(node_bot: list[str]) -> None:
     assert proc.returncode == 2 and "--games must be a positive integer" in proc.stderr
 
 
+@pytest.mark.slow(seconds=15)
 @pytest.mark.e2e
 def test_node_bot_draws_from_its_per_game_seed(
     node_bot: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch

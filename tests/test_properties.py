@@ -13,6 +13,7 @@ import random
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import Phase as HPhase
 from hypothesis import strategies as st
@@ -342,6 +343,7 @@ def check_refusal(game: Game, rng: random.Random) -> None:
 restrictions = st.sampled_from(list(BidRestriction))
 
 
+@pytest.mark.slow(seconds=10)
 @settings(max_examples=16, **GAME_SETTINGS)  # type: ignore[arg-type]
 @given(
     players=st.integers(3, 6),

@@ -202,6 +202,7 @@ def bots_importable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONPATH", str(ROOT) + (os.pathsep + path if path else ""))
 
 
+@pytest.mark.slow(seconds=10)
 @pytest.mark.e2e
 @pytest.mark.usefixtures("bots_importable")
 def test_the_same_tournament_twice_gives_identical_results(tmp_path: Path) -> None:

@@ -255,6 +255,7 @@ def test_information_never_leaks(serve: Any) -> None:
         check_information(b, rec)
 
 
+@pytest.mark.slow(seconds=10)
 @pytest.mark.e2e
 def test_sixteen_tables_at_once(serve: Any) -> None:
     """64 random bots (grpc.aio, in a process of their own) at 16 tables of 4."""

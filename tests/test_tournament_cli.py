@@ -194,7 +194,7 @@ def test_the_example_without_node_packages_says_the_one_command(tmp_path: Path) 
 
 
 @pytest.mark.e2e
-@pytest.mark.slow
+@pytest.mark.slow(seconds=10)
 @pytest.mark.skipif(NODE is None or NPM is None, reason="the example has a Node.js entrant")
 def test_the_example_tournament_runs_as_the_guide_says(tmp_path: Path) -> None:
     """The guide's commands (npm ci once, then the example) on a shorter plan;

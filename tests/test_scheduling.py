@@ -1,0 +1,54 @@
+"""The suite's own scheduling (tests/scheduling.py): long tests lead the
+shares worksteal gives each worker, and nothing is lost or repeated."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .scheduling import order_for_workers, shares
+
+
+class _Item:
+    """Stands in for a collected test: a name and, if slow, its seconds."""
+
+    def __init__(self, name: str, seconds: float | None = None) -> None:
+        self.name = name
+        self._mark = None if seconds is None else pytest.mark.slow(seconds=seconds).mark
+
+    def get_closest_marker(self, name: str) -> Any:
+        return self._mark if name == "slow" else None
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def test_shares_are_worksteals_split() -> None:
+    # WorkStealingScheduling.check_schedule: len(pending) // nodes_remaining, in turn
+    assert shares(10, 3) == [3, 3, 4]
+    assert shares(1655, 2) == [827, 828]
+    assert sum(shares(7, 4)) == 7
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3, 4])
+def test_long_tests_lead_every_share_balanced(workers: int) -> None:
+    items: list[Any] = [_Item(f"t{i}") for i in range(40)]
+    for i, seconds in [(5, 60), (17, 45), (20, 15), (30, 10), (31, 10), (39, 3)]:
+        items[i] = _Item(f"slow{i}", seconds)
+    ordered = order_for_workers(items, workers)
+    assert sorted(map(repr, ordered)) == sorted(map(repr, items))  # a permutation
+    start = 0
+    loads = []
+    for size in shares(len(items), workers):
+        share = ordered[start : start + size]
+        start += size
+        timed = [i for i in share if i.get_closest_marker("slow")]
+        assert share[: len(timed)] == timed  # the long tests come first
+        seconds = [i.get_closest_marker("slow").kwargs["seconds"] for i in timed]
+        assert seconds == sorted(seconds, reverse=True)
+        loads.append(sum(seconds))
+    # greedy balance: the shares' long work differs by at most the longest test
+    assert max(loads) - min(loads) <= 60
+    quick = [i for i in ordered if not i.get_closest_marker("slow")]
+    assert quick == [i for i in items if not i.get_closest_marker("slow")]  # order kept
