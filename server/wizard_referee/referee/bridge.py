@@ -104,6 +104,11 @@ class Connection:
         self._first_unread = True
         self.on_closed: Callable[[Seat], None] | None = None
         """Called (in trio) once, when the stream ends for any reason."""
+        self.route: Callable[[BotMsg | Malformed], bool] | None = None
+        """Offered each message before it is queued (:class:`Seat`)."""
+        self._unread = 0
+        """Messages queued and not yet returned by ``receive()``: ``route``
+        is offered none while one is (the reader sees them in order)."""
         self._send_ch, self._recv_ch = trio.open_memory_channel[BotMsg | Malformed](inbound_limit)
         # asyncio side: outbound queue and its wake-up, both used in the asyncio
         # thread only; the event is set when an item arrives in an empty queue
@@ -126,6 +131,7 @@ class Connection:
             self._end_after_leaving()
             raise
         self._first_unread = False
+        self._unread -= 1
         return msg
 
     def receive_nowait(self) -> BotMsg | Malformed:
@@ -135,6 +141,7 @@ class Connection:
             self._end_after_leaving()
             raise
         self._first_unread = False
+        self._unread -= 1
         return msg
 
     def send(self, msg: ServerMsg) -> None:
@@ -155,8 +162,12 @@ class Connection:
     def _deliver(self, msg: BotMsg | Malformed) -> None:
         if self.closed:
             return
+        route = self.route
+        if route is not None and not self._unread and route(msg):
+            return
         try:
             self._send_ch.send_nowait(msg)
+            self._unread += 1
         except trio.WouldBlock:
             self.flooded = True
             self.close(

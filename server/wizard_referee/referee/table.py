@@ -234,6 +234,40 @@ class _Table:
         conn = st.spec.conn
         if conn is None or st.gone:
             return
+
+        def take_answer(msg: BotMsg | Malformed) -> bool:
+            return self._take_answer(st, conn, msg)
+
+        conn.route = take_answer
+        try:
+            await self._read(st, conn)
+        finally:
+            if conn.route is take_answer:
+                conn.route = None
+
+    def _take_answer(self, st: _SeatState, conn: Seat, msg: BotMsg | Malformed) -> bool:
+        """The seat's connection's ``route`` while the game runs: the answer
+        to the open request goes straight to the decision if it is waiting
+        for one (:meth:`_answer`); anything else, and an answer while the
+        decision is busy with another, is left to :meth:`_read`, which
+        handles it as before (so messages still queue, and count against
+        the stream's inbound limit, while the referee reads none)."""
+        if (
+            type(msg) is ActionMsg
+            and msg.request_id == st.open_request
+            and conn is st.spec.conn
+            and not st.gone
+            and st.answers.statistics().tasks_waiting_receive
+        ):
+            try:
+                st.send_answer.send_nowait(msg)
+            except (trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
+                return False
+            self.counters.messages_in += 1
+            return True
+        return False
+
+    async def _read(self, st: _SeatState, conn: Seat) -> None:
         while True:
             try:
                 msg = await conn.receive()
@@ -305,7 +339,8 @@ class _Table:
         start = st.started = trio.current_time()
         st.deadline = start + self.move_time + st.bank
         self.counters.referee_seconds.observe(start - self._ready)
-        st.send(DecisionRequest(rid, self.game_id, view.with_time_left(self.move_time), st.bank))
+        # (the view carries the move time already: _turn)
+        st.send(DecisionRequest(rid, self.game_id, view, st.bank))
         answer, dropped = await self._answer(st, rid)
         st.waiting = None
         st.open_request = None
@@ -429,7 +464,7 @@ class _Table:
         game = self.game
         st = self.states[seat]
         round_no = game.round
-        view = game.view(seat)
+        view = game.view(seat, self.move_time)  # as the request gives it
         action, ms, fault = await self._decide(st, view)
         self.counters.decisions += 1
         self._ready = trio.current_time()
