@@ -437,25 +437,28 @@ class _Table:
 
     def _broadcast_new_events(self) -> None:
         game = self.game
+        # the seats on every event (the lean stream gets the results only)
+        everything = [st for st in self.states if st.all_events]
         # sent once, then let go: a live game keeps no event objects for the
         # cyclic GC to scan (docs/performance.md, the think scenario's tail)
         for ev in game.drain_events():
             if isinstance(ev, RoundStarted):
                 pending = ev.turned_card is not None and ev.turned_card.is_wizard
-                for st in self.states:
-                    if not st.all_events:
-                        continue  # the lean stream: the deal is in the next request's view
+                # (the lean stream: the deal is in the next request's view)
+                for st in everything:
                     # what the seat may see of the deal comes from its view:
                     # its own hand, or in a blind first round the others' cards
                     st.send(self._round_start(game.view(st.seat), pending))
             elif isinstance(ev, GameOver):
                 continue  # sent with the faults once the record is complete
-            else:
+            elif isinstance(ev, RoundScored):
                 msg = TableEvent(self.game_id, ev)
-                scored = isinstance(ev, RoundScored)  # the lean stream gets the results only
                 for st in self.states:
-                    if scored or st.all_events:
-                        st.send(msg)
+                    st.send(msg)
+            elif everything:
+                msg = TableEvent(self.game_id, ev)
+                for st in everything:
+                    st.send(msg)
 
     # -- the game -------------------------------------------------------------------------
 
