@@ -35,7 +35,6 @@ from wizard_arena.protocol.messages import (
     DecisionRequest,
     FaultSummary,
     GameEnd,
-    Hello,
     RoundStart,
     TableEvent,
 )
@@ -62,6 +61,7 @@ from wizard_referee.referee.logs import get_logger
 from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import GameRecord, MoveRecord, RoundRecord
 from wizard_referee.referee.seat import CloseCode, Malformed, Seat, SeatSpec
+from wizard_referee.referee.strays import stray
 
 __all__ = ["SeatSpec", "run_table"]
 
@@ -283,45 +283,7 @@ class _Table:
                 except trio.WouldBlock:
                     self._fault(st, FaultCode.FLOODING, "too many answers to one request")
                 continue
-            self._stray(st, msg)
-
-    def _stray(self, st: _SeatState, msg: BotMsg | Malformed) -> None:
-        """A message that does not answer the seat's open request."""
-        if isinstance(msg, Malformed):
-            self._fault(st, FaultCode.MALFORMED, msg.detail)
-            detail = f"seat {st.seat}: {msg.detail}"
-            self._reject(st, "", RejectCode.MALFORMED, detail, self._time_left(st))
-            return
-        if isinstance(msg, Hello):
-            self._fault(st, FaultCode.MALFORMED, "a second hello")
-            detail = f"seat {st.seat}: hello sent twice"
-            self._reject(st, "", RejectCode.MALFORMED, detail, self._time_left(st))
-            return
-        rid = msg.request_id
-        if rid in st.spec.issued or rid in st.spec.earlier:
-            self.log.info(
-                "late_or_duplicate_answer", seat=st.seat, bot=st.spec.name, request_id=rid
-            )
-        elif st.open_request is None:
-            text = action_text(msg.action) if msg.action is not None else "an action"
-            self._fault(st, FaultCode.ILLEGAL, f"{text} out of turn")
-            self._reject(
-                st,
-                rid,
-                RejectCode.NOT_YOUR_TURN,
-                f"seat {st.seat}: {text} refused: not your turn (no decision is open)",
-                0.0,
-            )
-        else:
-            self._fault(st, FaultCode.MALFORMED, f"unknown request id {rid!r}")
-            self._reject(
-                st,
-                rid,
-                RejectCode.UNKNOWN_REQUEST,
-                f"seat {st.seat}: request id {rid!r} is not the open request "
-                f"{st.open_request!r}",
-                self._time_left(st),
-            )
+            stray(self, st, msg)
 
     # -- one decision -----------------------------------------------------------------------
 
