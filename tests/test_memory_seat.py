@@ -130,3 +130,42 @@ async def test_the_arena_accepts_an_in_memory_seat_as_a_stream() -> None:
         assert session.conn in arena.connections
         bot.leave()
     assert len(arena.sessions) == 0 and len(arena.connections) == 0
+
+
+@on_mock_clock
+async def test_route_takes_a_message_only_while_none_is_queued() -> None:
+    """Seat.route is offered each message as it arrives, while no earlier
+    message waits in the queue (so the reader still sees them in order)."""
+    seat = MemorySeat()
+    offered: list[object] = []
+
+    def route(msg: object) -> bool:
+        offered.append(msg)
+        return isinstance(msg, ActionMsg) and msg.request_id == "take"
+
+    seat.route = route
+    take, keep = ActionMsg("take", Bid(0)), ActionMsg("keep", Bid(0))
+    seat.bot.send(take)  # taken: not queued
+    seat.bot.send(keep)  # declined: queued
+    seat.bot.send(take)  # not offered: a message is queued before it
+    assert offered == [take, keep]
+    assert await seat.receive() is keep
+    assert await seat.receive() is take
+    seat.bot.send(take)  # nothing queued: offered, and taken, again
+    assert offered == [take, keep, take]
+    seat.route = None
+    seat.bot.send(take)
+    assert await seat.receive() is take
+
+
+@on_mock_clock
+async def test_a_table_takes_the_answers_by_route_and_lets_go_after_the_game() -> None:
+    async with memory_arena() as arena:
+        bots = [MemBot(f"r{i}") for i in range(3)]
+        (rec,) = await play(arena, *bots)
+    assert rec.status == "finished"
+    assert all(not mv.fault for rr in rec.rounds for mv in rr.moves)
+    moves = sum(len(rr.moves) for rr in rec.rounds)
+    # every answer was counted once, beside the three hellos
+    assert arena.counters.messages_in == moves + len(bots)
+    assert all(b.end is not None and b.end.seat.route is None for b in bots)

@@ -11,6 +11,9 @@ trio). Every other part comes with an extra of pyproject.toml
   (:mod:`wizard_referee.web`; with ``server``);
 - ``ray``: tournaments and comparisons on a Ray cluster
   (:mod:`wizard_referee.cluster`; with ``server``);
+- ``fast``: uvloop, the event loop of the referee's grpc.aio thread where
+  it is installed (``server`` brings it; not on Windows; no part requires
+  it: without it the referee runs on asyncio's own loop);
 - ``rl``: the course kit's Gymnasium and PettingZoo environments and its
   observation encoder (:mod:`wizard_arena.rl`; the learned bot uses the encoder).
 
@@ -25,7 +28,7 @@ May import: the standard library only.
 
 >>> require("server", "the referee")  # installed here
 >>> sorted(EXTRAS)
-['ray', 'rl', 'server', 'web']
+['fast', 'ray', 'rl', 'server', 'web']
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ EXTRAS: dict[str, tuple[tuple[str, str], ...]] = {
         ("prometheus_client", "prometheus-client"),
     ),
     "ray": (("ray", "ray"),),
+    "fast": (("uvloop", "uvloop"),),
     "rl": (("pettingzoo", "pettingzoo"), ("gymnasium", "gymnasium"), ("numpy", "numpy")),
 }
 

@@ -300,11 +300,13 @@ class Game:
                 prev = c
         return out
 
-    def view(self, seat: int) -> SeatView:
-        """Everything ``seat`` may know now, and its legal actions if it is to act."""
+    def view(self, seat: int, time_left: float | None = None) -> SeatView:
+        """Everything ``seat`` may know now, and its legal actions if it is to act
+        (``time_left``: the seconds a referee gives this decision, as
+        :meth:`SeatView.with_time_left` sets them)."""
         from .view import SeatView
 
-        return SeatView.of(self, seat)
+        return SeatView.of(self, seat, time_left)
 
     def public_view(self) -> PublicView:
         """What a spectator may know now: no hand, no hidden bid."""

@@ -95,8 +95,9 @@ class SeatView:
     """Seconds left for this decision, when a referee imposes a deadline."""
 
     @classmethod
-    def of(cls, game: Game, seat: int) -> SeatView:
-        """The view of ``seat`` in ``game``."""
+    def of(cls, game: Game, seat: int, time_left: float | None = None) -> SeatView:
+        """The view of ``seat`` in ``game`` (with ``time_left``: as
+        :meth:`with_time_left` would give it, without a second copy)."""
         if not 0 <= seat < game.players:
             raise ValueError(f"no seat {seat} at a {game.players}-player table")
         acting = game.acting
@@ -134,6 +135,7 @@ class SeatView:
             else (),
             next_trump=game.next_trump,
             legal_actions=legal,
+            time_left=time_left,
         )
 
     def with_time_left(self, seconds: float | None) -> SeatView:

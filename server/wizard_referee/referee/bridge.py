@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import itertools
+import os
 import threading
 from collections import deque
 from collections.abc import AsyncIterator, Callable
@@ -48,7 +50,15 @@ import wizard_arena.protocol.wire as wire
 from wizard_arena.protocol.messages import BotMsg, ServerInfo, ServerMsg
 from wizard_referee.referee.seat import CloseCode, Malformed, Seat
 
-__all__ = ["KEEPALIVE_OPTIONS", "Bridge", "CloseCode", "Connection", "Malformed", "open_bridge"]
+__all__ = [
+    "KEEPALIVE_OPTIONS",
+    "Bridge",
+    "CloseCode",
+    "Connection",
+    "Malformed",
+    "new_event_loop",
+    "open_bridge",
+]
 
 #: Seconds a stream closed by the server may take to send what was queued
 #: before the close; then the rest is dropped and the status sent.
@@ -67,6 +77,28 @@ KEEPALIVE_OPTIONS: tuple[tuple[str, int], ...] = (
 )
 
 CLOSE_GRACE = 10.0
+
+#: Set to ``0`` to run the grpc.aio thread on asyncio's own loop even where
+#: uvloop is installed (for comparisons; docs/performance.md).
+UVLOOP_ENV = "WIZARD_ARENA_UVLOOP"
+
+
+def new_event_loop() -> asyncio.AbstractEventLoop:
+    """The grpc.aio thread's event loop: uvloop's where it is installed (the
+    ``[fast]`` extra, which ``[server]`` brings on Linux and macOS) unless
+    :data:`UVLOOP_ENV` is ``0``, else asyncio's. Only the transport's thread
+    runs on it; trio still owns the referee. With lean bots uvloop cut the
+    grpc.aio thread's CPU per decision by 10-20% and raised the fast
+    benchmark's throughput by 15-25% (docs/performance.md)."""
+    if os.environ.get(UVLOOP_ENV, "1") != "0":
+        try:
+            uvloop: Any = importlib.import_module("uvloop")
+        except ImportError:
+            pass
+        else:
+            loop: asyncio.AbstractEventLoop = uvloop.new_event_loop()
+            return loop
+    return asyncio.new_event_loop()
 
 #: The gRPC status each way of closing a stream ends it with.
 STATUS_OF_CLOSE = {code: grpc.StatusCode[code.name] for code in CloseCode}
@@ -104,6 +136,11 @@ class Connection:
         self._first_unread = True
         self.on_closed: Callable[[Seat], None] | None = None
         """Called (in trio) once, when the stream ends for any reason."""
+        self.route: Callable[[BotMsg | Malformed], bool] | None = None
+        """Offered each message before it is queued (:class:`Seat`)."""
+        self._unread = 0
+        """Messages queued and not yet returned by ``receive()``: ``route``
+        is offered none while one is (the reader sees them in order)."""
         self._send_ch, self._recv_ch = trio.open_memory_channel[BotMsg | Malformed](inbound_limit)
         # asyncio side: outbound queue and its wake-up, both used in the asyncio
         # thread only; the event is set when an item arrives in an empty queue
@@ -126,6 +163,7 @@ class Connection:
             self._end_after_leaving()
             raise
         self._first_unread = False
+        self._unread -= 1
         return msg
 
     def receive_nowait(self) -> BotMsg | Malformed:
@@ -135,6 +173,7 @@ class Connection:
             self._end_after_leaving()
             raise
         self._first_unread = False
+        self._unread -= 1
         return msg
 
     def send(self, msg: ServerMsg) -> None:
@@ -155,8 +194,12 @@ class Connection:
     def _deliver(self, msg: BotMsg | Malformed) -> None:
         if self.closed:
             return
+        route = self.route
+        if route is not None and not self._unread and route(msg):
+            return
         try:
             self._send_ch.send_nowait(msg)
+            self._unread += 1
         except trio.WouldBlock:
             self.flooded = True
             self.close(
@@ -432,7 +475,7 @@ class Bridge:
         failure: list[BaseException] = []
 
         def thread_main() -> None:
-            loop = asyncio.new_event_loop()
+            loop = new_event_loop()
             asyncio.set_event_loop(loop)
             self._loop = loop
             try:

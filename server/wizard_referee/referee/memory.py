@@ -60,6 +60,10 @@ class MemorySeat:
         self.close_reason = ""
         self.flooded = False
         self.on_closed: Callable[[Seat], None] | None = None
+        self.route: Callable[[BotMsg | Malformed], bool] | None = None
+        self._unread = 0
+        """Messages queued and not yet returned by ``receive()`` (as in the
+        gRPC transport: ``route`` is offered none while one is)."""
         self.inbound_limit = inbound_limit
         self.outbound_limit = outbound_limit
         self.closed_with: tuple[CloseCode, str] | None = None
@@ -81,6 +85,7 @@ class MemorySeat:
             self._end(CloseCode.OK, "")  # the bot left and everything was read
             raise
         self._first_unread = False
+        self._unread -= 1
         return msg
 
     def send(self, msg: ServerMsg) -> None:
@@ -107,8 +112,12 @@ class MemorySeat:
     def _deliver(self, msg: BotMsg | Malformed) -> None:
         if self.closed:
             return
+        route = self.route
+        if route is not None and not self._unread and route(msg):
+            return
         try:
             self._in.send_nowait(msg)
+            self._unread += 1
         except trio.WouldBlock:
             self.flooded = True
             self.close(

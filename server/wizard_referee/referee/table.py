@@ -35,7 +35,6 @@ from wizard_arena.protocol.messages import (
     DecisionRequest,
     FaultSummary,
     GameEnd,
-    Hello,
     RoundStart,
     TableEvent,
 )
@@ -62,6 +61,7 @@ from wizard_referee.referee.logs import get_logger
 from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import GameRecord, MoveRecord, RoundRecord
 from wizard_referee.referee.seat import CloseCode, Malformed, Seat, SeatSpec
+from wizard_referee.referee.strays import stray
 
 __all__ = ["SeatSpec", "run_table"]
 
@@ -234,6 +234,40 @@ class _Table:
         conn = st.spec.conn
         if conn is None or st.gone:
             return
+
+        def take_answer(msg: BotMsg | Malformed) -> bool:
+            return self._take_answer(st, conn, msg)
+
+        conn.route = take_answer
+        try:
+            await self._read(st, conn)
+        finally:
+            if conn.route is take_answer:
+                conn.route = None
+
+    def _take_answer(self, st: _SeatState, conn: Seat, msg: BotMsg | Malformed) -> bool:
+        """The seat's connection's ``route`` while the game runs: the answer
+        to the open request goes straight to the decision if it is waiting
+        for one (:meth:`_answer`); anything else, and an answer while the
+        decision is busy with another, is left to :meth:`_read`, which
+        handles it as before (so messages still queue, and count against
+        the stream's inbound limit, while the referee reads none)."""
+        if (
+            type(msg) is ActionMsg
+            and msg.request_id == st.open_request
+            and conn is st.spec.conn
+            and not st.gone
+            and st.answers.statistics().tasks_waiting_receive
+        ):
+            try:
+                st.send_answer.send_nowait(msg)
+            except (trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
+                return False
+            self.counters.messages_in += 1
+            return True
+        return False
+
+    async def _read(self, st: _SeatState, conn: Seat) -> None:
         while True:
             try:
                 msg = await conn.receive()
@@ -249,45 +283,7 @@ class _Table:
                 except trio.WouldBlock:
                     self._fault(st, FaultCode.FLOODING, "too many answers to one request")
                 continue
-            self._stray(st, msg)
-
-    def _stray(self, st: _SeatState, msg: BotMsg | Malformed) -> None:
-        """A message that does not answer the seat's open request."""
-        if isinstance(msg, Malformed):
-            self._fault(st, FaultCode.MALFORMED, msg.detail)
-            detail = f"seat {st.seat}: {msg.detail}"
-            self._reject(st, "", RejectCode.MALFORMED, detail, self._time_left(st))
-            return
-        if isinstance(msg, Hello):
-            self._fault(st, FaultCode.MALFORMED, "a second hello")
-            detail = f"seat {st.seat}: hello sent twice"
-            self._reject(st, "", RejectCode.MALFORMED, detail, self._time_left(st))
-            return
-        rid = msg.request_id
-        if rid in st.spec.issued or rid in st.spec.earlier:
-            self.log.info(
-                "late_or_duplicate_answer", seat=st.seat, bot=st.spec.name, request_id=rid
-            )
-        elif st.open_request is None:
-            text = action_text(msg.action) if msg.action is not None else "an action"
-            self._fault(st, FaultCode.ILLEGAL, f"{text} out of turn")
-            self._reject(
-                st,
-                rid,
-                RejectCode.NOT_YOUR_TURN,
-                f"seat {st.seat}: {text} refused: not your turn (no decision is open)",
-                0.0,
-            )
-        else:
-            self._fault(st, FaultCode.MALFORMED, f"unknown request id {rid!r}")
-            self._reject(
-                st,
-                rid,
-                RejectCode.UNKNOWN_REQUEST,
-                f"seat {st.seat}: request id {rid!r} is not the open request "
-                f"{st.open_request!r}",
-                self._time_left(st),
-            )
+            stray(self, st, msg)
 
     # -- one decision -----------------------------------------------------------------------
 
@@ -305,7 +301,8 @@ class _Table:
         start = st.started = trio.current_time()
         st.deadline = start + self.move_time + st.bank
         self.counters.referee_seconds.observe(start - self._ready)
-        st.send(DecisionRequest(rid, self.game_id, view.with_time_left(self.move_time), st.bank))
+        # (the view carries the move time already: _turn)
+        st.send(DecisionRequest(rid, self.game_id, view, st.bank))
         answer, dropped = await self._answer(st, rid)
         st.waiting = None
         st.open_request = None
@@ -402,25 +399,28 @@ class _Table:
 
     def _broadcast_new_events(self) -> None:
         game = self.game
+        # the seats on every event (the lean stream gets the results only)
+        everything = [st for st in self.states if st.all_events]
         # sent once, then let go: a live game keeps no event objects for the
         # cyclic GC to scan (docs/performance.md, the think scenario's tail)
         for ev in game.drain_events():
             if isinstance(ev, RoundStarted):
                 pending = ev.turned_card is not None and ev.turned_card.is_wizard
-                for st in self.states:
-                    if not st.all_events:
-                        continue  # the lean stream: the deal is in the next request's view
+                # (the lean stream: the deal is in the next request's view)
+                for st in everything:
                     # what the seat may see of the deal comes from its view:
                     # its own hand, or in a blind first round the others' cards
                     st.send(self._round_start(game.view(st.seat), pending))
             elif isinstance(ev, GameOver):
                 continue  # sent with the faults once the record is complete
-            else:
+            elif isinstance(ev, RoundScored):
                 msg = TableEvent(self.game_id, ev)
-                scored = isinstance(ev, RoundScored)  # the lean stream gets the results only
                 for st in self.states:
-                    if scored or st.all_events:
-                        st.send(msg)
+                    st.send(msg)
+            elif everything:
+                msg = TableEvent(self.game_id, ev)
+                for st in everything:
+                    st.send(msg)
 
     # -- the game -------------------------------------------------------------------------
 
@@ -429,7 +429,7 @@ class _Table:
         game = self.game
         st = self.states[seat]
         round_no = game.round
-        view = game.view(seat)
+        view = game.view(seat, self.move_time)  # as the request gives it
         action, ms, fault = await self._decide(st, view)
         self.counters.decisions += 1
         self._ready = trio.current_time()
