@@ -41,13 +41,6 @@ requires_shared_vectors = pytest.mark.skipif(
 )
 
 
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto``: two workers per CPU (tests/scheduling.py says why)."""
-    from .scheduling import auto_workers
-
-    return auto_workers()
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Long tests at the head of every worker's share (tests/scheduling.py)."""
     from .scheduling import order_for_workers, xdist_workers

@@ -1,14 +1,12 @@
 """How the suite is spread over pytest-xdist's workers (hooks used by conftest.py).
 
 The README's test command is ``python -m pytest -n auto`` with
-``--dist=worksteal`` (pyproject.toml). Two things keep its wall time close
-to the CPU it needs:
+``--dist=worksteal`` (pyproject.toml): one worker per CPU. (Two per CPU,
+to run tests while others wait, was measured and bought nothing: 223 s
+against 222 s for the whole suite on 2 cores, with more CPU spent, and more
+real-time deadlines missed by starved bots.) The order of the tests keeps
+the workers' wall time close to the CPU they need:
 
-- **Workers.** ``-n auto`` starts :func:`auto_workers` workers: two per
-  CPU, because many tests spend much of their time waiting (on bot
-  processes starting, on sockets, on a referee's deadlines), and a second
-  worker per core runs while the first waits. ``WIZARD_ARENA_TEST_WORKERS``
-  overrides it (``-n N`` on the command line too, as always).
 - **Long tests first.** worksteal hands each worker a contiguous share of
   the collected tests and then moves the *end* of a busy worker's queue to
   an idle one; a long test collected late would run alone at the end. So
@@ -16,6 +14,9 @@ to the CPU it needs:
   usual ``seconds``: ``@pytest.mark.slow(seconds=45)``) to the head of the
   shares, longest first, dealt out so that every worker starts with about
   the same amount of long work. Without xdist, they simply run first.
+- **Background work.** A test marked ``early`` (one that starts work in
+  the background) opens the run; one marked ``late`` (one that reports
+  such work) ends it.
 
 The order changes nothing but when a test runs: every test still passes
 alone or in any order.
@@ -29,14 +30,6 @@ import pytest
 
 #: Seconds assumed for a ``slow`` test that does not say.
 DEFAULT_SLOW_SECONDS = 10.0
-
-
-def auto_workers() -> int:
-    """The number of workers ``-n auto`` starts (see the module docstring)."""
-    override = os.environ.get("WIZARD_ARENA_TEST_WORKERS", "").strip()
-    if override:
-        return max(1, int(override))
-    return 2 * len(os.sched_getaffinity(0))
 
 
 def expected_seconds(item: pytest.Item) -> float | None:
@@ -64,29 +57,37 @@ def shares(total: int, workers: int) -> list[int]:
 
 
 def order_for_workers(items: list[pytest.Item], workers: int) -> list[pytest.Item]:
-    """``items`` reordered: each worker's share starts with its long tests.
+    """``items`` reordered: each worker's share starts with its long tests,
+    and the ``late`` tests end the run.
 
     Long tests go, longest first, to the share with the least long work so
     far (the greedy rule for balancing loads); the other tests fill the
     shares in their collected order."""
+    early = [i for i, item in enumerate(items) if item.get_closest_marker("early") is not None]
+    late = [i for i, item in enumerate(items) if item.get_closest_marker("late") is not None]
     timed = [(s, i) for i, item in enumerate(items) if (s := expected_seconds(item)) is not None]
-    if not timed:
+    if not timed and not late and not early:
         return items
     workers = max(1, workers)
     sizes = shares(len(items), workers)
+    sizes[-1] -= len(late)  # the last share ends with them
     heads: list[list[int]] = [[] for _ in range(workers)]
+    heads[0].extend(early)  # the first share opens with them
     load = [0.0] * workers
     for seconds, index in sorted(timed, key=lambda t: (-t[0], t[1])):
+        if index in late or index in early:
+            continue
         open_shares = [w for w in range(workers) if len(heads[w]) < sizes[w]]
         w = min(open_shares, key=lambda k: (load[k], k))
         heads[w].append(index)
         load[w] += seconds
-    long_ones = {i for _, i in timed}
-    rest = iter(i for i in range(len(items)) if i not in long_ones)
+    placed = {i for head in heads for i in head} | set(late)
+    rest = iter(i for i in range(len(items)) if i not in placed)
     order: list[int] = []
     for w in range(workers):
         order.extend(heads[w])
         order.extend(next(rest) for _ in range(sizes[w] - len(heads[w])))
+    order.extend(late)
     return [items[i] for i in order]
 
 

@@ -154,7 +154,9 @@ async def _aio_bot(address: str, name: str) -> dict[str, Any]:
     """One random bot on grpc.aio: plays until its first GameOver, then leaves."""
     rng = random.Random(name)
     out: asyncio.Queue[Any] = asyncio.Queue()
-    out.put_nowait(wire.encode_bot(Hello(bot_name=name, sdk_name="tests-aio-bot")))
+    # it plays any hand size, so it can sit at tables of short rounds
+    hello = Hello(bot_name=name, sdk_name="tests-aio-bot", rule_options=("round_sizes",))
+    out.put_nowait(wire.encode_bot(hello))
     result: dict[str, Any] = {"name": name, "games": [], "ends": [], "faults": []}
 
     async def requests() -> AsyncIterator[Any]:

@@ -42,7 +42,7 @@ def test_bench_server_kinds_serve_tables(kind: str, tmp_path: Path) -> None:
                 str(ROOT / "bench" / "bench_server.py"),
                 "bots",
                 *["--address", server.address, "--server-pid", str(server.proc.pid)],
-                *["--bots", "8", "--warmup", "0.5", "--window", "1.5"],
+                *["--bots", "8", "--warmup", "0.3", "--window", "1.0"],
                 *["--events", "lean" if kind == "arena-lean" else "all"],
             ],
             capture_output=True,
@@ -75,7 +75,7 @@ def test_bench_server_kinds_serve_tables(kind: str, tmp_path: Path) -> None:
         ["bench_wire.py", "--games", "2", "--repeat", "1"],
         ["bench_ratings.py", "--bots", "5", "--games", "200", "--bootstrap", "20"],
         pytest.param(
-            ["bench_soak.py", "--bots", "12", "--seconds", "4", "--workers", "1"],
+            ["bench_soak.py", "--bots", "12", "--seconds", "2", "--workers", "1"],
             marks=pytest.mark.e2e,
         ),
         pytest.param(

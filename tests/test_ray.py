@@ -3,10 +3,11 @@ cluster simulated on this machine (``ray.cluster_utils.Cluster``, two nodes
 of 1 CPU), real bot processes on each worker.
 
 Ray's daemons bind every interface, so these tests run only inside a
-network namespace that has loopback alone: run normally, this module has a
-single test that runs the module again, in such a namespace
-(``scripts/in_netns.py``), and passes when the tests inside pass. One
-cluster serves the whole module (starting Ray costs seconds).
+network namespace that has loopback alone: run normally, this module starts
+itself again in such a namespace (``scripts/in_netns.py``), in the
+background at the start of the run, and its last test passes when the tests
+inside passed. One cluster serves the whole module (starting Ray costs
+seconds).
 
 The bots are deterministic (their choices depend only on what they see),
 so a tournament on the cluster must give exactly the results of a local
@@ -46,26 +47,77 @@ netns = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(netns)
 
 
+#: Runs the Ray tests' command (argv[2:]) and leaves its output and return
+#: code in the folder argv[1] ("returncode" appears last, when it is done).
+_RUNNER = """
+import pathlib, subprocess, sys
+d = pathlib.Path(sys.argv[1])
+with open(d / "output", "w") as out:
+    try:
+        rc = str(subprocess.run(sys.argv[2:], stdout=out, stderr=subprocess.STDOUT,
+                                timeout=900).returncode)
+    except subprocess.TimeoutExpired:
+        rc = "timed out after 900 s"
+(d / "returncode.part").write_text(rc)
+(d / "returncode.part").rename(d / "returncode")
+"""
+
+
 if not netns.inside():
 
-    @pytest.mark.slow(seconds=60)  # mostly starting Ray's daemons
-    def test_the_ray_tests_pass_in_a_loopback_only_network_namespace() -> None:
+    def _run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+        """One folder for this pytest run, whichever xdist worker asks (each
+        worker's base temp is a folder of the run's own)."""
+        base = tmp_path_factory.getbasetemp()
+        root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+        folder = root / "ray-in-netns"
+        folder.mkdir(exist_ok=True)
+        return folder
+
+    def _start_once(folder: Path) -> None:
+        """Start the Ray tests in a loopback-only namespace, in the background,
+        unless this run has started them already."""
         why = netns.problem()
         assert why is None, f"cannot keep Ray on loopback: {why}"
-        proc = subprocess.run(
-            netns.command(
-                [
-                    *[sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"],
-                    *["-p", "no:hypothesispytest", __file__],
-                ]
-            ),
+        try:
+            os.close(os.open(folder / "started", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return
+        pytest_argv = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
+        argv = netns.command([*pytest_argv, "-p", "no:hypothesispytest", __file__])
+        subprocess.Popen(
+            [sys.executable, "-c", _RUNNER, str(folder), *argv],
             cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=900,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
-        assert proc.returncode == 0, proc.stdout[-8000:] + proc.stderr[-4000:]
-        assert " passed" in proc.stdout and "skipped" not in proc.stdout, proc.stdout[-2000:]
+
+    @pytest.mark.early  # first in the run, so that Ray starts at once
+    def test_the_ray_tests_start_in_the_background(
+        tmp_path_factory: pytest.TempPathFactory,
+    ) -> None:
+        """The Ray tests spend most of their 40-60 s waiting (on Ray's
+        daemons starting, on games paced to be interrupted): they run beside
+        the rest of the suite instead of holding a worker, and the next test
+        reports them."""
+        _start_once(_run_folder(tmp_path_factory))
+        assert (_run_folder(tmp_path_factory) / "started").exists()
+
+    @pytest.mark.late  # last in the run: by then they are done
+    def test_the_ray_tests_pass_in_a_loopback_only_network_namespace(
+        tmp_path_factory: pytest.TempPathFactory,
+    ) -> None:
+        folder = _run_folder(tmp_path_factory)
+        _start_once(folder)  # (run alone, or the starting test deselected)
+        done = folder / "returncode"
+        deadline = time.monotonic() + 960
+        while not done.exists():
+            assert time.monotonic() < deadline, "the Ray tests did not finish in 960 s"
+            time.sleep(0.2)
+        output = (folder / "output").read_text()
+        assert done.read_text() == "0", output[-12000:]
+        assert " passed" in output and "skipped" not in output, output[-2000:]
 
 
 def _section(db: Path, **kw: Any) -> dict[str, Any]:

@@ -13,12 +13,14 @@ from .scheduling import order_for_workers, shares
 class _Item:
     """Stands in for a collected test: a name and, if slow, its seconds."""
 
-    def __init__(self, name: str, seconds: float | None = None) -> None:
+    def __init__(self, name: str, seconds: float | None = None, when: str = "") -> None:
         self.name = name
-        self._mark = None if seconds is None else pytest.mark.slow(seconds=seconds).mark
+        self._marks = {} if seconds is None else {"slow": pytest.mark.slow(seconds=seconds).mark}
+        if when:
+            self._marks[when] = getattr(pytest.mark, when).mark
 
     def get_closest_marker(self, name: str) -> Any:
-        return self._mark if name == "slow" else None
+        return self._marks.get(name)
 
     def __repr__(self) -> str:
         return self.name
@@ -36,12 +38,17 @@ def test_long_tests_lead_every_share_balanced(workers: int) -> None:
     items: list[Any] = [_Item(f"t{i}") for i in range(40)]
     for i, seconds in [(5, 60), (17, 45), (20, 15), (30, 10), (31, 10), (39, 3)]:
         items[i] = _Item(f"slow{i}", seconds)
+    items[2] = _Item("late", when="late")
+    items[25] = _Item("early", when="early")
     ordered = order_for_workers(items, workers)
+    assert ordered[0].name == "early"  # the run starts with it
+    assert ordered[-1].name == "late"  # and ends with this one
     assert sorted(map(repr, ordered)) == sorted(map(repr, items))  # a permutation
     start = 0
     loads = []
     for size in shares(len(items), workers):
         share = ordered[start : start + size]
+        share = [i for i in share if i.name != "early"]  # before the first share's long tests
         start += size
         timed = [i for i in share if i.get_closest_marker("slow")]
         assert share[: len(timed)] == timed  # the long tests come first
@@ -51,4 +58,6 @@ def test_long_tests_lead_every_share_balanced(workers: int) -> None:
     # greedy balance: the shares' long work differs by at most the longest test
     assert max(loads) - min(loads) <= 60
     quick = [i for i in ordered if not i.get_closest_marker("slow")]
-    assert quick == [i for i in items if not i.get_closest_marker("slow")]  # order kept
+    assert quick == [items[25]] + [
+        i for i in items if not i.get_closest_marker("slow") and i.name not in ("late", "early")
+    ] + [items[2]]  # order kept
