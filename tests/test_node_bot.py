@@ -172,7 +172,7 @@ def test_node_bot_bad_arguments(node_bot: list[str]) -> None:
     assert proc.returncode == 2 and "--games must be a positive integer" in proc.stderr
 
 
-@pytest.mark.slow(seconds=15)
+@pytest.mark.slow(seconds=8)
 @pytest.mark.e2e
 def test_node_bot_draws_from_its_per_game_seed(
     node_bot: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -181,15 +181,23 @@ def test_node_bot_draws_from_its_per_game_seed(
     GameStarted.botSeed) plays every game the same way; another secret, other cards."""
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     entrants: list[dict[str, Any]] = [
-        {"name": "node", "command": [*node_bot, "--server", "{server}", "--token", "{token}"]},
+        {
+            "name": "node",
+            "command": [
+                *[*node_bot, "--server", "{server}", "--token", "{token}"],
+                *["--rule-options", "round_sizes"],
+            ],
+        },
         _entrant("random", "wizard_bots.random_bot:RandomBot"),
         _entrant("heuristic", "wizard_bots.heuristic:HeuristicBot"),
     ]
 
     def run(name: str, secret: str) -> dict[str, list[tuple[int, str, str | None]]]:
         db = tmp_path / f"{name}.sqlite"
-        # cyclic: 3 full games per run (the balanced seating would play 6)
+        # cyclic: 3 games per run (the balanced seating would play 6), of
+        # eight rounds (1 to 8 cards; the full twenty take three times as long)
         section = {"players": 3, "move_time": 5.0, "seed": 4, "parallel": 2, "seating": "cyclic"}
+        section["round_sizes"] = list(range(1, 9))
         config = TournamentConfig.from_dict(
             {
                 "tournament": {**section, "database": str(db), "bot_seed_secret": secret},
