@@ -196,10 +196,12 @@ class SeatView:
         n = self.players
         tricks = [(t.leader, t.cards) for t in self.tricks] + [(self.leader, self.trick)]
         for leader, cards in tricks:
+            follow: Suit | None = None  # once a trick asks for a suit, it keeps asking
             for i, card in enumerate(cards):
                 if card.suit is None:
                     continue
-                follow = suit_to_follow(cards[:i])
+                if follow is None:
+                    follow = suit_to_follow(cards[:i])
                 if follow is not None and card.suit is not follow:
                     voids[(leader + i) % n].add(follow)
         return {s: frozenset(v) for s, v in voids.items()}
@@ -233,7 +235,14 @@ class SeatView:
                 gone = [c for c in SUITED_WIZARDS if left[c.index] > 0]
                 if gone:
                     left[gone[-1].index] -= 1
-        return [c for c in _DECK_ORDER for _ in range(left[c.index])]
+        out: list[Card] = []
+        for c in _DECK_ORDER:
+            k = left[c.index]
+            if k == 1:  # (only Wizards and Jesters come more than once)
+                out.append(c)
+            elif k > 1:
+                out.extend((c,) * k)
+        return out
 
     def compute_legal_actions(self) -> tuple[Action, ...]:
         """The legal actions for this seat, recomputed from the view alone by
