@@ -241,8 +241,13 @@ class MonteCarloBot(Bot):
     weighing deals by the bids made; ``opponent_model`` on modelling seats
     that have shown they act at random (:mod:`wizard_bots.opponents`: their
     bids are not read as hints, and they act at random in the rollouts as
-    often as estimated). ``clock`` (seconds, monotonic) is what
-    the time budget reads.
+    often as estimated). ``steer`` makes the rollouts play cards with
+    :func:`wizard_bots.steer.steer_card` (every hand seen): :data:`STEER_BIDS`
+    in those of bids, :data:`STEER_CARDS` in those of card decisions, 3 in
+    both; ``play_eps`` weighs the deals also by the cards the others played
+    (:func:`wizard_bots.inference.play_likelihood`). Both are off by default:
+    neither raised self-play bid accuracy (docs/strength.md). ``clock``
+    (seconds, monotonic) is what the time budget reads.
     """
 
     name = "montecarlo"
