@@ -56,8 +56,10 @@ from wizard_bots.heuristic import (
     count_slot,
     estimate_tricks,
 )
+from wizard_bots.inference import play_likelihood
 from wizard_bots.opponents import noise_levels
 from wizard_bots.sampling import SampledDeal, game_from_view, sample_deals
+from wizard_bots.steer import steer_card
 
 __all__ = ["MonteCarloBot", "assumed_bids", "bid_likelihood", "heuristic_bid", "play_out_round"]
 
@@ -65,6 +67,9 @@ __all__ = ["MonteCarloBot", "assumed_bids", "bid_likelihood", "heuristic_bid", "
 BID_SIGMA = 1.0
 #: Deals drawn at a time by a fixed-work search (the same whatever the clock says).
 FIXED_BATCH = 16
+#: ``steer`` flags: the rollouts of bids (of cards) play cards with :func:`steer_card`.
+STEER_BIDS = 1
+STEER_CARDS = 2
 #: Below this estimated probability of acting at random a seat is modelled as
 #: the heuristic (its bid read as a hint, its rollouts deterministic).
 NOISE_THRESHOLD = 0.1
@@ -97,6 +102,7 @@ def play_out_round(
     voids: Sequence[AbstractSet[Suit]] | None = None,
     noise: Sequence[float] | None = None,
     rng: random.Random | None = None,
+    steer: bool = False,
 ) -> None:
     """Finish the current round of ``game`` with the heuristic policy for every seat.
 
@@ -104,7 +110,10 @@ def play_out_round(
     cards it has not seen) and ``voids`` the suits each seat is known to lack.
     With ``noise`` (by seat, see :mod:`wizard_bots.opponents`) and ``rng``, a
     seat bids and plays uniformly at random with that probability at each
-    decision instead. The game is left at the end of the round (scored).
+    decision instead. With ``steer``, cards are played by
+    :func:`wizard_bots.steer.steer_card` (which sees every hand) instead of
+    the heuristic's :func:`~wizard_bots.heuristic.choose_card`. The game is
+    left at the end of the round (scored).
     """
     if noise is not None and rng is None:
         raise ValueError("noise needs an rng")
@@ -140,6 +149,8 @@ def play_out_round(
             card = first
         elif noise is not None and draw is not None and draw() < noise[seat]:
             card = legal[int(draw() * len(legal))]
+        elif steer:
+            card = steer_card(game, seat)
         else:
             hand = game.hands[seat]
             out = list(remaining)
@@ -230,8 +241,13 @@ class MonteCarloBot(Bot):
     weighing deals by the bids made; ``opponent_model`` on modelling seats
     that have shown they act at random (:mod:`wizard_bots.opponents`: their
     bids are not read as hints, and they act at random in the rollouts as
-    often as estimated). ``clock`` (seconds, monotonic) is what
-    the time budget reads.
+    often as estimated). ``steer`` makes the rollouts play cards with
+    :func:`wizard_bots.steer.steer_card` (every hand seen): :data:`STEER_BIDS`
+    in those of bids, :data:`STEER_CARDS` in those of card decisions, 3 in
+    both; ``play_eps`` weighs the deals also by the cards the others played
+    (:func:`wizard_bots.inference.play_likelihood`). Both are off by default:
+    neither raised self-play bid accuracy (docs/strength.md). ``clock``
+    (seconds, monotonic) is what the time budget reads.
     """
 
     name = "montecarlo"
@@ -247,6 +263,8 @@ class MonteCarloBot(Bot):
         pool_factor: int = 4,
         bid_effort: float = 1.0,
         opponent_model: bool = True,
+        steer: int = 0,
+        play_eps: float | None = None,
         time_share: float = TIME_SHARE,
         time_margin: float = TIME_MARGIN,
         clock: Clock = time.perf_counter,
@@ -266,6 +284,12 @@ class MonteCarloBot(Bot):
         self.pool_factor = pool_factor
         self.bid_effort = bid_effort
         self.opponent_model = opponent_model
+        if steer not in (0, STEER_BIDS, STEER_CARDS, STEER_BIDS | STEER_CARDS):
+            raise ValueError("steer is 0, 1 (bids), 2 (cards) or 3 (both)")
+        if play_eps is not None and not 0.0 < play_eps <= 1.0:
+            raise ValueError("play_eps must be in (0, 1]")
+        self.steer = steer
+        self.play_eps = play_eps
         self.time_share = time_share
         self.time_margin = time_margin
         self.clock = clock
@@ -293,7 +317,8 @@ class MonteCarloBot(Bot):
         if len(legal) == 1:
             return legal[0]
         cands = [b for b in legal if abs(b - prior) <= self.bid_window]
-        best = self._search(view, [Bid(b) for b in cands], Bid(prior), self.bid_effort)
+        steer = bool(self.steer & STEER_BIDS)
+        best = self._search(view, [Bid(b) for b in cands], Bid(prior), self.bid_effort, steer)
         assert isinstance(best, Bid)
         return best.bid
 
@@ -302,7 +327,8 @@ class MonteCarloBot(Bot):
         if len(cards) == 1:
             return cards[0]
         prior = self._heuristic.play(view)
-        best = self._search(view, [Play(c) for c in cards], Play(prior))
+        steer = bool(self.steer & STEER_CARDS)
+        best = self._search(view, [Play(c) for c in cards], Play(prior), steer=steer)
         assert isinstance(best, Play)
         return best.card
 
@@ -345,6 +371,18 @@ class MonteCarloBot(Bot):
             b is not None for s, b in enumerate(view.bids) if s != view.seat
         ):
             weigh = bid_likelihood if noise is None else partial(bid_likelihood, noise=noise)
+        if self.play_eps is not None and view.plays:
+            skip = [e > 0.0 for e in noise] if noise is not None else None
+            eps = self.play_eps
+            by_bids = weigh
+
+            def weigh_all(v: SeatView, d: SampledDeal) -> float:
+                w = by_bids(v, d) if by_bids is not None else 1.0
+                if w <= 0.0:
+                    return w
+                return w * play_likelihood(v, d, assumed_bids(v, d), eps, skip)
+
+            weigh = weigh_all
         return sample_deals(view, self.rng, count, weigh, self.pool_factor)
 
     def _evaluate(
@@ -355,9 +393,11 @@ class MonteCarloBot(Bot):
         void_list: Sequence[AbstractSet[Suit]],
         budget: Budget,
         noise: Sequence[float] | None = None,
+        steer: bool = False,
     ) -> list[int] | None:
         """The view's seat's round score after each action on ``deal``, or
         None when the budget ran out before every action was played out.
+        With ``steer``, the rollouts play cards with :func:`steer_card`.
         With ``noise``, every action's rollout draws the same random choices
         (common random numbers)."""
         seat = view.seat
@@ -371,15 +411,27 @@ class MonteCarloBot(Bot):
             game = base.clone(rng=self._sim_rng)
             game.apply(seat, action)
             if noise is None:
-                play_out_round(game, deal.stock, void_list)
+                play_out_round(game, deal.stock, void_list, steer=steer)
             else:
-                play_out_round(game, deal.stock, void_list, noise, random.Random(roll_seed))
+                play_out_round(
+                    game,
+                    deal.stock,
+                    void_list,
+                    noise,
+                    random.Random(roll_seed),
+                    steer,
+                )
             points.append(game.results[-1].points[seat])
             self.stats["rollouts"] += 1
         return points
 
     def _search(
-        self, view: SeatView, actions: Sequence[Action], prior: Action, scale: float = 1.0
+        self,
+        view: SeatView,
+        actions: Sequence[Action],
+        prior: Action,
+        scale: float = 1.0,
+        steer: bool = False,
     ) -> Action:
         self.stats["decisions"] += 1
         budget = self.budget(view, scale)
@@ -401,7 +453,7 @@ class MonteCarloBot(Bot):
         stopped = False
         while done < target and not stopped:
             for deal, mult in self._deals(view, min(batch, target - done), noise):
-                points = self._evaluate(view, deal, actions, void_list, budget, noise)
+                points = self._evaluate(view, deal, actions, void_list, budget, noise, steer)
                 if points is None:
                     stopped = True
                     break

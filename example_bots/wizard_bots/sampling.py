@@ -237,6 +237,7 @@ def game_from_view(
     hands: Sequence[Sequence[Card]],
     rng: random.Random | None = None,
     bids: Sequence[int] | None = None,
+    on_play: Callable[[Game, int, Card], None] | None = None,
 ) -> Game:
     """A :class:`Game` in the position of ``view`` with every seat's current ``hands``.
 
@@ -249,7 +250,9 @@ def game_from_view(
     to avoid seeding a fresh one). ``bids`` (by seat) stand in for the bids
     the view hides once play has started (``reveal_bids_after_tricks``: a seat
     sees only its own bid until the last trick); without them such a view is
-    refused with ValueError.
+    refused with ValueError. ``on_play(game, seat, card)``, if given, is
+    called before each play is replayed (the game in the position the card
+    was played from).
     """
     n = view.players
     if len(hands) != n:
@@ -280,6 +283,8 @@ def game_from_view(
             break
         game.bid(seat, bid)
     for i, (seat, card) in enumerate(plays):
+        if on_play is not None:
+            on_play(game, seat, card)
         game.play(seat, card)
         if game.phase is Phase.CHOOSE_TRUMP and (
             i + 1 < len(plays) or view.phase is not Phase.CHOOSE_TRUMP
