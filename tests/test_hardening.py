@@ -484,3 +484,29 @@ def test_cut_off_settings() -> None:
         RefereePolicy(max_consecutive_timeouts=-1)
     with pytest.raises(ValueError, match="outbound_limit"):
         ArenaConfig.build(outbound_limit=0)
+
+
+# -- the grpc.aio thread's event loop ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("setting", ["", "1", "0"])
+def test_the_transport_loop_is_uvloop_unless_switched_off(
+    setting: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bridge.new_event_loop: uvloop's loop where the [fast] extra installed
+    it, asyncio's with WIZARD_ARENA_UVLOOP=0 (docs/performance.md)."""
+    import asyncio
+    import importlib.util
+
+    from wizard_referee.referee.bridge import UVLOOP_ENV, new_event_loop
+
+    monkeypatch.setenv(UVLOOP_ENV, setting)
+    loop = new_event_loop()
+    try:
+        uvloop_there = importlib.util.find_spec("uvloop") is not None
+        on_uvloop = type(loop).__module__.startswith("uvloop")
+        assert on_uvloop == (uvloop_there and setting != "0")
+        assert isinstance(loop, asyncio.AbstractEventLoop)
+        assert loop.run_until_complete(asyncio.sleep(0, result=7)) == 7
+    finally:
+        loop.close()

@@ -100,6 +100,7 @@ def new_event_loop() -> asyncio.AbstractEventLoop:
             return loop
     return asyncio.new_event_loop()
 
+
 #: The gRPC status each way of closing a stream ends it with.
 STATUS_OF_CLOSE = {code: grpc.StatusCode[code.name] for code in CloseCode}
 
@@ -196,6 +197,7 @@ class Connection:
             return
         route = self.route
         if route is not None and not self._unread and route(msg):
+            self._first_unread = False  # read: by the table it was routed to
             return
         try:
             self._send_ch.send_nowait(msg)

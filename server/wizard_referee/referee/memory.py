@@ -114,6 +114,7 @@ class MemorySeat:
             return
         route = self.route
         if route is not None and not self._unread and route(msg):
+            self._first_unread = False  # read: by the table it was routed to
             return
         try:
             self._in.send_nowait(msg)

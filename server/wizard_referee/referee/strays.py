@@ -31,9 +31,7 @@ def stray(table: _Table, st: _SeatState, msg: BotMsg | Malformed) -> None:
         return
     rid = msg.request_id
     if rid in st.spec.issued or rid in st.spec.earlier:
-        table.log.info(
-            "late_or_duplicate_answer", seat=st.seat, bot=st.spec.name, request_id=rid
-        )
+        table.log.info("late_or_duplicate_answer", seat=st.seat, bot=st.spec.name, request_id=rid)
     elif st.open_request is None:
         text = action_text(msg.action) if msg.action is not None else "an action"
         table._fault(st, FaultCode.ILLEGAL, f"{text} out of turn")
@@ -50,7 +48,6 @@ def stray(table: _Table, st: _SeatState, msg: BotMsg | Malformed) -> None:
             st,
             rid,
             RejectCode.UNKNOWN_REQUEST,
-            f"seat {st.seat}: request id {rid!r} is not the open request "
-            f"{st.open_request!r}",
+            f"seat {st.seat}: request id {rid!r} is not the open request {st.open_request!r}",
             table._time_left(st),
         )
