@@ -64,8 +64,6 @@ def _takes(
     plays = [*trick, card]
     if trick_winner(plays, trump) != k:
         return False
-    if card.is_wizard:  # the first Wizard of a trick takes it
-        return True
     n = game.players
     follow = suit_to_follow(plays)
     for i in range(k + 1, n):
