@@ -45,7 +45,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Long tests at the head of every worker's share (tests/scheduling.py)."""
     from .scheduling import order_for_workers, xdist_workers
 
-    items[:] = order_for_workers(items, xdist_workers(config))
+    items[:] = order_for_workers(items, xdist_workers())
 
 
 @pytest.fixture(scope="session")

@@ -232,6 +232,20 @@ class MemBot:
         return f"<MemBot {self.name} status={self.status} received={len(self.received)}>"
 
 
+def leave_at(n: int) -> RequestHook:
+    """An on_request hook: drop the connection, unanswered, at the n-th request
+    (kept in ``bot.state["left_at"]``)."""
+
+    async def hook(bot: MemBot, req: DecisionRequest) -> bool:
+        if len(bot.requests) >= n:
+            bot.state["left_at"] = req
+            bot.disconnect()
+            return True
+        return False
+
+    return hook
+
+
 async def start(nursery: trio.Nursery, arena: Arena, *bots: MemBot) -> None:
     """Connect ``bots`` to ``arena`` in order, each playing in ``nursery``."""
     for bot in bots:

@@ -65,6 +65,7 @@ def order_for_workers(items: list[pytest.Item], workers: int) -> list[pytest.Ite
     shares in their collected order."""
     early = [i for i, item in enumerate(items) if item.get_closest_marker("early") is not None]
     late = [i for i, item in enumerate(items) if item.get_closest_marker("late") is not None]
+    fixed = set(early) | set(late)  # placed by their marker, not by their seconds
     timed = [(s, i) for i, item in enumerate(items) if (s := expected_seconds(item)) is not None]
     if not timed and not late and not early:
         return items
@@ -75,13 +76,13 @@ def order_for_workers(items: list[pytest.Item], workers: int) -> list[pytest.Ite
     heads[0].extend(early)  # the first share opens with them
     load = [0.0] * workers
     for seconds, index in sorted(timed, key=lambda t: (-t[0], t[1])):
-        if index in late or index in early:
+        if index in fixed:
             continue
         open_shares = [w for w in range(workers) if len(heads[w]) < sizes[w]]
         w = min(open_shares, key=lambda k: (load[k], k))
         heads[w].append(index)
         load[w] += seconds
-    placed = {i for head in heads for i in head} | set(late)
+    placed = {i for head in heads for i in head} | fixed
     rest = iter(i for i in range(len(items)) if i not in placed)
     order: list[int] = []
     for w in range(workers):
@@ -91,7 +92,7 @@ def order_for_workers(items: list[pytest.Item], workers: int) -> list[pytest.Ite
     return [items[i] for i in order]
 
 
-def xdist_workers(config: pytest.Config) -> int:
+def xdist_workers() -> int:
     """The number of workers in this run (1 without xdist)."""
     count = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
     if count:

@@ -17,9 +17,11 @@ not see (any variant), or if what it was shown differs from the record.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import re
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -424,3 +426,24 @@ def interruptible_cli(*args: str) -> list[str]:
         "sys.argv[0] = 'wizard-arena'; runpy.run_module('wizard_arena.cli', run_name='__main__')"
     )
     return [sys.executable, "-c", code, *args]
+
+
+def wait_for_finished_games(
+    db: Path,
+    at_least: int,
+    timeout: float,
+    proc: subprocess.Popen[Any] | None = None,
+) -> int:
+    """Poll the tournament store ``db`` (written by another process) until it
+    holds ``at_least`` finished games, ``timeout`` seconds pass or ``proc``
+    exits; the number of finished games last seen."""
+    finished, deadline = 0, time.monotonic() + timeout
+    query = "SELECT COUNT(*) FROM games WHERE status = 'finished'"
+    while finished < at_least and time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            break
+        time.sleep(0.1)
+        if db.exists():  # (connecting would create it)
+            with contextlib.suppress(sqlite3.Error), sqlite3.connect(db) as con:
+                finished = con.execute(query).fetchone()[0]
+    return finished

@@ -41,7 +41,7 @@ from wizard_bots.random_bot import RandomBot
 from wizard_referee.referee.record import verify_record
 
 from .conftest import ROOT
-from .memory_bots import MemBot, memory_arena, on_mock_clock, play, start
+from .memory_bots import MemBot, leave_at, memory_arena, on_mock_clock, play, start
 from .memory_client import memory_sessions, run_blocking
 from .support import RawBot, check_information, run_bots
 
@@ -161,14 +161,8 @@ async def test_a_resumed_lean_seat_gets_no_round_start() -> None:
     """The game in progress, sent again on a resumed lean stream: GameStarted
     and the open request (its view says what RoundStarted would)."""
 
-    async def leave_at_third(bot: MemBot, req: DecisionRequest) -> bool:
-        if len(bot.requests) >= 3:
-            bot.disconnect()
-            return True
-        return False
-
     async with memory_arena() as arena, trio.open_nursery() as n:
-        leaver = MemBot("leaver", event_stream=EventStream.LEAN, on_request=leave_at_third)
+        leaver = MemBot("leaver", event_stream=EventStream.LEAN, on_request=leave_at(3))
         await start(n, arena, leaver, MemBot("o1"), MemBot("o2"))
         await leaver.done.wait()
         assert leaver.welcome is not None
@@ -188,14 +182,8 @@ async def test_a_resumed_lean_seat_gets_no_round_start() -> None:
 async def test_a_resuming_hello_chooses_the_stream_anew() -> None:
     """A lean bot that comes back without choosing gets every event from then on."""
 
-    async def leave_at_second(bot: MemBot, req: DecisionRequest) -> bool:
-        if len(bot.requests) >= 2:
-            bot.disconnect()
-            return True
-        return False
-
     async with memory_arena() as arena, trio.open_nursery() as n:
-        leaver = MemBot("leaver", event_stream=EventStream.LEAN, on_request=leave_at_second)
+        leaver = MemBot("leaver", event_stream=EventStream.LEAN, on_request=leave_at(2))
         await start(n, arena, leaver, MemBot("o1"), MemBot("o2"))
         await leaver.done.wait()
         assert leaver.welcome is not None

@@ -37,6 +37,7 @@ from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.runner import TournamentConfig, run_tournament
 
 from .conftest import ROOT
+from .support import wait_for_finished_games
 from .test_tournament import _entrant, _results, _toml
 
 pytestmark = pytest.mark.e2e
@@ -99,10 +100,11 @@ if not netns.inside():
     ) -> None:
         """The Ray tests spend most of their 40-60 s waiting (on Ray's
         daemons starting, on games paced to be interrupted): they run beside
-        the rest of the suite instead of holding a worker, and the next test
-        reports them."""
-        _start_once(_run_folder(tmp_path_factory))
-        assert (_run_folder(tmp_path_factory) / "started").exists()
+        the rest of the suite instead of holding a worker, and the last test
+        of the run reports them."""
+        folder = _run_folder(tmp_path_factory)
+        _start_once(folder)
+        assert (folder / "started").exists()
 
     @pytest.mark.late  # last in the run: by then they are done
     def test_the_ray_tests_pass_in_a_loopback_only_network_namespace(
@@ -275,18 +277,7 @@ if netns.inside():
         db = tmp_path / "k.sqlite"
         cmd = [sys.executable, "-m", "wizard_arena.cli", "tournament", str(toml), "--quiet"]
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        finished = 0
-        deadline = time.monotonic() + 180
-        while finished < 3 and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.1)
-            if db.exists():
-                with sqlite3.connect(db) as con:
-                    try:
-                        finished = con.execute(
-                            "SELECT COUNT(*) FROM games WHERE status = 'finished'"
-                        ).fetchone()[0]
-                    except sqlite3.OperationalError:
-                        finished = 0
+        finished = wait_for_finished_games(db, 3, 180, proc)
         proc.send_signal(signal.SIGKILL)
         _, err = proc.communicate()
         assert 3 <= finished < 12, f"the kill did not land mid-tournament: {err.decode()[-2000:]}"

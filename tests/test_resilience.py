@@ -33,7 +33,15 @@ from wizard_referee.tournament.runner import (
     relabel_crashes,
 )
 
-from .memory_bots import MemBot, memory_arena, on_mock_clock, play, start, wait_until
+from .memory_bots import (
+    MemBot,
+    leave_at,
+    memory_arena,
+    on_mock_clock,
+    play,
+    start,
+    wait_until,
+)
 from .support import RawBot, run_bots
 
 #: The ``serve`` fixture's defaults here (conftest.py): tables of 3.
@@ -61,19 +69,6 @@ def wait_for(cond: Any, timeout: float = 30.0) -> None:
         if time.monotonic() > end:
             raise TimeoutError("condition not met")
         time.sleep(0.01)
-
-
-def leave_at(n: int) -> Any:
-    """An on_request hook: drop the connection, unanswered, at the n-th request."""
-
-    async def hook(bot: MemBot, req: DecisionRequest) -> bool:
-        if len(bot.requests) >= n:
-            bot.state["left_at"] = req
-            bot.disconnect()
-            return True
-        return False
-
-    return hook
 
 
 def moves_of(rec: GameRecord, seat: int) -> list[MoveRecord]:

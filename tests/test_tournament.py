@@ -8,7 +8,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from wizard_referee.tournament.runner import (
 from wizard_referee.tournament.store import ResultsStore
 
 from .conftest import ROOT
+from .support import wait_for_finished_games
 
 BOT = [sys.executable, "-m", "wizard_arena.cli", "bot"]
 
@@ -244,18 +244,7 @@ def test_sigkill_and_resume_gives_the_uninterrupted_results(tmp_path: Path) -> N
     db = tmp_path / "b.sqlite"
     cmd = [sys.executable, "-m", "wizard_arena.cli", "tournament", str(toml), "--quiet"]
     proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    finished = 0
-    while time.monotonic() < deadline and finished < 3:
-        time.sleep(0.2)
-        if db.exists():
-            with sqlite3.connect(db) as con:
-                try:
-                    finished = con.execute(
-                        "SELECT COUNT(*) FROM games WHERE status='finished'"
-                    ).fetchone()[0]
-                except sqlite3.OperationalError:
-                    finished = 0
+    finished = wait_for_finished_games(db, 3, 120, proc)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert 3 <= finished < len(plan_games(config_a)), "kill did not land mid-tournament"
@@ -371,6 +360,7 @@ def test_rule_variants_from_the_command_line(tmp_path: Path) -> None:
 
     from wizard_arena.rules import Rules
     from wizard_referee.tournament import cmd_tournament
+
     path = tmp_path / "t.toml"
     path.write_text(
         "[tournament]\nplayers = 3\ntricksy = true\n"

@@ -6,7 +6,6 @@ and a ``--resume`` mismatch named key by key."""
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import os
@@ -17,7 +16,6 @@ import socket
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -35,7 +33,7 @@ from wizard_referee.tournament.runner import (
 from wizard_referee.tournament.store import ResultsStore
 
 from .conftest import ROOT
-from .support import interruptible_cli
+from .support import interruptible_cli, wait_for_finished_games
 from .test_tournament import BOT, _entrant, _toml
 
 NODE, NPM = shutil.which("node"), shutil.which("npm")
@@ -385,13 +383,7 @@ def test_ctrl_c_says_how_to_resume(tmp_path: Path) -> None:
         text=True,
         start_new_session=True,  # Ctrl-C goes to the terminal's foreground group
     )
-    finished, deadline = 0, time.monotonic() + 120
-    query = "SELECT COUNT(*) FROM games WHERE status='finished'"
-    while finished < 1 and time.monotonic() < deadline:
-        time.sleep(0.1)
-        if db.exists():  # (connecting would create it)
-            with contextlib.suppress(sqlite3.Error), sqlite3.connect(db) as con:
-                finished = con.execute(query).fetchone()[0]
+    wait_for_finished_games(db, 1, 120, proc)
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
