@@ -292,7 +292,7 @@ def worker(spec: dict[str, Any]) -> dict[str, Any]:
 def soak(args: argparse.Namespace) -> dict[str, Any]:
     server = Server(args.players, args.move_time)
     pid = server.proc.pid
-    time.sleep(1.0)
+    time.sleep(min(1.0, args.settle))
     rss_start = rss_kib(pid)
     sampler = RssSampler(pid)
     plan = plan_bots(args.bots, args.misbehaving, args.seed)
@@ -311,7 +311,7 @@ def soak(args: argparse.Namespace) -> dict[str, Any]:
         cpu1 = _cpu(pid)
         rss_end = rss_kib(pid)
         outs = [_collect_worker(proc, err) for proc, err in workers]
-        time.sleep(3.0)  # the server drops the last sessions and their tables
+        time.sleep(args.settle)  # the server drops the last sessions and their tables
         rss_after = rss_kib(pid)
         sampler.stop()
         code = server.stop()
@@ -476,14 +476,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--players", type=int, default=4, choices=range(3, 7))
     p.add_argument("--move-time", type=float, default=1.0)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--settle",
+        type=float,
+        default=3.0,
+        help="seconds for the server to drop the last sessions before the last RSS sample "
+        "(default 3; the first sample waits min(1, SETTLE) after the server is up)",
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
         print(json.dumps(worker(json.loads(args.worker))))
         return 0
-    if args.bots < 1 or args.workers < 1 or args.seconds <= 0:
-        p.error("--bots, --workers and --seconds must be positive")
+    if args.bots < 1 or args.workers < 1 or args.seconds <= 0 or args.settle < 0:
+        p.error("--bots, --workers and --seconds must be positive, --settle not negative")
     result = soak(args)
     if args.json:
         print(json.dumps(result, indent=2))

@@ -75,7 +75,10 @@ def test_bench_server_kinds_serve_tables(kind: str, tmp_path: Path) -> None:
         ["bench_wire.py", "--games", "2", "--repeat", "1"],
         ["bench_ratings.py", "--bots", "5", "--games", "200", "--bootstrap", "20"],
         pytest.param(
-            ["bench_soak.py", "--bots", "12", "--seconds", "2", "--workers", "1"],
+            [
+                "bench_soak.py",
+                *["--bots", "12", "--seconds", "2", "--workers", "1", "--settle", "0.3"],
+            ],
             marks=pytest.mark.e2e,
         ),
         pytest.param(
