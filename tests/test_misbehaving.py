@@ -3,9 +3,11 @@ referee on loopback: each kind of misbehaviour produces its fault code in the
 game record, the game finishes and verifies, and the other bots at the table
 are unaffected.
 
-Tables of 6 (the shortest full game: 10 rounds), a short move time, and bots
-that misbehave on their first eligible decisions (``rate=1``, ``limit=2``) so
-that every test commits its misbehaviour without waiting for chance.
+Tables of 6 playing rounds of 1 to 4 cards (``round_sizes``, which every bot
+declares in its Hello: 14 decisions a seat instead of a whole game's 65), a
+short move time, and bots that misbehave on their first eligible decisions
+(``rate=1``, ``limit=2``) so that every test commits its misbehaviour
+without waiting for chance.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ from .support import ServerThread
 pytestmark = pytest.mark.timeout(120)
 
 PLAYERS = 6
+RULES = Rules(players=PLAYERS, hand_sizes=(1, 2, 3, 4))
+#: What every bot here declares in its Hello, so that it may sit at RULES' tables.
+OPTIONS = RULES.options
 MOVE_TIME = 0.5
 #: The inbound limit of the flood tests' server. At the default (64) the
 #: referee reads a Python client's burst as fast as it arrives, so a flood is
@@ -56,7 +61,7 @@ EXPECTED = {
 }
 
 #: The ``serve`` fixture's defaults here (conftest.py).
-SERVER_DEFAULTS = {"rules": Rules(players=PLAYERS), "move_time": MOVE_TIME}
+SERVER_DEFAULTS = {"rules": RULES, "move_time": MOVE_TIME}
 
 
 class _Running:
@@ -70,7 +75,7 @@ class _Running:
         self._thread.start()
 
     def _run(self, kind: str, address: str, name: str, options: dict[str, Any]) -> None:
-        self.report = run_kind(kind, address, name, **options)
+        self.report = run_kind(kind, address, name, rule_options=OPTIONS, **options)
 
     def join(self, timeout: float = 60.0) -> Report:
         self._thread.join(timeout)
@@ -80,7 +85,10 @@ class _Running:
 
 def good_bots(address: str, count: int = PLAYERS - 1) -> list[RawClient]:
     """Well-behaved random bots, one game each."""
-    return [RawClient(address, f"good{i}", games=1, seed=i).start() for i in range(count)]
+    return [
+        RawClient(address, f"good{i}", games=1, seed=i, rule_options=OPTIONS).start()
+        for i in range(count)
+    ]
 
 
 def only_game(server: ServerThread) -> GameRecord:
@@ -160,7 +168,9 @@ def test_each_misbehaviour_is_faulted_and_the_game_goes_on(serve: Any, kind: str
 @pytest.mark.e2e
 def test_disconnect_happens_in_the_middle_of_a_trick(serve: Any) -> None:
     server = serve()
-    bad = CLIENTS["disconnect"](server.address, "bad", games=1, rate=1.0).start()
+    bad = CLIENTS["disconnect"](
+        server.address, "bad", games=1, rate=1.0, rule_options=OPTIONS
+    ).start()
     good = good_bots(server.address)
     bad.join(60)
     rec = only_game(server)
@@ -178,7 +188,7 @@ def test_disconnect_happens_in_the_middle_of_a_trick(serve: Any) -> None:
 @pytest.mark.e2e
 def test_wrong_version_is_refused_at_hello(serve: Any) -> None:
     server = serve()
-    bad = WrongVersionClient(server.address, "bad", games=1, rate=1.0).start()
+    bad = WrongVersionClient(server.address, "bad", games=1, rate=1.0, rule_options=OPTIONS).start()
     report = bad.join(30)
     assert report.statuses == ["FAILED_PRECONDITION"]
     assert report.refused == 1 and report.sessions == 0
@@ -194,7 +204,9 @@ def test_wrong_version_at_a_rate_plays_after_a_refusal(serve: Any) -> None:
     server = serve()
     # a seed whose first hello is wrong and second right (one draw per hello)
     seed = next(s for s in range(100) if [r < 0.5 for r in _draws(s, 2)] == [True, False])
-    bad = WrongVersionClient(server.address, "bad", games=2, rate=0.5, seed=seed).start()
+    bad = WrongVersionClient(
+        server.address, "bad", games=2, rate=0.5, seed=seed, rule_options=OPTIONS
+    ).start()
     good = good_bots(server.address)
     report = bad.join(60)
     assert report.refused == 1 and report.games == 1
@@ -215,7 +227,14 @@ def test_a_table_of_misbehaving_bots_finishes(serve: Any) -> None:
     server = serve(inbound_limit=FLOOD_INBOUND_LIMIT)
     kinds = ["illegal", "malformed", "never-answer", "disconnect", "oversized", "flood"]
     bots = [
-        CLIENTS[k](server.address, k, games=1, rate=1.0, limit=10 if k == "flood" else 2).start()
+        CLIENTS[k](
+            server.address,
+            k,
+            games=1,
+            rate=1.0,
+            limit=10 if k == "flood" else 2,
+            rule_options=OPTIONS,
+        ).start()
         for k in kinds
     ]
     for b in bots:
@@ -228,9 +247,11 @@ def test_a_table_of_misbehaving_bots_finishes(serve: Any) -> None:
 @pytest.mark.e2e
 def test_never_answer_rate_one_never_answers(serve: Any) -> None:
     # no limit on timeouts in a row: the bot is to time out all game long
-    # a short deadline: each of the bad seat's 65 moves waits it out
+    # a short deadline: each of the bad seat's 14 moves waits it out
     server = serve(move_time=0.05, max_consecutive_timeouts=0)
-    bad = CLIENTS["never-answer"](server.address, "bad", games=1, rate=1.0).start()
+    bad = CLIENTS["never-answer"](
+        server.address, "bad", games=1, rate=1.0, rule_options=OPTIONS
+    ).start()
     good_bots(server.address)
     bad.join(60)
     rec = only_game(server)
@@ -260,6 +281,8 @@ def test_command_line(serve: Any) -> None:
             "1",
             "--limit",
             "1",
+            "--rule-options",
+            ",".join(OPTIONS),
             "--json",
             "-q",
         ],
@@ -303,3 +326,10 @@ def test_flood_client_options() -> None:
     assert client.burst == 7 and client.rate == 0.25
     with pytest.raises(ValueError):
         RawClient("127.0.0.1:1", "x", rate=1.5)
+
+
+def test_the_hello_declares_the_rule_options_given() -> None:
+    assert RawClient("127.0.0.1:1", "x").hello().rule_options == ()
+    assert RawClient("127.0.0.1:1", "x", rule_options=OPTIONS).hello().rule_options == OPTIONS
+    wrong = WrongVersionClient("127.0.0.1:1", "w", rate=1.0, rule_options=["tricksy"]).hello()
+    assert (wrong.min_version, tuple(wrong.rule_options)) == (2, ("tricksy",))

@@ -48,10 +48,16 @@ a refused hello each count as one of the ``games``.
 Run one against a server::
 
     python -m wizard_bots.misbehaving KIND --server HOST:PORT --name NAME \\
-        [--token T] [--games N] [--rate P] [--limit K] [--seed S] [--json]
+        [--token T] [--games N] [--rate P] [--limit K] [--seed S] \\
+        [--rule-options NAMES] [--json]
 
 or import it: :func:`run_kind` (blocking), or a client class from
 :data:`CLIENTS` (``start()`` runs it in a thread, ``stop()`` ends it).
+``--rule-options`` (``rule_options=``) lists the rule options its Hello
+declares, so that it can sit at a table of variant rules (e.g.
+``round_sizes`` for short games); by default the raw clients declare none,
+as a v1 bot written from the .proto alone, and ``slow`` (an SDK bot) every
+option the SDK plays.
 
 The parts: :mod:`.kinds` (the kinds, default rates and sizes), :mod:`.bots`
 (the SDK bots :class:`SlowBot` and :class:`IllegalBot`), :mod:`.client` (the

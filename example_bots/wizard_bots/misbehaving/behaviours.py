@@ -201,6 +201,7 @@ class WrongVersionClient(RawClient):
                 token=hello.token,
                 sdk_name=hello.sdk_name,
                 sdk_version=hello.sdk_version,
+                rule_options=hello.rule_options,
             )
         return hello
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import random
 import threading
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
@@ -77,6 +78,10 @@ class RawClient:
     ``run()`` blocks until ``games`` games are played (``None``: until the
     server ends the stream, or :meth:`stop`); ``start()`` runs it in a
     daemon thread and ``join()`` waits for the :class:`Report`.
+
+    ``rule_options`` go in its ``Hello.rule_options`` (none by default, as
+    a v1 bot written from the .proto alone sends); it plays the actions the
+    referee offers, so it can play under any options it declares.
     """
 
     kind: ClassVar[str] = "random"
@@ -92,6 +97,7 @@ class RawClient:
         limit: int | None = None,
         seed: int | None = None,
         reconnect: bool = True,
+        rule_options: Sequence[str] = (),
     ) -> None:
         rate = DEFAULT_RATES.get(self.kind, 0.0) if rate is None else rate
         if not 0.0 <= rate <= 1.0:
@@ -106,6 +112,7 @@ class RawClient:
         self.limit = limit
         self.rng = random.Random(seed if seed is not None else f"{self.kind}:{name}")
         self.reconnect = reconnect
+        self.rule_options = tuple(rule_options)
         self.report = Report(self.kind, name)
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -172,6 +179,7 @@ class RawClient:
             token=self.token,
             sdk_name="wizard-bots-misbehaving",
             sdk_version=self.kind,
+            rule_options=self.rule_options,
         )
 
     def send(self, msg: Any) -> None:

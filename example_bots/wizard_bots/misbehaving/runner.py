@@ -7,6 +7,7 @@ import argparse
 import json
 import logging
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from .behaviours import CLIENTS, FloodClient
@@ -30,8 +31,12 @@ def run_kind(
     reconnect: bool = True,
     delay: float | None = None,
     burst: int = FLOOD_BURST,
+    rule_options: Sequence[str] | None = None,
 ) -> Report:
-    """Run one misbehaving bot until its games are played (blocking)."""
+    """Run one misbehaving bot until its games are played (blocking).
+
+    ``rule_options``: what its Hello declares (``None``: every option the
+    SDK plays for ``slow``, an SDK bot; none for the raw clients)."""
     if kind == "slow":
         from wizard_arena.client import ArenaError, run_bot
 
@@ -44,7 +49,13 @@ def run_kind(
         report = Report(kind, name)
         try:
             result = run_bot(
-                bot, server, name=name, token=token or None, games=games, reconnect=reconnect
+                bot,
+                server,
+                name=name,
+                token=token or None,
+                games=games,
+                reconnect=reconnect,
+                rule_options=rule_options,
             )
             report.statuses.append("OK")
         except ArenaError as e:
@@ -72,6 +83,7 @@ def run_kind(
         "limit": limit,
         "seed": seed,
         "reconnect": reconnect,
+        "rule_options": tuple(rule_options or ()),
     }
     if cls is FloodClient:
         options["burst"] = burst
@@ -102,6 +114,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--delay", type=float, metavar="S", help="slow: seconds to sleep")
     p.add_argument("--burst", type=int, default=FLOOD_BURST, help="flood: messages at once")
     p.add_argument("--no-reconnect", dest="reconnect", action="store_false")
+    p.add_argument(
+        "--rule-options",
+        metavar="NAMES",
+        help="comma-separated rule options its Hello declares, e.g. round_sizes,tricksy "
+        "(default: none for the raw clients, every option the SDK plays for slow)",
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     p.add_argument("-q", "--quiet", action="store_true", help="log warnings only")
     return p
@@ -135,6 +153,9 @@ def main(argv: list[str] | None = None) -> int:
             reconnect=args.reconnect,
             delay=args.delay,
             burst=args.burst,
+            rule_options=None
+            if args.rule_options is None
+            else [o for o in args.rule_options.split(",") if o],
         )
     except KeyboardInterrupt:
         return 130
@@ -149,4 +170,3 @@ def main(argv: list[str] | None = None) -> int:
         file=sys.stderr,
     )
     return 0 if report.sessions or report.refused else 1
-
