@@ -171,9 +171,7 @@ def play_local(
         raise ValueError(f"{rules.players} seats need {rules.players} bot seeds")
     if hooks:
         secret = local_secret(seed) if bot_seed_secret is None else bot_seed_secret
-        seeds = bot_seeds or [bot_seed(secret, game_id, s) for s in range(rules.players)]
-        for seat, bot in enumerate(bots):
-            bot.on_game_start(GameInfo(game_id, rules, seat, names, seed=seeds[seat]))
+        _start_bots(bots, rules, game_id, names, bot_seeds, secret)
     seen = 0
     while not game.is_over:
         if game.phase is Phase.DEAL:
@@ -210,6 +208,21 @@ def play_local(
         deals,
         moves,
     )
+
+
+def _start_bots(
+    bots: Sequence[Bot],
+    rules: Rules,
+    game_id: str,
+    names: tuple[str, ...],
+    bot_seeds: Sequence[int] | None,
+    secret: str | bytes,
+) -> None:
+    """Every bot's ``on_game_start``, with its seed (``bot_seeds``, or derived
+    from ``secret`` as a referee derives it)."""
+    seeds = bot_seeds or [bot_seed(secret, game_id, s) for s in range(rules.players)]
+    for seat, bot in enumerate(bots):
+        bot.on_game_start(GameInfo(game_id, rules, seat, names, seed=seeds[seat]))
 
 
 def _tell_hooks(game: Game, bots: Sequence[Bot], events: Sequence[Event]) -> None:
