@@ -230,37 +230,8 @@ def _barrier_hook(barrier: threading.Barrier) -> Any:
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_full_game_under_variant(serve: Any, variant: str) -> None:
     rules = VARIANTS[variant]
-    n = rules.players
     server = serve(rules=rules, seed=7)
-    barrier = threading.Barrier(n) if rules.hidden_bids else None
-    sdk_bot = VariantBot(seed=1, barrier=barrier)
-    box: list[RunResult | BaseException] = []
-
-    def sdk() -> None:
-        try:
-            box.append(
-                run_bot(sdk_bot, server.address, name="sdk", games=1, strict=True, reconnect=False)
-            )
-        except BaseException as e:
-            box.append(e)
-
-    sdk_thread = threading.Thread(target=sdk, daemon=True)
-    sdk_thread.start()
-    raws = [
-        RawBot(
-            server.address,
-            f"{variant}-{i}",
-            rule_options=VARIANT_OPTIONS,
-            on_request=_barrier_hook(barrier) if barrier is not None else None,
-        )
-        for i in range(n - 1)
-    ]
-    run_bots(raws, timeout=150)
-    sdk_thread.join(60)
-    assert box, "the SDK bot did not finish"
-    result = box[0]
-    if isinstance(result, BaseException):
-        raise result
+    raws, result, sdk_bot = _play_one_game(server.address, rules, variant)
     for b in raws:
         assert b.status == grpc.StatusCode.OK, (b.status, b.details)
         assert b.rejections == []
@@ -298,6 +269,49 @@ def test_full_game_under_variant(serve: Any, variant: str) -> None:
             assert [m.trump for m in starts] == list(MAXIMUS_TRUMPS)
             assert all(m.turned_card is None and not m.trump_pending for m in starts)
 
+    _check_variant_specifics(variant, rules, rec, raws, sdk_bot)
+
+
+def _play_one_game(
+    address: str, rules: Rules, variant: str
+) -> tuple[list[RawBot], RunResult, VariantBot]:
+    """One game: the SDK's strict bot in a thread and raw bots in the other seats."""
+    n = rules.players
+    barrier = threading.Barrier(n) if rules.hidden_bids else None
+    sdk_bot = VariantBot(seed=1, barrier=barrier)
+    box: list[RunResult | BaseException] = []
+
+    def sdk() -> None:
+        try:
+            box.append(run_bot(sdk_bot, address, name="sdk", games=1, strict=True, reconnect=False))
+        except BaseException as e:
+            box.append(e)
+
+    sdk_thread = threading.Thread(target=sdk, daemon=True)
+    sdk_thread.start()
+    raws = [
+        RawBot(
+            address,
+            f"{variant}-{i}",
+            rule_options=VARIANT_OPTIONS,
+            on_request=_barrier_hook(barrier) if barrier is not None else None,
+        )
+        for i in range(n - 1)
+    ]
+    run_bots(raws, timeout=150)
+    sdk_thread.join(60)
+    assert box, "the SDK bot did not finish"
+    result = box[0]
+    if isinstance(result, BaseException):
+        raise result
+    return raws, result, sdk_bot
+
+
+def _check_variant_specifics(
+    variant: str, rules: Rules, rec: GameRecord, raws: list[RawBot], sdk_bot: VariantBot
+) -> None:
+    """What each variant's options change in the record, the text and the messages."""
+    n = rules.players
     text = render(rec)
     assert rules.describe() in text and "final:" in text
     if rules.blind_first_round:
