@@ -13,6 +13,7 @@ import trio
 from prometheus_client.parser import text_string_to_metric_families
 
 from wizard_arena.cli.web_options import WebOptions
+from wizard_arena.protocol.codes import FaultCode
 from wizard_arena.protocol.messages import DecisionRequest
 from wizard_arena.rules import Bid, Rules
 from wizard_referee.referee.arena import Arena
@@ -72,6 +73,10 @@ async def test_metrics_count_what_the_record_says() -> None:
     )
     assert m[("wizard_arena_referee_latency_seconds_count", ())] == len(moves)
     assert m[("wizard_arena_faults_total", (("code", "illegal"),))] == record.faults[0]["illegal"]
+    # every other code is there from the start, at 0
+    for code in FaultCode:
+        if code is not FaultCode.ILLEGAL:
+            assert m[("wizard_arena_faults_total", (("code", code.value),))] == 0
     assert m[("wizard_arena_refused_connections_total", (("reason", "server full"),))] == 1
     requests = sum(len(b.requests) for b in bots)
     assert m[("wizard_arena_messages_total", (("direction", "in"),))] >= 3 + requests

@@ -21,6 +21,7 @@ from prometheus_client.core import (
 )
 from prometheus_client.registry import Collector
 
+from wizard_arena.protocol.codes import FaultCode
 from wizard_referee.referee.arena import Arena
 from wizard_referee.referee.counters import Histogram
 
@@ -70,8 +71,10 @@ class ArenaCollector(Collector):
             c.referee_seconds,
         )
         faults = CounterMetricFamily("wizard_arena_faults", "Faults by code.", labels=["code"])
-        for code, n in sorted(c.faults.items()):
-            faults.add_metric([code], n)
+        # every code from the start, at 0 until it happens (a rate needs a
+        # series before its first increment)
+        for code in sorted({*(f.value for f in FaultCode), *c.faults}):
+            faults.add_metric([code], c.faults.get(code, 0))
         yield faults
         messages = CounterMetricFamily(
             "wizard_arena_messages", "Messages on the bots' streams.", labels=["direction"]
