@@ -35,40 +35,26 @@ from wizard_arena.rules import (
 )
 from wizard_arena.rules.laws import FLAG_OPTIONS
 
-# every option at least once, and the combinations the referee's tests play
-VARIANTS: dict[str, Rules] = {
-    "base": Rules(players=4),
-    "dealer_not_equal": Rules(players=3, bid_restriction=BidRestriction.DEALER_NOT_EQUAL),
-    "canadian": Rules(players=5, bid_restriction=BidRestriction.CANADIAN),
-    "hidden_bids": Rules(players=4, hidden_bids=True),
-    "reveal_bids_after_tricks": Rules(players=4, hidden_bids=True, reveal_bids_after_tricks=True),
-    "blind_first_round": Rules(players=3, blind_first_round=True),
-    "maximus": Rules(players=5, maximus=True),
-    "tricksy": Rules(players=3, tricksy=True),
-    "tricksy_suited": Rules(players=4, tricksy_suited=True),
-    "lowest_score_deals": Rules(players=6, lowest_score_deals=True),
-    "first_dealer_by_draw": Rules(players=5, first_dealer_by_draw=True),
-    "round_sizes": Rules(players=4, hand_sizes=(3, 1, 4, 1, 5, 9)),
-    "combined": Rules(
-        players=3,
-        hidden_bids=True,
-        blind_first_round=True,
-        tricksy=True,
-        lowest_score_deals=True,
-        hand_sizes=(1, 5, 9, 13),
-    ),
-    "combined_forms": Rules(
-        players=3,
-        hidden_bids=True,
-        reveal_bids_after_tricks=True,
-        blind_first_round=True,
-        tricksy_suited=True,
-        lowest_score_deals=True,
-        first_dealer_by_draw=True,
-        hand_sizes=(1, 5, 9, 13),
-    ),
-    "maximus_tricksy_hidden": Rules(players=6, maximus=True, tricksy=True, hidden_bids=True),
-}
+from .variants import pick
+
+#: every option at least once, and the combinations the referee's tests play
+VARIANTS = pick(
+    "base",
+    "dealer_not_equal",
+    "canadian",
+    "hidden_bids",
+    "reveal_bids_after_tricks",
+    "blind_first_round",
+    "maximus",
+    "tricksy",
+    "tricksy_suited",
+    "lowest_score_deals",
+    "first_dealer_by_draw",
+    "round_sizes",
+    "combined",
+    "combined_forms",
+    "maximus_tricksy_hidden",
+)
 
 
 def _plain_deal(game: Game, rng: random.Random) -> None:

@@ -19,7 +19,7 @@ from wizard_bots.sampling import SampledDeal, sample_deal
 from wizard_bots.steer import steer_card, takes_trick
 
 from .test_search_bot import heuristic_position
-from .test_variants import VARIANTS
+from .variants import VARIANTS
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))

@@ -60,39 +60,10 @@ from .support import (
     game_messages,
     run_bots,
 )
+from .variants import VARIANTS
 
 pytestmark = pytest.mark.timeout(180)
 
-#: A table for each variant, and one with every variant that combines.
-VARIANTS: dict[str, Rules] = {
-    "hidden_bids": Rules(players=4, hidden_bids=True),
-    "blind_first_round": Rules(players=3, blind_first_round=True),
-    "maximus": Rules(players=5, maximus=True),
-    "tricksy": Rules(players=3, tricksy=True),
-    "lowest_score_deals": Rules(players=6, lowest_score_deals=True),
-    "round_sizes": Rules(players=4, hand_sizes=(3, 1, 4, 1, 5, 9)),
-    "combined": Rules(
-        players=3,
-        hidden_bids=True,
-        blind_first_round=True,
-        tricksy=True,
-        lowest_score_deals=True,
-        hand_sizes=(1, 5, 9, 13),
-    ),
-    "tricksy_suited": Rules(players=4, tricksy_suited=True),
-    "reveal_bids_after_tricks": Rules(players=4, hidden_bids=True, reveal_bids_after_tricks=True),
-    "first_dealer_by_draw": Rules(players=5, first_dealer_by_draw=True),
-    "combined_forms": Rules(
-        players=3,
-        hidden_bids=True,
-        reveal_bids_after_tricks=True,
-        blind_first_round=True,
-        tricksy_suited=True,
-        lowest_score_deals=True,
-        first_dealer_by_draw=True,
-        hand_sizes=(1, 5, 9, 13),
-    ),
-}
 
 #: Seconds a seat waits for the others at a hidden bid (they are asked at once).
 BARRIER_WAIT = 10.0

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from wizard_arena.rules import (
-    BidRestriction,
     Card,
     Game,
     Phase,
@@ -19,7 +18,7 @@ from wizard_arena.rules import (
 )
 from wizard_bots.random_bot import RandomBot
 
-from .test_variants import VARIANTS
+from .variants import MORE_VARIANTS, VARIANTS
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -48,25 +47,7 @@ def _example_bots(kind: str, players: int) -> list[Any]:
 def test_example_bots_play_every_variant(kind: str, variant: str) -> None:
     from wizard_arena.local import play_local
 
-    rules = {
-        **VARIANTS,
-        "maximus_tricksy_hidden": Rules(players=4, maximus=True, tricksy=True, hidden_bids=True),
-        "maximus_suited_after_tricks": Rules(
-            players=4,
-            maximus=True,
-            tricksy_suited=True,
-            hidden_bids=True,
-            reveal_bids_after_tricks=True,
-            first_dealer_by_draw=True,
-        ),
-        "blind_tricksy_canadian": Rules(
-            players=4,
-            blind_first_round=True,
-            tricksy=True,
-            bid_restriction=BidRestriction.CANADIAN,
-            hand_sizes=(1, 2, 3, 15, 4),
-        ),
-    }[variant]
+    rules = MORE_VARIANTS[variant]
     result = play_local(_example_bots(kind, rules.players), rules, seed=f"{kind}-{variant}")
     assert result.faults == []
     assert len(result.results) == rules.rounds

@@ -30,7 +30,7 @@ from wizard_referee.referee.arena import Arena
 from wizard_referee.web.app import WebState, create_app
 
 from .memory_bots import MemBot, memory_arena, on_mock_clock
-from .test_variants import VARIANTS
+from .variants import VARIANTS
 
 THINK = 1.0
 """Virtual seconds each bot takes per decision."""

@@ -19,7 +19,6 @@ from wizard_arena.protocol.messages import (
 )
 from wizard_arena.protocol.wire import fast, service, views
 from wizard_arena.rules import (
-    BidRestriction,
     Card,
     Game,
     GameOver,
@@ -32,43 +31,24 @@ from wizard_arena.rules import (
 )
 from wizard_arena.rules.laws import VARIANT_OPTIONS
 
+from .variants import pick
+
 #: One table of rules per variant, and a few combinations.
-VARIANT_RULES: dict[str, Rules] = {
-    "base": Rules(players=4),
-    "hidden_bids": Rules(players=4, hidden_bids=True),
-    "blind_first_round": Rules(players=3, blind_first_round=True),
-    "maximus": Rules(players=5, maximus=True),
-    "tricksy": Rules(players=3, tricksy=True),
-    "lowest_score_deals": Rules(players=6, lowest_score_deals=True),
-    "round_sizes": Rules(players=4, hand_sizes=(2, 4, 6)),
-    "combined": Rules(
-        players=3,
-        hidden_bids=True,
-        blind_first_round=True,
-        tricksy=True,
-        lowest_score_deals=True,
-        hand_sizes=(1, 5, 9, 13),
-    ),
-    "maximus_tricksy": Rules(
-        players=4,
-        maximus=True,
-        tricksy=True,
-        lowest_score_deals=True,
-        bid_restriction=BidRestriction.CANADIAN,
-    ),
-    "tricksy_suited": Rules(players=4, tricksy_suited=True),
-    "reveal_bids_after_tricks": Rules(players=4, hidden_bids=True, reveal_bids_after_tricks=True),
-    "first_dealer_by_draw": Rules(players=5, first_dealer_by_draw=True),
-    "new_forms_combined": Rules(
-        players=3,
-        hidden_bids=True,
-        reveal_bids_after_tricks=True,
-        blind_first_round=True,
-        tricksy_suited=True,
-        first_dealer_by_draw=True,
-        hand_sizes=(1, 7, 20),
-    ),
-}
+VARIANT_RULES = pick(
+    "base",
+    "hidden_bids",
+    "blind_first_round",
+    "maximus",
+    "tricksy",
+    "lowest_score_deals",
+    "short_rounds",
+    "combined",
+    "maximus_tricksy",
+    "tricksy_suited",
+    "reveal_bids_after_tricks",
+    "first_dealer_by_draw",
+    "new_forms_to_twenty",
+)
 
 
 def _view_round_trip(view: SeatView) -> SeatView:
