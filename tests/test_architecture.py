@@ -227,8 +227,9 @@ def test_protocol_room_imports_only_the_rules_room() -> None:
     _refuse(_in("wizard_arena.protocol"), ok, "the protocol room imports outside its rules")
     _refuse(
         _in("wizard_arena.protocol"),
-        lambda m, i: not _within(i.module, "grpc")
-        or m.name == "wizard_arena.protocol.wire.service",
+        lambda m, i: (
+            not _within(i.module, "grpc") or m.name == "wizard_arena.protocol.wire.service"
+        ),
         "grpc in the protocol room outside its service glue",
     )
 
@@ -254,8 +255,10 @@ def test_only_the_wire_imports_generated_protobuf_code() -> None:
 def test_conformance_room_imports_only_the_rules_room() -> None:
     _refuse(
         _in("wizard_arena.conformance"),
-        lambda m, i: not _within(i.module, *OURS, "grpc", "trio", "google")
-        or _within(i.module, "wizard_arena.rules", "wizard_arena.conformance"),
+        lambda m, i: (
+            not _within(i.module, *OURS, "grpc", "trio", "google")
+            or _within(i.module, "wizard_arena.rules", "wizard_arena.conformance")
+        ),
         "the conformance room imports more than the rules room",
     )
 
@@ -272,8 +275,12 @@ def test_testing_room_is_a_plain_client() -> None:
     """The scripted raw client speaks the protocol: no SDK client, no CLI."""
     _refuse(
         _in("wizard_arena.testing"),
-        lambda m, i: not _within(i.module, *OURS)
-        or _within(i.module, "wizard_arena.rules", "wizard_arena.protocol", "wizard_arena.testing"),
+        lambda m, i: (
+            not _within(i.module, *OURS)
+            or _within(
+                i.module, "wizard_arena.rules", "wizard_arena.protocol", "wizard_arena.testing"
+            )
+        ),
         "the testing room imports more than the rules and protocol rooms",
     )
 
@@ -290,8 +297,10 @@ def test_rl_room_imports_the_rules_the_bot_api_and_local_play_only() -> None:
     """The environments build on the rules core; never the client, protocol or server."""
     _refuse(
         _in("wizard_arena.rl"),
-        lambda m, i: not _within(i.module, *OURS, "grpc", "trio")
-        or _within(i.module, *(f"wizard_arena.{r}" for r in ("rules", "bot", "local", "rl"))),
+        lambda m, i: (
+            not _within(i.module, *OURS, "grpc", "trio")
+            or _within(i.module, *(f"wizard_arena.{r}" for r in ("rules", "bot", "local", "rl")))
+        ),
         "the rl room imports more than the rules, the bot API and local play",
     )
     # a learned bot encodes its view at the table with numpy alone (no rl extra)
@@ -305,15 +314,17 @@ def test_rl_room_imports_the_rules_the_bot_api_and_local_play_only() -> None:
 def test_referee_room_never_imports_the_client_nor_the_rooms_above_it() -> None:
     _refuse(
         _in("wizard_referee.referee"),
-        lambda m, i: not _within(
-            i.module,
-            "wizard_arena.client",
-            "wizard_arena.testing",
-            "wizard_referee.tournament",
-            "wizard_referee.ratings",
-            "wizard_referee.check",
-            "wizard_referee.cluster",
-            "wizard_bots",
+        lambda m, i: (
+            not _within(
+                i.module,
+                "wizard_arena.client",
+                "wizard_arena.testing",
+                "wizard_referee.tournament",
+                "wizard_referee.ratings",
+                "wizard_referee.check",
+                "wizard_referee.cluster",
+                "wizard_bots",
+            )
         ),
         "the referee room imports the client, a room above it or the example bots",
     )
@@ -323,8 +334,10 @@ def test_only_the_bridge_brings_grpc_into_the_server() -> None:
     """trio owns the server's concurrency; grpc.aio is the transport behind the bridge."""
     _refuse(
         _in("wizard_referee"),
-        lambda m, i: not _within(i.module, "grpc", "grpc_health", "grpc_reflection")
-        or m.name == "wizard_referee.referee.bridge",
+        lambda m, i: (
+            not _within(i.module, "grpc", "grpc_health", "grpc_reflection")
+            or m.name == "wizard_referee.referee.bridge"
+        ),
         "grpc imported in the server outside the bridge",
     )
 
@@ -332,8 +345,10 @@ def test_only_the_bridge_brings_grpc_into_the_server() -> None:
 def test_ratings_room_imports_nothing_of_ours() -> None:
     _refuse(
         _in("wizard_referee.ratings"),
-        lambda m, i: not _within(i.module, *OURS)
-        or _within(i.module, "wizard_referee.ratings", "wizard_referee.stats"),
+        lambda m, i: (
+            not _within(i.module, *OURS)
+            or _within(i.module, "wizard_referee.ratings", "wizard_referee.stats")
+        ),
         "the ratings room imports something of ours (but the leaf wizard_referee.stats)",
     )
     _refuse(
@@ -346,8 +361,10 @@ def test_ratings_room_imports_nothing_of_ours() -> None:
 def test_tournament_and_check_rooms_stay_apart_from_the_client() -> None:
     _refuse(
         _in("wizard_referee.tournament"),
-        lambda m, i: not _within(
-            i.module, "wizard_arena.client", "wizard_arena.testing", "wizard_referee.check"
+        lambda m, i: (
+            not _within(
+                i.module, "wizard_arena.client", "wizard_arena.testing", "wizard_referee.check"
+            )
         ),
         "the tournament room imports the client or the check room",
     )
@@ -368,14 +385,18 @@ def test_only_the_cluster_room_brings_ray_and_nothing_imports_it() -> None:
     )
     _refuse(
         MODULES,
-        lambda m, i: not _within(i.module, "wizard_referee.cluster")
-        or _within(m.name, "wizard_referee.cluster"),
+        lambda m, i: (
+            not _within(i.module, "wizard_referee.cluster")
+            or _within(m.name, "wizard_referee.cluster")
+        ),
         "the cluster room imported from outside it (name it by module path instead)",
     )
     _refuse(
         _in("wizard_referee.cluster"),
-        lambda m, i: not _within(
-            i.module, "wizard_arena.client", "wizard_arena.testing", "wizard_referee.check"
+        lambda m, i: (
+            not _within(
+                i.module, "wizard_arena.client", "wizard_arena.testing", "wizard_referee.check"
+            )
         ),
         "the cluster room imports the client or the check room",
     )
@@ -389,14 +410,16 @@ WEB_STARTERS = {"wizard_referee.referee.cmd_serve", "wizard_referee.tournament.c
 def test_web_room_imports_the_server_rooms_and_no_client() -> None:
     _refuse(
         _in("wizard_referee.web"),
-        lambda m, i: not _within(
-            i.module,
-            "wizard_arena.client",
-            "wizard_arena.testing",
-            "wizard_referee.check",
-            "wizard_referee.compare",
-            "wizard_bots",
-            "grpc",
+        lambda m, i: (
+            not _within(
+                i.module,
+                "wizard_arena.client",
+                "wizard_arena.testing",
+                "wizard_referee.check",
+                "wizard_referee.compare",
+                "wizard_bots",
+                "grpc",
+            )
         ),
         "the web room imports the client, the check or compare rooms, or grpc",
     )

@@ -23,9 +23,7 @@ needs_buf = pytest.mark.skipif(
 
 
 def buf(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(BUF), *args], capture_output=True, text=True, timeout=120, cwd=cwd
-    )
+    return subprocess.run([str(BUF), *args], capture_output=True, text=True, timeout=120, cwd=cwd)
 
 
 def test_the_lint_exceptions_are_the_four_naming_findings() -> None:

@@ -92,8 +92,7 @@ def test_require_names_the_missing_extra() -> None:
     err = MissingExtraError("server", "the referee", ["numpy"])
     assert isinstance(err, ImportError)
     assert str(err) == (
-        "the referee needs the [server] extra (missing: numpy): "
-        "pip install 'wizard-arena[server]'"
+        "the referee needs the [server] extra (missing: numpy): pip install 'wizard-arena[server]'"
     )
 
 

@@ -316,6 +316,7 @@ def test_docstring_examples() -> None:
     import doctest
 
     from wizard_referee.ratings import models as ratings
+
     assert doctest.testmod(ratings).failed == 0
 
 

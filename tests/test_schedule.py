@@ -173,4 +173,5 @@ def test_docstring_examples() -> None:
     import doctest
 
     from wizard_referee.tournament import schedule
+
     assert doctest.testmod(schedule).failed == 0
