@@ -15,6 +15,9 @@ the stream) and hands it to trio, and writes what trio sends. A
 :class:`~wizard_referee.referee.seat.Seat`, all the arena and the tables
 know of it. Nothing in here knows the rules of Wizard.
 
+grpc core's own settings (the listener) are chosen by :mod:`.grpc_setup`,
+imported before grpc.
+
 Pitfall handled here: grpc.aio ends the request iterator cleanly when a
 client cancels, so the end of the inbound stream is reported to trio as the
 bot having left (:attr:`Connection.closed`).
@@ -41,6 +44,10 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
+# grpc core reads its settings once, when it loads: choose them first
+from wizard_referee.referee import grpc_setup  # noqa: F401
+
+# isort: split
 import grpc
 import trio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
