@@ -24,13 +24,7 @@ import trio
 import trio.testing
 
 from wizard_arena.protocol import wire
-from wizard_arena.protocol.messages import (
-    ActionMsg,
-    ActionRejected,
-    DecisionRequest,
-    Hello,
-    ServerInfo,
-)
+from wizard_arena.protocol.messages import ActionMsg, ActionRejected, DecisionRequest, Hello
 from wizard_arena.rules import Bid, Rules
 from wizard_referee.referee import cmd_serve
 from wizard_referee.referee.arena import Arena, ArenaConfig
@@ -516,40 +510,6 @@ def test_the_transport_loop_is_uvloop_unless_switched_off(
         assert loop.run_until_complete(asyncio.sleep(0, result=7)) == 7
     finally:
         loop.close()
-
-
-@pytest.mark.e2e
-def test_the_bridge_wakes_the_transport_once_per_trio_batch() -> None:
-    """Calls trio hands to the asyncio thread in one batch wait until trio is
-    about to wait for I/O, then go with one wake-up of the asyncio loop, in
-    order; once the bridge stops, its end-of-batch hook is gone."""
-    drained: list[int] = []
-
-    class Counting(Bridge):
-        def _drain_outbox(self) -> None:
-            drained.append(len(self._outbox))
-            super()._drain_outbox()
-
-    async def main() -> None:
-        info = ServerInfo("test", (1,), VARIANT, 5.0, False)
-        bridge = Counting(info, lambda conn: None, 4, 64 * 1024)
-        await bridge.start("127.0.0.1", 0)
-        try:
-            seen: list[int] = []
-            for i in range(5):
-                bridge._to_aio(seen.append, i)
-            assert not bridge._outbox_scheduled and not drained  # not before the batch ends
-            with trio.fail_after(10):
-                while len(seen) < 5:
-                    await trio.sleep(0.01)
-            assert seen == [0, 1, 2, 3, 4]
-            assert drained == [5]
-        finally:
-            await bridge.stop(0.1)
-        with pytest.raises(KeyError):
-            trio.lowlevel.remove_instrument(bridge._end_of_batch)
-
-    trio.run(main)
 
 
 @pytest.mark.parametrize(

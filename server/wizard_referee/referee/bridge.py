@@ -379,16 +379,6 @@ class _Servicer:
             bridge._to_trio(conn._mark_closed, reason)
 
 
-class _EndOfBatch(trio.abc.Instrument):
-    """Calls :meth:`Bridge._wake_aio` each time trio is about to wait for I/O."""
-
-    def __init__(self, bridge: Bridge) -> None:
-        self._wake_aio = bridge._wake_aio
-
-    def before_io_wait(self, timeout: float) -> None:
-        self._wake_aio()
-
-
 class Bridge:
     """A running grpc.aio server in a background thread, bridged to trio."""
 
@@ -423,7 +413,6 @@ class Bridge:
         # one wake-up, not one per seat)
         self._outbox: deque[tuple[Callable[..., None], tuple[Any, ...]]] = deque()
         self._outbox_scheduled = False
-        self._end_of_batch = _EndOfBatch(self)
         self._last_msg: object = None
         self._last_bytes = b""
         # asyncio -> trio calls, likewise
@@ -458,30 +447,16 @@ class Bridge:
             fn(*args)
 
     def _to_aio(self, fn: Callable[..., None], *args: Any) -> None:
-        """From trio: run ``fn(*args)`` in the asyncio thread soon (calls keep
-        their order). The asyncio loop is woken at the end of trio's batch
-        (:meth:`_wake_aio`), not here."""
+        """From trio: run ``fn(*args)`` in the asyncio thread soon (calls keep their order)."""
         loop = self._loop
         if loop is None or loop.is_closed():
             return
         self._outbox.append((fn, args))
-
-    def _wake_aio(self) -> None:
-        """In trio, before it waits for I/O (the end of each of its batches:
-        :class:`_EndOfBatch`): wake the asyncio loop for the calls
-        :meth:`_to_aio` queued meanwhile. Woken here, the asyncio thread
-        finds the GIL free (trio is about to release it), rather than waking
-        while trio still runs and waiting on the GIL: a futex wake and two
-        context switches fewer per hand-off (docs/performance.md)."""
-        if self._outbox_scheduled or not self._outbox:
-            return
-        loop = self._loop
-        if loop is None:
-            return
-        self._outbox_scheduled = True
-        # the loop may close between the check and the call
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(self._drain_outbox)
+        if not self._outbox_scheduled:
+            self._outbox_scheduled = True
+            # the loop may close between the check and the call
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._drain_outbox)
 
     def _drain_outbox(self) -> None:
         """In the asyncio thread: run the calls queued by :meth:`_to_aio`.
@@ -542,7 +517,6 @@ class Bridge:
         await started.wait()
         if failure:
             raise OSError(f"cannot serve on {host}:{port}: {failure[0]}") from failure[0]
-        trio.lowlevel.add_instrument(self._end_of_batch)
         return self.port
 
     async def _aio_start(self, host: str, port: int) -> None:
@@ -598,8 +572,6 @@ class Bridge:
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(blocking_stop)
         self._trio_open = False
-        with contextlib.suppress(KeyError):
-            trio.lowlevel.remove_instrument(self._end_of_batch)
 
 
 async def open_bridge(
