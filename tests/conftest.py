@@ -20,6 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+# grpc core's settings as the referee chooses them, before any test loads grpc
+import wizard_referee.referee.grpc_setup  # noqa: F401
+
 if TYPE_CHECKING:
     from .support import ServerThread
 

@@ -510,3 +510,60 @@ def test_the_transport_loop_is_uvloop_unless_switched_off(
         assert loop.run_until_complete(asyncio.sleep(0, result=7)) == 7
     finally:
         loop.close()
+
+
+@pytest.mark.parametrize(
+    ("environ", "grpc_loaded", "version", "expect"),
+    [
+        ({}, False, "1.85.3", "-event_engine_listener"),
+        ({}, False, "9.1.0", None),  # a grpcio not measured: grpc's default
+        ({}, True, "1.85.3", None),  # too late: grpc read its settings already
+        ({"GRPC_EXPERIMENTS": "x"}, False, "1.85.3", "x"),  # the user's own choice
+        ({"WIZARD_ARENA_GRPC_LISTENER": "event_engine"}, False, "1.85.3", None),
+    ],
+)
+def test_grpc_setup_chooses_the_listener(
+    environ: dict[str, str],
+    grpc_loaded: bool,
+    version: str,
+    expect: str | None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """grpc_setup asks grpc core for the iomgr listener before grpc loads,
+    on the grpcio versions measured, unless told otherwise
+    (docs/performance.md)."""
+    import sys
+
+    from wizard_referee.referee import grpc_setup
+
+    if not grpc_loaded:
+        monkeypatch.delitem(sys.modules, "grpc", raising=False)
+    monkeypatch.setattr(grpc_setup.metadata, "version", lambda name: version)
+    env = dict(environ)
+    assert grpc_setup.choose_listener(env) == (expect is not None and not environ)
+    assert env.get("GRPC_EXPERIMENTS") == expect
+
+
+@pytest.mark.e2e
+def test_the_referee_sets_the_listener_before_grpc_loads() -> None:
+    """In a fresh process, importing the transport sets grpc's environment
+    before grpc is imported (on the grpcio measured)."""
+    import os
+    import subprocess
+    import sys
+    from importlib import metadata
+
+    from wizard_referee.referee.grpc_setup import LISTENER_ENV, MEASURED_GRPCIO
+
+    code = (
+        "import os, sys; import wizard_referee.referee.bridge; "
+        "print('grpc' in sys.modules, os.environ.get('GRPC_EXPERIMENTS'))"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("GRPC_EXPERIMENTS", LISTENER_ENV)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    measured = ".".join(metadata.version("grpcio").split(".")[:2]) in MEASURED_GRPCIO
+    expect = "-event_engine_listener" if measured else "None"
+    assert out.stdout.split() == ["True", expect]
+    assert "Unknown experiment" not in out.stderr

@@ -2,7 +2,8 @@
 
 - :mod:`.seat`: the :class:`~.seat.Seat` protocol, all the arena and the
   tables know of a bot's connection; :mod:`.bridge`: the gRPC transport
-  (the trio <-> grpc.aio bridge, the one place the loops meet);
+  (the trio <-> grpc.aio bridge, the one place the loops meet;
+  :mod:`.grpc_setup`: grpc core's settings, chosen before grpc loads);
   :mod:`.memory`: an in-memory transport (tests, no gRPC);
 - :mod:`.arena`: the lobby, matchmaking, serving; :mod:`.handshake`: what a
   new stream must say; :mod:`.sessions`: sessions and resume tokens;

@@ -15,6 +15,9 @@ the stream) and hands it to trio, and writes what trio sends. A
 :class:`~wizard_referee.referee.seat.Seat`, all the arena and the tables
 know of it. Nothing in here knows the rules of Wizard.
 
+grpc core's own settings (the listener) are chosen by :mod:`.grpc_setup`,
+imported before grpc.
+
 Pitfall handled here: grpc.aio ends the request iterator cleanly when a
 client cancels, so the end of the inbound stream is reported to trio as the
 bot having left (:attr:`Connection.closed`).
@@ -41,6 +44,10 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
+# grpc core reads its settings once, when it loads: choose them first
+from wizard_referee.referee import grpc_setup  # noqa: F401
+
+# isort: split
 import grpc
 import trio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -144,9 +151,12 @@ class Connection:
         is offered none while one is (the reader sees them in order)."""
         self._send_ch, self._recv_ch = trio.open_memory_channel[BotMsg | Malformed](inbound_limit)
         # asyncio side: outbound queue and its wake-up, both used in the asyncio
-        # thread only; the event is set when an item arrives in an empty queue
+        # thread only; the writer, finding the queue empty, waits on a bare
+        # future that the first item put into the queue completes
         self._out: deque[ServerMsg | _Close] = deque()
-        self._wake: asyncio.Event | None = None
+        self._open = False
+        """asyncio: the Play handler runs (items are taken)."""
+        self._waiter: asyncio.Future[None] | None = None
         self._writer: asyncio.Task[Any] | None = None
         """The Play handler (it writes): cancelled to cut a stuck write short."""
         self._ending = False
@@ -230,23 +240,30 @@ class Connection:
 
     # -- asyncio side -----------------------------------------------------------------
 
+    def _wake_writer(self) -> None:
+        """asyncio: the writer waits for the queue's first item: wake it."""
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
     def _put(self, item: ServerMsg | _Close) -> None:
-        wake = self._wake
-        if wake is None or self._ending:
+        if not self._open or self._ending:
             return
         out = self._out
         out.append(item)
         if type(item) is _Close:
             self._ending = True
             if len(out) == 1:
-                wake.set()
+                self._wake_writer()
             elif (loop := self._bridge._loop) is not None:
                 # the writer is busy, perhaps stuck on a bot that does not read
                 loop.call_later(self._bridge.close_grace, self._end_now, item)
             return
         n = len(out)
         if n == 1:
-            wake.set()
+            self._wake_writer()
         elif n > self._bridge.outbound_limit:
             details = (
                 f"outbound queue full ({self._bridge.outbound_limit} messages): "
@@ -294,8 +311,9 @@ class _Servicer:
         bridge = self._bridge
         conn = Connection(bridge, f"c{next(bridge._ids)}", context.peer(), bridge.inbound_limit)
         out = conn._out
-        wake = conn._wake = asyncio.Event()
+        conn._open = True
         conn._writer = asyncio.current_task()
+        new_future = asyncio.get_running_loop().create_future
         if not bridge._to_trio(bridge._on_connect, conn):
             await context.abort(grpc.StatusCode.UNAVAILABLE, "server shutting down")
         reader = asyncio.ensure_future(self._read(request_iterator, conn))
@@ -306,8 +324,8 @@ class _Servicer:
             while True:
                 try:
                     if not out:
-                        wake.clear()
-                        await wake.wait()
+                        waiter = conn._waiter = new_future()
+                        await waiter
                         continue
                     # everything queued so far goes out back to back, in order,
                     # without waiting for another wake-up between messages

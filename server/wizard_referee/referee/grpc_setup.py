@@ -1,0 +1,54 @@
+"""grpc core's settings that the referee's transport chooses, set in the
+environment before grpc is first imported (grpc core reads them once, when
+it loads): :mod:`.bridge` imports this module just before grpc.
+
+The listener: with grpcio 1.85, a server's accepted connections go through
+the EventEngine listener and endpoints by default, where each message read
+or written hops between gRPC's event-engine threads before the completion
+reaches grpc.aio's poller. The referee asks for grpc's older (iomgr)
+listener instead (the experiment ``event_engine_listener`` turned off), which
+reads and writes in fewer thread hops: with lean bots the server's CPU per
+decision fell by about 10% in alternated runs (docs/performance.md). It
+changes no behaviour the referee relies on (the same HTTP/2 transport,
+channel arguments, keepalive and limits).
+
+Only for grpcio versions where that experiment was measured (an unknown
+experiment name makes grpc core log an error line); elsewhere grpc's own
+default stays. ``WIZARD_ARENA_GRPC_LISTENER=event_engine`` keeps grpc's
+default everywhere; an explicit ``GRPC_EXPERIMENTS`` is never changed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from importlib import metadata
+
+__all__ = ["LISTENER_ENV", "MEASURED_GRPCIO", "choose_listener"]
+
+#: ``event_engine`` keeps grpc's default listener (for comparisons).
+LISTENER_ENV = "WIZARD_ARENA_GRPC_LISTENER"
+#: grpcio versions (major.minor) the listener choice was measured with.
+MEASURED_GRPCIO = ("1.85",)
+_EXPERIMENT = "-event_engine_listener"
+
+
+def choose_listener(environ: dict[str, str] | os._Environ[str] = os.environ) -> bool:
+    """Ask grpc core for the iomgr listener (``GRPC_EXPERIMENTS``) unless
+    grpc is loaded already, the experiment is set, switched off by
+    :data:`LISTENER_ENV`, or the installed grpcio was not measured. True if set."""
+    if "grpc" in sys.modules or "GRPC_EXPERIMENTS" in environ:
+        return False
+    if environ.get(LISTENER_ENV, "") == "event_engine":
+        return False
+    try:
+        version = metadata.version("grpcio")
+    except metadata.PackageNotFoundError:
+        return False
+    if ".".join(version.split(".")[:2]) not in MEASURED_GRPCIO:
+        return False
+    environ["GRPC_EXPERIMENTS"] = _EXPERIMENT
+    return True
+
+
+choose_listener()
