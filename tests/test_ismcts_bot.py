@@ -107,6 +107,10 @@ def test_fixed_work_does_exactly_its_iterations_bids_more() -> None:
     bidder = ISMCTSBot(samples=5, seed=1, bid_effort=3, bid_inference=False)
     assert bidder.bid(view) in view.legal_bids
     assert bidder.stats["iterations"] == 15
+    # a deal reused for 4 iterations: a quarter of the deals (rounded up)
+    reusing = ISMCTSBot(samples=10, seed=2, reuse=4, bid_inference=False)
+    reusing.play(_play_view())
+    assert reusing.stats["iterations"] == 10 and reusing.stats["deals"] == 3
 
 
 @pytest.mark.parametrize("think_time, time_left", [(0.2, None), (10.0, 0.5)])

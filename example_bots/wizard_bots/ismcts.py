@@ -101,7 +101,9 @@ class ISMCTSBot(MonteCarloBot):
     ``widening`` (0: off) lets a node below the root try a new action only
     while it has fewer than ``widening * sqrt(visits)`` children (progressive
     widening; the heuristic's action is always tried first), so that a small
-    budget is not spent trying every card once at every node.
+    budget is not spent trying every card once at every node. ``reuse``
+    runs that many iterations on each determinization drawn (drawing and
+    weighing deals costs more than an iteration).
     """
 
     name = "ismcts"
@@ -115,6 +117,7 @@ class ISMCTSBot(MonteCarloBot):
         exploration: float = EXPLORATION,
         tree_opponents: bool = True,
         widening: float = 0.0,
+        reuse: int = 1,
         bid_window: int = 2,
         bid_inference: bool = True,
         pool_factor: int = 4,
@@ -144,6 +147,9 @@ class ISMCTSBot(MonteCarloBot):
         if widening < 0:
             raise ValueError("widening must not be negative")
         self.widening = widening
+        if reuse < 1:
+            raise ValueError("reuse must be at least 1")
+        self.reuse = reuse
         self.stats["iterations"] = 0
         self.stats["nodes"] = 0
         self.last_tree: _Node | None = None
@@ -173,14 +179,17 @@ class ISMCTSBot(MonteCarloBot):
         batch = 4 if budget.deals is None else min(target, FIXED_BATCH)
         done = 0
         stopped = False
+        reuse = self.reuse
         while done < target and not stopped:
-            for deal, mult in self._deals(view, min(batch, target - done), noise):
+            want = -(-min(batch, target - done) // reuse)  # deals, each for `reuse` iterations
+            for deal, mult in self._deals(view, want, noise):
                 base = game_from_view(
                     view, deal.hands, rng=self._sim_rng, bids=assumed_bids(view, deal)
                 )
                 self.stats["deals"] += 1
-                for _ in range(mult):  # a deal drawn k times: k iterations on it
-                    if budget.out_of_time():
+                # a deal drawn k times: k * reuse iterations on it
+                for _ in range(mult * reuse):
+                    if done >= target or budget.out_of_time():
                         stopped = True
                         break
                     game = base.clone(rng=self._sim_rng)
@@ -188,7 +197,7 @@ class ISMCTSBot(MonteCarloBot):
                         root, game, view.seat, actions, prior, deal.stock, void_list, noise
                     )
                     done += 1
-                if stopped:
+                if stopped or done >= target:
                     break
         if budget.deals is not None and done < budget.deals:
             self.stats["cut_short"] += 1
