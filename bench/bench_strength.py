@@ -40,7 +40,8 @@ from wizard_arena.local import play_local
 from wizard_arena.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from wizard_referee.ratings import student_t
 
-BOT_NAMES = ("random", "heuristic", "montecarlo", "learned")
+BOT_NAMES = ("random", "heuristic", "montecarlo", "ismcts", "learned")
+SEARCH_BOTS = ("montecarlo", "ismcts")
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,9 @@ class Config:
     think_time: float | None
     samples: int | None
     mc_options: tuple[tuple[str, float], ...] = ()
-    """Extra MonteCarloBot keyword arguments (``--mc key=value``)."""
+    """Extra MonteCarloBot keyword arguments (``--mc key=value``; ISMCTSBot takes them too)."""
+    ismcts_options: tuple[tuple[str, float], ...] = ()
+    """Extra ISMCTSBot-only keyword arguments (``--ismcts key=value``)."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,16 @@ def make_bot(name: str, seed: int, config: Config) -> Bot:
             seed=seed,
             **montecarlo_options(config),
         )
+    if name == "ismcts":
+        from wizard_bots.ismcts import ISMCTSBot
+
+        return ISMCTSBot(
+            think_time=config.think_time,
+            samples=config.samples,
+            seed=seed,
+            **montecarlo_options(config),
+            **_numbers(config.ismcts_options),
+        )
     if name == "learned":
         from wizard_bots.learned import LearnedBot
 
@@ -144,7 +157,11 @@ def make_bot(name: str, seed: int, config: Config) -> Bot:
 
 def montecarlo_options(config: Config) -> dict[str, Any]:
     """MonteCarloBot keyword arguments from ``--mc key=value`` (whole numbers as ints)."""
-    return {k: int(v) if v.is_integer() else v for k, v in config.mc_options}
+    return _numbers(config.mc_options)
+
+
+def _numbers(options: Sequence[tuple[str, float]]) -> dict[str, Any]:
+    return {k: int(v) if v.is_integer() else v for k, v in options}
 
 
 def parse_mc_options(items: Sequence[str]) -> tuple[tuple[str, float], ...]:
@@ -365,16 +382,29 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--deals", type=int, default=10, help="deal seeds (duplicate sets)")
     ap.add_argument("--seed", type=int, default=1, help="base seed of deals and bots")
     effort = ap.add_mutually_exclusive_group()
-    effort.add_argument("--think-time", type=float, default=None, help="montecarlo s/decision")
     effort.add_argument(
-        "--samples", type=int, default=None, help="montecarlo deals/decision (default 8)"
+        "--think-time", type=float, default=None, help="montecarlo/ismcts s/decision"
+    )
+    effort.add_argument(
+        "--samples",
+        type=int,
+        default=None,
+        help="montecarlo deals (ismcts iterations) per decision (default 8)",
     )
     ap.add_argument(
         "--mc",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a MonteCarloBot keyword argument, e.g. bid_effort=4 (repeatable)",
+        help="a MonteCarloBot keyword argument, e.g. bid_effort=4 (repeatable; "
+        "ismcts takes it too)",
+    )
+    ap.add_argument(
+        "--ismcts",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an ISMCTSBot-only keyword argument, e.g. exploration=0.5 (repeatable)",
     )
     ap.add_argument("--jobs", type=int, default=multiprocessing.cpu_count(), help="processes")
     ap.add_argument("--json", metavar="PATH", help="also write the raw results and summary")
@@ -400,7 +430,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if samples is None and args.think_time is None:
         samples = 8
     config = Config(
-        tuple(names), args.deals, args.seed, args.think_time, samples, parse_mc_options(args.mc)
+        tuple(names),
+        args.deals,
+        args.seed,
+        args.think_time,
+        samples,
+        parse_mc_options(args.mc),
+        parse_mc_options(args.ismcts),
     )
     tasks = [(config, d, k) for d in range(args.deals) for k in range(players)]
 
@@ -408,15 +444,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     results.sort(key=lambda r: (r.deal, r.rotation, r.seat))
 
     effort_txt = ""
-    if "montecarlo" in names:
+    searchers = "/".join(n for n in SEARCH_BOTS if n in names)
+    if searchers:
         effort_txt = (
-            f"; montecarlo samples={samples}"
+            f"; {searchers} samples={samples}"
             if samples is not None
-            else f"; montecarlo think_time={args.think_time}"
+            else f"; {searchers} think_time={args.think_time}"
         )
     print(f"bots: {', '.join(names)}{effort_txt}; seed {args.seed}")
     if config.mc_options:
         print("montecarlo options: " + ", ".join(f"{k}={v:g}" for k, v in config.mc_options))
+    if config.ismcts_options:
+        print("ismcts options: " + ", ".join(f"{k}={v:g}" for k, v in config.ismcts_options))
     summary = summarize(results)
     print_summary(summary, len(tasks), players)
     print_accuracy_by_round(results)

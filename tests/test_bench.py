@@ -99,6 +99,11 @@ def test_bench_server_kinds_serve_tables(kind: str, tmp_path: Path) -> None:
             "bench_strength.py",
             *["--bots", "heuristic,random,learned", "--deals", "1", "--jobs", "1", "--quiet"],
         ],
+        [
+            "bench_strength.py",
+            *["--bots", "ismcts,heuristic,heuristic", "--deals", "1", "--samples", "2"],
+            *["--mc", "bid_effort=2", "--ismcts", "reuse=2", "--jobs", "1", "--quiet"],
+        ],
         ["bench_env.py", "--seconds", "0.05", "--pairs", "1"],
     ],
     ids=lambda argv: argv[0],

@@ -1,5 +1,6 @@
-"""Rule variants and the example bots: each plays every variant without a
-fault, and the Monte Carlo sampler rebuilds the views of variant games."""
+"""Rule variants and the example bots: each (the search bots among
+heuristic ones) plays every variant without a fault, and the Monte Carlo
+sampler rebuilds the views of variant games."""
 
 from __future__ import annotations
 
@@ -34,12 +35,16 @@ def _example_bots(kind: str, players: int) -> list[Any]:
         return [RandomBot(seed=s) for s in range(players)]
     if kind == "heuristic":
         return [HeuristicBot() for _ in range(players)]
+    if kind == "ismcts":  # a few iterations take its tree through every variant
+        from wizard_bots.ismcts import ISMCTSBot
+
+        return [ISMCTSBot(samples=3, seed=1), *(HeuristicBot() for _ in range(players - 1))]
     # one Monte Carlo bot among heuristic ones: one sampled deal per decision
     # is enough to take its sampling and rollouts through every variant
     return [MonteCarloBot(samples=1, seed=1), *(HeuristicBot() for _ in range(players - 1))]
 
 
-@pytest.mark.parametrize("kind", ["random", "heuristic", "montecarlo"])
+@pytest.mark.parametrize("kind", ["random", "heuristic", "montecarlo", "ismcts"])
 @pytest.mark.parametrize(
     "variant",
     [*VARIANTS, "maximus_tricksy_hidden", "maximus_suited_after_tricks", "blind_tricksy_canadian"],

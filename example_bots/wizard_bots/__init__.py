@@ -1,5 +1,6 @@
 """Example bots for Wizard Arena: ``random``, ``heuristic``, ``montecarlo``
-(with :mod:`.sampling`, :mod:`.budget` and :mod:`.opponents`), ``learned``
+(with :mod:`.sampling`, :mod:`.budget` and :mod:`.opponents`), ``ismcts``
+(:mod:`.ismcts`: information-set MCTS over the Monte Carlo bot's sampler), ``learned``
 (:mod:`.learned`: bids with a network trained by self-play in the course
 kit's environment), and the
 misbehaving-bots kit (:mod:`.misbehaving`).
