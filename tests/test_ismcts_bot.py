@@ -70,10 +70,10 @@ def test_every_decision_is_legal(players: int, tree_opponents: bool) -> None:
             assert isinstance(action, Bid) and action.bid in view.legal_bids
         elif view.phase is Phase.PLAY:
             assert action in view.legal_cards
-    result = play_local(
+    result = play_local(  # a short game, up to the biggest hand at 5 players
         [ISMCTSBot(samples=4, seed=2, tree_opponents=tree_opponents)]
         + [HeuristicBot() for _ in range(players - 1)],
-        Rules(players=players),
+        Rules(players=players, hand_sizes=(1, 6, 12)),
         seed=players,
     )
     assert result.faults == []
@@ -85,7 +85,8 @@ def test_every_decision_is_legal(players: int, tree_opponents: bool) -> None:
 def test_a_fixed_seed_gives_the_same_game() -> None:
     def game() -> tuple[list[int], dict[str, int]]:
         bot = ISMCTSBot(samples=6, seed=7, bid_effort=2)
-        result = play_local([bot, HeuristicBot(), HeuristicBot()], seed=3)
+        rules = Rules(players=3, hand_sizes=(1, 7, 20))
+        result = play_local([bot, HeuristicBot(), HeuristicBot()], rules, seed=3)
         assert result.faults == []
         return result.totals, dict(bot.stats)
 
