@@ -538,10 +538,18 @@ def test_grpc_setup_chooses_the_listener(
 
     if not grpc_loaded:
         monkeypatch.delitem(sys.modules, "grpc", raising=False)
-    monkeypatch.setattr(grpc_setup.metadata, "version", lambda name: version)
+    monkeypatch.setattr(grpc_setup, "grpcio_version", lambda: version)
     env = dict(environ)
     assert grpc_setup.choose_listener(env) == (expect is not None and not environ)
     assert env.get("GRPC_EXPERIMENTS") == expect
+
+
+def test_grpc_setup_reads_the_version_of_the_grpc_it_would_load() -> None:
+    from importlib import metadata
+
+    from wizard_referee.referee import grpc_setup
+
+    assert grpc_setup.grpcio_version() == metadata.version("grpcio")
 
 
 @pytest.mark.e2e
