@@ -82,10 +82,6 @@ class _SeatState:
     """trio time the open request was issued."""
     waiting: trio.CancelScope | None = None
     """The wait for the answer to the open request."""
-    receiving: bool = False
-    """The decision is blocked in ``answers.receive()`` (what the channel's
-    ``statistics().tasks_waiting_receive`` says, without building the
-    statistics object for each message routed)."""
     counters: ArenaCounters | None = None
 
     @property
@@ -261,13 +257,12 @@ class _Table:
             and msg.request_id == st.open_request
             and conn is st.spec.conn
             and not st.gone
-            and st.receiving
+            and st.answers.statistics().tasks_waiting_receive
         ):
             try:
                 st.send_answer.send_nowait(msg)
             except (trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
                 return False
-            st.receiving = False  # the decision has its message (not yet run)
             self.counters.messages_in += 1
             return True
         return False
@@ -333,13 +328,10 @@ class _Table:
         with trio.move_on_at(deadline) as waiting:
             st.waiting = waiting  # a fault that benches the seat ends the wait (_fault)
             while True:
-                st.receiving = True
                 try:
                     msg = await st.answers.receive()
                 except (trio.EndOfChannel, trio.ClosedResourceError):
                     return None, True
-                finally:
-                    st.receiving = False
                 if msg.request_id != rid:
                     continue
                 if msg.action is None:
