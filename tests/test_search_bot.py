@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from wizard_arena.rules import Bid, Card, Game, Phase, Rules, SeatView, Suit
 from wizard_bots.budget import Budget
 from wizard_bots.heuristic import HeuristicBot
+from wizard_bots.ismcts import ISMCTSBot
 from wizard_bots.montecarlo import MonteCarloBot, bid_likelihood
 from wizard_bots.sampling import SampledDeal, consistency_problem, sample_deal, sample_deals
 
@@ -207,22 +208,37 @@ def test_fixed_work_does_exactly_its_deals_without_a_referee_deadline() -> None:
     assert bot.stats["cut_short"] == 0
 
 
-def test_fixed_work_is_cut_short_to_keep_the_referees_deadline() -> None:
+#: The search bots that keep the Monte Carlo bot's budget, and the stat that
+#: counts each one's units of work (deals searched; rollouts played).
+SEARCH_BOTS = pytest.mark.parametrize(
+    ("bot_class", "unit", "rollouts"),
+    [(MonteCarloBot, "deals", "rollouts"), (ISMCTSBot, "iterations", "iterations")],
+    ids=["montecarlo", "ismcts"],
+)
+
+
+@SEARCH_BOTS
+def test_fixed_work_is_cut_short_to_keep_the_referees_deadline(
+    bot_class: type[MonteCarloBot], unit: str, rollouts: str
+) -> None:
     clock = TickClock(0.01)
-    bot = MonteCarloBot(samples=10_000, seed=2, clock=clock)
+    bot = bot_class(samples=10_000, seed=2, clock=clock)
     view = _play_view().with_time_left(0.3)  # 0.5 * 0.3 - 0.05 = 0.1 s
     clock.now = 0.0
     assert bot.play(view) in view.legal_cards
     assert clock.now <= 0.1 + 0.02 and bot.stats["cut_short"] == 1
-    assert 1 <= bot.stats["deals"] < 10_000
+    assert 1 <= bot.stats[unit] < 10_000
 
 
-def test_no_time_left_means_the_heuristics_choice_at_once() -> None:
+@SEARCH_BOTS
+def test_no_time_left_means_the_heuristics_choice_at_once(
+    bot_class: type[MonteCarloBot], unit: str, rollouts: str
+) -> None:
     clock = TickClock(0.01)
-    bot = MonteCarloBot(think_time=1.0, seed=2, clock=clock)
+    bot = bot_class(think_time=1.0, seed=2, clock=clock)
     view = _play_view().with_time_left(0.05)  # within the margin
     assert bot.play(view) == HeuristicBot().play(view)
-    assert bot.stats["searches"] == 0 and bot.stats["rollouts"] == 0
+    assert bot.stats["searches"] == 0 and bot.stats[rollouts] == 0
 
 
 def test_bids_get_more_work_than_cards() -> None:
