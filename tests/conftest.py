@@ -103,6 +103,16 @@ def seed_of(node: pytest.Item) -> int:
     return int(env) if env else zlib.crc32(node.nodeid.encode())
 
 
+def current_test_seed() -> int:
+    """:func:`seed_of` the test now running (from ``PYTEST_CURRENT_TEST``), for
+    servers started outside the ``serve`` fixture; 0 outside a test."""
+    env = os.environ.get("WIZARD_ARENA_TEST_SEED")
+    if env:
+        return int(env)
+    current = os.environ.get("PYTEST_CURRENT_TEST", "")
+    return zlib.crc32(current.rsplit(" (", 1)[0].encode()) if current else 0
+
+
 @pytest.fixture
 def serve(request: pytest.FixtureRequest, logs: LogSink) -> Iterator[Callable[..., ServerThread]]:
     """``serve(**config)`` starts a referee on 127.0.0.1, port 0

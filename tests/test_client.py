@@ -47,6 +47,7 @@ from wizard_arena.rules import (
 from wizard_bots.random_bot import RandomBot
 from wizard_referee.referee.arena import Arena, ArenaConfig, serve_arena
 
+from .conftest import current_test_seed
 from .test_client_deadlines import Ponderer
 
 # -- a real referee server in a background thread ---------------------------------------
@@ -106,6 +107,9 @@ def arena_config(**kw: Any) -> ArenaConfig:
     kw.setdefault("rules", Rules(players=3))
     kw.setdefault("move_time", 2.0)
     kw.setdefault("shutdown_grace", 0.2)
+    seed = current_test_seed()  # seeded like the ``serve`` fixture's servers
+    kw.setdefault("seed", seed)
+    kw.setdefault("bot_seed_secret", f"tests:{seed}")
     return ArenaConfig.build(host="127.0.0.1", port=kw.pop("port", 0), **kw)
 
 
