@@ -35,22 +35,8 @@ from wizard_referee.referee.seat import CloseCode
 from .memory_bots import MemBot, memory_arena, on_mock_clock, play, start, wait_until
 from .support import RawBot, ServerThread, run_bots
 
-
-@pytest.fixture
-def serve() -> Iterator[Any]:
-    servers: list[ServerThread] = []
-
-    def start(**kw: Any) -> ServerThread:
-        kw.setdefault("move_time", 5.0)
-        kw.setdefault("rules", Rules(players=3))
-        kw.setdefault("shutdown_grace", 0.2)
-        server = ServerThread(ArenaConfig.build(**kw)).__enter__()
-        servers.append(server)
-        return server
-
-    yield start
-    for s in servers:
-        s.stop()
+#: the conftest's ``serve`` fixture (seeded from the test) starts the servers
+SERVER_DEFAULTS = {"rules": Rules(players=3)}
 
 
 def wait_for(cond: Any, timeout: float = 30.0) -> None:
