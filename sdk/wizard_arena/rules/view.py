@@ -28,6 +28,20 @@ from .laws import Rules, allowed_bids, legal_cards, suit_to_follow
 _DECK_ORDER: tuple[Card, ...] = tuple(sorted(set(FULL_DECK) | set(SUITED_WIZARD_DECK)))
 _CARD_SLOTS = max(c.index for c in _DECK_ORDER) + 1
 
+
+def _counts(deck: tuple[Card, ...]) -> tuple[int, ...]:
+    left = [0] * _CARD_SLOTS
+    for c in deck:
+        left[c.index] += 1
+    return tuple(left)
+
+
+#: A deck's counts by :attr:`Card.index`: the two decks :attr:`Rules.deck` gives.
+_DECK_COUNTS: dict[bool, tuple[int, ...]] = {
+    False: _counts(FULL_DECK),
+    True: _counts(SUITED_WIZARD_DECK),
+}
+
 if TYPE_CHECKING:
     from .game import Game
 
@@ -215,9 +229,8 @@ class SeatView:
         Wizard with no printed suit) in place of a suited one; each ``W`` seen
         then takes the place of a suited Wizard not seen, the last in deck
         order (which one it stood for cannot be known)."""
-        left = [0] * _CARD_SLOTS  # counts by Card.index
-        for c in self.rules.deck:
-            left[c.index] += 1
+        suited = self.rules.tricksy_suited
+        left = list(_DECK_COUNTS[suited])  # counts by Card.index
         for c in self.hand:
             left[c.index] -= 1
         for cards in self.others_hands:
@@ -230,7 +243,7 @@ class SeatView:
                 left[c.index] -= 1
         for c in self.trick:
             left[c.index] -= 1
-        if self.rules.tricksy_suited:
+        if suited:
             for _ in range(-left[WIZARD.index]):
                 gone = [c for c in SUITED_WIZARDS if left[c.index] > 0]
                 if gone:
