@@ -8,6 +8,7 @@ on trio's virtual clock with in-memory seats (:mod:`tests.memory_bots`).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -318,51 +319,54 @@ def _text(action: Any) -> str:
 # -- illegal, out-of-turn and wrong-id actions ----------------------------------------------
 
 
+def _cheat(tried: Counter[str], bot: RawBot, req: DecisionRequest) -> bool:
+    """Each kind of rejected action once (``tried`` counts them), answering
+    ``req`` with it; False when none fits this request."""
+    v = req.view
+    rid = req.request_id
+    done = bot.state.setdefault("done", set())
+    if v.phase is Phase.BID and "bid" not in done:
+        done.add("bid")
+        bot.send_action(rid, Bid(v.cards_per_player + 1))
+        tried["bid_out_of_range"] += 1
+    elif v.phase is Phase.PLAY and "card" not in done:
+        done.add("card")
+        bot.send_action(rid, Play(next(c for c in FULL_DECK if c not in v.hand)))
+        tried["card_not_in_hand"] += 1
+    elif v.phase is Phase.PLAY and "follow" not in done:
+        follow = suit_to_follow(v.trick)
+        off = [c for c in v.hand if c.suit is not None and c.suit is not follow]
+        if follow is None or not off or follow not in {c.suit for c in v.hand}:
+            return False
+        done.add("follow")
+        bot.send_action(rid, Play(off[0]))
+        tried["must_follow_suit"] += 1
+    elif "wrong_id" not in done:
+        done.add("wrong_id")
+        bot.send_action("no-such-request", bot.random_action(req))
+        tried["unknown_request"] += 1
+    elif "empty" not in done:
+        done.add("empty")
+        bot.send_action(rid, None)
+        tried["malformed"] += 1
+    elif v.phase is Phase.PLAY and "trump" not in done:
+        done.add("trump")
+        bot.send_action(rid, ChooseTrump(Suit.HEARTS))
+        tried["trump_choice_not_allowed"] += 1
+    elif v.phase is Phase.PLAY and "bid_in_play" not in done:
+        done.add("bid_in_play")
+        bot.send_action(rid, Bid(0))
+        tried["wrong_phase"] += 1
+    else:
+        return False
+    bot.state.setdefault("pending", []).append(req)
+    return True
+
+
 @pytest.mark.e2e
 def test_rejected_actions_are_recorded_and_can_be_retried(serve: Any) -> None:
     server = serve(rules=Rules(players=6), seed=5)
     tried: Counter[str] = Counter()
-
-    def cheat(bot: RawBot, req: DecisionRequest) -> bool:
-        v = req.view
-        rid = req.request_id
-        done = bot.state.setdefault("done", set())
-        if v.phase is Phase.BID and "bid" not in done:
-            done.add("bid")
-            bot.send_action(rid, Bid(v.cards_per_player + 1))
-            tried["bid_out_of_range"] += 1
-        elif v.phase is Phase.PLAY and "card" not in done:
-            done.add("card")
-            bot.send_action(rid, Play(next(c for c in FULL_DECK if c not in v.hand)))
-            tried["card_not_in_hand"] += 1
-        elif v.phase is Phase.PLAY and "follow" not in done:
-            follow = suit_to_follow(v.trick)
-            off = [c for c in v.hand if c.suit is not None and c.suit is not follow]
-            if follow is None or not off or follow not in {c.suit for c in v.hand}:
-                return False
-            done.add("follow")
-            bot.send_action(rid, Play(off[0]))
-            tried["must_follow_suit"] += 1
-        elif "wrong_id" not in done:
-            done.add("wrong_id")
-            bot.send_action("no-such-request", bot.random_action(req))
-            tried["unknown_request"] += 1
-        elif "empty" not in done:
-            done.add("empty")
-            bot.send_action(rid, None)
-            tried["malformed"] += 1
-        elif v.phase is Phase.PLAY and "trump" not in done:
-            done.add("trump")
-            bot.send_action(rid, ChooseTrump(Suit.HEARTS))
-            tried["trump_choice_not_allowed"] += 1
-        elif v.phase is Phase.PLAY and "bid_in_play" not in done:
-            done.add("bid_in_play")
-            bot.send_action(rid, Bid(0))
-            tried["wrong_phase"] += 1
-        else:
-            return False
-        bot.state.setdefault("pending", []).append(req)
-        return True
 
     def retry(bot: RawBot, msg: Any) -> None:
         if isinstance(msg, ActionRejected) and bot.state.get("pending"):
@@ -380,6 +384,7 @@ def test_rejected_actions_are_recorded_and_can_be_retried(serve: Any) -> None:
         return 0.05 if req.view.round == 1 else 0.0
 
     bots = [RawBot(server.address, f"h{i}", think=think) for i in range(5)]
+    cheat = functools.partial(_cheat, tried)
     bots.append(RawBot(server.address, "cheat", on_request=cheat, on_message=retry))
     run_bots(bots, timeout=60)
     cheater = bots[-1]
