@@ -388,8 +388,11 @@ def main() -> None:
         p.add_argument(
             "--kinds",
             help=f"comma-separated server kinds, of {', '.join(KINDS)} (default: what the "
-            "targets need: fast " + ",".join(DEFAULT_KINDS["fast"]) + "; think "
-            + ",".join(DEFAULT_KINDS["think"]) + ")",
+            "targets need: fast "
+            + ",".join(DEFAULT_KINDS["fast"])
+            + "; think "
+            + ",".join(DEFAULT_KINDS["think"])
+            + ")",
         )
         p.add_argument("--sets", type=int, default=3, help="sets of runs (default 3)")
         p.add_argument("--json", metavar="FILE", help="also write the raw results as JSON")

@@ -237,8 +237,10 @@ def render_module(name: str) -> list[str]:
     for attr in mod.__all__:
         obj = getattr(mod, attr)
         home = getattr(obj, "__module__", name)
-        if home != name and not home.startswith(name + ".") and (
-            inspect.isclass(obj) or callable(obj)
+        if (
+            home != name
+            and not home.startswith(name + ".")
+            and (inspect.isclass(obj) or callable(obj))
         ):
             continue  # re-exported from elsewhere (a package's own modules are its own)
         if inspect.isclass(obj) and issubclass(obj, enum.Enum):

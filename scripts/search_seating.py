@@ -54,9 +54,7 @@ def has_hamiltonian_decomposition(k: int) -> bool:
 def _distance_diffs(row: Sequence[int], d: int) -> list[int]:
     k = len(row)
     return [
-        (row[(s + d) % k] - row[s]) % 5
-        for s in range(k)
-        if FIXED not in (row[s], row[(s + d) % k])
+        (row[(s + d) % k] - row[s]) % 5 for s in range(k) if FIXED not in (row[s], row[(s + d) % k])
     ]
 
 

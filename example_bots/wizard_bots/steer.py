@@ -55,9 +55,7 @@ def takes_trick(game: Game, seat: int, card: Card) -> bool:
     return _takes(game, seat, card, {})
 
 
-def _takes(
-    game: Game, seat: int, card: Card, cache: dict[tuple[int, object], list[Card]]
-) -> bool:
+def _takes(game: Game, seat: int, card: Card, cache: dict[tuple[int, object], list[Card]]) -> bool:
     trick = game.trick
     trump = game.trump
     k = len(trick)

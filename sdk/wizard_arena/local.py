@@ -178,9 +178,7 @@ def play_local(
             game.deal()
             seen = len(game.events)
             if record:
-                deals.append(
-                    LocalDeal(game.round, game.dealer, game.dealt_hands, game.turned_card)
-                )
+                deals.append(LocalDeal(game.round, game.dealer, game.dealt_hands, game.turned_card))
             continue
         seat = game.acting[0]
         move = _turn(game, bots[seat], seat, record)

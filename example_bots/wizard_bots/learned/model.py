@@ -68,9 +68,7 @@ class BidModel:
         return cls(
             (rng.standard_normal((N_FEATURES, hidden)) * scale).astype(np.float32),
             np.zeros(hidden, np.float32),
-            (rng.standard_normal((hidden, MAX_BID + 1)) * np.sqrt(1.0 / hidden)).astype(
-                np.float32
-            ),
+            (rng.standard_normal((hidden, MAX_BID + 1)) * np.sqrt(1.0 / hidden)).astype(np.float32),
             np.zeros(MAX_BID + 1, np.float32),
         )
 

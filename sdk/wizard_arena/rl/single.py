@@ -125,9 +125,7 @@ class WizardGymEnv(gymnasium.Env):
         self._opponents_play()
         return self._observation(), self._info()
 
-    def step(
-        self, action: int
-    ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         table = self.table
         assert table is not None, "reset() first"
         if table.over:

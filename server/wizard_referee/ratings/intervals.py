@@ -89,7 +89,7 @@ def withhold_thin_intervals(
         f"only {counts} {unit}, and an interval needs at least {MIN_SETS}. The interval is "
         f"worked out by re-rating the results many times, each time with the {unit} drawn "
         f"again at random; with few {unit} those re-ratings vary too little, so the interval "
-        f"would look more precise than it is (from {max(fewest, 2)} {unit} a \"95%\" interval "
+        f'would look more precise than it is (from {max(fewest, 2)} {unit} a "95%" interval '
         f"holds the true rating only about {bootstrap_coverage(max(fewest, 2)):.0%} of the time). "
         f"Play more {unit} to get intervals."
     )

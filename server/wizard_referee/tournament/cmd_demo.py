@@ -60,9 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress display")
 
 
-def demo_config(
-    database: str, players: int, deal_sets: int | None, seed: int
-) -> TournamentConfig:
+def demo_config(database: str, players: int, deal_sets: int | None, seed: int) -> TournamentConfig:
     entrants: list[dict[str, Any]] = []
     for name, target, extra in DEMO_BOTS:
         entrants.append(
