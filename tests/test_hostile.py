@@ -57,3 +57,22 @@ def test_a_message_over_the_size_limit_mid_game_is_faulted_for_what_it_was(serve
     }
     assert details["leaver"] == {"disconnect": "the bot closed the stream"}
     assert details["other"] == {}
+
+
+@pytest.mark.e2e
+def test_a_hostile_name_reaches_the_table_bounded_and_printable(serve: Any) -> None:
+    """A Hello.bot_name of 60,000 characters with escapes and newlines would go
+    into every seat's GameStarted, the record and each log line of the bot's
+    moves: the referee keeps its first 64 characters, made printable (and an
+    empty name is the session id)."""
+    server = serve()
+    hostile = "eve\x1b[2J\n\u202e" + "x" * 60_000
+    bots = [_bot(server.address, n) for n in (hostile, "b", "")]
+    run_bots(bots, timeout=60)
+    assert all(b.status == grpc.StatusCode.OK for b in bots)
+    shown = "eve?[2J??" + "x" * 55
+    for b in bots:
+        assert b.info is not None and shown in b.info.names
+    (rec,) = server.wait_records(1)
+    assert shown in rec.names and bots[2].welcome is not None
+    assert bots[2].welcome.session_id in rec.names
