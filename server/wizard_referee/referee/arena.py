@@ -51,7 +51,7 @@ from wizard_referee.referee.logs import get_logger
 from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import GameRecord, RecordLog
 from wizard_referee.referee.seat import CloseCode, Seat, SeatSpec
-from wizard_referee.referee.sessions import ResumeTokens, Session
+from wizard_referee.referee.sessions import ResumeTokens, Session, display_name
 from wizard_referee.referee.table import run_table
 
 __all__ = [
@@ -218,11 +218,16 @@ class Arena:
         window = self.config.policy.reconnect_window
         s = self.resume_tokens.resumable(hello.resume_token, trio.current_time(), window)
         if s is None:
-            log.info("resume_expired", bot=hello.bot_name)
+            log.info("resume_expired", bot=display_name(hello.bot_name))
             return False
         if s.version not in common or s.hello.token != hello.token:
             why = "access token" if s.hello.token != hello.token else "version"
-            log.info("resume_refused", bot=hello.bot_name, session=s.id, reason=why)
+            log.info(
+                "resume_refused",
+                bot=display_name(hello.bot_name),
+                session=s.id,
+                reason=why,
+            )
             return False
         assert s.spec is not None and s.spec.reattach is not None  # (resumable)
         old = s.conn

@@ -19,8 +19,11 @@ grpc core's own settings (the listener) are chosen by :mod:`.grpc_setup`,
 imported before grpc.
 
 Pitfall handled here: grpc.aio ends the request iterator cleanly when a
-client cancels, so the end of the inbound stream is reported to trio as the
-bot having left (:attr:`Connection.closed`).
+client cancels, when its connection drops and when gRPC refuses a message
+over the size limit, as when the bot half-closes: the end of the inbound
+stream is reported to trio as the bot having left (:attr:`Connection.closed`),
+and why (``close_reason``, the detail of the seat's ``disconnect`` fault) from
+what follows: gRPC cancels the handler at once unless the bot half-closed.
 
 A bot that stops reading is cut off: gRPC takes messages until the HTTP/2
 flow-control window of the stream is full, then ``context.write`` waits.
@@ -84,6 +87,11 @@ KEEPALIVE_OPTIONS: tuple[tuple[str, int], ...] = (
 )
 
 CLOSE_GRACE = 10.0
+
+#: Seconds the reader waits, at the clean end of a bot's messages, for gRPC
+#: to cancel the handler (a call gRPC ended rather than a half-close; it
+#: comes within a millisecond): then the bot is seen to leave.
+_SETTLE = 0.05
 
 #: Set to ``0`` to run the grpc.aio thread on asyncio's own loop even where
 #: uvloop is installed (for comparisons; docs/performance.md).
@@ -320,6 +328,7 @@ class _Servicer:
         encode = bridge._encode
         write = context.write
         bridge.open_streams += 1
+        ended = "stream ended"
         try:
             while True:
                 try:
@@ -345,6 +354,12 @@ class _Servicer:
                     await write(encode(item))
                 except asyncio.CancelledError:
                     if not conn._cut:
+                        # gRPC ended the call: not a half-close (_read)
+                        ended = (
+                            "the stream was cut: the bot cancelled its call, its connection "
+                            "dropped, or it sent a message larger than "
+                            f"{bridge.max_message_bytes} bytes"
+                        )
                         raise
                     # Connection._end_now: the close is next in the queue
                     conn._cut = False
@@ -352,7 +367,7 @@ class _Servicer:
         finally:
             bridge.open_streams -= 1
             reader.cancel()
-            bridge._to_trio(conn._mark_closed, "stream ended")
+            bridge._to_trio(conn._mark_closed, ended)
 
     async def _read(self, request_iterator: AsyncIterator[Any], conn: Connection) -> None:
         bridge = self._bridge
@@ -370,6 +385,13 @@ class _Servicer:
                     msg = Malformed(str(e))
                 if not bridge._to_trio(conn._deliver, msg):
                     return
+            # grpc.aio ends the iterator as cleanly when gRPC itself ends the
+            # call (the bot cancelled it, its connection dropped, a message
+            # over the size limit) as when the bot half-closes; then gRPC
+            # cancels the handler, which says why (Play): give it the time
+            writer = conn._writer
+            if writer is not None and not writer.done():
+                await asyncio.wait((writer,), timeout=_SETTLE)
         except asyncio.CancelledError:
             reason = "stream cancelled"
             raise

@@ -22,6 +22,7 @@ import trio
 from wizard_arena.protocol.messages import PROTOCOL_VERSIONS, Hello
 from wizard_arena.rules import Rules
 from wizard_referee.referee.seat import CloseCode, Malformed, Seat
+from wizard_referee.referee.sessions import display_name
 
 if TYPE_CHECKING:
     from wizard_referee.referee.arena import Arena
@@ -73,7 +74,7 @@ async def greet(arena: Arena, seat: Seat) -> None:
         seat.close(refusal.code, refusal.details)
         arena.counters.refused[refusal.reason] += 1
         extra: dict[str, Any] = {"missing": refusal.missing} if refusal.missing else {}
-        log.info("refused", reason=refusal.reason, bot=hello.bot_name, **extra)
+        log.info("refused", reason=refusal.reason, bot=display_name(hello.bot_name), **extra)
         if refusal.missing and arena.config.tokens is not None:
             # an access token of this server: bounded by their number
             arena.refused_options[hello.token] = (

@@ -17,7 +17,24 @@ from dataclasses import dataclass, field
 from wizard_arena.protocol.messages import Hello
 from wizard_referee.referee.seat import Seat, SeatSpec
 
-__all__ = ["ResumeTokens", "Session"]
+__all__ = ["MAX_NAME", "ResumeTokens", "Session", "display_name"]
+
+#: Characters of ``Hello.bot_name`` the referee keeps: a bot's name goes into
+#: every seat's GameStarted, the records and each log line of its moves, so a
+#: hostile bot must not make it a 64 KiB payload (docs/protocol.md, step 1 of
+#: "A game, message by message").
+MAX_NAME = 64
+
+
+def display_name(bot_name: str) -> str:
+    r"""``Hello.bot_name`` as the referee uses it: its first :data:`MAX_NAME`
+    characters, each that is not printable (a control or format character:
+    a newline, an escape, a bidirectional override) replaced by ``?``.
+
+    >>> display_name("eve\x1b[2J\n" + "x" * 100) == "eve?[2J?" + "x" * 56
+    True
+    """
+    return "".join(c if c.isprintable() else "?" for c in bot_name[:MAX_NAME])
 
 
 @dataclass(eq=False)
@@ -50,7 +67,7 @@ class Session:
 
     @property
     def name(self) -> str:
-        return self.hello.bot_name or self.id
+        return display_name(self.hello.bot_name) or self.id
 
     @property
     def alive(self) -> bool:
