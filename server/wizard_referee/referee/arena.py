@@ -200,8 +200,8 @@ class Arena:
             "session",
             session=session.id,
             bot=session.name,
-            sdk=hello.sdk_name,
-            sdk_version=hello.sdk_version,
+            sdk=display_name(hello.sdk_name),
+            sdk_version=display_name(hello.sdk_version),
             version=session.version,
         )
         for cb in self.on_session:
