@@ -166,6 +166,7 @@ class Connection:
         """asyncio: the Play handler runs (items are taken)."""
         self._waiter: asyncio.Future[None] | None = None
         self._writer: asyncio.Task[Any] | None = None
+        self._written = 0  # messages written to the bot (grpc.aio thread)
         """The Play handler (it writes): cancelled to cut a stuck write short."""
         self._ending = False
         """asyncio: a close is queued; nothing more is taken."""
@@ -352,6 +353,7 @@ class _Servicer:
                                 )
                         return
                     await write(encode(item))
+                    conn._written += 1
                 except asyncio.CancelledError:
                     if not conn._cut:
                         # gRPC ended the call: not a half-close (_read)
@@ -388,9 +390,12 @@ class _Servicer:
             # grpc.aio ends the iterator as cleanly when gRPC itself ends the
             # call (the bot cancelled it, its connection dropped, a message
             # over the size limit) as when the bot half-closes; then gRPC
-            # cancels the handler, which says why (Play): give it the time
+            # cancels the handler, which says why (Play): give it the time.
+            # Not before the bot has been sent more than a Welcome: no table
+            # yet, where the reason would show, and a bot that greets and
+            # leaves must not wait to be seen leaving (it could be seated).
             writer = conn._writer
-            if writer is not None and not writer.done():
+            if conn._written > 1 and writer is not None and not writer.done():
                 await asyncio.wait((writer,), timeout=_SETTLE)
         except asyncio.CancelledError:
             reason = "stream cancelled"
