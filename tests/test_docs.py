@@ -1,0 +1,46 @@
+"""The guides' tables and snippets agree with the code (docs/tournament.md, ...)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import tomllib
+from typing import Any
+
+from wizard_referee.tournament.config import TournamentConfig
+from wizard_referee.tournament.config_keys import TOURNAMENT_KEYS
+from wizard_referee.tournament.seating import DEFAULT_SEATING
+
+from .conftest import ROOT
+
+TOURNAMENT = (ROOT / "docs" / "tournament.md").read_text(encoding="utf-8")
+
+
+def _value(text: str) -> Any:
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def test_every_tournament_key_is_documented_with_its_default() -> None:
+    """The table of "The configuration file": one row per key of
+    TOURNAMENT_KEYS (``workdir`` was missing), with the default it has."""
+    table = TOURNAMENT.split("| key | default | meaning |", 1)[1].split("\n\n", 1)[0]
+    documented: dict[str, str] = {}
+    for keys, default in re.findall(r"^\| (`\w+`(?:, `\w+`)*) \| (.+?) \| ", table, re.M):
+        names = re.findall(r"`(\w+)`", keys)
+        values = [v.strip().strip("`") for v in default.split(",")]  # `host`, `port`
+        if len(values) != len(names):
+            values = [default.strip("`")] * len(names)
+        documented.update(zip(names, values, strict=True))
+    assert sorted(documented) == sorted(TOURNAMENT_KEYS)
+    effective = {"seating": DEFAULT_SEATING, "workdir": "."}  # None / "" resolved later
+    for field in dataclasses.fields(TournamentConfig):
+        if field.name not in documented:
+            continue
+        text, actual = documented[field.name], effective.get(field.name, field.default)
+        if text.startswith("("):  # "(drawn)", "(all rounds)": nothing given
+            assert actual is None, (field.name, actual)
+        else:
+            assert _value(text) == actual, (field.name, text, actual)
