@@ -44,3 +44,12 @@ def test_every_tournament_key_is_documented_with_its_default() -> None:
             assert actual is None, (field.name, actual)
         else:
             assert _value(text) == actual, (field.name, text, actual)
+
+
+def test_the_sdk_reference_has_whole_attribute_comments() -> None:
+    """An attribute's ``#:`` comment of several lines is rendered whole (only
+    its last line was: Bot.event_stream's read "...'s members) chooses.")."""
+    reference = (ROOT / "docs" / "sdk-reference.md").read_text(encoding="utf-8")
+    entry = reference.split("- attribute `event_stream` = `None`\n\n", 1)[1].split("\n\n", 1)[0]
+    assert entry.startswith("  The messages the bot receives over the network")
+    assert entry.endswith("`wizard_arena.protocol.codes.EventStream`'s members) chooses.")
