@@ -174,11 +174,20 @@ async def _main(
                 flush=True,
             )
             for url in urls:
-                print(f"web pages and metrics: {url}/", file=sys.stderr, flush=True)
+                print(web_line(url), file=sys.stderr, flush=True)
             async for sig in signals:
                 arena.log.info("signal", signal=signal.Signals(sig).name)
                 nursery.cancel_scope.cancel()
                 break
+
+
+def web_line(url: str) -> str:
+    """The line naming a web server's address: the pages, or ``/metrics``
+    alone (``--metrics-port``; its URL was printed as ``.../metrics/``, a
+    redirect, under "web pages and metrics")."""
+    if url.endswith("/metrics"):
+        return f"metrics: {url}"
+    return f"web pages and metrics: {url}/"
 
 
 def web_problem(web: WebOptions, referee_port: int = 0) -> str | None:
