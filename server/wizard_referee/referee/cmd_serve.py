@@ -21,7 +21,9 @@ from wizard_referee.referee.policy import PolicyError, RefereePolicy
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=port_number, default=50051, help="port (0: any free port)")
+    parser.add_argument(
+        "--port", type=port_number, default=50051, help="port (default 50051; 0: any free port)"
+    )
     add_rules_arguments(parser)
     parser.add_argument(
         "--move-time",
