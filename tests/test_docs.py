@@ -7,6 +7,9 @@ import re
 import tomllib
 from typing import Any
 
+import pytest
+
+from wizard_arena.cli import COMMANDS
 from wizard_referee.tournament.config import TournamentConfig
 from wizard_referee.tournament.config_keys import TOURNAMENT_KEYS
 from wizard_referee.tournament.seating import DEFAULT_SEATING
@@ -53,3 +56,20 @@ def test_the_sdk_reference_has_whole_attribute_comments() -> None:
     entry = reference.split("- attribute `event_stream` = `None`\n\n", 1)[1].split("\n\n", 1)[0]
     assert entry.startswith("  The messages the bot receives over the network")
     assert entry.endswith("`wizard_arena.protocol.codes.EventStream`'s members) chooses.")
+
+
+@pytest.mark.parametrize("name", ["tutorial.md", "course.md"])
+def test_a_guide_that_runs_server_verbs_installs_the_server_extra(name: str) -> None:
+    """The tutorial installed the SDK alone (``pip install -e .``), then ran
+    ``wizard-arena serve``, which asks for the ``server`` extra; the course
+    installed ``rl`` alone, then ran ``compare``, ``check`` and ``serve``."""
+    text = (ROOT / "docs" / name).read_text(encoding="utf-8")
+    verbs = set(re.findall(r"^\s*(?:\$ )?wizard-arena (\w+)", text, re.M))
+    server = {v for v in verbs if COMMANDS[v][0].startswith("wizard_referee.")}
+    assert server, verbs  # the check has something to check
+    extras = {
+        extra.strip()
+        for group in re.findall(r"pip install (?:-e )?'[^'\s]*\[([^\]]*)\]'", text)
+        for extra in group.split(",")
+    }
+    assert extras & {"server", "dev"}, (sorted(server), extras)
