@@ -105,9 +105,13 @@ def attribute_docs(cls: type) -> dict[str, str]:
     for item in body:
         if isinstance(item, ast.AnnAssign | ast.Assign):
             target = item.target if isinstance(item, ast.AnnAssign) else item.targets[0]
-            above = lines[item.lineno - 2].strip() if item.lineno >= 2 else ""
-            if isinstance(target, ast.Name) and above.startswith("#:"):
-                docs.setdefault(target.id, above[2:].strip())
+            comment: list[str] = []  # every "#:" line of the block, not only the last
+            n = item.lineno - 2
+            while n >= 0 and lines[n].strip().startswith("#:"):
+                comment.insert(0, lines[n].strip()[2:].strip())
+                n -= 1
+            if isinstance(target, ast.Name) and comment:
+                docs.setdefault(target.id, "\n".join(comment))
     return docs
 
 

@@ -108,6 +108,16 @@ def test_few_deals_give_no_interval_and_say_so_in_words() -> None:
     assert row["low"] is None and row["note"] == "no interval: 2 deals played, 10 needed"
 
 
+def test_one_deal_is_counted_in_the_singular_and_not_quoted_as_two() -> None:
+    """The note said "they played only 1 deals ... (from 2 deals a "95%"
+    interval ...)"."""
+    board = leaderboard_of(_finished(1), bootstrap=100)
+    assert {r.note for r in board.rows} == {"no interval: 1 deal played, 10 needed"}
+    (note,) = [n for n in board.notes if n.startswith("no 95% interval")]
+    assert "they played only 1 deal, and" in note
+    assert '(even from 2 deals a "95%" interval holds the true rating only about 60%' in note
+
+
 def test_ten_deals_give_intervals() -> None:
     board = leaderboard_of(_finished(MIN_SETS), bootstrap=100)
     for r in board.rows:

@@ -146,6 +146,22 @@ def test_config_errors(data: dict, message: str) -> None:
         TournamentConfig.from_dict(data)
 
 
+def test_relative_paths_in_the_file_are_relative_to_its_folder(tmp_path: Path) -> None:
+    """from_toml's promise (docs/tournament.md: ``database`` "relative to the
+    TOML file"), for ``workdir`` and the default database too (both were
+    taken from the current folder); ``--database`` on the command line is
+    relative to the current folder (it was taken from the file's)."""
+    entrants = [{"name": n, "command": "x"} for n in "abc"]
+    path = _toml(tmp_path / "t.toml", {"players": 3, "workdir": "bots"}, entrants)
+    config = TournamentConfig.from_toml(path)
+    assert Path(config.workdir) == tmp_path / "bots"
+    assert Path(config.database) == tmp_path / "tournament.sqlite"
+    path = _toml(tmp_path / "u.toml", {"players": 3, "database": "u.sqlite"}, entrants)
+    assert Path(TournamentConfig.from_toml(path).workdir) == tmp_path
+    assert Path(TournamentConfig.from_toml(path).database) == tmp_path / "u.sqlite"
+    assert TournamentConfig.from_toml(path, database="cli.sqlite").database == "cli.sqlite"
+
+
 def test_cli_refuses_bad_config_without_traceback(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text("[tournament\n")

@@ -5,6 +5,8 @@ real hypercorn on port 0 (``start_web``, as ``serve --web 0 --metrics-port 0``).
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Any
 
 import httpx
@@ -120,3 +122,28 @@ def test_pages_and_metrics_on_a_real_hypercorn() -> None:
             n.cancel_scope.cancel()
 
     trio.run(main)
+
+
+@pytest.mark.e2e
+def test_serve_prints_the_metrics_port_as_an_address_that_answers() -> None:
+    """``serve --metrics-port 0`` printed ``web pages and metrics:
+    http://...:P/metrics/``: not pages, and a redirect; each printed address
+    now answers as it says."""
+    serve = ["serve", "--port", "0", "--web", "0", "--metrics-port", "0", "--log-level", "warning"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wizard_arena.cli", *serve],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        lines = [proc.stderr.readline() for _ in range(3)]
+        pages = [line.split(": ", 1)[1].strip() for line in lines if "web pages" in line]
+        metrics = [line.split(": ", 1)[1].strip() for line in lines if line.startswith("metrics")]
+        assert len(pages) == 1 and len(metrics) == 1, lines
+        assert httpx.get(pages[0]).status_code == 200
+        scraped = httpx.get(metrics[0])
+        assert scraped.status_code == 200 and "wizard_arena_decisions_total" in scraped.text
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

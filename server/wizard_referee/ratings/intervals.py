@@ -81,19 +81,27 @@ def withhold_thin_intervals(
         replace(p, low=None, high=None) if p.name in thin else p for p in result.players
     )
     fewest, most = min(thin.values()), max(thin.values())
-    counts = f"{fewest}" if fewest == most else f"{fewest} to {most}"
+    counts = _count(fewest, unit) if fewest == most else f"{fewest} to {most} {unit}"
     everyone = len(thin) == len(result.players)
     who = "the bots" if everyone else ", ".join(sorted(thin))
+    # from 1 set the bootstrap cannot vary at all: quote the least that can
+    least = _count(max(fewest, 2), unit)
     note = (
         f"no 95% interval for {who}: {'they' if everyone or len(thin) > 1 else 'it'} played "
-        f"only {counts} {unit}, and an interval needs at least {MIN_SETS}. The interval is "
+        f"only {counts}, and an interval needs at least {MIN_SETS}. The interval is "
         f"worked out by re-rating the results many times, each time with the {unit} drawn "
         f"again at random; with few {unit} those re-ratings vary too little, so the interval "
-        f'would look more precise than it is (from {max(fewest, 2)} {unit} a "95%" interval '
-        f"holds the true rating only about {bootstrap_coverage(max(fewest, 2)):.0%} of the time). "
-        f"Play more {unit} to get intervals."
+        f"would look more precise than it is ({'even ' if fewest < 2 else ''}from {least} a "
+        f'"95%" interval holds the true rating only about '
+        f"{bootstrap_coverage(max(fewest, 2)):.0%} of the time). Play more {unit} to get intervals."
     )
     per_player = {
-        name: f"no interval: {n} {unit} played, {MIN_SETS} needed" for name, n in thin.items()
+        name: f"no interval: {_count(n, unit)} played, {MIN_SETS} needed"
+        for name, n in thin.items()
     }
     return replace(result, players=players, notes=(*result.notes, note)), per_player
+
+
+def _count(n: int, unit: str) -> str:
+    """``1 deal``, ``2 deals`` (``unit`` is plural)."""
+    return f"{n} {unit.removesuffix('s') if n == 1 else unit}"

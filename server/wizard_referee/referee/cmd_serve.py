@@ -21,7 +21,9 @@ from wizard_referee.referee.policy import PolicyError, RefereePolicy
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=port_number, default=50051, help="port (0: any free port)")
+    parser.add_argument(
+        "--port", type=port_number, default=50051, help="port (default 50051; 0: any free port)"
+    )
     add_rules_arguments(parser)
     parser.add_argument(
         "--move-time",
@@ -174,11 +176,20 @@ async def _main(
                 flush=True,
             )
             for url in urls:
-                print(f"web pages and metrics: {url}/", file=sys.stderr, flush=True)
+                print(web_line(url), file=sys.stderr, flush=True)
             async for sig in signals:
                 arena.log.info("signal", signal=signal.Signals(sig).name)
                 nursery.cancel_scope.cancel()
                 break
+
+
+def web_line(url: str) -> str:
+    """The line naming a web server's address: the pages, or ``/metrics``
+    alone (``--metrics-port``; its URL was printed as ``.../metrics/``, a
+    redirect, under "web pages and metrics")."""
+    if url.endswith("/metrics"):
+        return f"metrics: {url}"
+    return f"web pages and metrics: {url}/"
 
 
 def web_problem(web: WebOptions, referee_port: int = 0) -> str | None:

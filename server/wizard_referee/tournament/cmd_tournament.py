@@ -196,7 +196,7 @@ def _web_starter(
             f'"{config.executor}" the games are played on the workers: follow the results '
             f"with: wizard-arena web --database {config.database}"
         )
-    from wizard_referee.referee.cmd_serve import web_problem
+    from wizard_referee.referee.cmd_serve import web_line, web_problem
 
     problem = web_problem(web, config.port)
     if problem is not None:
@@ -205,7 +205,7 @@ def _web_starter(
 
     async def on_arena(arena: Arena, nursery: trio.Nursery) -> None:
         for url in await start_web(nursery, web, arena, database=config.database):
-            print(f"web pages and metrics: {url}/", file=sys.stderr, flush=True)
+            print(web_line(url), file=sys.stderr, flush=True)
 
     return on_arena
 

@@ -72,7 +72,8 @@ class TournamentConfig:
     exclude_faulted: bool = False
     """Keep games in which any seat was faulted out of the ratings."""
     workdir: str = ""
-    """Folder entrant commands run in (the TOML file's folder; default: the current one)."""
+    """Folder entrant commands run in (from a file: relative to its folder, by
+    default the folder itself; otherwise default the current one)."""
     hidden_bids: bool = False
     """Rule variant: everyone bids at once; the bids are revealed together."""
     blind_first_round: bool = False
@@ -206,14 +207,9 @@ class TournamentConfig:
             raise TournamentError(listed(problems))
         if section.get("round_sizes") is not None:
             section["round_sizes"] = tuple(section["round_sizes"])
-        if base is not None and "database" in section:
-            db = Path(section["database"])
-            section["database"] = str(db if db.is_absolute() else base / db)
-        if base is not None and section.get("ray_working_dir"):
-            folder = Path(section["ray_working_dir"])
-            section["ray_working_dir"] = str(folder if folder.is_absolute() else base / folder)
         if base is not None:
-            section.setdefault("workdir", str(base))
+            given = {k for k, v in overrides.items() if v is not None}
+            _paths_from(base, section, given, database=cls.database, workdir=".")
         entrants = []
         for e in raw_entrants:
             command = e.get("command")
@@ -253,6 +249,17 @@ class TournamentConfig:
         problems = self.problems()
         if problems:
             raise TournamentError(listed(problems))
+
+
+def _paths_from(base: Path, section: dict[str, Any], given: set[str], **defaults: str) -> None:
+    """The file's paths (``database``, ``workdir``, ``ray_working_dir``; the
+    first two by default too) made relative to its folder ``base``; paths
+    given on the command line (``given``) stay relative to the current one."""
+    for key in ("database", "workdir", "ray_working_dir"):
+        value = section.get(key) or defaults.get(key, "")
+        if key not in given and value:
+            path = Path(value)
+            section[key] = str(path if path.is_absolute() else base / path)
 
 
 def _too_few(entrants: int, players: Any) -> list[str]:

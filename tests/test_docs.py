@@ -1,0 +1,75 @@
+"""The guides' tables and snippets agree with the code (docs/tournament.md, ...)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import tomllib
+from typing import Any
+
+import pytest
+
+from wizard_arena.cli import COMMANDS
+from wizard_referee.tournament.config import TournamentConfig
+from wizard_referee.tournament.config_keys import TOURNAMENT_KEYS
+from wizard_referee.tournament.seating import DEFAULT_SEATING
+
+from .conftest import ROOT
+
+TOURNAMENT = (ROOT / "docs" / "tournament.md").read_text(encoding="utf-8")
+
+
+def _value(text: str) -> Any:
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def test_every_tournament_key_is_documented_with_its_default() -> None:
+    """The table of "The configuration file": one row per key of
+    TOURNAMENT_KEYS (``workdir`` was missing), with the default it has."""
+    table = TOURNAMENT.split("| key | default | meaning |", 1)[1].split("\n\n", 1)[0]
+    documented: dict[str, str] = {}
+    for keys, default in re.findall(r"^\| (`\w+`(?:, `\w+`)*) \| (.+?) \| ", table, re.M):
+        names = re.findall(r"`(\w+)`", keys)
+        values = [v.strip().strip("`") for v in default.split(",")]  # `host`, `port`
+        if len(values) != len(names):
+            values = [default.strip("`")] * len(names)
+        documented.update(zip(names, values, strict=True))
+    assert sorted(documented) == sorted(TOURNAMENT_KEYS)
+    effective = {"seating": DEFAULT_SEATING, "workdir": "."}  # None / "" resolved later
+    for field in dataclasses.fields(TournamentConfig):
+        if field.name not in documented:
+            continue
+        text, actual = documented[field.name], effective.get(field.name, field.default)
+        if text.startswith("("):  # "(drawn)", "(all rounds)": nothing given
+            assert actual is None, (field.name, actual)
+        else:
+            assert _value(text) == actual, (field.name, text, actual)
+
+
+def test_the_sdk_reference_has_whole_attribute_comments() -> None:
+    """An attribute's ``#:`` comment of several lines is rendered whole (only
+    its last line was: Bot.event_stream's read "...'s members) chooses.")."""
+    reference = (ROOT / "docs" / "sdk-reference.md").read_text(encoding="utf-8")
+    entry = reference.split("- attribute `event_stream` = `None`\n\n", 1)[1].split("\n\n", 1)[0]
+    assert entry.startswith("  The messages the bot receives over the network")
+    assert entry.endswith("`wizard_arena.protocol.codes.EventStream`'s members) chooses.")
+
+
+@pytest.mark.parametrize("name", ["tutorial.md", "course.md"])
+def test_a_guide_that_runs_server_verbs_installs_the_server_extra(name: str) -> None:
+    """The tutorial installed the SDK alone (``pip install -e .``), then ran
+    ``wizard-arena serve``, which asks for the ``server`` extra; the course
+    installed ``rl`` alone, then ran ``compare``, ``check`` and ``serve``."""
+    text = (ROOT / "docs" / name).read_text(encoding="utf-8")
+    verbs = set(re.findall(r"^\s*(?:\$ )?wizard-arena (\w+)", text, re.M))
+    server = {v for v in verbs if COMMANDS[v][0].startswith("wizard_referee.")}
+    assert server, verbs  # the check has something to check
+    extras = {
+        extra.strip()
+        for group in re.findall(r"pip install (?:-e )?'[^'\s]*\[([^\]]*)\]'", text)
+        for extra in group.split(",")
+    }
+    assert extras & {"server", "dev"}, (sorted(server), extras)
