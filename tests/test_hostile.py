@@ -76,3 +76,17 @@ def test_a_hostile_name_reaches_the_table_bounded_and_printable(serve: Any) -> N
     (rec,) = server.wait_records(1)
     assert shown in rec.names and bots[2].welcome is not None
     assert bots[2].welcome.session_id in rec.names
+
+
+@pytest.mark.e2e
+def test_a_refusal_quotes_a_hostile_list_of_rule_options_bounded(serve: Any) -> None:
+    """A bot refused for its rule options is told which ones it gave: of
+    hundreds of long names (50 KB), only the first 200 characters come back in the
+    status details (they travel in the trailers)."""
+    server = serve()
+    hostile = tuple(f"opt{i}\n" + "y" * 100 for i in range(500))
+    bot = RawBot(server.address, "options", rule_options=hostile)
+    run_bots([bot], timeout=30)
+    assert bot.status == grpc.StatusCode.FAILED_PRECONDITION
+    assert "round_sizes" in bot.details and "opt0?yyy" in bot.details
+    assert bot.details.endswith(" ...) do not include them") and len(bot.details) < 500

@@ -156,14 +156,23 @@ def _sessions_per_token(arena: Arena, hello: Hello) -> _Refusal | None:
     return _Refusal(CloseCode.RESOURCE_EXHAUSTED, details, "sessions per token")
 
 
+#: Characters of the bot's own ``Hello.rule_options`` quoted back in a refusal
+#: (a status detail: a hostile list must not fill the trailers).
+MAX_OPTIONS_SHOWN = 200
+
+
 def _rule_options(arena: Arena, hello: Hello) -> _Refusal | None:
     rules = arena.config.rules
     missing = missing_options(rules, hello.rule_options)
     if not missing:
         return None
+    joined = ", ".join(hello.rule_options)
+    given = display_name(joined, MAX_OPTIONS_SHOWN) or "none"
+    if len(joined) > MAX_OPTIONS_SHOWN:
+        given += " ..."
     details = (
         f"this server's tables play the rule option(s) {', '.join(missing)} "
         f"({rules.describe()}); the bot's Hello.rule_options "
-        f"({', '.join(hello.rule_options) or 'none'}) do not include them"
+        f"({given}) do not include them"
     )
     return _Refusal(CloseCode.FAILED_PRECONDITION, details, "rule options", missing)

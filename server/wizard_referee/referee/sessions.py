@@ -26,15 +26,15 @@ __all__ = ["MAX_NAME", "ResumeTokens", "Session", "display_name"]
 MAX_NAME = 64
 
 
-def display_name(bot_name: str) -> str:
-    r"""``Hello.bot_name`` as the referee uses it: its first :data:`MAX_NAME`
-    characters, each that is not printable (a control or format character:
+def display_name(bot_name: str, limit: int = MAX_NAME) -> str:
+    r"""``Hello.bot_name`` as the referee uses it: its first ``limit``
+    characters (:data:`MAX_NAME`), each that is not printable (a control or format character:
     a newline, an escape, a bidirectional override) replaced by ``?``.
 
     >>> display_name("eve\x1b[2J\n" + "x" * 100) == "eve?[2J?" + "x" * 56
     True
     """
-    return "".join(c if c.isprintable() else "?" for c in bot_name[:MAX_NAME])
+    return "".join(c if c.isprintable() else "?" for c in bot_name[:limit])
 
 
 @dataclass(eq=False)
