@@ -243,13 +243,16 @@ def _env() -> dict[str, str]:
 
 @pytest.mark.e2e
 @pytest.mark.slow(seconds=10)
-def test_sigkill_and_resume_gives_the_uninterrupted_results(tmp_path: Path) -> None:
+def test_sigkill_and_resume_gives_the_uninterrupted_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     entrants = _det_entrants(4)
     # 1. uninterrupted run, in-process
     config_a = TournamentConfig.from_dict(
         {"tournament": {**TOURNEY, "database": str(tmp_path / "a.sqlite")}, "entrant": entrants}
     )
-    os.environ["PYTHONPATH"] = _env()["PYTHONPATH"]
+    # the bots the in-process run launches import tests.bots (restored after the test)
+    monkeypatch.setenv("PYTHONPATH", _env()["PYTHONPATH"])
     store = trio.run(run_tournament, config_a)
     store.close()
     full = _results(tmp_path / "a.sqlite")
