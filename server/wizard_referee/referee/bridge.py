@@ -57,7 +57,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 import wizard_arena.protocol.wire as wire
-from wizard_arena.protocol.messages import BotMsg, GameEnd, ServerInfo, ServerMsg
+from wizard_arena.protocol.messages import BotMsg, GameEnd, ServerInfo, ServerMsg, Welcome
 from wizard_referee.referee.seat import CloseCode, Malformed, Seat
 
 __all__ = [
@@ -166,9 +166,9 @@ class Connection:
         """asyncio: the Play handler runs (items are taken)."""
         self._waiter: asyncio.Future[None] | None = None
         self._writer: asyncio.Task[Any] | None = None
-        self._written = 0  # messages written to the bot (grpc.aio thread)
-        self._between_games = True  # nothing written since Welcome or a GameEnd
         """The Play handler (it writes): cancelled to cut a stuck write short."""
+        self._between_games = True
+        """asyncio: the last message written (if any) was a Welcome or a GameEnd."""
         self._ending = False
         """asyncio: a close is queued; nothing more is taken."""
         self._cut = False
@@ -354,8 +354,7 @@ class _Servicer:
                                 )
                         return
                     await write(encode(item))
-                    conn._written += 1
-                    conn._between_games = isinstance(item, GameEnd)
+                    conn._between_games = isinstance(item, Welcome | GameEnd)
                 except asyncio.CancelledError:
                     if not conn._cut:
                         # gRPC ended the call: not a half-close (_read)
@@ -392,14 +391,11 @@ class _Servicer:
             # grpc.aio ends the iterator as cleanly when gRPC itself ends the
             # call (the bot cancelled it, its connection dropped, a message
             # over the size limit) as when the bot half-closes; then gRPC
-            # cancels the handler, which says why (Play): give it the time.
-            # Only during a game, where the reason shows in a fault: not
-            # after a Welcome alone (a bot that greets and leaves must not
-            # wait to be seen leaving: it could be seated) nor after a
-            # GameEnd (a bot leaving after its last game, as the SDK does).
+            # cancels the handler, which says why (Play): give it the time,
+            # during a game only (where the reason shows in a fault; a bot
+            # leaving from the lobby is seen to leave at once)
             writer = conn._writer
-            between = conn._written <= 1 or conn._between_games
-            if not between and writer is not None and not writer.done():
+            if not conn._between_games and writer is not None and not writer.done():
                 await asyncio.wait((writer,), timeout=_SETTLE)
         except asyncio.CancelledError:
             reason = "stream cancelled"
