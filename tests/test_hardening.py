@@ -479,12 +479,12 @@ def test_cut_off_settings() -> None:
 def test_the_transport_loop_is_uvloop_unless_switched_off(
     setting: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """bridge.new_event_loop: uvloop's loop where the [fast] extra installed
+    """grpc_setup.new_event_loop: uvloop's loop where the [fast] extra installed
     it, asyncio's with WIZARD_ARENA_UVLOOP=0 (docs/performance.md)."""
     import asyncio
     import importlib.util
 
-    from wizard_referee.referee.bridge import UVLOOP_ENV, new_event_loop
+    from wizard_referee.referee.grpc_setup import UVLOOP_ENV, new_event_loop
 
     monkeypatch.setenv(UVLOOP_ENV, setting)
     loop = new_event_loop()

@@ -16,7 +16,7 @@ the stream) and hands it to trio, and writes what trio sends. A
 know of it. Nothing in here knows the rules of Wizard.
 
 grpc core's own settings (the listener) are chosen by :mod:`.grpc_setup`,
-imported before grpc.
+imported before grpc, as is the transport thread's event loop.
 
 Pitfall handled here: grpc.aio ends the request iterator cleanly when a
 client cancels, when its connection drops and when gRPC refuses a message
@@ -38,9 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import itertools
-import os
 import threading
 from collections import deque
 from collections.abc import AsyncIterator, Callable
@@ -48,7 +46,7 @@ from dataclasses import dataclass
 from typing import Any
 
 # grpc core reads its settings once, when it loads: choose them first
-from wizard_referee.referee import grpc_setup  # noqa: F401
+from wizard_referee.referee.grpc_setup import new_event_loop
 
 # isort: split
 import grpc
@@ -66,7 +64,6 @@ __all__ = [
     "CloseCode",
     "Connection",
     "Malformed",
-    "new_event_loop",
     "open_bridge",
 ]
 
@@ -92,29 +89,6 @@ CLOSE_GRACE = 10.0
 #: to cancel the handler (a call gRPC ended rather than a half-close; it
 #: comes within a millisecond): then the bot is seen to leave.
 _SETTLE = 0.05
-
-#: Set to ``0`` to run the grpc.aio thread on asyncio's own loop even where
-#: uvloop is installed (for comparisons; docs/performance.md).
-UVLOOP_ENV = "WIZARD_ARENA_UVLOOP"
-
-
-def new_event_loop() -> asyncio.AbstractEventLoop:
-    """The grpc.aio thread's event loop: uvloop's where it is installed (the
-    ``[fast]`` extra, which ``[server]`` brings on Linux and macOS) unless
-    :data:`UVLOOP_ENV` is ``0``, else asyncio's. Only the transport's thread
-    runs on it; trio still owns the referee. With lean bots uvloop cut the
-    grpc.aio thread's CPU per decision by 10-20% and raised the fast
-    benchmark's throughput by 15-25% (docs/performance.md)."""
-    if os.environ.get(UVLOOP_ENV, "1") != "0":
-        try:
-            uvloop: Any = importlib.import_module("uvloop")
-        except ImportError:
-            pass
-        else:
-            loop: asyncio.AbstractEventLoop = uvloop.new_event_loop()
-            return loop
-    return asyncio.new_event_loop()
-
 
 #: The gRPC status each way of closing a stream ends it with.
 STATUS_OF_CLOSE = {code: grpc.StatusCode[code.name] for code in CloseCode}
