@@ -223,7 +223,7 @@ if netns.inside():
     @pytest.fixture(scope="module")
     def reference(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[Any, ...]]:
         """The seat results of the tournament played locally (one game at a
-        time: four bot processes, not eight; the results do not depend on it)."""
+        time: three bot processes, not six; the results do not depend on it)."""
         db = tmp_path_factory.mktemp("local") / "local.sqlite"
         trio.run(run_tournament, _config(db)).close()
         _no_faults(_records(db))
