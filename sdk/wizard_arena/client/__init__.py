@@ -103,7 +103,8 @@ The SDK logs to the ``wizard_arena.client`` logger. The package's modules:
 ``connection`` (gRPC channel, Hello, status codes), ``driver`` (the protocol
 logic, free of I/O), ``blocking`` (:func:`run_bot`), ``session`` and
 ``serve`` (trio: :func:`open_bot_session`, :func:`serve_bot`,
-:class:`AsyncBot`), ``retry`` (reconnecting with backoff), ``errors``,
+:class:`AsyncBot`; imported at their first use, so a process that plays a
+plain bot never loads trio), ``retry`` (reconnecting with backoff), ``errors``,
 ``results`` (:class:`RunResult`, :class:`ClientRecord`), ``errorlog``
 (each error in full once) and ``cmd_bot`` (the ``wizard-arena bot`` verb).
 Both runners have a seam for tests: the trio runner plays over any
