@@ -94,7 +94,6 @@ def _sizes(v: Any) -> bool:
     return v is None or (isinstance(v, list | tuple) and all(type(x) is int for x in v))
 
 
-#: Every ``[tournament]`` key, in the order of TournamentConfig's fields.
 #: executor name -> the module that plays a tournament with it (loaded only
 #: when chosen: :func:`~.executors.load_executor`); here, beside the key that
 #: names one, so the command line lists them without loading the executors
@@ -103,6 +102,7 @@ EXECUTORS: dict[str, str] = {
     "ray": "wizard_referee.cluster.tournament_play",
 }
 
+#: Every ``[tournament]`` key, in the order of TournamentConfig's fields.
 TOURNAMENT_KEYS: dict[str, Key] = {
     "name": _text("a non-empty string", '"league"'),
     "players": _whole(3, 6, "4"),
