@@ -487,6 +487,31 @@ def test_the_conformance_verb_loads_no_grpc() -> None:
     assert line.split() == ["LOADED", "0"], f"{line!r}: the conformance verb loaded these"
 
 
+def test_tournament_help_and_a_plain_bot_load_only_what_they_need() -> None:
+    """``tournament --help`` (and a bad file) answer without the referee's
+    grpc, trio, structlog or numpy; ``wizard-arena bot`` with a plain Bot
+    loads grpc but never trio (the client's trio forms load at first use):
+    a bot's process starts once per entrant instance."""
+    code = (
+        "import sys\n"
+        "from wizard_arena.cli import main\n"
+        "heavy = {'grpc', 'trio', 'structlog', 'numpy'}\n"
+        "try:\n"
+        "    main(['tournament', '--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('HELP', ','.join(sorted({n.split('.')[0] for n in sys.modules} & heavy)))\n"
+        "status = main(['bot', 'wizard_bots.random_bot:RandomBot', '--server', '127.0.0.1:1',"
+        " '--no-reconnect', '--quiet'])\n"
+        "print('BOT', status, ','.join(sorted({n.split('.')[0] for n in sys.modules} & heavy)))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
+    lines = [line.split() for line in proc.stdout.splitlines() if line.startswith(("HELP", "BOT"))]
+    assert lines == [["HELP"], ["BOT", "1", "grpc"]], proc.stdout[-2000:] + proc.stderr
+
+
 # -- each package says what lives there and what it may import ------------------------------
 
 

@@ -1,5 +1,5 @@
 """``wizard-arena check``: a good bot passes, flawed bots fail with the problems
-named and advice, usage errors exit 2.
+named and advice, usage errors exit 2 (checked in this process: cli_here).
 
 Each check runs as the real command (a subprocess; it starts its own referee
 on loopback and the bot under test as a further subprocess: marked ``e2e``),
@@ -23,6 +23,7 @@ from wizard_arena.cli import COMMANDS
 from wizard_arena.rules import Rules
 from wizard_referee.referee.table import SeatSpec, run_table
 
+from .cli_here import cli_here
 from .conftest import ROOT, seed_of
 
 pytestmark = pytest.mark.timeout(120)
@@ -220,12 +221,22 @@ def test_a_command_with_placeholders_that_never_connects() -> None:
         ["wizard_bots.random_bot:RandomBot", "--maximus", "--round-sizes", "2,4"],
         ["wizard_bots.random_bot:RandomBot", "--round-sizes", "two"],
         ["wizard_bots.random_bot:RandomBot", "--opponent", "no_such_module:Bot"],
-        pytest.param(["--command", "no-such-program-anywhere"], marks=pytest.mark.e2e),
         ["--command", "x", "--arg", "a=1"],
     ],
 )
-def test_usage_errors_exit_2(args: list[str]) -> None:
-    proc = check(*args)
+def test_usage_errors_exit_2(
+    args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Refused before anything starts: in this process (cli_here)."""
+    proc = cli_here(["check", *args], capsys, monkeypatch, cwd=ROOT)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "error" in proc.stderr
+
+
+@pytest.mark.e2e
+def test_a_command_that_cannot_start_exits_2() -> None:
+    """Found only when the check starts the bot: the real command."""
+    proc = check("--command", "no-such-program-anywhere")
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "error" in proc.stderr
 
@@ -237,14 +248,11 @@ def test_a_spec_the_bot_command_refuses_exits_2() -> None:
     assert "has no class 'NoSuchBot'" in proc.stderr
 
 
-def test_check_is_a_registered_command() -> None:
+def test_check_is_a_registered_command(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert COMMANDS["check"][0] == "wizard_referee.check.cmd_check"
-    proc = subprocess.run(
-        [sys.executable, "-m", "wizard_arena.cli", "check", "--help"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    proc = cli_here(["check", "--help"], capsys, monkeypatch)
     assert proc.returncode == 0
     assert "--command" in proc.stdout and "{server}" in proc.stdout
 

@@ -1,16 +1,20 @@
-"""``wizard-arena ratings``: the command, run as a subprocess (and, for the many
-small refusal cases, in-process through the same ``main`` to keep the suite fast)."""
+"""``wizard-arena ratings``: the command, run as a subprocess (standard input,
+an error's exact output) and, for the rest, in-process through the same
+``main`` to keep the suite fast."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from wizard_arena.cli import main
+
+from .cli_here import Ran, cli_here
 
 
 def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -22,6 +26,16 @@ def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[st
         input=stdin,
         timeout=60,
     )
+
+
+Cli = Callable[..., Ran]
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
+    """``wizard-arena ratings ARGS`` in this process (the verb's own subprocess:
+    test_stdin and the ``*_subprocess`` tests)."""
+    return lambda *args: cli_here(["ratings", *args], capsys, monkeypatch)
 
 
 def _inproc(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -46,9 +60,9 @@ CYCLE = (
 )
 
 
-def test_table(tmp_path: Path) -> None:
+def test_table(tmp_path: Path, cli: Cli) -> None:
     path = _write(tmp_path, CYCLE)
-    out = _cli(path, "--bootstrap", "50")
+    out = cli(path, "--bootstrap", "50")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0].split() == ["rank", "name", "rating", "95%", "low", "95%", "high", "games"]
@@ -68,7 +82,7 @@ def test_table(tmp_path: Path) -> None:
     )
 
 
-def test_json_bt(tmp_path: Path) -> None:
+def test_json_bt(tmp_path: Path, cli: Cli) -> None:
     lines: list[object] = [
         {"players": ["a", "b", "c"], "scores": [30, 20, 10], "game_id": 1},
         "",
@@ -76,7 +90,7 @@ def test_json_bt(tmp_path: Path) -> None:
         {"players": ["b", "c", "a"], "scores": [30, 20, 10], "duplicate_set": "d1"},
         {"players": ["c", "a", "b"], "scores": [30, 20, 20], "duplicate_set": "d1"},
     ]
-    out = _cli(_write(tmp_path, lines), "--json", "--seed", "3", "--bootstrap", "100")
+    out = cli(_write(tmp_path, lines), "--json", "--seed", "3", "--bootstrap", "100")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert [set(d) for d in data] == [{"name", "rating", "low", "high", "games"}] * 3
@@ -88,11 +102,11 @@ def test_json_bt(tmp_path: Path) -> None:
     assert all(d["low"] is None and d["high"] is None for d in data)
     assert "note: Bradley-Terry ratings" in out.stderr  # notes stay off stdout
     assert "no 95% interval for the bots: they played only 2 duplicate sets" in out.stderr
-    again = _cli(_write(tmp_path, lines), "--json", "--seed", "3", "--bootstrap", "100")
+    again = cli(_write(tmp_path, lines), "--json", "--seed", "3", "--bootstrap", "100")
     assert again.stdout == out.stdout
 
 
-def test_intervals_from_10_duplicate_sets_on(tmp_path: Path) -> None:
+def test_intervals_from_10_duplicate_sets_on(tmp_path: Path, cli: Cli) -> None:
     def sets(n: int) -> list[object]:
         return [
             {"players": ["a", "b", "c"], "scores": [30 + i % 3, 20 + i % 5, 10], "duplicate_set": i}
@@ -102,39 +116,39 @@ def test_intervals_from_10_duplicate_sets_on(tmp_path: Path) -> None:
             for i in range(n)
         ]
 
-    data = json.loads(_cli(_write(tmp_path, sets(10)), "--json", "--bootstrap", "50").stdout)
+    data = json.loads(cli(_write(tmp_path, sets(10)), "--json", "--bootstrap", "50").stdout)
     assert all(isinstance(d["low"], float) and isinstance(d["high"], float) for d in data)
-    few = _cli(_write(tmp_path, sets(9)), "--bootstrap", "50")
+    few = cli(_write(tmp_path, sets(9)), "--bootstrap", "50")
     assert "no 95% interval for the bots: they played only 9 duplicate sets" in few.stdout
     assert [line.split()[3:5] for line in few.stdout.splitlines()[1:4]] == [["-", "-"]] * 3
 
 
-def test_json_elo(tmp_path: Path) -> None:
+def test_json_elo(tmp_path: Path, cli: Cli) -> None:
     path = _write(tmp_path, [{"players": ["w", "l"], "scores": [120, 80]}])
-    out = _cli(path, "--method", "elo", "--json")
+    out = cli(path, "--method", "elo", "--json")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == [
         {"name": "w", "rating": 1516.0, "low": None, "high": None, "games": 1},
         {"name": "l", "rating": 1484.0, "low": None, "high": None, "games": 1},
     ]
     assert "provisional" in out.stderr
-    out = _cli(path, "--method", "elo", "--json", "--k", "16", "--initial", "w=1400", "x=1")
+    out = cli(path, "--method", "elo", "--json", "--k", "16", "--initial", "w=1400", "x=1")
     data = {d["name"]: d["rating"] for d in json.loads(out.stdout)}
     expected = 16 * (1 - 1 / (1 + 10 ** (100 / 400)))
     assert data == pytest.approx({"w": 1400 + expected, "l": 1500 - expected})
-    table = _cli(path, "--method", "elo")
+    table = cli(path, "--method", "elo")
     assert table.returncode == 0
     assert "note: provisional" in table.stdout
     assert table.stdout.splitlines()[1].split() == ["1", "w", "1516.0", "-", "-", "1"]
 
 
-def test_prior_is_reported(tmp_path: Path) -> None:
+def test_prior_is_reported(tmp_path: Path, cli: Cli) -> None:
     path = _write(tmp_path, [{"players": ["a", "b"], "scores": [2, 1]}] * 3)
-    out = _cli(path, "--bootstrap", "0")
+    out = cli(path, "--bootstrap", "0")
     assert out.returncode == 0, out.stderr
     assert "note: a won every comparison (outscored everyone it met); b lost" in out.stdout
     assert "drawn 1 extra game against an imaginary player rated 1500" in out.stdout
-    js = _cli(path, "--bootstrap", "0", "--json")
+    js = cli(path, "--bootstrap", "0", "--json")
     assert [d["low"] for d in json.loads(js.stdout)] == [None, None]
     assert "imaginary player" in js.stderr
 
@@ -206,8 +220,10 @@ def test_bad_option_subprocess(tmp_path: Path) -> None:
     assert out.stderr == "wizard-arena ratings: error: --k applies only to --method elo\n"
 
 
-def test_missing_and_empty_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = _cli(str(tmp_path / "nope.jsonl"))
+def test_missing_and_empty_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], cli: Cli
+) -> None:
+    out = cli(str(tmp_path / "nope.jsonl"))
     assert out.returncode == 2
     assert "cannot read" in out.stderr and "nope.jsonl" in out.stderr
     assert "Traceback" not in out.stderr

@@ -29,6 +29,7 @@ from wizard_referee.referee.record import verify_record
 from wizard_referee.tournament.cmd_replay import render
 from wizard_referee.tournament.store import ResultsStore
 
+from .cli_here import cli_here
 from .conftest import ROOT
 
 FULL = os.environ.get("WIZARD_ARENA_TEST_SIZE") == "full"
@@ -286,19 +287,27 @@ def test_two_differently_seeded_copies_show_no_difference(tmp_path: Path) -> Non
 
 
 @pytest.mark.slow(seconds=8)
-def test_fixed_games_and_resume(tmp_path: Path) -> None:
+def test_fixed_games_and_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     base = (HEURISTIC, RANDOM, *SIZE_ARGS, "--bot-seed-secret", "r", "--quiet")
     first = _cli(*base, "--games", "8", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     assert first.stdout.startswith("mean difference A - B:")
     assert "(4 deals, 8 games)" in first.stdout
-    again = _cli(*base, "--games", "8", cwd=tmp_path)
+    # the refusals in this process (they come before any game is played)
+    again = cli_here(["compare", *base, "--games", "8"], capsys, monkeypatch, cwd=tmp_path)
     assert again.returncode == 2 and "--resume" in again.stderr
     more = _cli(*base, "--games", "12", "--resume", cwd=tmp_path)
     assert more.returncode == 0, more.stderr
     whole = _cli(*base, "--games", "12", "--database", "whole.sqlite", cwd=tmp_path)
     assert more.stdout.splitlines()[0] == whole.stdout.splitlines()[0]  # same games, same numbers
-    other = _cli(RANDOM, RANDOM, *base[2:], "--games", "12", "--resume", cwd=tmp_path)
+    other = cli_here(
+        ["compare", RANDOM, RANDOM, *base[2:], "--games", "12", "--resume"],
+        capsys,
+        monkeypatch,
+        cwd=tmp_path,
+    )
     assert other.returncode == 2 and "does not match" in other.stderr
 
 

@@ -17,6 +17,7 @@ import pytest
 
 from wizard_arena.conformance.runner import VectorFormatError, load_vectors, run_files
 
+from .cli_here import cli_here
 from .conftest import ROOT, SHARED_CONFORMANCE, SHARED_FILES, requires_shared_vectors
 
 PROJECT_FILES = sorted((ROOT / "tests" / "vectors").glob("*.json"))
@@ -51,7 +52,9 @@ def test_cli_summary_line() -> None:
     assert proc.stdout.strip().splitlines()[-1] == f"{total} passed, 0 failed"
 
 
-def test_cli_reports_failure_with_first_difference(tmp_path: Path) -> None:
+def test_cli_reports_failure_with_first_difference(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     bad = {
         "format": "wizard-conformance/1",
         "cases": [
@@ -67,7 +70,7 @@ def test_cli_reports_failure_with_first_difference(tmp_path: Path) -> None:
     }
     f = tmp_path / "v.json"
     f.write_text(json.dumps(bad))
-    proc = _cli(str(f))
+    proc = cli_here(["conformance", str(f)], capsys, monkeypatch)
     assert proc.returncode == 1
     lines = proc.stdout.strip().splitlines()
     assert "wrong" in lines[0] and "expected 0, got 1" in lines[0]
@@ -91,10 +94,16 @@ def test_cli_reports_failure_with_first_difference(tmp_path: Path) -> None:
         ),
     ],
 )
-def test_cli_refuses_malformed_file(tmp_path: Path, content: str, message: str) -> None:
+def test_cli_refuses_malformed_file(
+    tmp_path: Path,
+    content: str,
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     f = tmp_path / "bad.json"
     f.write_text(content)
-    proc = _cli(str(f))
+    proc = cli_here(["conformance", str(f)], capsys, monkeypatch)
     assert proc.returncode == 2
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr

@@ -72,11 +72,11 @@ def test_web_pages_beside_a_ray_tournament_are_refused_with_the_web_verb_named(
 ) -> None:
     """The tables in progress are on the workers: --web names what to run instead."""
     from wizard_arena.cli import main
-    from wizard_referee.tournament import cmd_tournament
+    from wizard_referee.referee import logs
 
     # (the process's logging is left alone: the command would point structlog at this
     # test's runner.log, closed, for every later test of the worker)
-    monkeypatch.setattr(cmd_tournament, "configure_logging", lambda *a, **k: None)
+    monkeypatch.setattr(logs, "configure_logging", lambda *a, **k: None)
 
     toml = tmp_path / "t.toml"
     toml.write_text(

@@ -12,6 +12,7 @@ from wizard_arena import cli
 from wizard_arena.local import play_local
 from wizard_bots.heuristic import HeuristicBot
 
+from .cli_here import cli_here
 from .conftest import ROOT
 
 README = (ROOT / "README.md").read_text()
@@ -51,7 +52,9 @@ def test_every_documented_command_has_help(capsys: pytest.CaptureFixture[str]) -
         assert out.startswith(f"usage: wizard-arena {name}"), (name, out[:200])
 
 
-def test_play_takes_the_rule_variants() -> None:
+def test_play_takes_the_rule_variants(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     ok = subprocess.run(
         [
             sys.executable,
@@ -73,10 +76,5 @@ def test_play_takes_the_rule_variants() -> None:
     )
     assert ok.returncode == 0, ok.stderr
     assert "blind_first_round, tricksy, round_sizes 1,2,3" in ok.stdout
-    bad = subprocess.run(
-        [sys.executable, "-m", "wizard_arena.cli", "play", "--maximus", "--round-sizes", "2"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    bad = cli_here(["play", "--maximus", "--round-sizes", "2"], capsys, monkeypatch)
     assert bad.returncode == 2 and "cannot be combined" in bad.stderr

@@ -9,8 +9,6 @@ subprocesses over gRPC on loopback); the seed tests use the real referee.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import threading
 import time
 from functools import partial
@@ -31,6 +29,7 @@ from wizard_bots.random_bot import RandomBot
 from wizard_referee.tournament.runner import TournamentConfig, TournamentError, run_tournament
 from wizard_referee.tournament.store import ResultsStore
 
+from .cli_here import cli_here
 from .conftest import ROOT
 from .test_client import ArenaThread, arena_config
 from .test_tournament import _entrant, _results
@@ -255,7 +254,9 @@ def test_a_tournament_without_a_secret_draws_one_and_keeps_it(tmp_path: Path) ->
 # -- the serve command ----------------------------------------------------------------------
 
 
-def test_serve_takes_a_secret_from_a_file(tmp_path: Path) -> None:
+def test_serve_takes_a_secret_from_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from wizard_referee.referee.cmd_serve import read_bot_seed_secret
 
     secret = tmp_path / "secret"
@@ -266,17 +267,10 @@ def test_serve_takes_a_secret_from_a_file(tmp_path: Path) -> None:
     assert read_bot_seed_secret(_Args(bot_seed_secret=None, bot_seed_secret_file=None)) is None
     empty = tmp_path / "empty"
     empty.write_text("\n")
-    proc = subprocess.run(
-        [*SERVE, "--bot-seed-secret-file", str(empty)],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    serve = ["serve", "--port", "0", "--bot-seed-secret-file", str(empty)]
+    proc = cli_here(serve, capsys, monkeypatch)  # refused before serving: in this process
     assert proc.returncode == 2
     assert "error: bot seed secret:" in proc.stderr and "first line is empty" in proc.stderr
-
-
-SERVE = [sys.executable, "-m", "wizard_arena.cli", "serve", "--port", "0"]
 
 
 class _Args:

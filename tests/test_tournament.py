@@ -24,6 +24,7 @@ from wizard_referee.tournament.runner import (
 )
 from wizard_referee.tournament.store import ResultsStore
 
+from .cli_here import cli_here
 from .conftest import ROOT
 from .support import wait_for_finished_games
 
@@ -162,15 +163,12 @@ def test_relative_paths_in_the_file_are_relative_to_its_folder(tmp_path: Path) -
     assert TournamentConfig.from_toml(path, database="cli.sqlite").database == "cli.sqlite"
 
 
-def test_cli_refuses_bad_config_without_traceback(tmp_path: Path) -> None:
+def test_cli_refuses_bad_config_without_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text("[tournament\n")
-    proc = subprocess.run(
-        [sys.executable, "-m", "wizard_arena.cli", "tournament", str(bad)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = cli_here(["tournament", str(bad)], capsys, monkeypatch)
     assert proc.returncode == 2
     assert "not valid TOML" in proc.stderr and "Traceback" not in proc.stderr
 
@@ -244,7 +242,7 @@ def _env() -> dict[str, str]:
 @pytest.mark.e2e
 @pytest.mark.slow(seconds=10)
 def test_sigkill_and_resume_gives_the_uninterrupted_results(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     entrants = _det_entrants(4)
     # 1. uninterrupted run, in-process
@@ -285,45 +283,21 @@ def test_sigkill_and_resume_gives_the_uninterrupted_results(
     assert {r["name"] for r in board} == {e["name"] for e in entrants}
     assert all(r["games"] == len(plan_games(config_a)) for r in board)
 
-    # 4. replay --verify each stored game through the rules core
+    # 4. replay --verify each stored game through the rules core (in this
+    # process: the replay verb's own subprocess is in test_compare)
     with ResultsStore(db) as store_b:
         ids = [g.id for g in store_b.games("finished")]
     for gid in ids[:2]:
-        out = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "wizard_arena.cli",
-                "replay",
-                gid,
-                "--database",
-                str(db),
-                "--verify",
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        out = cli_here(["replay", gid, "--database", str(db), "--verify"], capsys, monkeypatch)
         assert out.returncode == 0, out.stdout + out.stderr
         assert "verified, no difference" in out.stdout
-    shown = subprocess.run(
-        [sys.executable, "-m", "wizard_arena.cli", "replay", ids[0], "--database", str(db)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    shown = cli_here(["replay", ids[0], "--database", str(db)], capsys, monkeypatch)
+    assert shown.returncode == 0, shown.stderr
     assert "trick 1:" in shown.stdout and "final:" in shown.stdout
 
-    # 5. a resumed, complete tournament has nothing left to play
-    again = subprocess.run(
-        [*cmd, "--resume", "--csv"],
-        env=_env(),
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-    assert again.returncode == 0
+    # 5. a resumed, complete tournament has nothing left to play (in this process)
+    again = cli_here([*cmd[3:], "--resume", "--csv"], capsys, monkeypatch)
+    assert again.returncode == 0, again.stderr
     assert again.stdout.splitlines()[0].startswith("rank,name,rating,low,high,games")
     assert _results(db) == full
 
@@ -373,7 +347,9 @@ def test_leaderboard_statistics(tmp_path: Path) -> None:
     assert excluded.rows and "kept out of the ratings" in excluded.notes[-1]
 
 
-def test_rule_variants_from_the_command_line(tmp_path: Path) -> None:
+def test_rule_variants_from_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Variant flags override the file's keys; --no-X turns one off."""
     import argparse
 
@@ -404,15 +380,10 @@ def test_rule_variants_from_the_command_line(tmp_path: Path) -> None:
     with pytest.raises(TournamentError, match="rules: "):
         config("--maximus", "--round-sizes", "2,4")
     # on the command line: a clear error and exit status 2 before anything starts
-    # (a subprocess: the command configures the process's logging)
+    # (in this process: cli_here restores the logging the command configures)
     for argv, message in (
         (["--round-sizes", "2,x"], "--round-sizes must be whole numbers"),
         (["--maximus", "--round-sizes", "2,4"], "error: rules: "),
     ):
-        proc = subprocess.run(
-            [sys.executable, "-m", "wizard_arena.cli", "tournament", str(path), *argv],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        proc = cli_here(["tournament", str(path), *argv], capsys, monkeypatch)
         assert proc.returncode == 2 and message in proc.stderr, proc.stderr

@@ -28,6 +28,7 @@ from wizard_referee.tournament.cmd_replay import render
 from wizard_referee.tournament.runner import TournamentConfig, TournamentError, run_tournament
 from wizard_referee.tournament.store import ResultsStore
 
+from .cli_here import cli_here
 from .conftest import ROOT
 from .variants import VARIANTS, pick
 
@@ -101,13 +102,10 @@ def test_serve_flags_make_the_rules() -> None:
     assert flags == set(VARIANT_OPTIONS)
 
 
-def test_serve_command_refuses_without_traceback() -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "wizard_arena.cli", "serve", "--maximus", "--round-sizes", "2"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+def test_serve_command_refuses_without_traceback(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proc = cli_here(["serve", "--maximus", "--round-sizes", "2"], capsys, monkeypatch)
     assert proc.returncode == 2
     assert "round_sizes cannot be combined with maximus" in proc.stderr
     assert "Traceback" not in proc.stderr

@@ -103,7 +103,8 @@ The SDK logs to the ``wizard_arena.client`` logger. The package's modules:
 ``connection`` (gRPC channel, Hello, status codes), ``driver`` (the protocol
 logic, free of I/O), ``blocking`` (:func:`run_bot`), ``session`` and
 ``serve`` (trio: :func:`open_bot_session`, :func:`serve_bot`,
-:class:`AsyncBot`), ``retry`` (reconnecting with backoff), ``errors``,
+:class:`AsyncBot`; imported at their first use, so a process that plays a
+plain bot never loads trio), ``retry`` (reconnecting with backoff), ``errors``,
 ``results`` (:class:`RunResult`, :class:`ClientRecord`), ``errorlog``
 (each error in full once) and ``cmd_bot`` (the ``wizard-arena bot`` verb).
 Both runners have a seam for tests: the trio runner plays over any
@@ -115,6 +116,9 @@ virtual clock. It may import the rules, the protocol room and
 """
 
 from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from wizard_arena.client.blocking import run_bot
 from wizard_arena.client.connection import DEFAULT_SERVER, RULE_OPTIONS, SDK_NAME, server_info
@@ -130,8 +134,20 @@ from wizard_arena.client.errors import (
     VersionMismatchError,
 )
 from wizard_arena.client.results import ClientRecord, RecordKind, RunResult
-from wizard_arena.client.serve import AsyncBot, serve_bot
-from wizard_arena.client.session import BotSession, open_bot_session
+
+if TYPE_CHECKING:
+    from wizard_arena.client.serve import AsyncBot, serve_bot
+    from wizard_arena.client.session import BotSession, open_bot_session
+
+#: The trio forms' names -> their module, imported at first use: a process
+#: that plays a plain Bot (``run_bot``, every ``wizard-arena bot`` of one)
+#: never loads trio (about 0.1 s of start-up).
+_TRIO_FORMS = {
+    "AsyncBot": "serve",
+    "serve_bot": "serve",
+    "BotSession": "session",
+    "open_bot_session": "session",
+}
 
 __all__ = [
     "DEFAULT_SERVER",
@@ -156,3 +172,12 @@ __all__ = [
     "serve_bot",
     "server_info",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _TRIO_FORMS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

@@ -35,9 +35,12 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from wizard_arena.client import DEFAULT_SERVER
+
+if TYPE_CHECKING:
+    from wizard_arena.client import AsyncBot
 
 __all__ = [
     "EXIT_BOT_ERRORS",
@@ -212,11 +215,18 @@ def load_class(spec: str) -> type:
     return obj
 
 
+def _async_bot_class() -> type[AsyncBot] | None:
+    """:class:`~wizard_arena.client.AsyncBot` if its module is loaded, else None:
+    an AsyncBot subclass imports it, so a plain bot's process never loads trio."""
+    serve = sys.modules.get("wizard_arena.client.serve")
+    return None if serve is None else cast("type[AsyncBot]", serve.AsyncBot)
+
+
 def _build(cls: type, kwargs: dict[str, Any]) -> Any:
     from wizard_arena.bot import Bot
-    from wizard_arena.client import AsyncBot
 
-    if not issubclass(cls, Bot | AsyncBot):
+    async_bot = _async_bot_class()
+    if not (issubclass(cls, Bot) or (async_bot is not None and issubclass(cls, async_bot))):
         raise SpecError(
             f"{cls.__name__} is not a bot: subclass wizard_arena.bot.Bot "
             "(or wizard_arena.client.AsyncBot)"
@@ -295,7 +305,7 @@ def _play(prog: str, bot: Any, args: argparse.Namespace, report: _Report | None)
     if not args.verbose:
         logging.getLogger("grpc").setLevel(logging.WARNING)
 
-    from wizard_arena.client import ArenaError, AsyncBot, RunResult, run_bot, serve_bot
+    from wizard_arena.client import ArenaError, RunResult, run_bot
     from wizard_arena.client.results import summary
 
     options: dict[str, Any] = {
@@ -311,10 +321,13 @@ def _play(prog: str, bot: Any, args: argparse.Namespace, report: _Report | None)
     }
     result: RunResult | None = None
     try:
-        if isinstance(bot, AsyncBot):
+        async_bot = _async_bot_class()
+        if async_bot is not None and isinstance(bot, async_bot):
             import functools
 
             import trio
+
+            from wizard_arena.client import serve_bot
 
             result = trio.run(functools.partial(serve_bot, bot, args.server, **options))
         else:

@@ -18,18 +18,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import trio
+from wizard_referee.tournament.config import TournamentConfig
+from wizard_referee.tournament.config_keys import TournamentError
 
-from wizard_referee.referee.logs import configure_logging, log_file
-from wizard_referee.tournament.runner import (
-    TournamentConfig,
-    TournamentError,
-    format_leaderboard,
-    leaderboard,
-    log_dir,
-    plan_games,
-    run_tournament,
-)
+# The referee, trio, grpc and the ratings (numpy) are imported when the demo runs.
 
 DEMO_BOTS: list[tuple[str, str, list[str]]] = [
     ("random", "wizard_bots.random_bot:RandomBot", []),
@@ -111,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    from wizard_referee.referee.logs import configure_logging, log_file
+    from wizard_referee.tournament.executors import log_dir
+
     with tempfile.TemporaryDirectory(prefix="wizard-demo-") as tmp:
         database = args.database or str(Path(tmp) / "demo.sqlite")
         config = demo_config(database, args.players, args.deal_sets, args.seed)
@@ -120,6 +115,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
+    import trio
+
+    from wizard_referee.tournament.runner import (
+        format_leaderboard,
+        leaderboard,
+        plan_games,
+        run_tournament,
+    )
+
     games = len(plan_games(config))
     print(
         f"Wizard Arena demo: {len(config.entrants)} example bots "

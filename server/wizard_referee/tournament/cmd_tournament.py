@@ -8,9 +8,7 @@ import shlex
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TextIO
-
-import trio
+from typing import TYPE_CHECKING, Any, TextIO
 
 from wizard_arena.cli.rules_options import (
     BID_RESTRICTION_HELP,
@@ -20,20 +18,17 @@ from wizard_arena.cli.rules_options import (
 )
 from wizard_arena.cli.web_options import WebOptions, add_web_arguments, port_number
 from wizard_arena.rules import BidRestriction
-from wizard_referee.referee.arena import Arena, freeze_startup_objects
-from wizard_referee.referee.logs import configure_logging, log_file
-from wizard_referee.tournament.executors import EXECUTORS
-from wizard_referee.tournament.runner import (
-    TournamentConfig,
-    TournamentError,
-    format_leaderboard,
-    leaderboard,
-    leaderboard_csv,
-    log_dir,
-    run_tournament,
-)
-from wizard_referee.tournament.seating import SEATINGS, stored_seating
-from wizard_referee.tournament.store import ResultsStore
+from wizard_referee.tournament.config import TournamentConfig
+from wizard_referee.tournament.config_keys import EXECUTORS, TournamentError
+from wizard_referee.tournament.seating import SEATINGS
+
+# The referee, trio, grpc and the ratings (numpy) are imported when the
+# tournament runs: --help, a bad file or a bad option answer without them.
+if TYPE_CHECKING:
+    import trio
+
+    from wizard_referee.referee.arena import Arena
+    from wizard_referee.tournament.store import ResultsStore
 
 
 def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
@@ -151,6 +146,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _open_log(path: str | None, config: TournamentConfig) -> TextIO:
     """The runner's log: a file (the progress display keeps standard error)."""
+    from wizard_referee.referee.logs import log_file
+    from wizard_referee.tournament.executors import log_dir
+
     if path == "-":
         return sys.stderr
     return log_file(Path(path) if path else log_dir(config) / "runner.log")
@@ -163,6 +161,8 @@ def run(args: argparse.Namespace) -> int:
     except (TournamentError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    from wizard_referee.referee.logs import configure_logging
+
     try:
         configure_logging(
             args.log_level, "auto" if log_stream is sys.stderr else "json", log_stream
@@ -211,6 +211,18 @@ def _web_starter(
 
 
 def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
+    import trio
+
+    from wizard_referee.referee.arena import freeze_startup_objects
+    from wizard_referee.tournament.executors import log_dir
+    from wizard_referee.tournament.runner import (
+        format_leaderboard,
+        leaderboard,
+        leaderboard_csv,
+        run_tournament,
+    )
+    from wizard_referee.tournament.seating import stored_seating
+
     progress = None if args.quiet else sys.stderr
     try:
         on_arena = _web_starter(args, config)

@@ -28,6 +28,7 @@ from wizard_referee.tournament.seating import SEATINGS
 
 __all__ = [
     "ENTRANT_KEYS",
+    "EXECUTORS",
     "RESOURCE_KEYS",
     "TOURNAMENT_KEYS",
     "Key",
@@ -93,6 +94,14 @@ def _sizes(v: Any) -> bool:
     return v is None or (isinstance(v, list | tuple) and all(type(x) is int for x in v))
 
 
+#: executor name -> the module that plays a tournament with it (loaded only
+#: when chosen: :func:`~.executors.load_executor`); here, beside the key that
+#: names one, so the command line lists them without loading the executors
+EXECUTORS: dict[str, str] = {
+    "local": "wizard_referee.tournament.runner",
+    "ray": "wizard_referee.cluster.tournament_play",
+}
+
 #: Every ``[tournament]`` key, in the order of TournamentConfig's fields.
 TOURNAMENT_KEYS: dict[str, Key] = {
     "name": _text("a non-empty string", '"league"'),
@@ -130,7 +139,7 @@ TOURNAMENT_KEYS: dict[str, Key] = {
     "max_message_bytes": _whole(1, None, "65536"),
     "fault_policy": _choice(FAULT_POLICIES),
     "max_faults": _whole(1, None, "3"),
-    "executor": _choice(("local", "ray")),
+    "executor": _choice(tuple(EXECUTORS)),
     "workers": _whole(0, None, "4"),
     "ray_address": _text(
         'a Ray address, a string ("auto", "ray://HOST:10001" or HOST:PORT; empty: start one)',

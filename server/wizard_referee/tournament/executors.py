@@ -28,18 +28,12 @@ import trio
 
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.config import TournamentConfig
-from wizard_referee.tournament.config_keys import TournamentError
+from wizard_referee.tournament.config_keys import EXECUTORS, TournamentError
 from wizard_referee.tournament.dispatch import Progress, show_progress
 from wizard_referee.tournament.host import OnArena
 from wizard_referee.tournament.store import GameSpec, ResultsStore
 
 __all__ = ["EXECUTORS", "RAY_EXTRA", "Executor", "TournamentRun", "load_executor", "log_dir"]
-
-#: executor name -> the module that plays a tournament with it
-EXECUTORS: dict[str, str] = {
-    "local": "wizard_referee.tournament.runner",
-    "ray": "wizard_referee.cluster.tournament_play",
-}
 
 RAY_EXTRA = "pip install 'wizard-arena[ray]'"
 
