@@ -7,7 +7,7 @@ and bot processes) keep a real subprocess.
 
 What a verb may change in the process is put back afterwards, so nothing
 leaks into the worker's later tests: ``sys.path`` (a bot file's folder),
-the working directory and environment (through ``monkeypatch``), structlog's
+the working directory (through ``monkeypatch``), the environment, structlog's
 configuration and the root logger's handlers and level (``configure_logging``),
 and the garbage collector's frozen objects (``freeze_startup_objects``).
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +53,7 @@ def cli_here(
     monkeypatch.setattr(root, "level", root.level)
     configured, config = structlog.is_configured(), structlog.get_config()
     frozen = gc.get_freeze_count()
+    environ = dict(os.environ)  # e.g. serve's grpc settings, set before grpc loads
     try:
         code = cli.main(args)
     except SystemExit as e:
@@ -63,5 +65,8 @@ def cli_here(
             structlog.reset_defaults()
         if not frozen:
             gc.unfreeze()
+        if dict(os.environ) != environ:
+            os.environ.clear()
+            os.environ.update(environ)
     out = capsys.readouterr()
     return Ran(code, out.out, out.err)
