@@ -28,8 +28,16 @@ from wizard_arena.rules.laws import VARIANT_OPTIONS
 from wizard_referee.referee.arena import Arena
 from wizard_referee.web.app import WebState, create_app
 
+from .conftest import LogSink
 from .memory_bots import MemBot, memory_arena, on_mock_clock
 from .variants import VARIANTS
+
+
+@pytest.fixture(autouse=True)
+def _log_at_warning(logs: LogSink) -> None:
+    """The referee's log at level warning, as the conftest's ``serve`` fixture
+    sets it: the info line of every decision is not rendered."""
+
 
 THINK = 1.0
 """Virtual seconds each bot takes per decision."""
