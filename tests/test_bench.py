@@ -42,7 +42,7 @@ def test_bench_server_kinds_serve_tables(kind: str, tmp_path: Path) -> None:
                 str(ROOT / "bench" / "bench_server.py"),
                 "bots",
                 *["--address", server.address, "--server-pid", str(server.proc.pid)],
-                *["--bots", "8", "--warmup", "0.3", "--window", "1.0"],
+                *["--bots", "8", "--warmup", "0.2", "--window", "0.5"],
                 *["--events", "lean" if kind == "arena-lean" else "all"],
             ],
             capture_output=True,
@@ -77,7 +77,7 @@ def test_bench_server_kinds_serve_tables(kind: str, tmp_path: Path) -> None:
         pytest.param(
             [
                 "bench_soak.py",
-                *["--bots", "12", "--seconds", "2", "--workers", "1", "--settle", "0.3"],
+                *["--bots", "12", "--seconds", "1", "--workers", "1", "--settle", "0.3"],
             ],
             marks=pytest.mark.e2e,
         ),

@@ -47,8 +47,15 @@ from wizard_arena.rules import (
 from wizard_bots.random_bot import RandomBot
 from wizard_referee.referee.arena import Arena, ArenaConfig, serve_arena
 
-from .conftest import current_test_seed
+from .conftest import LogSink, current_test_seed
 from .test_client_deadlines import Ponderer
+
+
+@pytest.fixture(autouse=True)
+def _log_at_warning(logs: LogSink) -> None:
+    """The referee's log at level warning, as the conftest's ``serve`` fixture
+    sets it: the info line of every decision is not rendered."""
+
 
 # -- a real referee server in a background thread ---------------------------------------
 

@@ -12,6 +12,7 @@ import functools
 import random
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from itertools import chain
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -174,17 +175,22 @@ def _cards_in_tuple(value: tuple[object, ...]) -> tuple[Card, ...]:
     return tuple(c for v in value for c in cards_in(v))
 
 
-def played_this_round(game: Game) -> Counter[Card]:
-    return Counter([c for t in game.tricks for c in t.cards] + list(game.trick))
+def same(a: Counter[Card], b: Counter[Card]) -> bool:
+    """``a == b`` for counters of positive counts only (as ``Counter(iterable)``,
+    ``+`` and unary ``+`` make them), at dict speed: a Counter's own ``==``
+    looks every element up in both."""
+    return dict.__eq__(a, b)
 
 
 def check_state(game: Game) -> None:
     n = game.players
     # cards are conserved: hands + played = dealt, and the deal fits in one deck
     dealt = Counter(c for h in game.dealt_hands for c in h)
-    held = Counter(c for h in game.hands for c in h)
-    assert held + played_this_round(game) == dealt
-    used = dealt + Counter([game.turned_card] if game.turned_card is not None else [])
+    turned = [game.turned_card] if game.turned_card is not None else []
+    # (Counters of chained cards: the sums of their Counters, without Counter.__add__)
+    held_and_played = chain(*game.hands, *(t.cards for t in game.tricks), game.trick)
+    assert same(Counter(held_and_played), dealt)
+    used = Counter(chain(*game.dealt_hands, turned))
     assert all(used[c] <= DECK_COUNTS[c] for c in used)
     assert sum(used.values()) == min(60, n * game.cards + 1)
     assert all(len(h) == game.cards for h in game.dealt_hands)
@@ -242,24 +248,28 @@ def check_legal(game: Game) -> None:
 
 
 CARD_FIELDS = {"hand", "legal_actions", "turned_card", "trick", "tricks"}
+VIEW_FIELDS = tuple(f.name for f in dataclasses.fields(SeatView))
 
 
 def check_view(game: Game, seat: int) -> None:
     v = game.view(seat)
     n = game.players
     own = Counter(game.hands[seat])
-    played = played_this_round(game)
-    public = played + Counter([game.turned_card] if game.turned_card is not None else [])
-    per_field = {f.name: Counter(cards_in(getattr(v, f.name))) for f in dataclasses.fields(v)}
+    turned = [game.turned_card] if game.turned_card is not None else []
+    public = Counter(chain(*(t.cards for t in game.tricks), game.trick, turned))
+    hand = Counter(cards_in(v.hand))
+    legal = set(cards_in(v.legal_actions))
+    shown = Counter(chain(cards_in(v.turned_card), cards_in(v.trick), cards_in(v.tricks)))
     # the hand is exactly this seat's hand; legal plays come from it
-    assert per_field["hand"] == own
-    assert set(per_field["legal_actions"]) <= set(own)
+    assert same(hand, own)
+    assert legal <= set(own)
     # every other card in the view is public: the turned card and cards played
-    assert per_field["turned_card"] + per_field["trick"] + per_field["tricks"] == public
-    for name, found in per_field.items():
+    assert same(shown, public)
+    for name in VIEW_FIELDS:
         if name not in CARD_FIELDS:
-            assert not found, f"view field {name} holds cards"
-    everything = set().union(*per_field.values())
+            found = next(cards_in(getattr(v, name)), None)
+            assert found is None, f"view field {name} holds cards"
+    everything = set(hand) | legal | set(shown)
     for other in range(n):
         if other == seat:
             continue
@@ -290,14 +300,14 @@ def check_view(game: Game, seat: int) -> None:
     for s, suits in v.known_voids().items():
         for suit in suits:
             assert all(c.suit is not suit for c in game.hands[s])
-    undealt = Counter(FULL_DECK)
+    undealt = DECK_COUNTS.copy()
     undealt.subtract(c for h in game.dealt_hands for c in h)
     if game.turned_card is not None:
         undealt[game.turned_card] -= 1
     for s in range(n):
         if s != seat:
             undealt.update(game.hands[s])
-    assert Counter(v.unseen_cards()) == +undealt
+    assert same(Counter(v.unseen_cards()), +undealt)
 
 
 def random_action(game: Game, rng: random.Random) -> tuple[int, Action]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -24,31 +23,55 @@ import trio
 import trio.testing
 
 from wizard_arena.protocol.messages import DecisionRequest, ServerMsg, TableEvent
-from wizard_arena.rules import Card, Phase, RoundScored, Rules, bids_hidden
+from wizard_arena.rules import ALL_CARDS, Card, Phase, RoundScored, Rules, bids_hidden
 from wizard_arena.rules.laws import VARIANT_OPTIONS
 from wizard_referee.referee.arena import Arena
 from wizard_referee.web.app import WebState, create_app
 
+from .conftest import LogSink
 from .memory_bots import MemBot, memory_arena, on_mock_clock
 from .variants import VARIANTS
+
+
+@pytest.fixture(autouse=True)
+def _log_at_warning(logs: LogSink) -> None:
+    """The referee's log at level warning, as the conftest's ``serve`` fixture
+    sets it: the info line of every decision is not rendered."""
+
 
 THINK = 1.0
 """Virtual seconds each bot takes per decision."""
 
 
-def cards_in_json(data: Any) -> Iterator[Card]:
-    """Every string in ``data`` (any depth) that is a card's text."""
+#: Each card by its text (what ``Card(text)`` reads, in capitals).
+_CARD_OF_TEXT = {c.text: c for c in ALL_CARDS}
+
+
+def cards_in_json(data: Any) -> list[Card]:
+    """Every string in ``data`` (any depth) that is a card's text (as
+    ``Card(text)`` reads it), in order."""
+    out: list[Card] = []
+    _collect_cards(data, out)
+    return out
+
+
+def _collect_cards(data: Any, out: list[Card]) -> None:
+    if isinstance(data, str):
+        card = _CARD_OF_TEXT.get(data.upper())
+        if card is not None:
+            out.append(card)
+        return
     if isinstance(data, dict):
-        for v in data.values():
-            yield from cards_in_json(v)
-    elif isinstance(data, list):
-        for v in data:
-            yield from cards_in_json(v)
-    elif isinstance(data, str):
-        try:
-            yield Card(data)
-        except ValueError:
-            return
+        data = data.values()
+    elif not isinstance(data, list):
+        return
+    for v in data:
+        if isinstance(v, str):
+            card = _CARD_OF_TEXT.get(v.upper())
+            if card is not None:
+                out.append(card)
+        elif isinstance(v, dict | list):
+            _collect_cards(v, out)
 
 
 class SpectatorWatch:

@@ -173,6 +173,8 @@ def play_local(
         secret = local_secret(seed) if bot_seed_secret is None else bot_seed_secret
         _start_bots(bots, rules, game_id, names, bot_seeds, secret)
     seen = 0
+    # which bots hear each hook, worked out once (a view costs: built only if heard)
+    listeners = _listeners(bots) if hooks else ((), ())
     while not game.is_over:
         if game.phase is Phase.DEAL:
             game.deal()
@@ -186,8 +188,8 @@ def play_local(
             faults.append(move.fault)
         if record:
             moves.append(move.move)
-        if hooks:
-            _tell_hooks(game, bots, game.events[seen:])
+        if hooks and len(game.events) > seen:
+            _tell_hooks(game, bots, listeners, game.events[seen:])
             seen = len(game.events)
     if hooks:
         end = (tuple(game.totals), tuple(game.ranks), tuple(game.results))
@@ -223,14 +225,27 @@ def _start_bots(
         bot.on_game_start(GameInfo(game_id, rules, seat, names, seed=seeds[seat]))
 
 
-def _tell_hooks(game: Game, bots: Sequence[Bot], events: Sequence[Event]) -> None:
-    """The ``on_trick_end`` and ``on_round_end`` hooks of every bot, for new events."""
+def _listeners(bots: Sequence[Bot]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The seats whose bots hear ``on_trick_end``, and those that hear ``on_round_end``."""
+    return (
+        tuple(s for s, bot in enumerate(bots) if hears(bot, "on_trick_end")),
+        tuple(s for s, bot in enumerate(bots) if hears(bot, "on_round_end")),
+    )
+
+
+def _tell_hooks(
+    game: Game,
+    bots: Sequence[Bot],
+    listeners: tuple[tuple[int, ...], tuple[int, ...]],
+    events: Sequence[Event],
+) -> None:
+    """The ``on_trick_end`` and ``on_round_end`` hooks of the bots that hear
+    them (``listeners``, by :func:`_listeners`), for new events."""
+    trick_seats, round_seats = listeners
     for ev in events:
         if isinstance(ev, TrickWon):
-            for s, bot in enumerate(bots):
-                if hears(bot, "on_trick_end"):  # a view costs: built only if heard
-                    bot.on_trick_end(game.view(s), ev.trick)
+            for s in trick_seats:
+                bots[s].on_trick_end(game.view(s), ev.trick)
         elif isinstance(ev, RoundScored):
-            for s, bot in enumerate(bots):
-                if hears(bot, "on_round_end"):
-                    bot.on_round_end(game.view(s), ev.result)
+            for s in round_seats:
+                bots[s].on_round_end(game.view(s), ev.result)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from .actions import (
     Action,
@@ -69,9 +69,7 @@ from .laws import (
     trump_named_waits,
     wizard_trump,
 )
-
-if TYPE_CHECKING:
-    from .view import PublicView, SeatView
+from .view import PublicView, SeatView
 
 __all__ = ["Game"]
 
@@ -304,14 +302,10 @@ class Game:
         """Everything ``seat`` may know now, and its legal actions if it is to act
         (``time_left``: the seconds a referee gives this decision, as
         :meth:`SeatView.with_time_left` sets them)."""
-        from .view import SeatView
-
         return SeatView.of(self, seat, time_left)
 
     def public_view(self) -> PublicView:
         """What a spectator may know now: no hand, no hidden bid."""
-        from .view import PublicView
-
         return PublicView.of(self)
 
     # -- dealing -----------------------------------------------------------

@@ -32,7 +32,6 @@ learns it otherwise, e.g. from a decision request's view:
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import NamedTuple
 
 from .actions import (
@@ -48,7 +47,7 @@ from .actions import (
 )
 from .cards import Card, Suit
 from .laws import Rules, trump_named_waits, wizard_trump
-from .view import SeatView, compute_legal_actions
+from .view import SeatView, compute_legal_actions, replace_view
 
 __all__ = ["Dealt", "Observation", "OwnBid", "bids_closed", "dealt", "first_view", "observe"]
 
@@ -164,7 +163,7 @@ def bids_closed(view: SeatView) -> SeatView:
 
 
 def _settled(view: SeatView) -> SeatView:
-    return replace(view, legal_actions=compute_legal_actions(view), time_left=None)
+    return replace_view(view, legal_actions=compute_legal_actions(view), time_left=None)
 
 
 def _bidder(rules: Rules, seat: int, dealer: int) -> int:
@@ -176,7 +175,7 @@ def _bidder(rules: Rules, seat: int, dealer: int) -> int:
 
 def _play_begins(view: SeatView) -> SeatView:
     # a blind first round's cards are played now: the others' are no longer shown
-    return replace(view, phase=Phase.PLAY, to_act=view.leader, others_hands=())
+    return replace_view(view, phase=Phase.PLAY, to_act=view.leader, others_hands=())
 
 
 def _dealt(view: SeatView, d: Dealt) -> SeatView:
@@ -185,7 +184,7 @@ def _dealt(view: SeatView, d: Dealt) -> SeatView:
         phase, to_act = Phase.CHOOSE_TRUMP, d.dealer
     else:
         phase, to_act = Phase.BID, _bidder(view.rules, view.seat, d.dealer)
-    return replace(
+    return replace_view(
         view,
         phase=phase,
         round=d.round,
@@ -214,19 +213,19 @@ def _with_bid(view: SeatView, seat: int, bid: int) -> tuple[int | None, ...]:
 def _own_bid(view: SeatView, bid: int) -> SeatView:
     if not (view.rules.hidden_bids and view.phase is Phase.BID):
         return view
-    return replace(view, bids=_with_bid(view, view.seat, bid), to_act=None)
+    return replace_view(view, bids=_with_bid(view, view.seat, bid), to_act=None)
 
 
 def _bid_made(view: SeatView, ev: BidMade) -> SeatView:
     rules = view.rules
-    after = replace(view, bids=_with_bid(view, ev.seat, ev.bid))
+    after = replace_view(view, bids=_with_bid(view, ev.seat, ev.bid))
     if rules.reveal_bids_after_tricks:
         return after  # revealed once the round's tricks are played
     if ev.seat == view.dealer:  # the last bid (hidden bids: revealed in this order)
         return _play_begins(after)
     if rules.hidden_bids:
-        return replace(after, to_act=None)
-    return replace(after, to_act=(ev.seat + 1) % view.players)
+        return replace_view(after, to_act=None)
+    return replace_view(after, to_act=(ev.seat + 1) % view.players)
 
 
 def _card_played(view: SeatView, ev: CardPlayed) -> SeatView:
@@ -247,7 +246,7 @@ def _card_played(view: SeatView, ev: CardPlayed) -> SeatView:
     phase, to_act = Phase.PLAY, (None if len(trick) >= n else (ev.seat + 1) % n)
     if choose:  # the Wizard's player names the trump (after its trick, if complete)
         phase, to_act = Phase.CHOOSE_TRUMP, ev.seat
-    return replace(view, phase=phase, to_act=to_act, hand=hand, trump=trump, trick=trick)
+    return replace_view(view, phase=phase, to_act=to_act, hand=hand, trump=trump, trick=trick)
 
 
 def _trick_won(view: SeatView, ev: TrickWon) -> SeatView:
@@ -258,7 +257,7 @@ def _trick_won(view: SeatView, ev: TrickWon) -> SeatView:
         to_act = view.to_act
     else:
         to_act = ev.winner if len(tricks) < view.cards_per_player else None
-    return replace(
+    return replace_view(
         view,
         to_act=to_act,
         trump=view.trump if view.next_trump is None else view.next_trump,
@@ -274,7 +273,7 @@ def _trump_chosen(view: SeatView, ev: TrumpChosen) -> SeatView:
     if not (view.phase is Phase.CHOOSE_TRUMP and (view.trick or view.tricks)):
         # the dealer's choice after a turned Wizard: the bidding starts
         bidder = _bidder(view.rules, view.seat, view.dealer)
-        return replace(view, trump=ev.suit, phase=Phase.BID, to_act=bidder)
+        return replace_view(view, trump=ev.suit, phase=Phase.BID, to_act=bidder)
     # tricksy: a Wizard's player named it; play goes on after the Wizard, or
     # (when the Wizard completed its trick) with the trick's winner
     if view.trick and view.to_act is not None:
@@ -282,14 +281,14 @@ def _trump_chosen(view: SeatView, ev: TrumpChosen) -> SeatView:
     else:
         resume = view.leader
     if trump_named_waits(view.rules, bool(view.trick)):
-        return replace(view, next_trump=ev.suit, phase=Phase.PLAY, to_act=resume)
-    return replace(view, trump=ev.suit, phase=Phase.PLAY, to_act=resume)
+        return replace_view(view, next_trump=ev.suit, phase=Phase.PLAY, to_act=resume)
+    return replace_view(view, trump=ev.suit, phase=Phase.PLAY, to_act=resume)
 
 
 def _round_scored(view: SeatView, ev: RoundScored) -> SeatView:
     result = ev.result
     last = result.round >= view.rules.rounds
-    return replace(
+    return replace_view(
         view,
         phase=Phase.GAME_OVER if last else Phase.DEAL,
         to_act=None,

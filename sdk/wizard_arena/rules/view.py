@@ -17,8 +17,10 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+import dataclasses
+from dataclasses import dataclass, field
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any
 
 from .actions import Action, Bid, ChooseTrump, Phase, Play, RoundResult, Trick
 from .cards import FULL_DECK, SUITED_WIZARD_DECK, SUITED_WIZARDS, WIZARD, Card, Suit
@@ -153,7 +155,7 @@ class SeatView:
         )
 
     def with_time_left(self, seconds: float | None) -> SeatView:
-        return replace(self, time_left=seconds)
+        return replace_view(self, time_left=seconds)
 
     # -- convenience for bot authors ----------------------------------------
 
@@ -261,6 +263,33 @@ class SeatView:
         """The legal actions for this seat, recomputed from the view alone by
         the rules core (to check what a referee offered)."""
         return compute_legal_actions(self)
+
+
+_VIEW_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(SeatView))
+_view_values = attrgetter(*_VIEW_FIELDS)
+_VIEW_FIELD_AT: dict[str, int] = {name: i for i, name in enumerate(_VIEW_FIELDS)}
+
+
+def replace_view(view: SeatView, /, **changes: Any) -> SeatView:
+    """``dataclasses.replace(view, **changes)``, several times faster (the
+    fold, :mod:`.observation`, makes a new view at every observation).
+
+    >>> from wizard_arena.rules import Game, Rules
+    >>> game = Game(Rules(players=3), seed=1)
+    >>> game.deal()
+    >>> v = game.view(0)
+    >>> replace_view(v, to_act=None) == dataclasses.replace(v, to_act=None)
+    True
+    """
+    if type(view) is not SeatView:  # a subclass: its own fields
+        return dataclasses.replace(view, **changes)
+    values = list(_view_values(view))
+    at = _VIEW_FIELD_AT
+    for name, value in changes.items():
+        if name not in at:
+            raise TypeError(f"SeatView has no field {name!r}")
+        values[at[name]] = value
+    return SeatView(*values)
 
 
 @dataclass(frozen=True, slots=True)
