@@ -82,12 +82,18 @@ def card_counts(cards: Iterable[Card]) -> list[int]:
     return counts
 
 
+def _take_seen(out: list[int], cards: Iterable[Card]) -> None:
+    """Take ``cards`` off the counts ``out`` (by :func:`count_slot`, inlined:
+    this runs for every card the seat has seen, at every play)."""
+    for c in cards:
+        out[_W if c.is_wizard else c.index] -= 1
+
+
 def _unseen_counts(hand: Iterable[Card], turned_card: Card | None) -> list[int]:
     out = list(_FULL_COUNTS)
-    for c in hand:
-        out[count_slot(c)] -= 1
+    _take_seen(out, hand)
     if turned_card is not None:
-        out[count_slot(turned_card)] -= 1
+        _take_seen(out, (turned_card,))
     return out
 
 
@@ -95,20 +101,12 @@ def _view_unseen_counts(view: SeatView) -> list[int]:
     """``card_counts(view.unseen_cards())``, counted straight from the view: the
     deck's counts by :func:`count_slot` (the same for both decks: the suited
     Wizards count as Wizards) less every card the seat has seen."""
-    out = list(_FULL_COUNTS)
-    for c in view.hand:
-        out[_W if c.is_wizard else c.index] -= 1
+    out = _unseen_counts(view.hand, view.turned_card)
     for cards in view.others_hands:
-        for c in cards:
-            out[_W if c.is_wizard else c.index] -= 1
-    turned = view.turned_card
-    if turned is not None:
-        out[_W if turned.is_wizard else turned.index] -= 1
+        _take_seen(out, cards)
     for t in view.tricks:
-        for c in t.cards:
-            out[_W if c.is_wizard else c.index] -= 1
-    for c in view.trick:
-        out[_W if c.is_wizard else c.index] -= 1
+        _take_seen(out, t.cards)
+    _take_seen(out, view.trick)
     return [k if k > 0 else 0 for k in out]
 
 
