@@ -41,9 +41,20 @@ def _varint(n: int) -> bytes:
     return bytes(out)
 
 
+_ONE_BYTE = [bytes((n,)) for n in range(128)]
+
+
 def framed(field_number: int, payload: bytes) -> bytes:
     """``payload`` as a length-delimited field (wire type 2) of a message."""
-    return _varint(field_number << 3 | 2) + _varint(len(payload)) + payload
+    n = len(payload)
+    if n < 128:
+        size = _ONE_BYTE[n]
+    elif n < 16384:  # every view's length: two bytes, inline
+        size = bytes((n & 0x7F | 0x80, n >> 7))
+    else:
+        size = _varint(n)
+    tag = field_number << 3 | 2
+    return (_ONE_BYTE[tag] if tag < 128 else _varint(tag)) + size + payload
 
 
 _VIEW_FIELD = pb.DecisionRequest.DESCRIPTOR.fields_by_name["view"].number
