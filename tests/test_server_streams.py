@@ -334,6 +334,33 @@ def _offline_record(seed: int) -> GameRecord:
     return trio.run(lambda: run_table("g-offline", rules, seats, seed=seed))
 
 
+@pytest.mark.parametrize("level", ["info", "warning"])
+def test_decision_lines_follow_the_log_level(level: str) -> None:
+    """A decision's info line is written at level info, and not even built
+    below it (``serve --log-level warning``); the game is the same."""
+    import structlog
+
+    from wizard_referee.referee.logs import configure_logging
+
+    sink = LogSink()
+    configure_logging(level, "json", stream=sink)
+    try:
+        rules = Rules(players=3, hand_sizes=(1, 2))
+        seats = [SeatSpec(f"absent-{i}", None) for i in range(3)]
+        record = trio.run(lambda: run_table("g-levels", rules, seats, seed=5))
+    finally:
+        structlog.reset_defaults()
+    moves = [m for r in record.rounds for m in r.moves]
+    decisions = [e for e in sink.events() if e["event"] == "decision"]
+    assert len(moves) == 3 + 3 + 3 + 6  # the bids and cards of rounds of 1 and 2 cards
+    if level == "info":
+        assert [(e["round"], e["seat"], e["action"]) for e in decisions] == [
+            (r.round, m.seat, m.action) for r in record.rounds for m in r.moves
+        ]
+    else:
+        assert decisions == []
+
+
 def test_record_round_trip_and_tampering() -> None:
     rec = _offline_record(3)
     assert rec.status == "finished" and verify_record(rec) == []

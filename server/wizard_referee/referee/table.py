@@ -19,6 +19,7 @@ protocol (the gRPC transport, or in-memory seats in tests).
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -135,6 +136,10 @@ class _Table:
             self.bot_seeds = [bot_seed(secret, game_id, s) for s in range(n)]
         """GameStarted.bot_seed by seat (from the secret, never from the deal's seed)."""
         self.log = get_logger(game_id=game_id)
+        enabled = getattr(self.log, "is_enabled_for", None)
+        self._log_decisions = enabled is None or enabled(logging.INFO)
+        """Whether a decision's info line is written (``serve --log-level
+        warning`` skips building its fields, once per decision)."""
         self.states: list[_SeatState] = []
         for s, spec in enumerate(seats):
             send, recv = trio.open_memory_channel[ActionMsg](64)
@@ -436,15 +441,16 @@ class _Table:
         text = action_text(action)
         # a tuple of atoms, which the cyclic GC stops tracking (settle_moves)
         self._moves.append((len(self.record.rounds) - 1, seat, text, round(ms, 3), fault))
-        self.log.info(
-            "decision",
-            round=round_no,
-            seat=seat,
-            bot=st.spec.name,
-            action=text,
-            ms=round(ms, 3),
-            fault=fault,
-        )
+        if self._log_decisions:
+            self.log.info(
+                "decision",
+                round=round_no,
+                seat=seat,
+                bot=st.spec.name,
+                action=text,
+                ms=round(ms, 3),
+                fault=fault,
+            )
 
     def settle_moves(self) -> None:
         """The moves so far into the record's rounds, as MoveRecords (kept as
