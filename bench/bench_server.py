@@ -32,6 +32,11 @@ loop), so on a 2-core machine the server has a core of its own. Servers:
 - ``floor-pingpong``: the same server answering every action at once with a
   DecisionRequest on the same stream (1 message in, 1 out; every bot has a
   decision in flight).
+- ``floor-table-lean`` and ``floor-bridge-lean`` (only with ``--kinds``):
+  ``floor-table`` and ``floor-bridge`` with the lean stream's traffic, the
+  next request alone and no event (1 message in, 1 out, one decision in
+  flight per table): what the transport, and the architecture, cost for
+  the traffic ``arena-lean`` has, before any rule.
 
 Figures, all measured by the bots over a window after a warm-up (one clock:
 the bots share a process):
@@ -99,7 +104,15 @@ SCENARIOS = {
     "fast": (16, 0.0, 3.0, 15.0),
     "think": (256, 0.1, 6.0, 20.0),
 }
-KINDS = ("arena-lean", "arena", "floor-bridge", "floor-table", "floor-pingpong")
+KINDS = (
+    "arena-lean",
+    "arena",
+    "floor-bridge",
+    "floor-table",
+    "floor-pingpong",
+    "floor-table-lean",
+    "floor-bridge-lean",
+)
 #: What a run measures by default: what the targets need (the think
 #: scenario's ping-pong and both scenarios' floor-bridge only with --kinds).
 DEFAULT_KINDS = {
@@ -336,8 +349,10 @@ def server_argv(kind: str, gc_log: str | None = None) -> list[str]:
             *["--reseat-delay", "0", "--log-level", "warning", "--log-format", "json"],
         ]
     else:
-        mode = kind.split("-", 1)[1]
+        mode = kind.split("-")[1]
         target = [str(here / "floor_servers.py"), "--mode", mode, "--players", str(PLAYERS)]
+        if kind.endswith("-lean"):
+            target.append("--lean")
     if gc_log is None:
         return [sys.executable, *target]
     return [sys.executable, str(here / "traced_serve.py"), gc_log, *target]
@@ -358,7 +373,7 @@ def measure(kind: str, scenario: str) -> dict[str, Any]:
                     *["--address", server.address, "--server-pid", str(server.proc.pid)],
                     *["--bots", str(bots), "--think", str(think)],
                     *["--warmup", str(warmup), "--window", str(window)],
-                    *["--events", "lean" if kind == "arena-lean" else "all"],
+                    *["--events", "lean" if kind.endswith("-lean") else "all"],
                 ],
                 capture_output=True,
                 text=True,

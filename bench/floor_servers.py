@@ -76,8 +76,10 @@ class _FloorTable:
         request: Any,
         event: Any,
         encode: Callable[[Any], Any] = lambda m: m,
+        lean: bool = False,
     ) -> None:
         self.sends = sends
+        self.lean = lean
         self.to_act = 0
         own = type(request)()
         own.CopyFrom(request)
@@ -91,8 +93,9 @@ class _FloorTable:
     def on_action(self, seat: int) -> None:
         if seat != self.to_act:
             return
-        for send in self.sends:
-            send(self.event)
+        if not self.lean:
+            for send in self.sends:
+                send(self.event)
         self.to_act = (self.to_act + 1) % len(self.sends)
         self.sends[self.to_act](self.request)
 
@@ -100,9 +103,10 @@ class _FloorTable:
 class FloorServicer:
     """WizardArena with no game: ``table`` or ``pingpong`` traffic of real message sizes."""
 
-    def __init__(self, mode: str, players: int) -> None:
+    def __init__(self, mode: str, players: int, lean: bool = False) -> None:
         self.mode = mode
         self.players = players
+        self.lean = lean
         self.request, self.event = canned_messages(players)
         self.waiting: list[_FloorStream] = []
         self.tables = 0
@@ -149,7 +153,9 @@ class FloorServicer:
                             )
                             self.tables += 1
                             sends = [s.out.put_nowait for s in seats]
-                            table = _FloorTable(self.tables, sends, self.request, self.event)
+                            table = _FloorTable(
+                                self.tables, sends, self.request, self.event, lean=self.lean
+                            )
                             for i, s in enumerate(seats):
                                 s.table, s.seat = table, i
                             table.start()
@@ -161,9 +167,9 @@ class FloorServicer:
             stream.out.put_nowait(None)
 
 
-async def serve_floor(mode: str, players: int) -> None:
+async def serve_floor(mode: str, players: int, lean: bool = False) -> None:
     server = grpc.aio.server()
-    wire.add_servicer(FloorServicer(mode, players), server)
+    wire.add_servicer(FloorServicer(mode, players, lean), server)
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     print(f"floor serving on 127.0.0.1:{port}", file=sys.stderr, flush=True)
@@ -178,7 +184,7 @@ async def serve_floor(mode: str, players: int) -> None:
 # -- the architecture's floor: the same traffic through the referee's bridge -------------
 
 
-async def serve_floor_bridge(players: int) -> None:
+async def serve_floor_bridge(players: int, lean: bool = False) -> None:
     """``floor-table`` traffic, but the table logic runs in trio on the main
     thread and every message crosses the referee's own bridge
     (:mod:`wizard_referee.referee.bridge`: grpc.aio in a background thread), exactly
@@ -219,6 +225,7 @@ async def serve_floor_bridge(players: int) -> None:
                         request,
                         event,
                         encode=lambda m: m.SerializeToString(),
+                        lean=lean,
                     )
                     for i, c in enumerate(seats):
                         table_of[c] = (table, i)
@@ -246,13 +253,18 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mode", choices=["table", "pingpong", "bridge"], default="table")
     ap.add_argument("--players", type=int, default=PLAYERS)
+    ap.add_argument(
+        "--lean",
+        action="store_true",
+        help="table and bridge modes: the request alone, no event (the lean stream's traffic)",
+    )
     args = ap.parse_args()
     if args.mode == "bridge":
         import trio
 
-        trio.run(serve_floor_bridge, args.players)
+        trio.run(serve_floor_bridge, args.players, args.lean)
     else:
-        asyncio.run(serve_floor(args.mode, args.players))
+        asyncio.run(serve_floor(args.mode, args.players, args.lean))
 
 
 if __name__ == "__main__":

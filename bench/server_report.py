@@ -33,6 +33,13 @@ CONTEXT = (
      "decisions_per_s"),
     ("fast: all-events throughput / floor-table", "fast", "arena", "floor-table",
      "decisions_per_s"),
+    # the lean floors (--kinds only): where the fast target's bound lies
+    ("fast: floor-table-lean / floor-pingpong", "fast", "floor-table-lean", "floor-pingpong",
+     "decisions_per_s"),
+    ("fast: floor-bridge-lean / floor-pingpong", "fast", "floor-bridge-lean", "floor-pingpong",
+     "decisions_per_s"),
+    ("fast: lean throughput / floor-bridge-lean", "fast", "arena-lean", "floor-bridge-lean",
+     "decisions_per_s"),
     ("think: lean p50 added / floor-table p50", "think", "arena-lean", "floor-table",
      "added_p50_ms"),
     ("think: all-events p50 added / floor-table p50", "think", "arena", "floor-table",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,7 +31,10 @@ def _bench_server() -> ModuleType:
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("kind", ["arena-lean", "arena", "floor-bridge", "floor-table"])
+@pytest.mark.parametrize(
+    "kind",
+    ["arena-lean", "arena", "floor-bridge", "floor-table", "floor-table-lean", "floor-bridge-lean"],
+)
 def test_bench_server_kinds_serve_tables(kind: str, tmp_path: Path) -> None:
     bench = _bench_server()
     gc_log = tmp_path / "gc.json"
@@ -43,7 +47,7 @@ def test_bench_server_kinds_serve_tables(kind: str, tmp_path: Path) -> None:
                 "bots",
                 *["--address", server.address, "--server-pid", str(server.proc.pid)],
                 *["--bots", "8", "--warmup", "0.2", "--window", "0.5"],
-                *["--events", "lean" if kind == "arena-lean" else "all"],
+                *["--events", "lean" if kind.endswith("-lean") else "all"],
             ],
             capture_output=True,
             text=True,
@@ -58,13 +62,38 @@ def test_bench_server_kinds_serve_tables(kind: str, tmp_path: Path) -> None:
     assert len(result["spans"]) == result["decisions"]
     if kind == "arena-lean":
         assert result["messages_per_decision"] < 1.5
-    elif kind == "arena":
+    elif kind.endswith("-lean"):  # the lean floors: the next request alone
+        assert result["messages_per_decision"] == 1
+    else:  # every event too
         assert result["messages_per_decision"] > 4
     # the server's collections were logged on the bots' clock (traced_serve.py)
     collections = json.loads(gc_log.read_text())
     report = importlib.import_module("server_report")
     tail = report.tail(result["spans"], collections, result["window"], result["added_p99_ms"])
     assert tail["tail_decisions"] >= 1
+
+
+def test_bench_server_summary_prints_the_lean_floors(capsys: pytest.CaptureFixture[str]) -> None:
+    """The SUMMARY gives the target's ratio and, when the lean floors ran,
+    where its bound lies (the architecture's own floor)."""
+    _bench_server()  # puts bench/ on sys.path
+    report = importlib.import_module("server_report")
+
+    def row(kind: str, rate: float) -> dict[str, object]:
+        return {"scenario": "fast", "kind": kind, "decisions_per_s": rate, "loadavg_1m": 1.0,
+                "added_p99_ms": 1.0, "messages_per_decision": 1.0}  # fmt: skip
+
+    kinds = {"arena-lean": 3000, "floor-bridge-lean": 4000, "floor-table-lean": 5000,
+             "floor-pingpong": 8000}  # fmt: skip
+    report.summary([[row(k, v) for k, v in kinds.items()]])
+    out = capsys.readouterr().out
+    for label, value in [
+        (r"lean throughput / floor-pingpong", r"0\.38  \(target >= 0\.5: NOT met\)"),
+        (r"floor-bridge-lean / floor-pingpong", r"0\.50"),
+        (r"floor-table-lean / floor-pingpong", r"0\.62"),
+        (r"lean throughput / floor-bridge-lean", r"0\.75"),
+    ]:
+        assert re.search(rf"fast: {label} +median +{value}", out), (label, out)
 
 
 @pytest.mark.parametrize(
