@@ -27,8 +27,9 @@ loop), so on a 2-core machine the server has a core of its own. Servers:
   no rules: what the transport alone costs for this traffic.
 - ``floor-bridge``: the ``floor-table`` traffic, with the table logic in
   trio on the main thread and every message crossing the referee's own
-  bridge (:mod:`wizard_referee.referee.bridge`): the floor of the architecture the
-  referee uses, before any rule is applied.
+  bridge (:mod:`wizard_referee.referee.bridge`), on the referee's transport
+  settings (grpc core's listener, :mod:`wizard_referee.referee.grpc_setup`):
+  the floor of the architecture the referee uses, before any rule is applied.
 - ``floor-pingpong``: the same server answering every action at once with a
   DecisionRequest on the same stream (1 message in, 1 out; every bot has a
   decision in flight).

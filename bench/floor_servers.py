@@ -19,6 +19,14 @@ import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
+if "bridge" in sys.argv:  # (--mode bridge; before grpc loads, as the referee does)
+    # the architecture's floor runs on the referee's own transport settings
+    # (grpc core's listener: wizard_referee.referee.grpc_setup); the plain
+    # grpc.aio floors keep grpc's defaults, as any grpc.aio server would
+    from wizard_referee.referee.grpc_setup import choose_listener
+
+    choose_listener()
+
 import grpc
 
 import wizard_arena.protocol.wire as wire
