@@ -2,7 +2,7 @@
 the referee, without its rules, to show what the transport (and, for
 ``bridge``, the referee's own trio <-> grpc.aio bridge) alone costs.
 
-    python bench/floor_servers.py --mode table|pingpong|bridge [--players 4]
+    python bench/floor_servers.py --mode table|pingpong|bridge [--players 4] [--lean]
 
 prints ``floor serving on HOST:PORT`` to standard error once serving
 (bench_server.py starts it as a subprocess and reads that line). See
@@ -19,13 +19,16 @@ import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-if "bridge" in sys.argv:  # (--mode bridge; before grpc loads, as the referee does)
-    # the architecture's floor runs on the referee's own transport settings
-    # (grpc core's listener: wizard_referee.referee.grpc_setup); the plain
-    # grpc.aio floors keep grpc's defaults, as any grpc.aio server would
-    from wizard_referee.referee.grpc_setup import choose_listener
-
-    choose_listener()
+if (
+    "--mode=bridge" in sys.argv
+    or any(  # before grpc loads, as in the referee
+        a == "--mode" and b == "bridge" for a, b in zip(sys.argv, sys.argv[1:], strict=False)
+    )
+):
+    # the architecture's floor runs on the referee's own transport settings:
+    # importing grpc_setup chooses grpc core's listener as the referee does;
+    # the plain grpc.aio floors keep grpc's defaults, as any grpc.aio server would
+    import wizard_referee.referee.grpc_setup  # noqa: F401
 
 import grpc
 

@@ -335,13 +335,28 @@ def _offline_record(seed: int) -> GameRecord:
 
 
 @pytest.mark.parametrize("level", ["info", "warning"])
-def test_decision_lines_follow_the_log_level(level: str) -> None:
-    """A decision's info line is written at level info, and not even built
-    below it (``serve --log-level warning``); the game is the same."""
+def test_decision_lines_follow_the_log_level(level: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A decision's info line is written at level info, and not even asked
+    for below it (``serve --log-level warning``); the game is the same."""
     import structlog
 
     from wizard_referee.referee.logs import configure_logging
 
+    asked: list[str] = []
+    real_get_logger = table_module.get_logger
+
+    class Counting:
+        def __init__(self, log: Any) -> None:
+            self._log = log
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._log, name)
+
+        def info(self, event: str, **kw: Any) -> Any:
+            asked.append(event)
+            return self._log.info(event, **kw)
+
+    monkeypatch.setattr(table_module, "get_logger", lambda **kw: Counting(real_get_logger(**kw)))
     sink = LogSink()
     configure_logging(level, "json", stream=sink)
     try:
@@ -357,8 +372,9 @@ def test_decision_lines_follow_the_log_level(level: str) -> None:
         assert [(e["round"], e["seat"], e["action"]) for e in decisions] == [
             (r.round, m.seat, m.action) for r in record.rounds for m in r.moves
         ]
+        assert asked.count("decision") == len(moves)
     else:
-        assert decisions == []
+        assert decisions == [] and "decision" not in asked
 
 
 def test_record_round_trip_and_tampering() -> None:

@@ -136,10 +136,9 @@ class _Table:
             self.bot_seeds = [bot_seed(secret, game_id, s) for s in range(n)]
         """GameStarted.bot_seed by seat (from the secret, never from the deal's seed)."""
         self.log = get_logger(game_id=game_id)
-        enabled = getattr(self.log, "is_enabled_for", None)
-        self._log_decisions = enabled is None or enabled(logging.INFO)
-        """Whether a decision's info line is written (``serve --log-level
-        warning`` skips building its fields, once per decision)."""
+        self._enabled_for = getattr(self.log, "is_enabled_for", None)
+        """The logger's level test: a decision's info line is not built when
+        info is off (``serve --log-level warning``)."""
         self.states: list[_SeatState] = []
         for s, spec in enumerate(seats):
             send, recv = trio.open_memory_channel[ActionMsg](64)
@@ -441,7 +440,7 @@ class _Table:
         text = action_text(action)
         # a tuple of atoms, which the cyclic GC stops tracking (settle_moves)
         self._moves.append((len(self.record.rounds) - 1, seat, text, round(ms, 3), fault))
-        if self._log_decisions:
+        if self._enabled_for is None or self._enabled_for(logging.INFO):
             self.log.info(
                 "decision",
                 round=round_no,
