@@ -96,6 +96,40 @@ def test_bench_server_summary_prints_the_lean_floors(capsys: pytest.CaptureFixtu
         assert re.search(rf"fast: {label} +median +{value}", out), (label, out)
 
 
+def test_bench_oracle_gives_the_true_deal_only_where_asked() -> None:
+    """bench_oracle.py's bot searches the real hidden cards in the phases it
+    is told to, and samples as the Monte Carlo bot does elsewhere."""
+    from collections import Counter
+
+    from wizard_arena.rules import Game, Phase, Rules
+    from wizard_bots.sampling import consistency_problem
+
+    path = ROOT / "bench" / "bench_oracle.py"
+    spec = importlib.util.spec_from_file_location("bench_oracle", path)
+    assert spec is not None and spec.loader is not None
+    oracle = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(oracle)
+    game = Game(Rules(players=4), seed=3)
+    for _ in range(2):  # two rounds played: round 3 deals 3 cards a hand, and a stock
+        game.deal()
+        while game.phase is not Phase.DEAL:
+            seat = game.acting[0]
+            game.apply(seat, game.legal_actions(seat)[0])
+    game.deal()
+    view = game.view(game.acting[0])
+    seeing = oracle.OracleBot(game, oracle.SEES["oracle-bid"], think_time=None, samples=1, seed=1)
+    [(deal, count)] = seeing._deals(view, 5)
+    assert count == 5 and [list(h) for h in deal.hands] == game.hands
+    dealt = Counter(c for h in game.hands for c in h) + Counter([game.turned_card])
+    assert dealt + Counter(deal.stock) == Counter(game.rules.deck)
+    assert consistency_problem(view, deal) is None
+    blind = oracle.OracleBot(game, oracle.SEES["oracle-play"], think_time=None, samples=1, seed=1)
+    sampled = blind._deals(view, 8)
+    assert sum(n for _, n in sampled) == 8
+    assert all(consistency_problem(view, d) is None for d, _ in sampled)
+    assert any([list(h) for h in d.hands] != game.hands for d, _ in sampled)
+
+
 @pytest.mark.parametrize(
     "argv",
     [
@@ -134,6 +168,11 @@ def test_bench_server_summary_prints_the_lean_floors(capsys: pytest.CaptureFixtu
             *["--mc", "bid_effort=2", "--ismcts", "reuse=2", "--jobs", "1", "--quiet"],
         ],
         ["bench_env.py", "--seconds", "0.05", "--pairs", "1"],
+        [
+            "bench_oracle.py",
+            *["--modes", "oracle,oracle-play", "--games", "1", "--samples", "1"],
+            *["--bid-effort", "1", "--jobs", "1"],
+        ],
     ],
     ids=lambda argv: argv[0],
 )
