@@ -21,6 +21,7 @@ sampler's bid likelihood assumes: ``BID_SIGMA``).
 
     python bench/bench_oracle.py --games 20 --samples 12 --bid-effort 4 --jobs 2
     python bench/bench_oracle.py --modes oracle,mc --games 4
+    python bench/bench_oracle.py --modes mc --play-eps 0.2   # with inference from play
 """
 
 from __future__ import annotations
@@ -77,13 +78,15 @@ Result = tuple[float, float, float, list[float]]
 per round, and each sampled bid's distance from the heuristic's estimate."""
 
 
-def play(mode: str, seed: int, samples: int, bid_effort: float) -> Result:
+def play(
+    mode: str, seed: int, samples: int, bid_effort: float, play_eps: float | None = None
+) -> Result:
     rules = Rules(players=PLAYERS)
     game = Game(rules, seed=seed)
     names = tuple(f"mc-{i}" for i in range(PLAYERS))
     bots = [
         OracleBot(game, SEES[mode], think_time=None, samples=samples, seed=seed * 100 + i,
-                  bid_effort=bid_effort)
+                  bid_effort=bid_effort, play_eps=play_eps)
         for i in range(PLAYERS)
     ]  # fmt: skip
     for seat, bot in enumerate(bots):
@@ -122,7 +125,7 @@ def play(mode: str, seed: int, samples: int, bid_effort: float) -> Result:
     return exact / (PLAYERS * len(results)), cpu / decisions, surplus, offsets
 
 
-def _task(args: tuple[str, int, int, float]) -> Result:
+def _task(args: tuple[str, int, int, float, float | None]) -> Result:
     return play(*args)
 
 
@@ -142,6 +145,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--bid-effort", type=float, default=4.0)
     ap.add_argument("--seed", type=int, default=1000, help="the first game's seed")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument(
+        "--play-eps",
+        type=float,
+        default=None,
+        help="the bots' inference from the cards played (MonteCarloBot's play_eps; default off)",
+    )
     args = ap.parse_args(argv)
     modes = args.modes.split(",")
     unknown = [m for m in modes if m not in MODES]
@@ -150,10 +159,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"{args.games} self-play games of 4 Monte Carlo bots, samples {args.samples}, "
         f"bid_effort {args.bid_effort:g}, seeds {args.seed}..{args.seed + args.games - 1}"
+        + (f", play_eps {args.play_eps:g}" if args.play_eps is not None else "")
     )
     print(f"{'mode':<12} {'bid accuracy %':>15} {'bids-tricks/round':>18} {'cpu ms/decision':>16}")
     for mode in modes:
-        tasks = [(mode, args.seed + g, args.samples, args.bid_effort) for g in range(args.games)]
+        tasks = [
+            (mode, args.seed + g, args.samples, args.bid_effort, args.play_eps)
+            for g in range(args.games)
+        ]
         if args.jobs > 1:
             with multiprocessing.Pool(args.jobs) as pool:
                 results = pool.map(_task, tasks)
