@@ -168,6 +168,7 @@ def test_bench_oracle_gives_the_true_deal_only_where_asked() -> None:
             *["--mc", "bid_effort=2", "--ismcts", "reuse=2", "--jobs", "1", "--quiet"],
         ],
         ["bench_env.py", "--seconds", "0.05", "--pairs", "1"],
+        ["bench_table.py", "--tables", "2", "--repeat", "1"],
         [
             "bench_oracle.py",
             *["--modes", "oracle,oracle-play", "--games", "1", "--samples", "1"],
