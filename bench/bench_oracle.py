@@ -11,13 +11,17 @@ bids). In each mode some of their searches are given the real hidden cards
 - ``oracle-play``: card play sees the true deal, bids sample;
 - ``oracle``: every decision sees the true deal.
 
-The bots are otherwise unchanged (their rollouts still play the heuristic for
-every seat). Each mode plays the same deals (game seeds ``--seed`` ..
-``--seed + games - 1``, the bots' own seeds from those). Prints, per mode,
-bid accuracy with a 95% interval over games, the mean of (bids - tricks) a
-round, processor time per decision, and, for sampled bids, how far the bids
-fall from the heuristic's estimate on the bidder's true hand (what the
-sampler's bid likelihood assumes: ``BID_SIGMA``).
+Standard rules only (the bid offsets below assume bids seen in bidding
+order, and the modes split decisions by phase). The bots are otherwise
+unchanged (their rollouts still play the heuristic for every seat). Each
+mode plays the same deals (game seeds ``--seed`` .. ``--seed + games - 1``,
+the bots' own seeds from those). Prints, per mode, bid accuracy with a 95%
+interval over games (Student's t), the mean of (bids - tricks) a round,
+processor time per decision (an oracle row evaluates its one deal once per
+batch of draws, so its times are not a real bot's), and, for sampled bids,
+how far the bids fall from the heuristic's estimate on the bidder's true
+hand (what the sampler's bid likelihood assumes: ``BID_SIGMA``), overall
+and by bidding position.
 
     python bench/bench_oracle.py --games 20 --samples 12 --bid-effort 4 --jobs 2
     python bench/bench_oracle.py --modes oracle,mc --games 4
@@ -39,6 +43,7 @@ from wizard_arena.rules import Action, Bid, ChooseTrump, Game, Phase, Play, Rule
 from wizard_bots.heuristic import estimate_tricks
 from wizard_bots.montecarlo import MonteCarloBot
 from wizard_bots.sampling import SampledDeal
+from wizard_referee.ratings import student_t
 
 MODES = ("mc", "oracle-bid", "oracle-play", "oracle")
 PLAYERS = 4
@@ -73,9 +78,10 @@ class OracleBot(MonteCarloBot):
         return [(SampledDeal(tuple(tuple(h) for h in g.hands), stock), count)]
 
 
-Result = tuple[float, float, float, list[float]]
+Result = tuple[float, float, float, list[tuple[int, float]]]
 """A game's bid accuracy, processor seconds per decision, mean (bids - tricks)
-per round, and each sampled bid's distance from the heuristic's estimate."""
+per round, and each sampled bid's distance from the heuristic's estimate
+(with the bidder's position in the bidding order)."""
 
 
 def play(
@@ -91,7 +97,7 @@ def play(
     ]  # fmt: skip
     for seat, bot in enumerate(bots):
         bot.on_game_start(GameInfo(f"oracle-{seed}", rules, seat, names))
-    offsets: list[float] = []
+    offsets: list[tuple[int, float]] = []
     decisions = 0
     start = time.process_time()
     while not game.is_over:
@@ -111,7 +117,7 @@ def play(
                 estimate = estimate_tricks(
                     list(game.hands[seat]), game.trump, PLAYERS, game.turned_card, before, position
                 )
-                offsets.append(action.bid - estimate)
+                offsets.append((position, action.bid - estimate))
         elif game.phase is Phase.PLAY:
             action = Play(bot.play(view))
         else:
@@ -130,10 +136,12 @@ def _task(args: tuple[str, int, int, float, float | None]) -> Result:
 
 
 def interval(values: Sequence[float]) -> str:
+    """Mean and 95% half-width over games (Student's t, as bench_strength.py)."""
     mean = statistics.mean(values)
     if len(values) < 2:
         return f"{100 * mean:.1f}"
-    half = 1.96 * statistics.stdev(values) / len(values) ** 0.5
+    half = student_t.t_quantile(len(values) - 1, 0.975) * statistics.stdev(values)
+    half /= len(values) ** 0.5
     return f"{100 * mean:.1f} ± {100 * half:.1f}"
 
 
@@ -178,10 +186,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{mode:<12} {accuracy:>15} {surplus:>18.2f} {cpu:>16.1f}", flush=True)
         offsets = [x for r in results for x in r[3]]
         if offsets:
+            diffs = [d for _, d in offsets]
+            by_position = ", ".join(
+                f"{statistics.mean(d for p, d in offsets if p == k):.2f}"
+                for k in range(PLAYERS)
+                if any(p == k for p, _ in offsets)
+            )
             print(
                 f"{'':<12} sampled bids - heuristic estimate on the true hand: mean "
-                f"{statistics.mean(offsets):.2f}, sd {statistics.pstdev(offsets):.2f} "
-                f"({len(offsets)} bids)"
+                f"{statistics.mean(diffs):.2f}, sd {statistics.pstdev(diffs):.2f} "
+                f"({len(diffs)} bids); mean by bidding position {by_position}"
             )
     return 0
 

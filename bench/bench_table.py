@@ -55,7 +55,9 @@ async def one_table(number: int, events: EventStream, counts: list[int]) -> None
         for bot in bots:
             nursery.start_soon(answer_at_once, bot, counts)
         record = await run_table(f"table-{number}", Rules(players=PLAYERS), seats, seed=number)
-    assert record.status == "finished", record.status
+        if record.status != "finished":  # an aborted table sends no GameEnd: stop its bots
+            nursery.cancel_scope.cancel()
+    assert record.status == "finished", f"table {number}: {record.status}"
 
 
 async def all_tables(tables: int, events: EventStream, counts: list[int]) -> None:

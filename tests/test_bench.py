@@ -128,6 +128,20 @@ def test_bench_oracle_gives_the_true_deal_only_where_asked() -> None:
     assert sum(n for _, n in sampled) == 8
     assert all(consistency_problem(view, d) is None for d, _ in sampled)
     assert any([list(h) for h in d.hands] != game.hands for d, _ in sampled)
+    # mid-trick: the hands as they are now (a card played), not as dealt
+    while game.phase is not Phase.PLAY:
+        seat = game.acting[0]
+        game.apply(seat, game.legal_actions(seat)[0])
+    seat = game.acting[0]
+    game.apply(seat, game.legal_actions(seat)[0])
+    view = game.view(game.acting[0])
+    [(deal, count)] = blind._deals(view, 3)
+    assert count == 3 and [list(h) for h in deal.hands] == game.hands
+    assert [list(h) for h in deal.hands] != [list(h) for h in game.dealt_hands]
+    assert consistency_problem(view, deal) is None
+    sampled = seeing._deals(view, 8)  # (oracle-bid samples in play)
+    assert all(consistency_problem(view, d) is None for d, _ in sampled)
+    assert any([list(h) for h in d.hands] != game.hands for d, _ in sampled)
 
 
 @pytest.mark.parametrize(
