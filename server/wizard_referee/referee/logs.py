@@ -15,7 +15,7 @@ from typing import Any, TextIO, cast
 
 import structlog
 
-__all__ = ["LogFile", "configure_logging", "get_logger", "log_file"]
+__all__ = ["LogFile", "configure_logging", "get_logger", "log_decision", "log_file"]
 
 _LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40, "critical": 50}
 
@@ -57,6 +57,16 @@ def configure_logging(level: str = "info", fmt: str = "auto", stream: TextIO | N
 def get_logger(**bound: Any) -> Any:
     """A structlog logger bound with ``bound`` key-values."""
     return structlog.get_logger("wizard_referee").bind(**bound)
+
+
+def log_decision(
+    log: Any, round_no: int, seat: int, bot: str, action: str, ms: float, fault: str | None
+) -> None:
+    """A table's info line for one decision, its fields built only when the
+    logger writes info lines (``serve --log-level warning`` does not)."""
+    enabled = getattr(log, "is_enabled_for", None)
+    if enabled is None or enabled(logging.INFO):
+        log.info("decision", round=round_no, seat=seat, bot=bot, action=action, ms=ms, fault=fault)
 
 
 class LogFile(io.TextIOBase):

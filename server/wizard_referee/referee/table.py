@@ -19,7 +19,6 @@ protocol (the gRPC transport, or in-memory seats in tests).
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -58,7 +57,7 @@ from wizard_referee.referee.catch_up import send_game_so_far
 from wizard_referee.referee.counters import ArenaCounters
 from wizard_referee.referee.faults import FaultBook, Sanction
 from wizard_referee.referee.live import LiveTable
-from wizard_referee.referee.logs import get_logger
+from wizard_referee.referee.logs import get_logger, log_decision
 from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import GameRecord, MoveRecord, RoundRecord
 from wizard_referee.referee.seat import CloseCode, Malformed, Seat, SeatSpec
@@ -136,9 +135,6 @@ class _Table:
             self.bot_seeds = [bot_seed(secret, game_id, s) for s in range(n)]
         """GameStarted.bot_seed by seat (from the secret, never from the deal's seed)."""
         self.log = get_logger(game_id=game_id)
-        self._enabled_for = getattr(self.log, "is_enabled_for", None)
-        """The logger's level test: a decision's info line is not built when
-        info is off (``serve --log-level warning``)."""
         self.states: list[_SeatState] = []
         for s, spec in enumerate(seats):
             send, recv = trio.open_memory_channel[ActionMsg](64)
@@ -438,18 +434,10 @@ class _Table:
         self.counters.decisions += 1
         self._ready = trio.current_time()
         text = action_text(action)
+        ms = round(ms, 3)
         # a tuple of atoms, which the cyclic GC stops tracking (settle_moves)
-        self._moves.append((len(self.record.rounds) - 1, seat, text, round(ms, 3), fault))
-        if self._enabled_for is None or self._enabled_for(logging.INFO):
-            self.log.info(
-                "decision",
-                round=round_no,
-                seat=seat,
-                bot=st.spec.name,
-                action=text,
-                ms=round(ms, 3),
-                fault=fault,
-            )
+        self._moves.append((len(self.record.rounds) - 1, seat, text, ms, fault))
+        log_decision(self.log, round_no, seat, st.spec.name, text, ms, fault)
 
     def settle_moves(self) -> None:
         """The moves so far into the record's rounds, as MoveRecords (kept as
