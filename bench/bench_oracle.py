@@ -37,13 +37,16 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 
 from wizard_arena.bot import GameInfo
 from wizard_arena.rules import Action, Bid, ChooseTrump, Game, Phase, Play, Rules, SeatView
 from wizard_bots.heuristic import estimate_tricks
 from wizard_bots.montecarlo import MonteCarloBot
 from wizard_bots.sampling import SampledDeal
-from wizard_referee.ratings import student_t
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_strength import estimate  # (beside this file: Student's t over games)
 
 MODES = ("mc", "oracle-bid", "oracle-play", "oracle")
 PLAYERS = 4
@@ -135,16 +138,6 @@ def _task(args: tuple[str, int, int, float, float | None]) -> Result:
     return play(*args)
 
 
-def interval(values: Sequence[float]) -> str:
-    """Mean and 95% half-width over games (Student's t, as bench_strength.py)."""
-    mean = statistics.mean(values)
-    if len(values) < 2:
-        return f"{100 * mean:.1f}"
-    half = student_t.t_quantile(len(values) - 1, 0.975) * statistics.stdev(values)
-    half /= len(values) ** 0.5
-    return f"{100 * mean:.1f} ± {100 * half:.1f}"
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--modes", default=",".join(MODES), help=f"of {', '.join(MODES)}")
@@ -180,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 results = pool.map(_task, tasks)
         else:
             results = [_task(t) for t in tasks]
-        accuracy = interval([r[0] for r in results])
+        accuracy = estimate([r[0] for r in results]).fmt(100)
         surplus = statistics.mean(r[2] for r in results)
         cpu = 1000 * statistics.mean(r[1] for r in results)
         print(f"{mode:<12} {accuracy:>15} {surplus:>18.2f} {cpu:>16.1f}", flush=True)
