@@ -7,8 +7,8 @@ It is implemented by the gRPC transport
 seat of :mod:`wizard_referee.referee.memory`, so the whole referee runs with
 no transport at all, on trio's virtual clock in tests.
 
-Deadlines are the caller's: a table waits for ``receive()`` inside a trio
-cancel scope (``trio.move_on_at``), so the transport knows nothing of time.
+Deadlines are the caller's (a table's :mod:`~wizard_referee.referee.alarm`),
+so the transport knows nothing of time.
 """
 
 from __future__ import annotations

@@ -1,17 +1,18 @@
 """One table: referee one game between connected bots.
 
 :func:`run_table` deals, asks each seat in turn for its decision under a
-per-move deadline (a trio cancel scope timed on the server's monotonic
-clock), enforces every rule through the rules core, and broadcasts what each
-seat may see. The seats asked are the core's :attr:`Game.acting`: with
-hidden bids every seat that has not bid yet is asked at once, each under its
-own deadline, and the core reveals the bids together once the last is in.
-A bot never brings the table down: illegal, malformed, late and out-of-turn
-messages are rejected or ignored and recorded; a timeout or a disconnect
-makes the referee play the core's default action
-(:func:`wizard_arena.rules.default_action`). The game always finishes and its
-record says which seats were faulted and why; what a fault costs beyond
-that is the fault policy's (:mod:`wizard_referee.referee.faults`).
+per-move deadline (on trio's clock, the server's monotonic clock: the
+table's :class:`~wizard_referee.referee.alarm.Alarm`), enforces every rule
+through the rules core, and broadcasts what each seat may see. The seats
+asked are the core's :attr:`Game.acting`: with hidden bids every seat that
+has not bid yet is asked at once, each under its own deadline, and the core
+reveals the bids together once the last is in. A bot never brings the table
+down: illegal, malformed, late and out-of-turn messages are rejected or
+ignored and recorded; a timeout or a disconnect makes the referee play the
+core's default action (:func:`wizard_arena.rules.default_action`). The game
+always finishes and its record says which seats were faulted and why; what a
+fault costs beyond that is the fault policy's
+(:mod:`wizard_referee.referee.faults`).
 
 The table talks to bots only through the :class:`~wizard_referee.referee.seat.Seat`
 protocol (the gRPC transport, or in-memory seats in tests).
@@ -35,17 +36,12 @@ from wizard_arena.protocol.messages import (
     DecisionRequest,
     FaultSummary,
     GameEnd,
-    RoundStart,
-    TableEvent,
 )
 from wizard_arena.protocol.seeds import bot_seed, new_secret
 from wizard_arena.rules import (
     Action,
     Game,
-    GameOver,
     Phase,
-    RoundScored,
-    RoundStarted,
     RuleError,
     Rules,
     SeatView,
@@ -53,6 +49,8 @@ from wizard_arena.rules import (
     default_action,
     rank_totals,
 )
+from wizard_referee.referee.alarm import Alarm, expire
+from wizard_referee.referee.broadcast import send_new_events
 from wizard_referee.referee.catch_up import send_game_so_far
 from wizard_referee.referee.counters import ArenaCounters
 from wizard_referee.referee.faults import FaultBook, Sanction
@@ -70,8 +68,9 @@ __all__ = ["SeatSpec", "run_table"]
 class _SeatState:
     spec: SeatSpec
     seat: int
-    send_answer: trio.MemorySendChannel[ActionMsg]
-    answers: trio.MemoryReceiveChannel[ActionMsg]
+    send_answer: trio.MemorySendChannel[ActionMsg | None]
+    answers: trio.MemoryReceiveChannel[ActionMsg | None]
+    """The answers to the open request (None: a wake-up, see ``expired``)."""
     open_request: str | None = None
     deadline: float = 0.0
     """trio time at which the open request expires."""
@@ -80,8 +79,13 @@ class _SeatState:
     """Seconds left in the seat's time bank (at the open request's start)."""
     started: float = 0.0
     """trio time the open request was issued."""
-    waiting: trio.CancelScope | None = None
-    """The wait for the answer to the open request."""
+    waiting: bool = False
+    """A decision waits for the answer to the open request (:meth:`_Table._answer`)."""
+    receiving: bool = False
+    """That decision is parked on ``answers`` (an answer can go straight to it)."""
+    expired: str | None = None
+    """The open request whose wait was ended: its deadline passed, or a
+    fault benched the seat (:func:`~wizard_referee.referee.alarm.expire`)."""
     counters: ArenaCounters | None = None
 
     @property
@@ -137,7 +141,7 @@ class _Table:
         self.log = get_logger(game_id=game_id)
         self.states: list[_SeatState] = []
         for s, spec in enumerate(seats):
-            send, recv = trio.open_memory_channel[ActionMsg](64)
+            send, recv = trio.open_memory_channel[ActionMsg | None](64)
             st = _SeatState(spec, s, send, recv, bank=policy.time_bank, counters=self.counters)
             if spec.conn is None or spec.conn.closed:
                 st.gone = True
@@ -150,6 +154,7 @@ class _Table:
         self._moves: list[tuple[int, int, str, float, str | None]] = []
         """(round index, seat, action, ms, fault) of each move, until the game ends."""
         self._nursery: trio.Nursery | None = None
+        self._alarm = Alarm(self.states)
         for st in self.states:
             if st.gone and st.spec.conn is not None:
                 self._fault(st, FaultCode.DISCONNECT, "not connected when the game started")
@@ -170,8 +175,7 @@ class _Table:
             return
         event = "round_forfeited" if sanction is Sanction.FORFEIT_ROUND else "seat_removed"
         self.log.warning(event, round=max(rnd, 1), seat=seat, bot=st.spec.name)
-        if st.waiting is not None:
-            st.waiting.cancel()  # the open decision is the default policy's too
+        expire(st)  # the open decision is the default policy's too
 
     def _benched(self, st: _SeatState) -> str | None:
         """Why the default policy plays the seat's decisions now, if it does."""
@@ -219,7 +223,7 @@ class _Table:
         st.spec.conn = conn
         if st.gone:
             # the answers channel was closed when the bot went: a fresh one
-            st.send_answer, st.answers = trio.open_memory_channel[ActionMsg](64)
+            st.send_answer, st.answers = trio.open_memory_channel[ActionMsg | None](64)
             st.gone = False
         if old is not None and old is not conn:
             old.close(CloseCode.UNAVAILABLE, "the session was resumed on another stream")
@@ -257,12 +261,13 @@ class _Table:
             and msg.request_id == st.open_request
             and conn is st.spec.conn
             and not st.gone
-            and st.answers.statistics().tasks_waiting_receive
+            and st.receiving
         ):
             try:
                 st.send_answer.send_nowait(msg)
             except (trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
                 return False
+            st.receiving = False  # woken with this answer: the next one queues
             self.counters.messages_in += 1
             return True
         return False
@@ -299,12 +304,12 @@ class _Table:
         st.spec.issued.add(rid)
         st.open_request = rid
         start = st.started = trio.current_time()
-        st.deadline = start + self.move_time + st.bank
+        st.deadline = deadline = start + self.move_time + st.bank
+        self._alarm.asked(deadline)
         self.counters.referee_seconds.observe(start - self._ready)
         # (the view carries the move time already: _turn)
         st.send(DecisionRequest(rid, self.game_id, view, st.bank))
         answer, dropped = await self._answer(st, rid)
-        st.waiting = None
         st.open_request = None
         took = trio.current_time() - start
         if answer is not None:
@@ -321,19 +326,25 @@ class _Table:
         """Wait for a legal answer to request ``rid`` and apply it: ``(action,
         False)``; ``(None, True)`` if the bot went, ``(None, False)`` at the
         deadline (or when a fault benched the seat meanwhile). Illegal and
-        malformed answers are rejected and faulted; the bot may retry in time."""
+        malformed answers are rejected and faulted; the bot may retry in time.
+
+        The deadline is kept by the table's :class:`~.alarm.Alarm`, which
+        calls :func:`~.alarm.expire`."""
         game = self.game
         seat = st.seat
         deadline = st.deadline
-        with trio.move_on_at(deadline) as waiting:
-            st.waiting = waiting  # a fault that benches the seat ends the wait (_fault)
-            while True:
+        st.waiting = True
+        try:
+            while st.expired != rid:
+                st.receiving = True
                 try:
                     msg = await st.answers.receive()
                 except (trio.EndOfChannel, trio.ClosedResourceError):
                     return None, True
-                if msg.request_id != rid:
-                    continue
+                finally:
+                    st.receiving = False
+                if msg is None or msg.request_id != rid or st.expired == rid:
+                    continue  # a wake-up, a stale answer, or too late
                 if msg.action is None:
                     self._fault(st, FaultCode.MALFORMED, msg.error)
                     left = deadline - trio.current_time()
@@ -346,7 +357,9 @@ class _Table:
                     self._reject(st, rid, e.code, str(e), deadline - trio.current_time())
                     continue
                 return msg.action, False
-        return None, False
+            return None, False
+        finally:
+            st.waiting = False
 
     def _unanswered(self, st: _SeatState, dropped: bool, took: float) -> str:
         """Why the seat's open decision had no answer (the move's fault):
@@ -387,41 +400,6 @@ class _Table:
             self.game_id, self.rules, seat, names, self.move_time, st.bank, self.bot_seeds[seat]
         )
 
-    # -- broadcasting -----------------------------------------------------------------------
-
-    def _round_start(self, view: SeatView, pending: bool) -> RoundStart:
-        """The RoundStarted of ``view``'s seat, from its view just after the deal."""
-        v = view
-        return RoundStart(
-            self.game_id, v.round, v.dealer, v.cards_per_player, v.hand, v.turned_card,
-            v.trump, pending, v.others_hands,
-        )  # fmt: skip
-
-    def _broadcast_new_events(self) -> None:
-        game = self.game
-        # the seats on every event (the lean stream gets the results only)
-        everything = [st for st in self.states if st.all_events]
-        # sent once, then let go: a live game keeps no event objects for the
-        # cyclic GC to scan (docs/performance.md, the think scenario's tail)
-        for ev in game.drain_events():
-            if isinstance(ev, RoundStarted):
-                pending = ev.turned_card is not None and ev.turned_card.is_wizard
-                # (the lean stream: the deal is in the next request's view)
-                for st in everything:
-                    # what the seat may see of the deal comes from its view:
-                    # its own hand, or in a blind first round the others' cards
-                    st.send(self._round_start(game.view(st.seat), pending))
-            elif isinstance(ev, GameOver):
-                continue  # sent with the faults once the record is complete
-            elif isinstance(ev, RoundScored):
-                msg = TableEvent(self.game_id, ev)
-                for st in self.states:
-                    st.send(msg)
-            elif everything:
-                msg = TableEvent(self.game_id, ev)
-                for st in everything:
-                    st.send(msg)
-
     # -- the game -------------------------------------------------------------------------
 
     async def _turn(self, seat: int) -> None:
@@ -453,6 +431,7 @@ class _Table:
             st.send(self._game_info(st))
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
+            nursery.start_soon(self._alarm.run)
             for st in self.states:
                 nursery.start_soon(self._reader, st)
             await self._play()
@@ -476,7 +455,7 @@ class _Table:
                         game.turned_card.text if game.turned_card is not None else None,
                     )
                 )
-                self._broadcast_new_events()
+                send_new_events(self.game, self.game_id, self.states)
                 continue
             self.live.tick()
             acting = game.acting
@@ -489,7 +468,7 @@ class _Table:
                 async with trio.open_nursery() as asking:
                     for seat in acting:
                         asking.start_soon(self._turn, seat)
-            self._broadcast_new_events()
+            send_new_events(self.game, self.game_id, self.states)
         self.live.tick()
 
     def _finish(self) -> GameRecord:

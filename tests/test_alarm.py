@@ -1,0 +1,126 @@
+"""A table's one alarm ends each waiting decision at its deadline, to the
+instant of trio's clock, whatever order the deadlines were set in; a wait
+already over, or ended by a fault, is left alone."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from wizard_referee.referee.alarm import Alarm, expire
+
+from .memory_bots import on_mock_clock
+
+
+@dataclass
+class _Seat:
+    """The seat state the alarm reads (as the table's), with its answers channel."""
+
+    send_answer: trio.MemorySendChannel[Any]
+    answers: trio.MemoryReceiveChannel[Any]
+    open_request: str | None = None
+    deadline: float = 0.0
+    waiting: bool = False
+    expired: str | None = None
+    ended_at: list[float] = field(default_factory=list)
+
+    @classmethod
+    def new(cls, buffer: int = 8) -> _Seat:
+        send, recv = trio.open_memory_channel[Any](buffer)
+        return cls(send, recv)
+
+
+async def _wait(seat: _Seat, rid: str, deadline: float, alarm: Alarm) -> None:
+    """A decision as the table waits for one: ask, then wait to be woken."""
+    seat.open_request, seat.deadline, seat.waiting = rid, deadline, True
+    alarm.asked(deadline)
+    try:
+        while seat.expired != rid:
+            await seat.answers.receive()
+    finally:
+        seat.waiting = False
+        seat.ended_at.append(trio.current_time())
+
+
+@on_mock_clock
+async def test_each_wait_ends_at_its_own_deadline_even_when_an_earlier_one_comes_later() -> None:
+    a, b, c = _Seat.new(), _Seat.new(), _Seat.new()
+    alarm = Alarm([a, b, c])
+    start = trio.current_time()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(alarm.run)
+        await trio.sleep(0.5)  # the alarm sleeps with nothing to ring for
+        nursery.start_soon(_wait, a, "a-1", start + 9.0, alarm)
+        await trio.sleep(1.0)
+        # asked later, due earlier: the alarm is moved forward
+        nursery.start_soon(_wait, b, "b-1", start + 4.0, alarm)
+        nursery.start_soon(_wait, c, "c-1", start + 6.25, alarm)
+        await trio.sleep(20)
+        nursery.cancel_scope.cancel()
+    assert b.ended_at == [start + 4.0]
+    assert c.ended_at == [start + 6.25]
+    assert a.ended_at == [start + 9.0]
+    assert (a.expired, b.expired, c.expired) == ("a-1", "b-1", "c-1")
+
+
+@on_mock_clock
+async def test_an_answered_decision_is_not_expired_and_the_next_keeps_its_deadline() -> None:
+    seat = _Seat.new()
+    alarm = Alarm([seat])
+    start = trio.current_time()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(alarm.run)
+        # the first decision is answered at once (its wait never starts):
+        # the alarm stays set for its deadline, 5 s on
+        seat.open_request, seat.deadline = "r-1", start + 5.0
+        alarm.asked(seat.deadline)
+        await trio.sleep(1.0)
+        # the second is asked at 1 s and never answered: due at 6 s, later
+        # than the alarm, which rings at 5 s for nothing and is set again
+        nursery.start_soon(_wait, seat, "r-2", start + 6.0, alarm)
+        await trio.sleep(30)
+        nursery.cancel_scope.cancel()
+    assert seat.ended_at == [start + 6.0]
+    assert seat.expired == "r-2"
+
+
+@on_mock_clock
+async def test_expire_ends_a_wait_at_once_once_and_not_a_wait_for_another_request() -> None:
+    seat = _Seat.new(buffer=1)
+    alarm = Alarm([seat])
+    start = trio.current_time()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_wait, seat, "r-1", start + 5.0, alarm)
+        await trio.sleep(1.0)
+        expire(seat)  # a fault benched the seat
+        expire(seat)  # twice: nothing more is sent
+    assert seat.ended_at == [start + 1.0]
+    assert seat.expired == "r-1"
+    assert seat.answers.statistics().current_buffer_used == 0  # one wake-up, taken
+    # no decision waits: expire changes nothing
+    seat.open_request = "r-2"
+    expire(seat)
+    assert seat.expired == "r-1"
+
+
+@on_mock_clock
+async def test_a_full_answers_queue_still_ends_the_wait() -> None:
+    seat = _Seat.new(buffer=1)
+    seat.send_answer.send_nowait("an answer to take first")
+    ended: list[str] = []
+
+    async def decision() -> None:
+        seat.open_request, seat.waiting = "r-1", True
+        taken = [await seat.answers.receive()]  # the queued answer; then the wake-up
+        while seat.expired != "r-1":
+            taken.append(await seat.answers.receive())
+        ended.extend(str(x) for x in taken)
+
+    async with trio.open_nursery() as nursery:
+        seat.open_request, seat.waiting = "r-1", True
+        expire(seat)  # the queue is full: marked, not sent
+        assert seat.expired == "r-1"
+        nursery.start_soon(decision)
+    assert ended == ["an answer to take first"]
