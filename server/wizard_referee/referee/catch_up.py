@@ -9,6 +9,7 @@ import trio
 
 from wizard_arena.protocol.messages import DecisionRequest
 from wizard_arena.rules import Phase
+from wizard_referee.referee.broadcast import round_start
 from wizard_referee.referee.seat import Seat
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ def send_game_so_far(table: _Table, st: _SeatState, conn: Seat) -> int:
             and view.turned_card is not None
             and view.turned_card.is_wizard
         )
-        conn.send(table._round_start(view, pending))
+        conn.send(round_start(table.game_id, view, pending))
         sent += 1
     if st.open_request is not None:
         now = trio.current_time()
