@@ -55,7 +55,14 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 import wizard_arena.protocol.wire as wire
-from wizard_arena.protocol.messages import BotMsg, GameEnd, ServerInfo, ServerMsg, Welcome
+from wizard_arena.protocol.messages import (
+    BotMsg,
+    DecisionRequest,
+    GameEnd,
+    ServerInfo,
+    ServerMsg,
+    Welcome,
+)
 from wizard_referee.referee.seat import CloseCode, Malformed, Seat
 
 __all__ = [
@@ -135,7 +142,7 @@ class Connection:
         # asyncio side: outbound queue and its wake-up, both used in the asyncio
         # thread only; the writer, finding the queue empty, waits on a bare
         # future that the first item put into the queue completes
-        self._out: deque[ServerMsg | _Close] = deque()
+        self._out: deque[ServerMsg | bytes | _Close] = deque()
         self._open = False
         """asyncio: the Play handler runs (items are taken)."""
         self._waiter: asyncio.Future[None] | None = None
@@ -172,9 +179,15 @@ class Connection:
         return msg
 
     def send(self, msg: ServerMsg) -> None:
-        """Queue ``msg`` for the bot (dropped silently once the stream is closed)."""
+        """Queue ``msg`` for the bot (dropped silently once the stream is closed).
+
+        A DecisionRequest is serialized here, in trio, where its view was
+        just built; other messages in the asyncio thread (:meth:`Bridge._encode`)."""
         if not self.closed:
-            self._bridge._to_aio(self._put, msg)
+            if type(msg) is DecisionRequest:
+                self._bridge._to_aio(self._put, wire.encode_server_bytes(msg))
+            else:
+                self._bridge._to_aio(self._put, msg)
 
     def close(self, code: CloseCode = CloseCode.OK, details: str = "") -> None:
         """End the stream with ``code`` after everything already sent."""
@@ -232,7 +245,7 @@ class Connection:
             if not waiter.done():
                 waiter.set_result(None)
 
-    def _put(self, item: ServerMsg | _Close) -> None:
+    def _put(self, item: ServerMsg | bytes | _Close) -> None:
         if not self._open or self._ending:
             return
         out = self._out
@@ -470,17 +483,22 @@ class Bridge:
             fn, args = outbox.popleft()
             fn(*args)
 
-    def _encode(self, msg: ServerMsg) -> bytes:
+    def _encode(self, msg: ServerMsg | bytes) -> bytes:
         """In the asyncio thread: ``msg`` serialized
-        (:func:`wire.encode_server_bytes`). A table sends the same event
+        (:func:`wire.encode_server_bytes`; a DecisionRequest comes serialized
+        already, :meth:`Connection.send`). A table sends the same event
         object to every seat and the seats' writers run one after the other,
         so the last message encoded is kept and reused (by identity: messages
         are frozen).
 
-        Serializing here rather than in trio cost 2-4% of the fast
-        benchmark's throughput but gave a lower added latency with 256 bots
-        (p50 2.4-2.7 against 3.0-3.1 ms, three alternated pairs;
-        docs/performance.md)."""
+        Events are serialized here rather than in trio: it gave a lower added
+        latency with 256 bots (p50 2.4-2.7 against 3.0-3.1 ms, three
+        alternated pairs; docs/performance.md). A request is one seat's
+        alone, and serializing it in trio, where its view was just built,
+        took less of the server's CPU than here (docs/performance.md, "The
+        fast target")."""
+        if isinstance(msg, bytes):
+            return msg
         if msg is not self._last_msg:
             self._last_bytes = wire.encode_server_bytes(msg)
             self._last_msg = msg
