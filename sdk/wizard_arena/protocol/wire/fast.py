@@ -22,6 +22,7 @@ bench/bench_wire.py times both).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 from wizard_arena._generated.v1 import arena_pb2 as pb
 from wizard_arena.protocol.messages import DecisionRequest, ServerMsg
@@ -66,6 +67,8 @@ def _card_entries(cls: type, field: str) -> dict[Card, bytes]:
     return {c: cls(**{field: [card_to_pb(c)]}).SerializeToString() for c in ALL_CARDS}
 
 
+T = TypeVar("T")
+
 _HAND_ENTRY = _card_entries(pb.SeatView, "hand")
 _TRICK_CARD_ENTRY = _card_entries(pb.SeatView, "trick")
 _LEGAL_CARD_ENTRY = _card_entries(pb.DecisionRequest, "legal_cards")
@@ -105,6 +108,44 @@ class ByIdentity:
 
 #: 64 tables of 4 hold about 2,600 fragments (this round's tricks, past rounds).
 _FRAGMENTS = ByIdentity(8192)
+
+
+class Runs:
+    """The entries of runs of fragments, joined: a view's tricks (of the
+    round so far) or its results (of the game's rounds so far).
+
+    Every view of a round holds the same tricks so far, and every view of a
+    game the same results so far, each run the one before with one more
+    object: a join is kept keyed by the run's last object, with the run it
+    was made from, which a hit must match (a view put together by hand could
+    end with the same object after others). Emptied at ``limit`` runs, and
+    safe to share between threads, as :class:`ByIdentity`."""
+
+    def __init__(self, limit: int) -> None:
+        self._runs: dict[int, tuple[object, ...]] = {}
+        self._bytes: dict[int, bytes] = {}
+        self._limit = limit
+
+    def join(self, run: tuple[T, ...], entry: Callable[[T], bytes]) -> bytes:
+        if not run:
+            return b""
+        key = id(run[-1])
+        kept = self._runs.get(key)
+        if kept is not None and (kept is run or kept == run):
+            value = self._bytes.get(key)
+            if value is not None:
+                return value
+        get = _FRAGMENTS.get
+        value = b"".join([get(x, lambda x=x: entry(x)) for x in run])  # type: ignore[misc]
+        if len(self._runs) >= self._limit:
+            self._runs.clear()
+            self._bytes.clear()
+        self._bytes[key] = value
+        self._runs[key] = run
+        return value
+
+
+_RUNS = Runs(4096)
 
 
 def _rules_entry(rules: Rules) -> bytes:
@@ -150,8 +191,8 @@ def _view_bytes(v: SeatView) -> bytes:
     parts = [get(rules, lambda: _rules_entry(rules)), head.SerializeToString()]
     parts += [_HAND_ENTRY[c] for c in v.hand]
     parts += [_TRICK_CARD_ENTRY[c] for c in v.trick]
-    parts += [get(t, lambda t=t: _tricks_entry(t)) for t in v.tricks]  # type: ignore[misc]
-    parts += [get(r, lambda r=r: _results_entry(r)) for r in v.results]  # type: ignore[misc]
+    parts.append(_RUNS.join(v.tricks, _tricks_entry))
+    parts.append(_RUNS.join(v.results, _results_entry))
     return b"".join(parts)
 
 
