@@ -3,6 +3,7 @@ every rule variant, and refusal of malformed variant fields."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -179,6 +180,75 @@ def test_fragment_cache_is_by_identity_and_bounded() -> None:
     assert cache.get(object(), lambda: make("c")) == b"c"  # the limit: emptied, then added
     assert cache.get(a, lambda: make("a2")) == b"a2"
     assert calls == ["a", "b", "c", "a2"]
+
+
+def _view_with_tricks_and_results(min_tricks: int = 2, min_results: int = 2) -> SeatView:
+    """A real view of a game in progress with at least ``min_tricks`` tricks
+    of the round and ``min_results`` past rounds."""
+    game = Game(Rules(players=3), seed="runs")
+    rng = random.Random(5)
+    while True:
+        if game.phase is Phase.DEAL:
+            game.deal()
+            continue
+        seat = game.acting[0]
+        if len(game.results) >= min_results and len(game.tricks) >= min_tricks:
+            return game.view(seat).with_time_left(1.5)
+        game.apply(seat, rng.choice(game.legal_actions(seat)))
+
+
+def _encodes_as_encode_server(view: SeatView) -> None:
+    msg = DecisionRequest("g-7", "g", view, 0.5)
+    fast_msg = wire.pb.ServerMessage.FromString(wire.encode_server_bytes(msg))
+    assert fast_msg == wire.encode_server(msg)
+    assert wire.decode_server(fast_msg) == msg
+
+
+def test_a_view_ending_like_a_cached_run_but_differing_earlier_encodes_as_its_own() -> None:
+    """The joined runs of tricks and results are cached by the run's last
+    object: a view put together by hand whose runs end with the same
+    objects as a view encoded before, but hold other ones earlier (or fewer,
+    or more), is still encoded from its own runs."""
+    view = _view_with_tricks_and_results()
+    *tricks, last_trick = view.tricks
+    *results, last_result = view.results
+    _encodes_as_encode_server(view)  # its runs cached, keyed by their last objects
+    other_trick = Trick((tricks[0].leader + 1) % 3, tuple(reversed(tricks[0].cards)), 2)
+    other_result = results[0]._replace(round=9, points=(-10, 0, 70))
+    for hand_built in (
+        dataclasses.replace(
+            view, tricks=(other_trick, *tricks[1:], last_trick), results=(other_result, last_result)
+        ),
+        dataclasses.replace(view, tricks=(last_trick,), results=(last_result,)),
+        dataclasses.replace(
+            view, tricks=(*tricks, *tricks, last_trick), results=(*results, *results, last_result)
+        ),
+    ):
+        assert hand_built.tricks[-1] is last_trick and hand_built.results[-1] is last_result
+        _encodes_as_encode_server(hand_built)
+        _encodes_as_encode_server(view)  # and the game's own view after it, as before
+    # an equal run held in another tuple is the same run
+    _encodes_as_encode_server(dataclasses.replace(view, tricks=tuple(list(view.tricks))))
+
+
+def test_the_runs_cache_checks_the_run_and_is_bounded() -> None:
+    runs = fast.Runs(limit=2)
+    a, b, c = (Trick(0, (Card("W"),), s) for s in range(3))
+    calls: list[Trick] = []
+
+    def entry(t: Trick) -> bytes:
+        calls.append(t)
+        return bytes([t.winner])
+
+    assert runs.join((), entry) == b""
+    assert runs.join((a, c), entry) == b"\x00\x02"
+    assert runs.join((a, c), entry) == b"\x00\x02"  # the same run: kept
+    assert runs.join(tuple([a, c]), entry) == b"\x00\x02"  # an equal run: kept
+    assert runs.join((b, c), entry) == b"\x01\x02"  # the same last object, another run
+    assert runs.join((a, b, c), entry) == b"\x00\x01\x02"
+    assert runs.join((c,), entry) == b"\x02"
+    assert runs.join((a, b), entry) == b"\x00\x01"  # a second key
+    assert runs.join((a,), entry) == b"\x00"  # the limit: emptied, then kept
 
 
 def test_play_writes_messages_or_bytes() -> None:

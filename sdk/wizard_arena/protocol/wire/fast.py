@@ -119,29 +119,26 @@ class Runs:
     object: a join is kept keyed by the run's last object, with the run it
     was made from, which a hit must match (a view put together by hand could
     end with the same object after others). Emptied at ``limit`` runs, and
-    safe to share between threads, as :class:`ByIdentity`."""
+    safe to share between threads: a run and its join are kept as one entry
+    (one dict read gives both), so a race can only cost a join being made
+    twice, never one run's join for another run ending with the same object."""
 
     def __init__(self, limit: int) -> None:
-        self._runs: dict[int, tuple[object, ...]] = {}
-        self._bytes: dict[int, bytes] = {}
+        self._joined: dict[int, tuple[tuple[object, ...], bytes]] = {}
         self._limit = limit
 
     def join(self, run: tuple[T, ...], entry: Callable[[T], bytes]) -> bytes:
         if not run:
             return b""
         key = id(run[-1])
-        kept = self._runs.get(key)
-        if kept is not None and (kept is run or kept == run):
-            value = self._bytes.get(key)
-            if value is not None:
-                return value
+        kept = self._joined.get(key)
+        if kept is not None and (kept[0] is run or kept[0] == run):
+            return kept[1]
         get = _FRAGMENTS.get
         value = b"".join([get(x, lambda x=x: entry(x)) for x in run])  # type: ignore[misc]
-        if len(self._runs) >= self._limit:
-            self._runs.clear()
-            self._bytes.clear()
-        self._bytes[key] = value
-        self._runs[key] = run
+        if len(self._joined) >= self._limit:
+            self._joined.clear()
+        self._joined[key] = (run, value)
         return value
 
 
