@@ -7,11 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 import trio
+import trio.testing
 
+from wizard_arena.protocol.messages import DecisionRequest
+from wizard_arena.rules import Rules
 from wizard_referee.referee.alarm import Alarm, expire
 
-from .memory_bots import on_mock_clock
+from .memory_bots import MemBot, memory_arena, on_mock_clock, play
 
 
 @dataclass
@@ -124,3 +128,67 @@ async def test_a_full_answers_queue_still_ends_the_wait() -> None:
         assert seat.expired == "r-1"
         nursery.start_soon(decision)
     assert ended == ["an answer to take first"]
+
+
+# -- at a table ----------------------------------------------------------------------------
+
+
+@on_mock_clock
+async def test_an_answer_taken_before_the_deadline_counts_though_the_table_runs_after_it() -> None:
+    """A bot answers 1 ms before the deadline; the referee, busy, runs again
+    only 1 ms after it (the clock jumps). The answer was handed to the
+    waiting decision in time, so it counts (as it did with a cancel scope
+    around the wait), whichever of the decision and the alarm trio runs
+    first once the deadline has passed (each order comes up in a game)."""
+
+    async def just_in_time(bot: MemBot, req: DecisionRequest) -> bool:
+        assert req.view.time_left is not None
+        await trio.sleep(req.view.time_left - 0.001)
+        bot.send_action(req.request_id, bot.random_action(req))  # to the waiting decision
+        clock = trio.lowlevel.current_clock()
+        assert isinstance(clock, trio.testing.MockClock)
+        clock.jump(0.002)  # the table's next turn comes after the deadline
+        return True
+
+    async with memory_arena(move_time=0.3) as arena:
+        late = MemBot("just-in-time", on_request=just_in_time)
+        (rec,) = await play(arena, late, MemBot("p0"), MemBot("p1"))
+    seat = rec.names.index("just-in-time")
+    moves = [mv for rnd in rec.rounds for mv in rnd.moves if mv.seat == seat]
+    assert len(moves) == len(late.requests) > 20
+    assert rec.faults[seat] == {}
+    assert all(mv.fault is None and mv.ms == pytest.approx(301.0) for mv in moves)
+
+
+@on_mock_clock
+async def test_hidden_bids_each_wait_to_their_own_deadline_by_their_own_bank() -> None:
+    """With hidden bids every seat is asked at once, each under its own
+    deadline: the move time plus what is left of its own bank."""
+
+    async def script(bot: MemBot, req: DecisionRequest) -> bool:
+        v = req.view
+        if not v.legal_bids or v.round > 2:
+            return False
+        plan = {("a", 1): 0.6, ("a", 2): None, ("b", 2): None, ("c", 2): 1.1}
+        if (bot.name, v.round) not in plan:
+            return False
+        think = plan[bot.name, v.round]
+        if think is not None:  # None: never answered
+            await trio.sleep(think)
+            bot.send_action(req.request_id, bot.random_action(req))
+        return True
+
+    async with memory_arena(
+        rules=Rules(players=3, hidden_bids=True), move_time=0.3, time_bank=1.0
+    ) as arena:
+        (rec,) = await play(
+            arena,
+            *(MemBot(name, on_request=script, rule_options=("hidden_bids",)) for name in "abc"),
+        )
+    bids = {
+        rec.names[mv.seat]: (mv.ms, mv.fault)
+        for mv in rec.rounds[1].moves
+        if mv.action.startswith("bid")
+    }
+    # a drew 0.3 s on its bank in the first round (0.7 s left), b and c none
+    assert bids == {"a": (1000.0, "timeout"), "b": (1300.0, "timeout"), "c": (1100.0, None)}

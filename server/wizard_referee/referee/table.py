@@ -343,8 +343,11 @@ class _Table:
                     return None, True
                 finally:
                     st.receiving = False
-                if msg is None or msg.request_id != rid or st.expired == rid:
-                    continue  # a wake-up, a stale answer, or too late
+                if msg is None or msg.request_id != rid:
+                    continue  # a wake-up (or a stale one), or a stale answer
+                # taken before the wait was ended (the loop's test), so in
+                # time even if expire() ran since: it was handed to this
+                # decision (or queued) before expire() queued its wake-up
                 if msg.action is None:
                     self._fault(st, FaultCode.MALFORMED, msg.error)
                     left = deadline - trio.current_time()
