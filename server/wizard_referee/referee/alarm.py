@@ -43,7 +43,10 @@ class Waiting(Protocol):
 
 def expire(st: Waiting) -> None:
     """End the wait for ``st``'s open request, if a decision waits for it:
-    the decision sees ``expired`` and returns without an answer."""
+    the decision sees ``expired`` and returns without an answer, unless it
+    was handed one before (then woken, it has not run yet): that answer
+    counts, as it did when a cancel scope ended the wait (a cancel reaches
+    a task only where it waits, not one already handed what it waited for)."""
     rid = st.open_request
     if not st.waiting or rid is None or st.expired == rid:
         return
