@@ -11,7 +11,7 @@ import pytest
 import trio
 import trio.testing
 
-from wizard_arena.protocol.messages import DecisionRequest
+from wizard_arena.protocol.messages import ActionRejected, DecisionRequest
 from wizard_arena.rules import Rules
 from wizard_referee.referee.alarm import Alarm, expire
 
@@ -192,3 +192,26 @@ async def test_hidden_bids_each_wait_to_their_own_deadline_by_their_own_bank() -
     }
     # a drew 0.3 s on its bank in the first round (0.7 s left), b and c none
     assert bids == {"a": (1000.0, "timeout"), "b": (1300.0, "timeout"), "c": (1100.0, None)}
+
+
+@on_mock_clock
+async def test_an_answer_at_the_deadline_instant_is_late_whichever_runs_first() -> None:
+    """An answer that comes exactly at the deadline is too late, every time
+    (as under a cancel scope), though the alarm may not have rung yet: it
+    is logged as a late answer, and the move is the default, a timeout."""
+
+    async def at_the_deadline(bot: MemBot, req: DecisionRequest) -> bool:
+        assert req.view.time_left is not None
+        await trio.sleep(req.view.time_left)
+        bot.send_action(req.request_id, bot.random_action(req))
+        return True
+
+    async with memory_arena(move_time=0.3, max_consecutive_timeouts=0) as arena:
+        late = MemBot("at-the-deadline", on_request=at_the_deadline)
+        (rec,) = await play(arena, late, MemBot("p0"), MemBot("p1"))
+    seat = rec.names.index("at-the-deadline")
+    moves = [mv for rnd in rec.rounds for mv in rnd.moves if mv.seat == seat]
+    assert len(moves) == len(late.requests) > 20
+    assert all(mv.fault == "timeout" and mv.ms == pytest.approx(300.0) for mv in moves)
+    # a late answer is not rejected, only logged
+    assert not [m for m in late.received if isinstance(m, ActionRejected)]

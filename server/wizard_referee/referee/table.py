@@ -255,13 +255,16 @@ class _Table:
         for one (:meth:`_answer`); anything else, and an answer while the
         decision is busy with another, is left to :meth:`_read`, which
         handles it as before (so messages still queue, and count against
-        the stream's inbound limit, while the referee reads none)."""
+        the stream's inbound limit, while the referee reads none).
+        An answer that comes at or after the deadline is not taken, even
+        before the alarm has rung (:meth:`_in_time`)."""
         if (
             type(msg) is ActionMsg
             and msg.request_id == st.open_request
             and conn is st.spec.conn
             and not st.gone
             and st.receiving
+            and self._in_time(st)
         ):
             try:
                 st.send_answer.send_nowait(msg)
@@ -271,6 +274,13 @@ class _Table:
             self.counters.messages_in += 1
             return True
         return False
+
+    @staticmethod
+    def _in_time(st: _SeatState) -> bool:
+        """Whether an answer coming now to the open request is in time: the
+        deadline is kept to the instant whichever of the alarm and the
+        answer trio runs first (a late answer is a stray: logged)."""
+        return trio.current_time() < st.deadline
 
     async def _read(self, st: _SeatState, conn: Seat) -> None:
         while True:
@@ -282,7 +292,11 @@ class _Table:
             self.counters.messages_in += 1
             if conn is not st.spec.conn:
                 return  # a stale stream: the seat was resumed on another
-            if isinstance(msg, ActionMsg) and msg.request_id == st.open_request:
+            if (
+                isinstance(msg, ActionMsg)
+                and msg.request_id == st.open_request
+                and self._in_time(st)
+            ):
                 try:
                     st.send_answer.send_nowait(msg)
                 except trio.WouldBlock:
