@@ -41,16 +41,21 @@ class Waiting(Protocol):
     send_answer: trio.MemorySendChannel[Any]
 
 
+def _waits(st: Waiting) -> bool:
+    """A decision waits for ``st``'s open request and its wait is not ended."""
+    rid = st.open_request
+    return st.waiting and rid is not None and st.expired != rid
+
+
 def expire(st: Waiting) -> None:
     """End the wait for ``st``'s open request, if a decision waits for it:
     the decision sees ``expired`` and returns without an answer, unless it
     was handed one before (then woken, it has not run yet): that answer
     counts, as it did when a cancel scope ended the wait (a cancel reaches
     a task only where it waits, not one already handed what it waited for)."""
-    rid = st.open_request
-    if not st.waiting or rid is None or st.expired == rid:
+    if not _waits(st):
         return
-    st.expired = rid
+    st.expired = st.open_request
     with contextlib.suppress(trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
         # wake the decision (with a full queue it wakes anyway, and checks ``expired``)
         st.send_answer.send_nowait(None)
@@ -78,8 +83,7 @@ class Alarm:
             now = trio.current_time()
             at = math.inf
             for st in self._states:
-                rid = st.open_request
-                if st.waiting and rid is not None and st.expired != rid:
+                if _waits(st):
                     if st.deadline <= now:
                         expire(st)
                     else:
