@@ -179,15 +179,11 @@ class Connection:
         return msg
 
     def send(self, msg: ServerMsg) -> None:
-        """Queue ``msg`` for the bot (dropped silently once the stream is closed).
-
-        A DecisionRequest is serialized here, in trio, where its view was
-        just built; other messages in the asyncio thread (:meth:`Bridge._encode`)."""
+        """Queue ``msg`` for the bot (dropped silently once the stream is
+        closed); a DecisionRequest goes serialized (:meth:`Bridge._encode`)."""
         if not self.closed:
-            if type(msg) is DecisionRequest:
-                self._bridge._to_aio(self._put, wire.encode_server_bytes(msg))
-            else:
-                self._bridge._to_aio(self._put, msg)
+            item = wire.encode_server_bytes(msg) if type(msg) is DecisionRequest else msg
+            self._bridge._to_aio(self._put, item)
 
     def close(self, code: CloseCode = CloseCode.OK, details: str = "") -> None:
         """End the stream with ``code`` after everything already sent."""
@@ -485,18 +481,13 @@ class Bridge:
 
     def _encode(self, msg: ServerMsg | bytes) -> bytes:
         """In the asyncio thread: ``msg`` serialized
-        (:func:`wire.encode_server_bytes`; a DecisionRequest comes serialized
-        already, :meth:`Connection.send`). A table sends the same event
+        (:func:`wire.encode_server_bytes`). A table sends the same event
         object to every seat and the seats' writers run one after the other,
-        so the last message encoded is kept and reused (by identity: messages
-        are frozen).
-
-        Events are serialized here rather than in trio: it gave a lower added
-        latency with 256 bots (p50 2.4-2.7 against 3.0-3.1 ms, three
-        alternated pairs; docs/performance.md). A request is one seat's
-        alone, and serializing it in trio, where its view was just built,
-        took less of the server's CPU than here (docs/performance.md, "The
-        fast target")."""
+        so the last one encoded is reused (by identity: messages are frozen).
+        Events are serialized here, not in trio, for a lower added latency
+        with 256 bots; a DecisionRequest, one seat's alone, comes serialized
+        by :meth:`Connection.send` in trio, where its view was just built,
+        for less server CPU (both measured: docs/performance.md)."""
         if isinstance(msg, bytes):
             return msg
         if msg is not self._last_msg:
