@@ -67,8 +67,6 @@ def _card_entries(cls: type, field: str) -> dict[Card, bytes]:
     return {c: cls(**{field: [card_to_pb(c)]}).SerializeToString() for c in ALL_CARDS}
 
 
-T = TypeVar("T")
-
 _HAND_ENTRY = _card_entries(pb.SeatView, "hand")
 _TRICK_CARD_ENTRY = _card_entries(pb.SeatView, "trick")
 _LEGAL_CARD_ENTRY = _card_entries(pb.DecisionRequest, "legal_cards")
@@ -108,6 +106,9 @@ class ByIdentity:
 
 #: 64 tables of 4 hold about 2,600 fragments (this round's tricks, past rounds).
 _FRAGMENTS = ByIdentity(8192)
+
+
+T = TypeVar("T")
 
 
 class Runs:
