@@ -14,7 +14,7 @@ default opponents (the example bots), in-process with ``--parallel`` workers
 That gives the paired differences of both designs on the same A games.
 Both designs estimate the same difference A - B; what differs is the spread
 of the differences. So the number of games each design needs is the average
-stopping time of the very SPRT ``compare`` runs
+stopping time of the very test ``compare`` runs
 (:mod:`wizard_referee.compare.stats`; default bounds 0 and 20 points per
 game, alpha = beta = 0.05) over ``--simulations`` sequences drawn with
 replacement from the design's observed differences, each shifted to the
@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from wizard_arena.rules import Rules
 from wizard_referee.compare.local_play import GamePool
 from wizard_referee.compare.plan import DEFAULT_OPPONENTS, ComparePlan, PlannedGame, parse_bot
-from wizard_referee.compare.stats import Bounds, PairedStats, Verdict
+from wizard_referee.compare.stats import ConfidenceSequence, Design, Verdict, difference_bound
 from wizard_referee.referee.record import GameRecord
 
 
@@ -69,20 +69,20 @@ def play(
 
 
 def stopping(
-    diffs: Sequence[float], bounds: Bounds, runs: int, rng: random.Random
+    diffs: Sequence[float], design: Design, bound: float, runs: int, rng: random.Random
 ) -> tuple[list[int], float]:
-    """Games (two per deal) the SPRT took in each simulated run, and the
+    """Games (two per deal) the test took in each simulated run, and the
     share of runs that ended "A is stronger"."""
     games = []
     stronger = 0
     for _ in range(runs):
-        s = PairedStats()
+        cs = ConfidenceSequence(bound, design)
         verdict = None
-        while verdict is None and s.n < 100_000:
-            s.add(rng.choice(diffs))
-            verdict = s.verdict(bounds)
-        games.append(2 * s.n)
-        stronger += verdict is Verdict.STRONGER
+        while verdict is None and cs.n < 100_000:
+            cs.add(rng.choice(diffs))
+            verdict = cs.decide()
+        games.append(2 * cs.n)
+        stronger += verdict is Verdict.ABOVE_H0
     return games, stronger / runs
 
 
@@ -130,7 +130,8 @@ def main() -> None:
         "duplicate": [x - paired[f"d{k}-B"] for k, x in zip(deals, a, strict=True)],
         "independent": [x - other[f"d{k}-B"] for k, x in zip(deals, a, strict=True)],
     }
-    bounds = Bounds(args.h0, args.h1, 0.05, 0.05)
+    design = Design(args.h0, args.h1, 0.05, 0.05)
+    bound = difference_bound(dup.rules)
     print(
         f"wall time: {100 * wall / (2 * args.deals):.1f} s per 100 games "
         f"({2 * args.deals} games of the duplicate design in {wall:.0f} s; "
@@ -138,7 +139,7 @@ def main() -> None:
         f"{100 * statistics.fmean(seconds) / args.parallel:.0f} s per 100 games "
         f"on {args.parallel} idle cores)"
     )
-    ratio = report(designs, bounds, args.simulations, args.seed)
+    ratio = report(designs, design, bound, args.simulations, args.seed)
     rho = statistics.correlation(a, [paired[f"d{k}-B"] for k in deals])
     print(
         f"variance of the duplicate differences: {ratio:.2f} of the independent ones "
@@ -146,25 +147,27 @@ def main() -> None:
     )
 
 
-def report(designs: dict[str, list[int]], bounds: Bounds, simulations: int, seed: int) -> float:
-    """Each design's differences and the games its SPRT takes; the ratio of
+def report(
+    designs: dict[str, list[int]], design: Design, bound: float, simulations: int, seed: int
+) -> float:
+    """Each design's differences and the games its test takes; the ratio of
     the variances (duplicate to independent)."""
     common = statistics.fmean(statistics.fmean(d) for d in designs.values())
     print(
-        f"SPRT H0 {bounds.mu0:g}, H1 {bounds.mu1:g} points per game, alpha = beta = 0.05; "
+        f"test h0 {design.h0:g}, h1 {design.h1:g} points per game, alpha = beta = 0.05; "
         f"{simulations} runs on each design's differences, shifted to the common "
         f"mean {common:+.1f} (as observed in brackets)"
     )
     sds = {}
     for name, diffs in designs.items():
-        s = PairedStats()
+        s = ConfidenceSequence(bound, design)
         for x in diffs:
             s.add(x)
         sds[name] = s.sd
-        low, high = s.interval()
+        low, high = s.t_interval()
         shifted = [x - s.mean + common for x in diffs]
-        games, share = stopping(shifted, bounds, simulations, random.Random(seed))
-        raw, raw_share = stopping(diffs, bounds, simulations, random.Random(seed))
+        games, share = stopping(shifted, design, bound, simulations, random.Random(seed))
+        raw, raw_share = stopping(diffs, design, bound, simulations, random.Random(seed))
         print(
             f"{name:>11}: A-B {s.mean:+6.1f} points per game (95% {low:+.1f} to {high:+.1f}), "
             f"sd {s.sd:5.1f}; games to a decision: mean {statistics.fmean(games):5.0f} "

@@ -10,12 +10,15 @@ opponents (the example bots, Monte Carlo among them: minutes, not seconds).
 from __future__ import annotations
 
 import collections
+import importlib.util
 import json
 import os
 import random
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -24,7 +27,7 @@ from wizard_arena.rules import Bid, BidMade, CardPlayed, ChooseTrump, Play, Rule
 from wizard_bots.random_bot import RandomBot
 from wizard_referee.compare.local_play import play_planned
 from wizard_referee.compare.plan import ComparePlan, parse_bot
-from wizard_referee.compare.stats import Bounds, PairedStats, Verdict, t_quantile
+from wizard_referee.compare.stats import ConfidenceSequence, Design, Verdict, difference_bound
 from wizard_referee.referee.record import verify_record
 from wizard_referee.tournament.cmd_replay import render
 from wizard_referee.tournament.store import ResultsStore
@@ -80,65 +83,141 @@ def _plan(**kw: object) -> ComparePlan:
 # --------------------------------------------------------------------------- statistics
 
 
-def _sprt(mu: float, sd: float, bounds: Bounds, rng: random.Random) -> tuple[Verdict, int]:
-    s = PairedStats()
-    while True:
-        s.add(rng.gauss(mu, sd))
-        v = s.verdict(bounds)
-        if v is not None:
-            return v, s.n
+def _bench_oc() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "bench_compare_oc", ROOT / "bench" / "bench_compare_oc.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
 
 
-def test_the_sprt_keeps_its_error_rates() -> None:
-    """1000 simulated tests at mu = mu0 and at mu = mu1 (normal differences,
-    sd 100, bounds 0 and 20 points). The wrong verdict must come at most
-    alpha = beta = 5% of the time, plus 2.2 standard errors of a rate of 5%
-    over 1000 runs (0.69 percentage points): 6.5%. The test errs about 5.0%
-    of the time (12,000 runs); an LLR of the wrong scale or sign, or bounds
-    swapped, errs far more often."""
-    bounds = Bounds(0.0, 20.0, 0.05, 0.05)
-    rng = random.Random(12)
-    at_h0 = [_sprt(0.0, 100.0, bounds, rng) for _ in range(1000)]
-    at_h1 = [_sprt(20.0, 100.0, bounds, rng) for _ in range(1000)]
-    wrong_h0 = sum(v is Verdict.STRONGER for v, _ in at_h0) / 1000
-    wrong_h1 = sum(v is Verdict.NO_DIFFERENCE for v, _ in at_h1) / 1000
-    assert wrong_h0 <= 0.065, wrong_h0
-    assert wrong_h1 <= 0.065, wrong_h1
-    # and it stops: a few hundred differences on average (Wald: about 130)
-    assert 60 < sum(n for _, n in at_h0) / 1000 < 250
+def _run(cs: ConfidenceSequence, draw: Callable[[], float], most: int) -> tuple[Verdict, int]:
+    while cs.n < most:
+        cs.add(draw())
+        verdict = cs.decide()
+        if verdict is not None:
+            return verdict, cs.n
+    return Verdict.UNDECIDED, cs.n
 
 
-def test_a_large_difference_is_seen_at_once() -> None:
-    """A difference of two standard deviations: about 12 deals (the minimum
-    is 10; the generalized likelihood ratio needed about 36)."""
+def test_zero_inflated_differences_keep_the_error_rate() -> None:
+    """10% of deals differ (around +300 points), the rest are exactly 0: the
+    true mean is +30, above h1 = 20, so "A is not stronger than B by 20 or
+    more" is an error. The former SPRT made it 20-62% of the time on such
+    data (its variance, estimated from mostly zeros, made it sure early);
+    the confidence sequence makes it at most beta = 5% of the time
+    whatever the shape (measured: 0.0% in 10,000 runs, bench_compare_oc).
+    200 runs: the bound 0.09 is 5% plus 2.6 standard errors of a 5% rate."""
+    rng = random.Random(3)
+
+    def draw() -> float:
+        return rng.gauss(300.0, 200.0) if rng.random() < 0.1 else 0.0
+
+    verdicts = [_run(ConfidenceSequence(2700, Design()), draw, 3000)[0] for _ in range(200)]
+    wrong = sum(v is Verdict.BELOW_H1 for v in verdicts) / len(verdicts)
+    assert wrong <= 0.09, wrong
+    assert sum(v is Verdict.ABOVE_H0 for v in verdicts) >= 150  # and it does find the difference
+
+
+def test_ten_identical_deals_decide_nothing() -> None:
+    """Two bots that play the first ten deals alike (every difference exactly
+    0) have shown nothing yet: the former test said "no difference" with
+    certainty (its variance floor); a real difference that comes later is
+    found."""
+    cs = ConfidenceSequence(2700, Design())
+    for _ in range(10):
+        cs.add(0.0)
+    assert cs.decide() is None
+    assert cs.lower() < -100 and cs.upper() > 100  # nothing is known to within 100 points
+    rng = random.Random(1)
+    verdict, n = _run(cs, lambda: rng.gauss(300.0, 100.0), 400)
+    assert verdict is Verdict.ABOVE_H0 and n < 100
+
+
+def test_a_much_weaker_a_is_said_to_be_weaker() -> None:
+    """A 583 points per game worse than B: the verdict is the upper one, and
+    the statements say that A scores less than B."""
+    rng = random.Random(2)
+    cs = ConfidenceSequence(2700, Design())
+    verdict, _ = _run(cs, lambda: max(-2700.0, rng.gauss(-583.0, 300.0)), 500)
+    assert verdict is Verdict.BELOW_H1
+    texts = [s.text for s in cs.statements()]
+    assert "A scores less than B" in texts
+    assert cs.upper() < 0 < -cs.lower()
+
+
+def test_the_vectorised_simulation_is_the_module_test() -> None:
+    """bench_compare_oc's numpy form of the test reaches the same verdict at
+    the same deal as ConfidenceSequence, on zero-inflated, heavy-tailed and
+    normal differences (its figures stand for the command's test)."""
+    np = pytest.importorskip("numpy")
+    bench = _bench_oc()
+    rng = np.random.default_rng(5)
+    for design, bound in ((Design(), 2700.0), (Design.non_inferiority(30, 0.1, 0.05), 400.0)):
+        for shape, mean in (("zero10", 30.0), ("t3", 10.0), ("normal", -20.0), ("skewed", 40.0)):
+            xs = bench.drawer(shape, mean, 150.0, bound, rng)(0, np.arange(24 * 700)).reshape(
+                24, 700
+            )
+            result = bench.simulate(lambda t, runs, xs=xs: xs[runs, t], design, bound, 24, 700)
+            for run in range(24):
+                cs = ConfidenceSequence(bound, design)
+                values = iter(xs[run])
+                verdict, n = _run(cs, lambda values=values: float(next(values)), 700)
+                code = {Verdict.ABOVE_H0: 1, Verdict.BELOW_H1: -1, Verdict.UNDECIDED: 0}
+                assert (code[verdict], n) == (result.verdicts[run], result.deals[run])
+
+
+def test_error_rates_by_simulation_stay_within_nominal() -> None:
+    """2,000 simulated comparisons per case (the vectorised test): at a true
+    mean of h0 "A is stronger" and at h1 "not stronger by h1" come at most
+    alpha = beta = 5% of the time on normal, zero-inflated and heavy-tailed
+    differences. The bound 0.062 is 5% plus 2.5 standard errors; the test
+    errs about 3.5% (normal) and 0-3% (the others) in 10,000 runs each."""
+    np = pytest.importorskip("numpy")
+    bench = _bench_oc()
+    rng = np.random.default_rng(8)
+    design = Design()
+    for shape in ("normal", "zero10", "t3"):
+        for mean, wrong in ((0.0, 1), (20.0, -1)):
+            draw = bench.drawer(shape, mean, 200.0, 2700.0, rng)
+            result = bench.simulate(draw, design, 2700.0, 2000, 3000)
+            rate = float((result.verdicts == wrong).mean())
+            assert rate <= 0.062, (shape, mean, rate)
+            assert float((result.verdicts == 0).mean()) <= 0.05
+
+
+def test_non_inferiority() -> None:
+    """``--margin D``: A as good as B (differences around 0) is shown not
+    weaker by D; A clearly weaker by more than D is shown weaker."""
     rng = random.Random(4)
-    runs = [_sprt(200.0, 100.0, Bounds(0.0, 20.0), rng) for _ in range(100)]
-    assert all(v is Verdict.STRONGER for v, _ in runs)
-    assert sum(n for _, n in runs) / 100 < 14
+    design = Design.non_inferiority(40)
+    verdict, _ = _run(ConfidenceSequence(2700, design), lambda: rng.gauss(0.0, 150.0), 4000)
+    assert verdict is Verdict.ABOVE_H0
+    assert design.verdict_text(verdict) == "A is not weaker than B by 40 points per game or more"
+    verdict, _ = _run(ConfidenceSequence(2700, design), lambda: rng.gauss(-80.0, 150.0), 4000)
+    assert verdict is Verdict.BELOW_H1 and design.verdict_name(verdict) == "weaker"
 
 
-def test_identical_differences_stop_with_no_difference() -> None:
-    s = PairedStats()
-    for _ in range(9):
-        s.add(0.0)
-    assert s.verdict(Bounds()) is None  # not before MIN_PAIRS
-    s.add(0.0)
-    assert s.verdict(Bounds()) is Verdict.NO_DIFFERENCE
-
-
-def test_t_quantiles_match_tables() -> None:
-    table = {1: 12.7062, 2: 4.3027, 3: 3.1824, 4: 2.7764, 5: 2.5706, 9: 2.2622, 20: 2.0860}
-    for df, value in table.items():
-        assert t_quantile(df) == pytest.approx(value, abs=1e-4)
-    assert t_quantile(10, 0.995) == pytest.approx(3.1693, abs=1e-4)
-    assert t_quantile(7, 0.025) == pytest.approx(-2.3646, abs=1e-4)
-
-
-def test_bounds_refuse_what_cannot_be_tested() -> None:
-    with pytest.raises(ValueError, match="mu1 > mu0"):
-        Bounds(10, 10)
+def test_the_sequence_refuses_what_cannot_be() -> None:
+    with pytest.raises(ValueError, match="h1 > h0"):
+        Design(10, 10)
     with pytest.raises(ValueError, match="alpha"):
-        Bounds(0, 10, alpha=0.7)
+        Design(0, 10, alpha=0.7)
+    with pytest.raises(ValueError, match="outside the possible differences"):
+        ConfidenceSequence(100, Design(0, 200))
+    cs = ConfidenceSequence(400, Design())
+    with pytest.raises(ValueError, match="outside the rules' bound"):
+        cs.add(401)
+    assert cs.lower() == -400 and cs.upper() == 400  # no deal: nothing known
+
+
+def test_the_bound_comes_from_the_rules() -> None:
+    assert difference_bound(Rules(players=4)) == 2700
+    assert difference_bound(Rules(players=4, hand_sizes=(1, 2, 3))) == 180
+    assert difference_bound(Rules(players=5, maximus=True)) == 5 * (20 + 10 * 12 + 10 * 12)
 
 
 # --------------------------------------------------------------------------- plan
@@ -251,8 +330,10 @@ def test_an_in_process_game_record_replays_through_the_rules() -> None:
 def test_heuristic_against_random_is_stronger(tmp_path: Path) -> None:
     proc = _cli(HEURISTIC, RANDOM, *SIZE_ARGS, "--bot-seed-secret", "t", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("A is stronger"), proc.stdout
-    assert "LLR" in proc.stderr and "[-2.94, +2.94]" in proc.stderr  # the progress
+    assert proc.stdout.startswith("A is stronger than B after"), proc.stdout
+    assert "A scores more than B (wrong with chance at most 0.05)" in proc.stdout
+    assert "0 of " in proc.stdout and "deals played identically" in proc.stdout
+    assert "sequence +" in proc.stderr and "identical)" in proc.stderr  # the progress
     with ResultsStore(tmp_path / "compare.sqlite", create=False) as store:
         assert store.counts()["finished"] >= 20
     replay = subprocess.run(
@@ -280,10 +361,40 @@ def test_two_differently_seeded_copies_show_no_difference(tmp_path: Path) -> Non
     proc = _cli(RANDOM, RANDOM, *SIZE_ARGS, "--bot-seed-secret", "c", "--json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert out["verdict"] == "no_difference", out
-    assert out["llr"] <= out["lower"] == pytest.approx(-2.944, abs=1e-3)
-    assert out["sd"] > 0  # not identical games: the copies played differently
-    assert out["low"] < 0 < out["high"]
+    assert out["verdict"] == "not_stronger", out
+    assert out["text"] == "A is not stronger than B by 20 points per game or more"
+    assert out["sd"] > 0 and out["identical_deals"] < out["deals"]  # the copies differ
+    assert out["low"] < 0 < out["high"] < 20
+    assert out["test"]["h1"] == 20 and out["test"]["sequential"] is True
+
+
+def test_identical_bots_are_counted_not_taken_for_certainty(tmp_path: Path) -> None:
+    """Two copies of the deterministic heuristic bot play every deal alike:
+    every difference is exactly 0. The former test said "no difference"
+    after the first ten deals with an LLR of -2000000000 (a variance floor);
+    the sequence needs as many deals as the bound on a deal's difference
+    takes to rule out h1, and says that every deal was played identically."""
+    proc = _cli(HEURISTIC, HEURISTIC, *SIZE_ARGS, "--bot-seed-secret", "i", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("A is not stronger than B by 20 points per game or more after")
+    deals = int(lines[0].split(" after ")[1].split()[0]) // 2
+    assert deals > 10
+    assert f"{deals} of {deals} deals played identically (A and B made the same move" in (
+        proc.stdout
+    )
+    assert "LLR" not in proc.stdout + proc.stderr and "2000000000" not in proc.stdout
+
+
+def test_margin_says_not_weaker(tmp_path: Path) -> None:
+    proc = _cli(
+        HEURISTIC, HEURISTIC, *SIZE_ARGS, "--margin", "30", "--json", "--quiet", cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["verdict"] == "not_inferior"
+    assert out["text"] == "A is not weaker than B by 30 points per game or more"
+    assert out["low"] > -30 and out["test"]["margin"] == 30
 
 
 @pytest.mark.slow(seconds=8)
@@ -294,7 +405,7 @@ def test_fixed_games_and_resume(
     first = _cli(*base, "--games", "8", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     assert first.stdout.startswith("mean difference A - B:")
-    assert "(4 deals, 8 games)" in first.stdout
+    assert "4 deals, 8 games)" in first.stdout and "Student's t 95% interval" in first.stdout
     # the refusals in this process (they come before any game is played)
     again = cli_here(["compare", *base, "--games", "8"], capsys, monkeypatch, cwd=tmp_path)
     assert again.returncode == 2 and "--resume" in again.stderr
@@ -309,6 +420,34 @@ def test_fixed_games_and_resume(
         cwd=tmp_path,
     )
     assert other.returncode == 2 and "does not match" in other.stderr
+
+
+def test_resume_with_another_test_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The thresholds, error rates and margin are part of the stored plan: a
+    resume with other ones would judge the stored games by another test.
+    Another --max-games is allowed."""
+    base = (HEURISTIC, RANDOM, *SIZE_ARGS, "--bot-seed-secret", "b", "--quiet")
+    first = _cli(*base, "--max-games", "8", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.startswith("undecided after 8 games"), first.stdout
+    assert "raise --max-games and add --resume" in first.stdout
+    for other, said in (
+        (("--h1", "30"), "stored --h1 20.0, given --h1 30.0"),
+        (("--alpha", "0.01"), "stored --alpha 0.05, given --alpha 0.01"),
+        (("--margin", "10"), "stored no margin, given --margin 10.0"),
+        (("--games", "8"), "stored a sequential test, given a fixed number of games"),
+    ):
+        refused = cli_here(
+            ["compare", *base, *other, "--resume"], capsys, monkeypatch, cwd=tmp_path
+        )
+        assert refused.returncode == 2, refused.stdout
+        assert refused.stderr.count("\n") == 1 and said in refused.stderr, refused.stderr
+        assert "the test does not match" in refused.stderr
+    more = _cli(*base, "--max-games", "400", "--resume", cwd=tmp_path)
+    assert more.returncode == 0, more.stderr
+    assert more.stdout.startswith("A is stronger than B after"), more.stdout
 
 
 @pytest.mark.slow(seconds=8)

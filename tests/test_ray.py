@@ -250,6 +250,7 @@ if netns.inside():
         from wizard_referee.compare.local_play import play_planned
         from wizard_referee.compare.plan import ComparePlan, parse_bot
         from wizard_referee.compare.session import Progress, open_comparison
+        from wizard_referee.compare.stats import Design
 
         random_bot = parse_bot("wizard_bots.random_bot:RandomBot")
         plan = ComparePlan(
@@ -260,15 +261,17 @@ if netns.inside():
         )
 
         def opened(name: str) -> Any:
-            return open_comparison(plan, tmp_path / name, 12, None, resume=False, secret="s")
+            return open_comparison(
+                plan, tmp_path / name, 12, Design(), sequential=False, resume=False, secret="s"
+            )
 
         on_ray = opened("ray.sqlite")
         play_compare(on_ray, Progress(on_ray))
         here = opened("here.sqlite")
         while (game := here.next_game()) is not None:
             here.add(game, play_planned(here.plan, game))
-        assert on_ray.outcome().as_dict(None) == here.outcome().as_dict(None)
-        assert on_ray.stats.n == 12
+        assert on_ray.outcome().as_dict() == here.outcome().as_dict()
+        assert on_ray.cs.n == 12
         # every game played by a worker of the cluster (which of the two: as they
         # came free; in-process games are quick, so one may take them all)
         nodes = {r.tags["node"] for r in _records(tmp_path / "ray.sqlite")}

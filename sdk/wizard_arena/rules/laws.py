@@ -35,6 +35,7 @@ __all__ = [
     "legal_cards",
     "rank_totals",
     "score",
+    "score_range",
     "suit_to_follow",
     "trick_winner",
     "trump_named_waits",
@@ -366,6 +367,24 @@ def score(bid: int, tricks: int) -> int:
     if bid == tricks:
         return 20 + 10 * tricks
     return -10 * abs(bid - tricks)
+
+
+def score_range(rules: Rules) -> tuple[int, int]:
+    """The lowest and highest final total one player can reach in a game
+    under ``rules``: the sums over its rounds of the worst and best
+    :func:`score` for a bid and a trick count of 0 to the cards dealt.
+
+    >>> score_range(Rules(players=4)), score_range(Rules(players=3))
+    ((-1200, 1500), (-2100, 2500))
+    >>> score_range(Rules(players=4, hand_sizes=(1, 2, 3)))
+    (-60, 120)
+    """
+    low = high = 0
+    for cards in rules.round_sizes:
+        points = [score(b, t) for b in range(cards + 1) for t in range(cards + 1)]
+        low += min(points)
+        high += max(points)
+    return low, high
 
 
 def forbidden_bid(

@@ -1,10 +1,11 @@
 """``wizard-arena compare A B``: is bot A stronger than bot B?
 
 A and B play the same deals from the same seat against the same opponents
-(duplicate replacement), and a sequential test stops as soon as the answer
-is known (:mod:`.stats`); ``--games N`` plays a fixed number instead and
-prints the mean difference with its 95% interval. See docs/tournament.md,
-"Comparing two bots".
+(duplicate replacement), and an anytime-valid confidence sequence for the
+mean difference stops the comparison as soon as the answer is known
+(:mod:`.stats`); ``--margin D`` asks whether A is not weaker than B by D
+points per game or more; ``--games N`` plays a fixed number instead. See
+docs/tournament.md, "Comparing two bots".
 """
 
 from __future__ import annotations
@@ -19,10 +20,15 @@ from typing import Any
 from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
 from wizard_referee.compare.plan import DEFAULT_OPPONENTS, BotSpec, ComparePlan, parse_bot
 from wizard_referee.compare.session import CompareError, Comparison, Outcome, Progress
-from wizard_referee.compare.stats import Bounds, Verdict
+from wizard_referee.compare.stats import Design, Verdict, difference_bound
 from wizard_referee.tournament.cmd_tournament import add_executor_arguments
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["DEFAULT_MAX_GAMES", "add_arguments", "run"]
+
+#: The cap on games of a sequential comparison: "undecided" at most 5% of the
+#: time where the true difference is h0 or h1, for differences of spread 200
+#: points per game at 4 players (bench/bench_compare_oc.py, docs/tournament.md).
+DEFAULT_MAX_GAMES = 6000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,42 +59,46 @@ def _add_test_arguments(parser: argparse.ArgumentParser) -> None:
     t.add_argument(
         "--h0",
         type=float,
-        default=0.0,
         metavar="POINTS",
-        help="H0: A is better by this many points per game (default 0)",
+        help="stop with 'A is stronger' once A-B > H0 points per game is shown (default 0)",
     )
     t.add_argument(
         "--h1",
         type=float,
-        default=20.0,
         metavar="POINTS",
-        help="H1: A is better by this many points per game (default 20)",
+        help="stop with 'A is not stronger by H1 or more' once A-B < H1 is shown (default 20)",
+    )
+    t.add_argument(
+        "--margin",
+        type=float,
+        metavar="POINTS",
+        help="non-inferiority instead: stop with 'A is not weaker than B by POINTS or more' "
+        "(A-B > -POINTS shown) or 'A scores less than B' (A-B < 0 shown)",
     )
     t.add_argument(
         "--alpha",
         type=float,
         default=0.05,
-        help="chance of 'A is stronger' when H0 holds (default 0.05)",
+        help="chance that a claim 'A-B > x' is ever wrong (the lower end; default 0.05)",
     )
     t.add_argument(
         "--beta",
         type=float,
         default=0.05,
-        help="chance of 'no difference' when H1 holds (default 0.05)",
+        help="chance that a claim 'A-B < x' is ever wrong (the upper end; default 0.05)",
     )
     t.add_argument(
         "--max-games",
         type=int,
-        default=4000,
+        default=DEFAULT_MAX_GAMES,
         metavar="N",
-        help="stop undecided after N games (default 4000)",
+        help=f"stop undecided after N games (default {DEFAULT_MAX_GAMES})",
     )
     t.add_argument(
         "--games",
         type=int,
         metavar="N",
-        help="no sequential test: play N games (N/2 deals) and print the mean "
-        "difference with its 95%% interval",
+        help="no stopping rule: play N games (N/2 deals) and print what they show",
     )
     t.add_argument(
         "--no-duplicate",
@@ -147,7 +157,22 @@ def _opponents(texts: list[str], players: int) -> tuple[BotSpec, ...]:
     return tuple(parse_bot(given[k % len(given)]) for k in range(players - 1))
 
 
-def _settings(args: argparse.Namespace) -> tuple[ComparePlan, int, Bounds | None]:
+def _design(args: argparse.Namespace) -> Design:
+    if args.margin is not None:
+        if args.h0 is not None or args.h1 is not None:
+            raise ValueError(
+                "--margin sets the thresholds itself (-MARGIN and 0): leave out --h0 and --h1"
+            )
+        return Design.non_inferiority(args.margin, args.alpha, args.beta)
+    return Design(
+        0.0 if args.h0 is None else args.h0,
+        20.0 if args.h1 is None else args.h1,
+        args.alpha,
+        args.beta,
+    )
+
+
+def _settings(args: argparse.Namespace) -> tuple[ComparePlan, int, Design, bool]:
     """The plan, the deals to plan and the test; ValueError says what is wrong."""
     rules = rules_from_args(args)
     plan = ComparePlan(
@@ -160,14 +185,21 @@ def _settings(args: argparse.Namespace) -> tuple[ComparePlan, int, Bounds | None
     )
     if args.parallel < 1:
         raise ValueError("--parallel must be at least 1")
+    design = _design(args)
+    bound = difference_bound(rules)
+    for name, m in (("--h0", design.h0), ("--h1", design.h1)):
+        if not -bound < m < bound:
+            raise ValueError(
+                f"{name} {m:+g} lies outside the possible differences under these rules "
+                f"(at most {bound:g} points per game either way)"
+            )
     if args.games is not None:
         if args.games < 4:
             raise ValueError("--games must be at least 4 (two deals)")
-        return plan, (args.games + 1) // 2, None
+        return plan, (args.games + 1) // 2, design, False
     if args.max_games < 2:
         raise ValueError("--max-games must be at least 2")
-    bounds = Bounds(args.h0, args.h1, args.alpha, args.beta)
-    return plan, (args.max_games + 1) // 2, bounds
+    return plan, (args.max_games + 1) // 2, design, True
 
 
 def run(args: argparse.Namespace) -> int:
@@ -175,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
     from wizard_referee.compare.session import open_comparison
 
     try:
-        plan, deals, bounds = _settings(args)
+        plan, deals, design, sequential = _settings(args)
         in_process = not args.referee and all(b.is_class for b in (plan.a, plan.b, *plan.opponents))
         _check_executor(args, in_process)
         _check_bots(plan, in_process)
@@ -183,7 +215,8 @@ def run(args: argparse.Namespace) -> int:
             plan,
             Path(args.database),
             deals,
-            bounds,
+            design,
+            sequential=sequential,
             resume=args.resume,
             secret=args.bot_seed_secret,
         )
@@ -208,7 +241,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 130
-    _report(comparison.outcome(), bounds, args)
+    _report(comparison.outcome(), args)
     return 0
 
 
@@ -292,65 +325,76 @@ def _header(c: Comparison, in_process: bool, parallel: int) -> str:
         f"  {p.rules.describe()}, {'duplicate deals' if p.duplicate else 'independent deals'}, "
         f"{'in-process' if in_process else 'over the referee'}, {parallel} at once",
     ]
-    if c.bounds is not None:
-        b = c.bounds
-        lines.append(
-            f"  SPRT H0: A-B = {b.mu0:+g}, H1: A-B = {b.mu1:+g} points per game, "
-            f"alpha {b.alpha:g}, beta {b.beta:g}: LLR bounds {b.lower:+.2f} and {b.upper:+.2f}"
-        )
+    d = c.design
+    if c.sequential:
+        lines.append(f"  test: {d.describe()}")
     else:
         lines.append(f"  {2 * c.deals} games ({c.deals} deals)")
+    lines.append(
+        f"  a confidence sequence for A-B, valid whenever the comparison stops; A-B lies "
+        f"within {c.cs.bound:g} points per game either way under these rules"
+    )
     if c.played:
         lines.append(f"  {c.played} games already in {c.store.path}")
     return "\n".join(lines)
 
 
-def _report(outcome: Outcome, bounds: Bounds | None, args: argparse.Namespace) -> None:
+def _report(outcome: Outcome, args: argparse.Namespace) -> None:
     if args.json:
-        out: dict[str, Any] = outcome.as_dict(bounds)
+        out: dict[str, Any] = outcome.as_dict()
         out["database"] = args.database
         print(json.dumps(out, indent=2))
         return
-    s = outcome.stats
-    low, high = s.interval()
-    estimate = (
-        f"mean difference A - B: {s.mean:+.1f} points per game, 95% interval "
-        f"{low:+.1f} to {high:+.1f} ({s.n} deals, {outcome.games} games)"
-        if s.n >= 2
-        else f"{outcome.games} games: too few for an estimate"
-    )
-    if bounds is None:
-        print(estimate)
-        if s.n >= 2:
-            if low > 0:
-                print("A is stronger: the 95% interval lies above 0")
-            elif high < 0:
-                print("B is stronger: the 95% interval lies below 0")
-            else:
-                print(
-                    f"no difference shown: the 95% interval contains 0 after {outcome.games} games"
-                )
-    else:
-        llr = outcome.llr or 0.0
-        if outcome.verdict is Verdict.STRONGER:
+    d = outcome.design
+    if outcome.sequential:
+        if outcome.verdict is Verdict.ABOVE_H0:
             print(
-                f"A is stronger: LLR {llr:+.2f} reached {bounds.upper:+.2f} after "
-                f"{outcome.games} games (A scores at least about {bounds.mu1:g} points per "
-                f"game more than B; wrong with chance at most about {bounds.alpha:g})"
+                f"{outcome.text} after {outcome.games} games: A-B > {d.h0:+g} points per game "
+                f"(wrong with chance at most {d.alpha:g})"
             )
-        elif outcome.verdict is Verdict.NO_DIFFERENCE:
+        elif outcome.verdict is Verdict.BELOW_H1:
             print(
-                f"no difference: LLR {llr:+.2f} reached {bounds.lower:+.2f} after "
-                f"{outcome.games} games (A is not {bounds.mu1:g} points per game better than "
-                f"B; wrong with chance at most about {bounds.beta:g})"
+                f"{outcome.text} after {outcome.games} games: A-B < {d.h1:+g} points per game "
+                f"(wrong with chance at most {d.beta:g})"
             )
         else:
             print(
-                f"undecided after {outcome.games} games: LLR {llr:+.2f} stayed between "
-                f"{bounds.lower:+.2f} and {bounds.upper:+.2f} (raise --max-games and --resume)"
+                f"undecided after {outcome.games} games: the sequence holds both {d.h0:+g} and "
+                f"{d.h1:+g} (raise --max-games and add --resume to go on)"
             )
+    if outcome.deals == 0:
+        print(f"{outcome.games} games: too few for an estimate")
+    else:
+        low, high = outcome.t_interval
         print(
-            estimate + ("; the interval is approximate after a sequential test" if s.n >= 2 else "")
+            f"mean difference A - B: {outcome.mean:+.1f} points per game (sd {outcome.sd:.1f}, "
+            f"{outcome.deals} deals, {outcome.games} games)"
+        )
+        print(
+            f"confidence sequence: {outcome.interval_text()} (its lower end wrong with chance "
+            f"at most {d.alpha:g}, its upper end at most {d.beta:g}, whenever it stops)"
+        )
+        if not outcome.sequential and outcome.deals >= 2:
+            print(
+                f"Student's t 95% interval: {low:+.1f} to {high:+.1f} (a fixed number of deals; "
+                "it assumes roughly normal differences)"
+            )
+        statements = outcome.statements
+        if statements:
+            print("what the deals show:")
+            for st in statements:
+                print(f"  {st}")
+        else:
+            print("what the deals show: nothing yet about 0 or the thresholds")
+        same = outcome.identical
+        print(
+            f"{same} of {outcome.deals} deals played identically"
+            + (
+                " (A and B made the same move at every turn: only the bound limits what "
+                "they could differ by)"
+                if same == outcome.deals
+                else ""
+            )
         )
     print(
         f"results in {args.database} (a game: wizard-arena replay d0-A --database {args.database})"

@@ -12,6 +12,7 @@ finished beyond the deal that decided are kept in the store, not counted.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from collections.abc import Iterator
@@ -21,90 +22,159 @@ from typing import Any, TextIO
 
 from wizard_arena.protocol.seeds import new_secret
 from wizard_referee.compare.plan import SIDES, ComparePlan, PlannedGame
-from wizard_referee.compare.stats import Bounds, PairedStats, Verdict
+from wizard_referee.compare.stats import (
+    ConfidenceSequence,
+    Design,
+    Statement,
+    Verdict,
+    difference_bound,
+)
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.store import ResultsStore, StoreError
 
-__all__ = ["CompareError", "Comparison", "Outcome", "Progress", "open_comparison"]
+__all__ = [
+    "CompareError",
+    "Comparison",
+    "Outcome",
+    "Progress",
+    "open_comparison",
+    "play_digest",
+]
 
 
 class CompareError(Exception):
     """A comparison that cannot run (the message says why and what to do)."""
 
 
+def play_digest(record: GameRecord) -> str:
+    """A digest of every move of a game, in order: two games of one deal
+    with the same digest were played identically (the same bids, cards and
+    trumps by every seat)."""
+    h = hashlib.blake2b(digest_size=16)
+    for rnd in record.rounds:
+        h.update(b"|".join(f"{m.seat}{m.action}".encode() for m in rnd.moves))
+        h.update(b"#")
+    return h.hexdigest()
+
+
+def _signed(x: float) -> str:
+    return f"{x:+.1f}"
+
+
 @dataclass(frozen=True)
 class Outcome:
     verdict: Verdict
+    """UNDECIDED also for a fixed number of games."""
+    sequential: bool
     games: int
     """Games counted (two per deal)."""
-    stats: PairedStats
-    llr: float | None
-    """The final LLR (None: a fixed number of games)."""
+    deals: int
+    identical: int
+    """Deals whose two games were played identically."""
+    mean: float
+    sd: float
+    low: float
+    """The confidence sequence's lower end (``-bound`` while it has none)."""
+    high: float
+    bound: float
+    """The largest possible difference either way (the rules')."""
+    t_interval: tuple[float, float]
+    statements: tuple[Statement, ...]
+    design: Design
 
-    def as_dict(self, bounds: Bounds | None) -> dict[str, Any]:
-        low, high = self.stats.interval()
-        out: dict[str, Any] = {
-            "verdict": self.verdict.name.lower(),
-            "text": self.verdict.value,
+    @property
+    def text(self) -> str:
+        return self.design.verdict_text(self.verdict)
+
+    def interval_text(self) -> str:
+        """The sequence's interval, an end that is still the rules' bound said so."""
+        b = f"{self.bound:g} (the bound)"
+        low = "-" + b if self.low <= -self.bound else _signed(self.low)
+        high = "+" + b if self.high >= self.bound else _signed(self.high)
+        return f"{low} to {high}"
+
+    def as_dict(self) -> dict[str, Any]:
+        low, high = self.t_interval
+        d = self.design
+        return {
+            "verdict": d.verdict_name(self.verdict) if self.sequential else "fixed",
+            "text": self.text if self.sequential else "a fixed number of games",
             "games": self.games,
-            "deals": self.stats.n,
-            "mean": self.stats.mean,
-            "sd": self.stats.sd,
-            "low": None if math.isnan(low) else low,
-            "high": None if math.isnan(high) else high,
+            "deals": self.deals,
+            "identical_deals": self.identical,
+            "mean": self.mean,
+            "sd": self.sd,
+            "low": self.low,
+            "high": self.high,
+            "bound": self.bound,
+            "statements": [{"text": s.text, "error": s.error} for s in self.statements],
+            "t_low": None if math.isnan(low) else low,
+            "t_high": None if math.isnan(high) else high,
+            "test": {"sequential": self.sequential, **d.key()},
         }
-        if bounds is not None:
-            out.update(
-                llr=self.llr,
-                lower=bounds.lower,
-                upper=bounds.upper,
-                mu0=bounds.mu0,
-                mu1=bounds.mu1,
-                alpha=bounds.alpha,
-                beta=bounds.beta,
-            )
-        return out
 
 
 @dataclass
 class Comparison:
     """The plan, the store and the tally of one comparison.
 
-    ``deals``: the deals planned (the most to play); ``bounds`` None: a fixed
-    number of games (all ``deals``), else an SPRT that may stop sooner."""
+    ``deals``: the deals planned (the most to play); ``sequential`` False: a
+    fixed number of games (all ``deals``), else the design's test stops
+    sooner when its answer is known."""
 
     plan: ComparePlan
     store: ResultsStore
     deals: int
-    bounds: Bounds | None
-    stats: PairedStats = field(default_factory=PairedStats)
+    design: Design
+    sequential: bool = True
+    cs: ConfidenceSequence = field(init=False)
     verdict: Verdict | None = None
     played: int = 0
     """Games stored (finished) in all."""
-    _scores: dict[int, dict[str, int]] = field(default_factory=dict)
+    identical: int = 0
+    """Deals counted whose two games were played identically."""
+    _scores: dict[int, dict[str, tuple[int, str]]] = field(default_factory=dict)
     _queue: Iterator[PlannedGame] | None = None
     _retry: list[PlannedGame] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self.cs = ConfidenceSequence(difference_bound(self.plan.rules), self.design)
+
     @property
     def done(self) -> bool:
-        return self.verdict is not None or self.stats.n >= self.deals
+        return self.verdict is not None or self.cs.n >= self.deals
 
     @property
     def counted(self) -> int:
-        return 2 * self.stats.n
+        return 2 * self.cs.n
 
     def outcome(self) -> Outcome:
-        verdict = self.verdict or Verdict.UNDECIDED
-        llr = self.stats.llr(self.bounds) if self.bounds is not None else None
-        return Outcome(verdict, self.counted, self.stats, llr)
+        cs = self.cs
+        return Outcome(
+            self.verdict or Verdict.UNDECIDED,
+            self.sequential,
+            self.counted,
+            cs.n,
+            self.identical,
+            cs.mean,
+            cs.sd,
+            cs.lower(),
+            cs.upper(),
+            cs.bound,
+            cs.t_interval(),
+            tuple(cs.statements()),
+            self.design,
+        )
 
     def load(self) -> None:
         """Count the games already in the store (on resume)."""
-        for spec, seats, _ in self.store.finished_games():
+        for spec in self.store.games("finished"):
+            record = self.store.record(spec.id)
             side = SIDES[spec.rotation]
-            total = next((s.total for s in seats if s.entrant == side), None)
-            if total is not None:
-                self._add(spec.deal_set, side, total)
+            if record is None or side not in spec.seats:
+                continue
+            seat = spec.seats.index(side)
+            self._add(spec.deal_set, side, record.totals[seat], play_digest(record))
 
     def add(self, game: PlannedGame, record: GameRecord) -> None:
         """Store a game's record; count it if it finished (an aborted game
@@ -113,18 +183,20 @@ class Comparison:
         if record.status != "finished":
             self._retry.append(game)
             return
-        self._add(game.deal, game.side, record.totals[game.candidate_seat])
+        self._add(game.deal, game.side, record.totals[game.candidate_seat], play_digest(record))
 
-    def _add(self, deal: int, side: str, total: int) -> None:
+    def _add(self, deal: int, side: str, total: int, digest: str) -> None:
         self.played += 1
-        self._scores.setdefault(deal, {})[side] = total
+        self._scores.setdefault(deal, {})[side] = (total, digest)
         while not self.done:
-            pair = self._scores.get(self.stats.n)
+            pair = self._scores.get(self.cs.n)
             if pair is None or len(pair) < 2:
                 break
-            self.stats.add(pair["A"] - pair["B"])
-            if self.bounds is not None:
-                self.verdict = self.stats.verdict(self.bounds)
+            (a, a_digest), (b, b_digest) = pair["A"], pair["B"]
+            self.cs.add(a - b)
+            self.identical += a_digest == b_digest
+            if self.sequential:
+                self.verdict = self.cs.decide()
 
     def next_game(self) -> PlannedGame | None:
         """The next game to play (in plan order), or None when there is none
@@ -146,14 +218,16 @@ def open_comparison(
     plan: ComparePlan,
     database: Path,
     deals: int,
-    bounds: Bounds | None,
+    design: Design,
     *,
+    sequential: bool = True,
     resume: bool,
     secret: str | None,
 ) -> Comparison:
-    """Create the store (or open it to resume; the plan must match), with
-    the planned games up to ``deals``; return the comparison with what is
-    already stored counted. The plan's secret is the stored one."""
+    """Create the store (or open it to resume; the plan and the test must
+    match: only the number of games may change), with the planned games up to
+    ``deals``; return the comparison with what is already stored counted.
+    The plan's secret is the stored one."""
     exists = database.exists()
     if exists and not resume:
         raise CompareError(
@@ -166,6 +240,7 @@ def open_comparison(
         store = ResultsStore(database, create=not resume)
     except StoreError as e:
         raise CompareError(str(e)) from None
+    test = {"sequential": sequential, **design.key()}
     try:
         stored = store.tournament_config()
         if stored is None:
@@ -173,13 +248,14 @@ def open_comparison(
             plan = _with_secret(plan, secret)
             store.create(
                 "compare",
-                {"plan": plan.key(), "bot_seed_secret": secret},
+                {"plan": plan.key(), "bot_seed_secret": secret, "test": test},
                 [(n, "compare", t) for n, t in _entrant_rows(plan)],
                 [g.spec for g in plan.games(range(deals))],
                 plan.rules.to_dict(),
             )
         else:
             plan = _check_stored(plan, stored, store.path, secret)
+            _check_test(test, stored, store)
             have = {g.id for g in store.games()}
             missing = [g.spec for g in plan.games(range(deals)) if g.spec.id not in have]
             if missing:
@@ -187,7 +263,7 @@ def open_comparison(
     except BaseException:
         store.close()
         raise
-    comparison = Comparison(plan, store, deals, bounds)
+    comparison = Comparison(plan, store, deals, design, sequential)
     comparison.load()
     return comparison
 
@@ -225,9 +301,47 @@ def _check_stored(
     return _with_secret(plan, stored_secret)
 
 
+#: How each part of the stored test is given on the command line.
+_TEST_OPTIONS = {
+    "method": "the method",
+    "h0": "--h0",
+    "h1": "--h1",
+    "alpha": "--alpha",
+    "beta": "--beta",
+    "margin": "--margin",
+}
+
+
+def _test_text(key: str, value: Any) -> str:
+    if key == "sequential":
+        return "a sequential test" if value else "a fixed number of games (--games)"
+    return f"{_TEST_OPTIONS.get(key, key)} {value!r}" if value is not None else f"no {key}"
+
+
+def _check_test(test: dict[str, Any], stored: dict[str, Any], store: ResultsStore) -> None:
+    """Refuse to judge stored games by another test than the one they were
+    planned for (a comparison stored before tests were kept takes the one given)."""
+    have = stored.get("test")
+    if have is None:
+        store.update_config({**stored, "test": test})
+        return
+    differ = [k for k in sorted(set(have) | set(test)) if have.get(k) != test.get(k)]
+    if differ:
+        shown = "; ".join(
+            f"stored {_test_text(k, have.get(k))}, given {_test_text(k, test.get(k))}"
+            for k in differ
+        )
+        raise CompareError(
+            f"the test does not match the one stored in {store.path} ({shown}): resume with "
+            "the stored values (only --max-games or --games may change), or start another "
+            "comparison with a new --database"
+        )
+
+
 @dataclass
 class Progress:
-    """The progress line: games, the running estimate, the LLR and its bounds."""
+    """The progress line: games, the running estimate and the confidence
+    sequence's ends ("-" for an end still at the rules' bound)."""
 
     comparison: Comparison
     stream: TextIO | None = None
@@ -241,18 +355,22 @@ class Progress:
 
     def line(self) -> str:
         c = self.comparison
-        s = c.stats
+        cs = c.cs
         elapsed = time.monotonic() - self.started
         rate = (c.played - self.at_start) / elapsed if elapsed > 0 else 0.0
         text = f"games {c.played}/{2 * c.deals}"
-        if s.n >= 2:
-            low, high = s.interval()
-            text += f"  A-B {s.mean:+.1f} pts/game (95% {low:+.1f} to {high:+.1f}, {s.n} deals)"
+        if cs.n:
+            low, high = cs.lower(), cs.upper()
+            ends = (
+                "-" if low <= -cs.bound else _signed(low),
+                "-" if high >= cs.bound else _signed(high),
+            )
+            text += (
+                f"  A-B {cs.mean:+.1f} pts/game, sequence {ends[0]} to {ends[1]} "
+                f"({cs.n} deals, {c.identical} identical)"
+            )
         else:
             text += "  A-B -"
-        if c.bounds is not None:
-            b = c.bounds
-            text += f"  LLR {s.llr(b):+.2f} [{b.lower:+.2f}, {b.upper:+.2f}]"
         return text + f"  {rate:.1f} games/s"
 
     def tick(self, force: bool = False) -> None:

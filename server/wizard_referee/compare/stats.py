@@ -1,60 +1,85 @@
-"""The statistics of a comparison: paired differences, their 95% interval and
-the sequential probability ratio test (SPRT) that stops a comparison as soon
-as its answer is known.
+"""The statistics of a comparison: paired differences, an anytime-valid
+confidence sequence for their mean, and the rule that stops a comparison
+as soon as its answer is known.
 
 A comparison yields one **paired difference** per deal: ``x = score_A -
-score_B``, A's final points in its game of the deal minus B's in B's game
-of the same deal (same cards, seat and opponents). The test is about ``mu``,
+score_B``, A's final points in its game of the deal minus B's in B's game of
+the same deal (same cards, seat and opponents). The question is about ``mu``,
 the mean of ``x``, in **points per game**.
 
-Fixed number of deals: the mean ``m`` of the ``n`` differences and its 95%
-interval ``m -/+ t(0.975, n - 1) * s / sqrt(n)`` (Student's t, ``s`` the
-sample standard deviation with ``n - 1``).
+**Bounded differences.** The rules bound a game's total
+(:func:`wizard_arena.rules.score_range`: from ``-10 * sum(s)`` to ``sum(20 +
+10 * s)`` over the round sizes ``s``), so every difference lies in ``[-R,
+R]`` with ``R`` the width of that range: 2,700 points at 4 players, 4,600 at
+3, 1,800 at 5, 1,300 at 6. That bound is the only assumption about the shape
+of the differences: exact zeros (two bots that play most deals alike), skew
+and heavy tails are all allowed.
 
-The SPRT (Wald 1945) weighs ``H0: mu = mu0`` against ``H1: mu = mu1``
-(``mu1 > mu0``), with the error rates ``alpha`` (deciding H1 when H0 holds) and
-``beta`` (deciding H0 when H1 holds). As fishtest does for chess engines, the
-differences are taken as normal, with the variance estimated from the data;
-after ``n`` differences with mean ``m`` and sample variance ``s^2`` (divided
-by ``n - 1``) the log-likelihood ratio is
+**Betting confidence sequence** (Waudby-Smith and Ramdas 2023, "Estimating
+means of bounded random variables by betting"). For a candidate mean ``m``, a
+gambler who bets that ``mu > m`` multiplies its capital by ``1 + l_i (x_i -
+m)`` at deal ``i``; one who bets that ``mu < m`` by ``1 - l_i (x_i - m)``.
+The stakes ``l_i`` are chosen before deal ``i`` is seen (from earlier deals
+only) and never exceed :data:`BET_CAP` of what the worst possible deal could
+take (``l_i <= BET_CAP / (m + R)`` upwards, ``BET_CAP / (R - m)`` downwards),
+so the capital stays positive. Where ``mu <= m`` the upward capital is a
+nonnegative supermartingale with expectation at most 1, and by Ville's
+inequality it ever reaches ``1 / alpha`` with chance at most ``alpha``,
+however long the comparison runs and whenever it stops. So:
 
-    LLR = sum_i [(x_i - mu0)^2 - (x_i - mu1)^2] / (2 v)
-        = n (mu1 - mu0) (2 m - mu0 - mu1) / (2 v),    v = s^2 (1 + 4 / n)
+- "``mu > m``" is claimed once the upward capital at ``m`` reaches ``1 /
+  alpha``; all such claims, for every ``m`` and at every deal, are wrong
+  together with chance at most ``alpha`` (the capital falls as ``m`` rises,
+  so a wrong claim at any ``m`` means the capital at the true mean passed
+  ``1 / alpha``);
+- "``mu < m``" likewise with the downward capital and ``1 / beta``.
 
-The factor ``1 + 4/n`` widens the variance while it is estimated from few
-differences (as Student's t is wider than the normal): without it, a test
-that stops early on a variance that happens to be low errs more often than
-alpha and beta say. The test stops with H1 ("A is stronger") once ``LLR >=
-ln((1 - beta) / alpha)`` and with H0 ("no difference") once ``LLR <= ln(beta
-/ (1 - alpha))``, never before :data:`MIN_PAIRS` differences. With alpha =
-beta = 0.05 the bounds are -2.944 and +2.944. ``v`` is floored at
-:data:`VARIANCE_FLOOR` (identical deterministic bots differ by exactly 0 on
-every deal).
+The **lower end** of the sequence is the largest ``m`` with "``mu > m``"
+claimed, the **upper end** the smallest with "``mu < m``" claimed; together
+they are an interval that holds the mean with chance at least ``1 - alpha -
+beta`` at every deal at once.
 
-Simulated with normal differences (sd 100, bounds 0 and 20 points, 12,000
-runs each) it decided wrongly 5.1% of the time at ``mu = mu0`` and 5.0% at
-``mu = mu1``, after 138 differences on average; without the factor, 6.3%
-and 5.9% (5.6% and 5.5% when it may stop only after 20). The generalized
-likelihood ratio, each hypothesis with its own variance, keeps the rates
-too but is slow to see a large difference: for a difference of two
-standard deviations it needed 36 differences, this test 12 (its minimum is
-10).
-The normal approximation is the assumption: strongly skewed differences
-(exponential ones in simulation) make the error rates drift far from
-alpha and beta; game scores are sums over many rounds, much less skewed.
+**The stakes.** Upwards ``l_i = max(h1 - h0, mean - h0) / v_i``, downwards
+``l_i = max(h1 - h0, h1 - mean) / v_i``, capped as above, where ``mean`` is
+the mean of the earlier differences and ``v_i`` their spread: the sum of the
+squared deviations of each earlier difference from the mean before it, plus
+one imaginary deal of spread :data:`PRIOR_SPREAD` ``* R``, over the number
+of deals (the imaginary one included). Where the differences are roughly
+normal this is the bet that makes the capital grow fastest when the true
+mean lies ``h1 - h0`` beyond the threshold (as the likelihood ratio of a
+sequential probability ratio test would), or as far as the data so far
+suggest when that is more; the cap binds where the spread is small against
+the bound. A stake does not depend on ``m`` (but for the cap), so the
+capital falls as ``m`` rises and the claims form an interval. The stakes set
+only how fast the answer comes: the error rates hold for any stakes chosen
+from the past.
 
->>> b = Bounds(mu0=0, mu1=20, alpha=0.05, beta=0.05)
->>> round(b.lower, 3), round(b.upper, 3)
-(-2.944, 2.944)
->>> s = PairedStats()
->>> for x in (30, -10, 50, 20, 10, 40, 0, 60, 30, 20):
-...     s.add(x)
->>> s.n, s.mean, round(s.sd, 2)
-(10, 25.0, 21.73)
->>> round(s.llr(b), 3)
-4.538
->>> [round(v, 2) for v in s.interval()]
-[9.45, 40.55]
+**The decision** (:class:`Design`): stop with "A is stronger than B" (by more
+than ``h0``) once "``mu > h0``" is claimed, with "A is not stronger than B by
+``h1`` or more" once "``mu < h1``" is claimed, undecided at the cap on
+games. The non-inferiority form (``margin D``) is ``h0 = -D``, ``h1 = 0``:
+"A is not weaker than B by ``D`` or more" against "A is weaker than B".
+
+**Assumption.** The deals' differences share one mean: the candidate's seat
+and the opponents' order change from deal to deal (:mod:`.plan`), and their
+effects on the difference average out over each cycle of seatings; where
+one bot's edge over the other depends strongly on the seat, the guarantee
+is approximate.
+
+>>> design = Design(h0=0, h1=20)
+>>> cs = ConfidenceSequence(2700, design)
+>>> for x in (300, -100, 500, 200, 100, 400, 0, 600, 300, 200):
+...     cs.add(x)
+>>> cs.n, cs.mean, round(cs.sd, 1)
+(10, 250.0, 217.3)
+>>> cs.decide() is None  # ten deals of 2,700 possible points each say little yet
+True
+>>> for x in (300, -100, 500, 200, 100, 400, 0, 600, 300, 200) * 3:
+...     cs.add(x)
+>>> cs.decide()
+<Verdict.ABOVE_H0: 'above_h0'>
+>>> round(cs.lower(), 1) > 0 and cs.upper() > cs.mean
+True
 """
 
 from __future__ import annotations
@@ -62,184 +87,348 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
+
+from wizard_arena.rules import Rules, score_range
+from wizard_referee.ratings.student_t import t_quantile
 
 __all__ = [
-    "MIN_PAIRS",
-    "SMALL_SAMPLE",
-    "VARIANCE_FLOOR",
-    "Bounds",
-    "PairedStats",
+    "BET_CAP",
+    "METHOD",
+    "PRIOR_SPREAD",
+    "ConfidenceSequence",
+    "Design",
+    "Statement",
     "Verdict",
-    "t_quantile",
+    "difference_bound",
 ]
 
-#: The SPRT decides nothing before this many paired differences (deals):
-#: the variance is estimated from the data and must first be worth something.
-MIN_PAIRS = 10
+#: The name of the method, stored with a comparison's plan.
+METHOD = "betting confidence sequence"
 
-#: Floor of the estimated variance of the differences (points^2).
-VARIANCE_FLOOR = 1e-6
+#: A stake never exceeds this share of what the worst possible deal could take.
+BET_CAP = 0.9
 
-#: The variance used is ``s^2 * (1 + SMALL_SAMPLE / n)``.
-SMALL_SAMPLE = 4.0
+#: The spread of the imaginary first deal, as a share of the bound ``R``.
+PRIOR_SPREAD = 0.25
+
+#: Bisection for the ends of the sequence stops at this share of the bound.
+_TOLERANCE = 1e-7
+
+
+def difference_bound(rules: Rules) -> float:
+    """The largest possible ``|score_A - score_B|`` in one deal under ``rules``.
+
+    >>> difference_bound(Rules(players=4)), difference_bound(Rules(players=3))
+    (2700.0, 4600.0)
+    >>> difference_bound(Rules(players=5)), difference_bound(Rules(players=6))
+    (1800.0, 1300.0)
+    """
+    low, high = score_range(rules)
+    return float(high - low)
 
 
 class Verdict(Enum):
-    STRONGER = "A is stronger"
-    """H1 accepted: A scores at least about ``mu1`` points per game more."""
-    NO_DIFFERENCE = "no difference"
-    """H0 accepted: A is not ``mu1`` points per game better (it may be worse)."""
+    ABOVE_H0 = "above_h0"
+    """``mu > h0`` claimed: A is stronger than B by more than ``h0``."""
+    BELOW_H1 = "below_h1"
+    """``mu < h1`` claimed: A is not stronger than B by ``h1`` or more."""
     UNDECIDED = "undecided"
-    """Neither bound reached within the games allowed."""
+    """Neither within the games allowed."""
+
+
+def _points(m: float) -> str:
+    return f"{abs(m):g} point{'' if abs(m) == 1 else 's'} per game"
+
+
+def above_text(m: float) -> str:
+    """What "``mu > m``" says of the bots.
+
+    >>> above_text(0), above_text(15), above_text(-30)
+    ('A scores more than B', 'A scores more than B by more than 15 points per game', \
+'A is not weaker than B by 30 points per game or more')
+    """
+    if m == 0:
+        return "A scores more than B"
+    if m > 0:
+        return f"A scores more than B by more than {_points(m)}"
+    return f"A is not weaker than B by {_points(m)} or more"
+
+
+def below_text(m: float) -> str:
+    """What "``mu < m``" says of the bots.
+
+    >>> below_text(0), below_text(20), below_text(-30)
+    ('A scores less than B', 'A is not stronger than B by 20 points per game or more', \
+'A scores less than B by more than 30 points per game')
+    """
+    if m == 0:
+        return "A scores less than B"
+    if m > 0:
+        return f"A is not stronger than B by {_points(m)} or more"
+    return f"A scores less than B by more than {_points(m)}"
 
 
 @dataclass(frozen=True)
-class Bounds:
-    """The hypotheses (points per game) and error rates of an SPRT."""
+class Design:
+    """The question a sequential comparison answers: its two thresholds (points
+    per game) and error rates, or the non-inferiority form (``margin``)."""
 
-    mu0: float = 0.0
-    mu1: float = 10.0
+    h0: float = 0.0
+    h1: float = 20.0
     alpha: float = 0.05
+    """The chance of ever claiming ``mu > m`` for an ``m`` at or above the true mean."""
     beta: float = 0.05
+    """The chance of ever claiming ``mu < m`` for an ``m`` at or below the true mean."""
+    margin: float | None = None
+    """Non-inferiority: ``h0 = -margin``, ``h1 = 0`` (see :meth:`non_inferiority`)."""
 
     def __post_init__(self) -> None:
-        if not (math.isfinite(self.mu0) and math.isfinite(self.mu1) and self.mu1 > self.mu0):
-            raise ValueError(f"the bounds need mu1 > mu0, got {self.mu0:g} and {self.mu1:g}")
+        if not (math.isfinite(self.h0) and math.isfinite(self.h1) and self.h1 > self.h0):
+            raise ValueError(f"the test needs h1 > h0, got {self.h0:g} and {self.h1:g}")
         for name, p in (("alpha", self.alpha), ("beta", self.beta)):
             if not 0.0 < p < 0.5:
                 raise ValueError(f"{name} must lie between 0 and 0.5, got {p:g}")
+        if self.margin is not None and (self.h0, self.h1) != (-self.margin, 0.0):
+            raise ValueError("a margin test has h0 = -margin and h1 = 0")
 
-    @property
-    def lower(self) -> float:
-        """LLR at or below which H0 is accepted: ``log(beta / (1 - alpha))``."""
-        return math.log(self.beta / (1.0 - self.alpha))
+    @classmethod
+    def non_inferiority(cls, margin: float, alpha: float = 0.05, beta: float = 0.05) -> Design:
+        """ "A is not weaker than B by ``margin`` points per game or more".
 
-    @property
-    def upper(self) -> float:
-        """LLR at or above which H1 is accepted: ``log((1 - beta) / alpha)``."""
-        return math.log((1.0 - self.beta) / self.alpha)
+        >>> Design.non_inferiority(20)
+        Design(h0=-20.0, h1=0.0, alpha=0.05, beta=0.05, margin=20.0)
+        """
+        if not (math.isfinite(margin) and margin > 0):
+            raise ValueError(f"the margin must be a positive number of points, got {margin:g}")
+        return cls(-float(margin), 0.0, alpha, beta, float(margin))
+
+    def key(self) -> dict[str, Any]:
+        """What a stored comparison's verdict depends on (must match to resume)."""
+        return {
+            "method": METHOD,
+            "h0": self.h0,
+            "h1": self.h1,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "margin": self.margin,
+        }
+
+    def verdict_name(self, verdict: Verdict) -> str:
+        """The verdict's short name (``--json``).
+
+        >>> d = Design()
+        >>> [d.verdict_name(v) for v in Verdict]
+        ['stronger', 'not_stronger', 'undecided']
+        >>> [Design.non_inferiority(10).verdict_name(v) for v in Verdict]
+        ['not_inferior', 'weaker', 'undecided']
+        """
+        if verdict is Verdict.UNDECIDED:
+            return "undecided"
+        if self.margin is None:
+            return "stronger" if verdict is Verdict.ABOVE_H0 else "not_stronger"
+        return "not_inferior" if verdict is Verdict.ABOVE_H0 else "weaker"
+
+    def verdict_text(self, verdict: Verdict) -> str:
+        """The verdict in words.
+
+        >>> d = Design()
+        >>> d.verdict_text(Verdict.ABOVE_H0), d.verdict_text(Verdict.BELOW_H1)
+        ('A is stronger than B', 'A is not stronger than B by 20 points per game or more')
+        >>> Design.non_inferiority(10).verdict_text(Verdict.ABOVE_H0)
+        'A is not weaker than B by 10 points per game or more'
+        """
+        if verdict is Verdict.ABOVE_H0:
+            return "A is stronger than B" if self.h0 == 0 else above_text(self.h0)
+        if verdict is Verdict.BELOW_H1:
+            return below_text(self.h1)
+        return "undecided"
+
+    def describe(self) -> str:
+        """The decision rule in one line."""
+        return (
+            f"stop at '{self.verdict_text(Verdict.ABOVE_H0)}' (A-B > {self.h0:+g}, wrong with "
+            f"chance at most {self.alpha:g}) or '{self.verdict_text(Verdict.BELOW_H1)}' "
+            f"(A-B < {self.h1:+g}, wrong with chance at most {self.beta:g})"
+        )
 
 
-class PairedStats:
-    """Running mean and variance of paired differences (Welford's method)."""
+@dataclass(frozen=True)
+class Statement:
+    """A claim the sequence supports, with the chance that it is wrong."""
 
-    def __init__(self) -> None:
+    text: str
+    error: float
+
+    def __str__(self) -> str:
+        return f"{self.text} (wrong with chance at most {self.error:g})"
+
+
+class ConfidenceSequence:
+    """The confidence sequence for the mean of differences in ``[-bound,
+    bound]``, with stakes tuned to ``design`` and its decisions.
+
+    :meth:`add` is constant time (the capital at ``h0`` and ``h1`` is kept
+    running); :meth:`lower`, :meth:`upper` and :meth:`above` / :meth:`below`
+    at another point go over every deal (a bisection for the ends: about
+    50 passes)."""
+
+    def __init__(self, bound: float, design: Design) -> None:
+        if not (math.isfinite(bound) and bound > 0):
+            raise ValueError(f"the bound on the differences must be positive, got {bound:g}")
+        for m in (design.h0, design.h1):
+            if not -bound < m < bound:
+                raise ValueError(
+                    f"the threshold {m:+g} lies outside the possible differences "
+                    f"(at most {bound:g} points per game either way)"
+                )
+        self.bound = float(bound)
+        self.design = design
         self.n = 0
         self.mean = 0.0
         self._m2 = 0.0
+        self._spread = (PRIOR_SPREAD * self.bound) ** 2
+        """The imaginary deal's squared spread plus each deal's squared
+        deviation from the mean before it."""
+        self._xs: list[float] = []
+        self._up_stakes: list[float] = []
+        """Each deal's upward stake before the cap."""
+        self._down_stakes: list[float] = []
+        """Each deal's downward stake before the cap."""
+        self._up_h0 = 0.0
+        self._down_h1 = 0.0
+        self._cap_up_h0 = BET_CAP / (design.h0 + self.bound)
+        self._cap_down_h1 = BET_CAP / (self.bound - design.h1)
+        self._log_alpha = math.log(1.0 / design.alpha)
+        self._log_beta = math.log(1.0 / design.beta)
+
+    def __repr__(self) -> str:
+        return f"<ConfidenceSequence n={self.n} mean={self.mean:+.1f} bound={self.bound:g}>"
+
+    # -- data ----------------------------------------------------------------------
 
     def add(self, x: float) -> None:
+        """One more deal's difference."""
+        x = float(x)
+        if not -self.bound <= x <= self.bound:
+            raise ValueError(
+                f"a difference of {x:+g} points lies outside the rules' bound of "
+                f"{self.bound:g} either way"
+            )
+        d = self.design
+        v = self._spread / (self.n + 1)
+        up = max(d.h1 - d.h0, self.mean - d.h0) / v
+        down = max(d.h1 - d.h0, d.h1 - self.mean) / v
+        self._xs.append(x)
+        self._up_stakes.append(up)
+        self._down_stakes.append(down)
+        self._up_h0 += math.log1p(min(up, self._cap_up_h0) * (x - d.h0))
+        self._down_h1 += math.log1p(-min(down, self._cap_down_h1) * (x - d.h1))
+        self._spread += (x - self.mean) ** 2
         self.n += 1
         delta = x - self.mean
         self.mean += delta / self.n
         self._m2 += delta * (x - self.mean)
 
     @property
-    def variance(self) -> float:
-        """Sample variance (divided by n - 1); 0 for fewer than 2 values."""
-        return self._m2 / (self.n - 1) if self.n > 1 else 0.0
-
-    @property
     def sd(self) -> float:
-        return math.sqrt(self.variance)
+        """Sample standard deviation (divided by n - 1); 0 for fewer than 2 deals."""
+        return math.sqrt(self._m2 / (self.n - 1)) if self.n > 1 else 0.0
 
-    def interval(self, level: float = 0.95) -> tuple[float, float]:
-        """The two-sided Student-t interval of the mean (nan for n < 2)."""
+    # -- claims --------------------------------------------------------------------
+
+    def _log_up(self, m: float) -> float:
+        cap = BET_CAP / (m + self.bound)
+        log1p = math.log1p
+        return sum(
+            log1p((s if s < cap else cap) * (x - m))
+            for x, s in zip(self._xs, self._up_stakes, strict=True)
+        )
+
+    def _log_down(self, m: float) -> float:
+        cap = BET_CAP / (self.bound - m)
+        log1p = math.log1p
+        return sum(
+            log1p(-(s if s < cap else cap) * (x - m))
+            for x, s in zip(self._xs, self._down_stakes, strict=True)
+        )
+
+    def above(self, m: float) -> bool:
+        """Whether "``mu > m``" is claimed (wrong with chance at most alpha)."""
+        if m == self.design.h0:
+            return self._up_h0 >= self._log_alpha
+        if m <= -self.bound:
+            return False
+        return m < self.bound and self._log_up(m) >= self._log_alpha
+
+    def below(self, m: float) -> bool:
+        """Whether "``mu < m``" is claimed (wrong with chance at most beta)."""
+        if m == self.design.h1:
+            return self._down_h1 >= self._log_beta
+        if m >= self.bound:
+            return False
+        return m > -self.bound and self._log_down(m) >= self._log_beta
+
+    def decide(self) -> Verdict | None:
+        """The design's verdict once a threshold is crossed, else None (when
+        both are crossed at once, ``ABOVE_H0``; :meth:`statements` has both)."""
+        if self._up_h0 >= self._log_alpha:
+            return Verdict.ABOVE_H0
+        if self._down_h1 >= self._log_beta:
+            return Verdict.BELOW_H1
+        return None
+
+    def lower(self) -> float:
+        """The lower end: the largest ``m`` with "``mu > m``" claimed, to
+        within a ten-millionth of the bound (``-bound`` while none is)."""
+        lo, hi = -self.bound, self.bound
+        if self.above(self.design.h0):
+            lo = self.design.h0
+        elif self.n and not self.above(-self.bound * (1 - _TOLERANCE)):
+            return -self.bound
+        while hi - lo > _TOLERANCE * self.bound:
+            mid = 0.5 * (lo + hi)
+            if mid > -self.bound and self._log_up(mid) >= self._log_alpha:
+                lo = mid
+            else:
+                hi = mid
+        return lo
+
+    def upper(self) -> float:
+        """The upper end: the smallest ``m`` with "``mu < m``" claimed, to
+        within a ten-millionth of the bound (``bound`` while none is)."""
+        lo, hi = -self.bound, self.bound
+        if self.below(self.design.h1):
+            hi = self.design.h1
+        elif self.n and not self.below(self.bound * (1 - _TOLERANCE)):
+            return self.bound
+        while hi - lo > _TOLERANCE * self.bound:
+            mid = 0.5 * (lo + hi)
+            if mid < self.bound and self._log_down(mid) >= self._log_beta:
+                hi = mid
+            else:
+                lo = mid
+        return hi
+
+    def statements(self) -> list[Statement]:
+        """Every claim of the design's kind the sequence supports now: about
+        0 and about the design's thresholds, each with its error."""
+        d = self.design
+        out: list[Statement] = []
+        points = sorted({0.0, d.h0, d.h1})
+        for m in points:
+            if self.above(m):
+                out.append(Statement(above_text(m), d.alpha))
+        for m in reversed(points):
+            if self.below(m):
+                out.append(Statement(below_text(m), d.beta))
+        return out
+
+    def t_interval(self, level: float = 0.95) -> tuple[float, float]:
+        """The two-sided Student-t interval of the mean (nan for n < 2): valid
+        for a fixed number of roughly normal differences, not after a
+        sequential stop or for differences that are mostly exact zeros."""
         if self.n < 2:
             return (math.nan, math.nan)
         half = t_quantile(self.n - 1, 0.5 + level / 2) * self.sd / math.sqrt(self.n)
         return (self.mean - half, self.mean + half)
-
-    def llr(self, b: Bounds) -> float:
-        """The log-likelihood ratio of H1 against H0 (0 for n < 2)."""
-        if self.n < 2:
-            return 0.0
-        v = max(self.variance * (1.0 + SMALL_SAMPLE / self.n), VARIANCE_FLOOR)
-        return self.n * (b.mu1 - b.mu0) * (2.0 * self.mean - b.mu0 - b.mu1) / (2.0 * v)
-
-    def verdict(self, b: Bounds) -> Verdict | None:
-        """H1 or H0 once a bound is crossed (and at least :data:`MIN_PAIRS`), else None."""
-        if self.n < MIN_PAIRS:
-            return None
-        llr = self.llr(b)
-        if llr >= b.upper:
-            return Verdict.STRONGER
-        if llr <= b.lower:
-            return Verdict.NO_DIFFERENCE
-        return None
-
-
-# --------------------------------------------------------------------------- Student's t
-
-
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the incomplete beta function (modified Lentz)."""
-    tiny = 1e-300
-
-    def guard(v: float) -> float:
-        return v if abs(v) > tiny else tiny
-
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c = 1.0
-    d = 1.0 / guard(1.0 - qab * x / qap)
-    h = d
-    for m in range(1, 400):
-        m2 = 2 * m
-        even = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 / guard(1.0 + even * d)
-        c = guard(1.0 + even / c)
-        h *= d * c
-        odd = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 / guard(1.0 + odd * d)
-        c = guard(1.0 + odd / c)
-        h *= d * c
-        if abs(d * c - 1.0) < 1e-15:
-            break
-    return h
-
-
-def _betainc(a: float, b: float, x: float) -> float:
-    """The regularized incomplete beta function I_x(a, b)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    ln = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-    front = math.exp(ln + a * math.log(x) + b * math.log1p(-x))
-    if x < (a + 1.0) / (a + b + 2.0):
-        return front * _betacf(a, b, x) / a
-    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
-
-
-def _t_cdf(t: float, df: float) -> float:
-    tail = 0.5 * _betainc(df / 2.0, 0.5, df / (df + t * t))
-    return 1.0 - tail if t >= 0 else tail
-
-
-def t_quantile(df: int, p: float = 0.975) -> float:
-    """The ``p`` quantile of Student's t with ``df`` degrees of freedom,
-    to about 1e-10 (bisection on the exact distribution function).
-
-    >>> [round(t_quantile(df), 4) for df in (1, 2, 3, 10, 30, 1000)]
-    [12.7062, 4.3027, 3.1824, 2.2281, 2.0423, 1.9623]
-    """
-    if df < 1:
-        raise ValueError("t_quantile needs df >= 1")
-    if not 0.0 < p < 1.0:
-        raise ValueError("p must lie strictly between 0 and 1")
-    if p < 0.5:
-        return -t_quantile(df, 1.0 - p)
-    if df == 1:
-        return math.tan(math.pi * (p - 0.5))
-    lo, hi = 0.0, 1.0
-    while _t_cdf(hi, df) < p:
-        lo, hi = hi, 2.0 * hi
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if _t_cdf(mid, df) < p:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-12 * max(1.0, hi):
-            break
-    return 0.5 * (lo + hi)

@@ -1,0 +1,307 @@
+"""Operating characteristics of ``wizard-arena compare``'s sequential test,
+by simulation: how often each verdict comes, and after how many games, when
+the paired differences have a known mean and shape.
+
+The test is :mod:`wizard_referee.compare.stats` (a betting confidence
+sequence), run here vectorised over ``--runs`` simulated comparisons with
+numpy; ``tests/test_compare.py`` checks that this vectorised form reaches
+the same verdicts at the same deals as the module itself.
+
+Shapes of the paired differences (points per game), each with spread
+``--sd`` (default 200) and clipped to the rules' bound (2,700 at 4 players):
+
+- ``normal``: normal;
+- ``zero5``, ``zero10``, ``zero20``: 5%, 10% or 20% of deals differ at all
+  (normal around ``mean / share``, spread ``--sd``), the rest exactly 0, as
+  two versions of a bot that differ only in rare situations;
+- ``t3``: Student's t with 3 degrees of freedom (heavy tails);
+- ``skewed``: a shifted exponential (skewness 2).
+
+True means: ``-h1``, ``h0``, ``(h0 + h1) / 2``, ``h1`` and ``2 h1`` (the
+defaults: -20, 0, 10, 20, 40). An error is "A is stronger" (``A-B > h0``
+shown) where the true mean is at most ``h0``, and "A is not stronger by h1"
+(``A-B < h1`` shown) where it is at least ``h1``; each rate is printed with
+its upper 99% Clopper-Pearson bound, which must not exceed alpha (beta).
+For reference the sequential probability ratio test the command used
+before (normal likelihood, variance estimated, floored at 1e-6, at least 10
+deals) runs on every shape at ``h0`` and ``h1``: its error rates, and on the
+normal shape its expected games, which this test's must stay within 2.2
+times of. "undecided" is the share of runs that
+reach ``--max-games`` (default: the command's).
+
+    python bench/bench_compare_oc.py [--runs 10000] [--sd 200] [--players 4] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from wizard_arena.rules import Rules
+from wizard_referee.compare.cmd_compare import DEFAULT_MAX_GAMES
+from wizard_referee.compare.stats import BET_CAP, PRIOR_SPREAD, Design, difference_bound
+
+Draw = Callable[[int, np.ndarray], np.ndarray]
+"""``draw(deal, runs)``: the differences of deal ``deal`` (0, 1, ...) in the
+given runs (indices)."""
+
+SHAPES = ("normal", "zero5", "zero10", "zero20", "t3", "skewed")
+
+
+@dataclass
+class Result:
+    verdicts: np.ndarray
+    """Per run: 1 "A-B > h0" shown, -1 "A-B < h1" shown, 0 undecided."""
+    deals: np.ndarray
+    """Per run: the deal at which it stopped (the cap if undecided)."""
+
+
+def simulate(draw: Draw, design: Design, bound: float, runs: int, max_deals: int) -> Result:
+    """The test of :mod:`wizard_referee.compare.stats` over ``runs``
+    comparisons at once (the same arithmetic as ``ConfidenceSequence.add``
+    and ``decide``), stopping each at its verdict or at ``max_deals``."""
+    h0, h1 = design.h0, design.h1
+    gap = h1 - h0
+    log_alpha, log_beta = math.log(1 / design.alpha), math.log(1 / design.beta)
+    cap_up, cap_down = BET_CAP / (h0 + bound), BET_CAP / (bound - h1)
+    active = np.arange(runs)
+    mean = np.zeros(runs)
+    spread = np.full(runs, (PRIOR_SPREAD * bound) ** 2)
+    up = np.zeros(runs)
+    down = np.zeros(runs)
+    verdicts = np.zeros(runs, dtype=np.int8)
+    deals = np.full(runs, max_deals)
+    for t in range(max_deals):
+        x = draw(t, active)
+        m, v = mean[active], spread[active] / (t + 1)
+        stake_up = np.minimum(np.maximum(gap, m - h0) / v, cap_up)
+        stake_down = np.minimum(np.maximum(gap, h1 - m) / v, cap_down)
+        u = up[active] + np.log1p(stake_up * (x - h0))
+        d = down[active] + np.log1p(-stake_down * (x - h1))
+        up[active], down[active] = u, d
+        spread[active] += (x - m) ** 2
+        mean[active] = m + (x - m) / (t + 1)
+        above, below = u >= log_alpha, d >= log_beta
+        stopped = above | below
+        if stopped.any():
+            idx = active[stopped]
+            verdicts[idx] = np.where(above[stopped], 1, -1)
+            deals[idx] = t + 1
+            active = active[~stopped]
+            if active.size == 0:
+                break
+    return Result(verdicts, deals)
+
+
+def simulate_sprt(draw: Draw, h0: float, h1: float, runs: int, max_deals: int) -> Result:
+    """The former test, for reference: Wald's SPRT on normal differences with
+    the variance estimated (times 1 + 4/n, floored at 1e-6), alpha = beta =
+    0.05, never before 10 deals."""
+    upper = math.log(0.95 / 0.05)
+    active = np.arange(runs)
+    total = np.zeros(runs)
+    squares = np.zeros(runs)
+    verdicts = np.zeros(runs, dtype=np.int8)
+    deals = np.full(runs, max_deals)
+    for t in range(max_deals):
+        x = draw(t, active)
+        total[active] += x
+        squares[active] += x * x
+        n = t + 1
+        if n < 10:
+            continue
+        s, q = total[active], squares[active]
+        m = s / n
+        var = np.maximum((q - n * m * m) / (n - 1) * (1 + 4 / n), 1e-6)
+        llr = n * (h1 - h0) * (2 * m - h0 - h1) / (2 * var)
+        above, below = llr >= upper, llr <= -upper
+        stopped = above | below
+        if stopped.any():
+            idx = active[stopped]
+            verdicts[idx] = np.where(above[stopped], 1, -1)
+            deals[idx] = n
+            active = active[~stopped]
+            if active.size == 0:
+                break
+    return Result(verdicts, deals)
+
+
+def drawer(shape: str, mean: float, sd: float, bound: float, rng: np.random.Generator) -> Draw:
+    """Differences of the given shape, mean and spread, clipped to the bound."""
+
+    def draw(_deal: int, runs: np.ndarray) -> np.ndarray:
+        k = runs.size
+        if shape == "normal":
+            x = rng.normal(mean, sd, k)
+        elif shape.startswith("zero"):
+            share = int(shape[4:]) / 100
+            x = np.where(rng.random(k) < share, rng.normal(mean / share, sd, k), 0.0)
+        elif shape == "t3":
+            x = mean + rng.standard_t(3, k) * sd / math.sqrt(3)
+        elif shape == "skewed":
+            x = mean + sd * (rng.exponential(1.0, k) - 1.0)
+        else:
+            raise ValueError(f"unknown shape {shape!r}: one of {', '.join(SHAPES)}")
+        return np.clip(x, -bound, bound)
+
+    return draw
+
+
+def upper_bound(errors: int, runs: int, level: float = 0.99) -> float:
+    """The one-sided upper ``level`` Clopper-Pearson bound of a rate of
+    ``errors`` in ``runs`` (bisection on the binomial distribution function).
+
+    >>> round(upper_bound(0, 10000), 5), round(upper_bound(500, 10000), 4)
+    (0.00046, 0.0553)
+    """
+    if errors >= runs:
+        return 1.0
+
+    def cdf(p: float) -> float:
+        if p <= 0:
+            return 1.0
+        logs = [
+            math.lgamma(runs + 1)
+            - math.lgamma(k + 1)
+            - math.lgamma(runs - k + 1)
+            + k * math.log(p)
+            + (runs - k) * math.log1p(-p)
+            for k in range(errors + 1)
+        ]
+        top = max(logs)
+        return min(1.0, math.exp(top) * sum(math.exp(v - top) for v in logs))
+
+    lo, hi = errors / runs, 1.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if cdf(mid) > 1 - level:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def case_row(
+    shape: str, mean: float, result: Result, design: Design, runs: int
+) -> dict[str, object]:
+    above = int((result.verdicts == 1).sum())
+    below = int((result.verdicts == -1).sum())
+    row: dict[str, object] = {
+        "shape": shape,
+        "mean": mean,
+        "above_h0": above / runs,
+        "below_h1": below / runs,
+        "undecided": float((result.verdicts == 0).mean()),
+        "games_mean": 2 * float(result.deals.mean()),
+        "games_p95": 2 * float(np.percentile(result.deals, 95)),
+    }
+    if mean <= design.h0:
+        row.update(error=above / runs, error_upper99=upper_bound(above, runs), nominal=design.alpha)
+    elif mean >= design.h1:
+        row.update(error=below / runs, error_upper99=upper_bound(below, runs), nominal=design.beta)
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=10_000)
+    ap.add_argument("--sd", type=float, default=200.0)
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--h0", type=float, default=0.0)
+    ap.add_argument("--h1", type=float, default=20.0)
+    ap.add_argument("--alpha", type=float, default=0.05)
+    ap.add_argument("--beta", type=float, default=0.05)
+    ap.add_argument("--max-games", type=int, default=DEFAULT_MAX_GAMES)
+    ap.add_argument("--shapes", default=",".join(SHAPES))
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    design = Design(args.h0, args.h1, args.alpha, args.beta)
+    bound = difference_bound(Rules(players=args.players))
+    max_deals = args.max_games // 2
+    means = sorted({-design.h1, design.h0, (design.h0 + design.h1) / 2, design.h1, 2 * design.h1})
+    rng = np.random.default_rng(args.seed)
+    started = time.process_time()
+    rows = []
+    for shape in args.shapes.split(","):
+        for mean in means:
+            result = simulate(drawer(shape, mean, args.sd, bound, rng), design, bound, args.runs,
+                              max_deals)  # fmt: skip
+            rows.append(case_row(shape, mean, result, design, args.runs))
+    sprt: dict[float, float] = {}
+    sprt_errors: dict[str, list[float]] = {}
+    for shape in args.shapes.split(","):
+        for mean, wrong in ((design.h0, 1), (design.h1, -1)):
+            res = simulate_sprt(
+                drawer(shape, mean, args.sd, bound, rng), design.h0, design.h1, args.runs, max_deals
+            )
+            sprt_errors.setdefault(shape, []).append(float((res.verdicts == wrong).mean()))
+            if shape == "normal":
+                sprt[mean] = 2 * float(res.deals.mean())
+    cpu = time.process_time() - started
+    errors_ok = all(r["error_upper99"] <= r["nominal"] for r in rows if "error" in r)  # type: ignore[operator]
+    normal = {r["mean"]: r for r in rows if r["shape"] == "normal"}
+    ratios = {m: float(normal[m]["games_mean"]) / sprt[m] for m in sprt if m in normal}  # type: ignore[arg-type]
+    undecided = max(
+        float(r["undecided"])  # type: ignore[arg-type]
+        for r in rows
+        if r["mean"] in (design.h0, design.h1)
+    )
+    summary = {
+        "runs": args.runs,
+        "sd": args.sd,
+        "players": args.players,
+        "bound": bound,
+        "max_games": args.max_games,
+        "design": design.key(),
+        "cpu_s": round(cpu, 1),
+        "sprt_games_mean": sprt,
+        "games_ratio_to_sprt": ratios,
+        "errors_within_nominal": errors_ok,
+        "sprt_errors_at_h0_h1": sprt_errors,
+        "undecided_at_h0_h1_max": undecided,
+    }
+    if args.json:
+        print(json.dumps({"rows": rows, "summary": summary}, indent=2))
+        return 0
+    print(
+        f"{args.runs} runs per case, sd {args.sd:g}, {args.players} players (bound {bound:g}), "
+        f"h0 {design.h0:+g}, h1 {design.h1:+g}, alpha {design.alpha:g}, beta {design.beta:g}, "
+        f"cap {args.max_games} games"
+    )
+    print(
+        f"{'shape':<8} {'mean':>6} {'A-B>h0':>7} {'A-B<h1':>7} {'undec.':>7} "
+        f"{'games':>7} {'p95':>6}  {'error (99% upper)':>18}"
+    )
+    for r in rows:
+        err = f"{r['error']:.4f} ({r['error_upper99']:.4f})" if "error" in r else ""
+        print(
+            f"{r['shape']:<8} {r['mean']:>+6g} {r['above_h0']:>7.4f} {r['below_h1']:>7.4f} "
+            f"{r['undecided']:>7.4f} {r['games_mean']:>7.0f} {r['games_p95']:>6.0f}  {err:>18}"
+        )
+    for shape, (at_h0, at_h1) in sprt_errors.items():
+        print(
+            f"former SPRT, {shape}: 'A is stronger' at h0 {at_h0:.4f}, 'no difference' at h1 "
+            f"{at_h1:.4f} (nominal {design.alpha:g} and {design.beta:g})"
+        )
+    for m, g in sprt.items():
+        print(
+            f"former SPRT, normal, mean {m:+g}: {g:.0f} games on average; this test "
+            f"{ratios[m]:.2f} times that"
+        )
+    print(
+        f"every error rate within nominal by its upper 99% bound: {'yes' if errors_ok else 'NO'}; "
+        f"undecided at h0 or h1 at most {undecided:.4f}; CPU {cpu:.1f} s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
