@@ -349,6 +349,8 @@ class Progress:
     started: float = field(default_factory=time.monotonic)
     at_start: int = 0
     _last: float = 0.0
+    _shown: str = ""
+    """The last line written, without its rate."""
 
     def __post_init__(self) -> None:
         self.at_start = self.comparison.played
@@ -381,7 +383,11 @@ class Progress:
             return
         self._last = now
         tty = self.stream.isatty()
-        self.stream.write(("\r" if tty else "") + self.line() + ("" if tty else "\n"))
+        line = self.line()
+        if not tty and line.rsplit("  ", 1)[0] == self._shown:
+            return  # a log, not a screen: a line only when something changed
+        self._shown = line.rsplit("  ", 1)[0]
+        self.stream.write(("\r" if tty else "") + line + ("" if tty else "\n"))
         self.stream.flush()
 
     def end(self) -> None:
