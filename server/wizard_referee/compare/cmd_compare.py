@@ -114,9 +114,9 @@ def _add_running_arguments(parser: argparse.ArgumentParser) -> None:
     r.add_argument(
         "--parallel",
         type=int,
-        default=os.cpu_count() or 1,
         metavar="N",
-        help="games at once (default: the number of cores)",
+        help="games at once on this machine (default: the number of cores); with "
+        "--executor ray each Ray worker plays one game at a time: give --workers instead",
     )
     r.add_argument(
         "--database",
@@ -139,7 +139,11 @@ def _add_running_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="deadline per decision over the referee (default 1)",
     )
-    add_executor_arguments(r)
+    add_executor_arguments(
+        r,
+        workers_help="Ray workers, each playing one game at a time (default: as many as the "
+        "cluster's CPUs hold)",
+    )
     r.add_argument(
         "--bot-seed-secret",
         metavar="TEXT",
@@ -164,12 +168,14 @@ def _design(args: argparse.Namespace) -> Design:
                 "--margin sets the thresholds itself (-MARGIN and 0): leave out --h0 and --h1"
             )
         return Design.non_inferiority(args.margin, args.alpha, args.beta)
-    return Design(
-        0.0 if args.h0 is None else args.h0,
-        20.0 if args.h1 is None else args.h1,
-        args.alpha,
-        args.beta,
-    )
+    h0 = 0.0 if args.h0 is None else args.h0
+    h1 = 20.0 if args.h1 is None else args.h1
+    if h1 <= h0:
+        default = " (the default)" if args.h1 is None else ""
+        default = " (the default --h0)" if args.h0 is None else default
+        given = f"--h0 {h0:g} and --h1 {h1:g}{default}"
+        raise ValueError(f"the test needs --h1 above --h0, got {given}")
+    return Design(h0, h1, args.alpha, args.beta)
 
 
 def _settings(args: argparse.Namespace) -> tuple[ComparePlan, int, Design, bool]:
@@ -183,10 +189,15 @@ def _settings(args: argparse.Namespace) -> tuple[ComparePlan, int, Design, bool]
         seed=args.seed,
         duplicate=args.duplicate,
     )
-    if args.parallel < 1:
+    if args.parallel is not None and args.parallel < 1:
         raise ValueError("--parallel must be at least 1")
     design = _design(args)
     bound = difference_bound(rules)
+    if design.margin is not None and design.margin >= bound:
+        raise ValueError(
+            f"--margin {design.margin:g} is beyond the possible differences under these rules "
+            f"(at most {bound:g} points per game either way)"
+        )
     for name, m in (("--h0", design.h0), ("--h1", design.h1)):
         if not -bound < m < bound:
             raise ValueError(
@@ -227,7 +238,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with comparison.store:
             if not args.quiet:
-                print(_header(comparison, in_process, args.parallel), file=sys.stderr)
+                print(_header(comparison, _where(args, in_process)), file=sys.stderr)
             if not comparison.done:
                 _play(comparison, in_process, args, progress)
             progress.end()
@@ -273,16 +284,24 @@ def _check_executor(args: argparse.Namespace, in_process: bool) -> None:
             "bots given as commands (or --referee) play over a referee on this machine: "
             "leave out --executor"
         )
+    if args.parallel is not None:
+        raise ValueError(
+            "--parallel sets the games at once on this machine; with --executor ray each Ray "
+            "worker plays one game at a time: give --workers N instead"
+        )
     import importlib
 
     try:
-        importlib.import_module(EXECUTORS[args.executor])
+        module = importlib.import_module(EXECUTORS[args.executor])
     except ModuleNotFoundError as e:
         if (e.name or "").split(".")[0] != "ray":
             raise
         raise ValueError(
             "--executor ray needs Ray, an optional extra: pip install 'wizard-arena[ray]'"
         ) from None
+    problems = module.problems(args.ray_address or "")
+    if problems:
+        raise ValueError("; ".join(problems))
 
 
 def _play(
@@ -299,7 +318,7 @@ def _play(
     if in_process:
         from wizard_referee.compare.local_play import play_in_process
 
-        play_in_process(comparison, args.parallel, progress)
+        play_in_process(comparison, _parallel(args), progress)
         return
     import trio
 
@@ -310,20 +329,37 @@ def _play(
     configure_logging("warning", "json", log)
     try:
         trio.run(
-            lambda: play_over_referee(comparison, args.parallel, progress, move_time=args.move_time)
+            lambda: play_over_referee(
+                comparison, _parallel(args), progress, move_time=args.move_time
+            )
         )
     finally:
         log.close()
 
 
-def _header(c: Comparison, in_process: bool, parallel: int) -> str:
+def _parallel(args: argparse.Namespace) -> int:
+    return int(args.parallel or os.cpu_count() or 1)
+
+
+def _where(args: argparse.Namespace, in_process: bool) -> str:
+    """Where the games are played, as the header says it."""
+    if (args.executor or "local") == "ray":
+        address = args.ray_address
+        cluster = f"the Ray cluster at {address}" if address else "Ray started here"
+        workers = f"{args.workers} workers" if args.workers else "a worker per CPU of the cluster"
+        return f"in-process on {cluster}, {workers}, one game at a time each"
+    how = "in-process" if in_process else "over the referee"
+    return f"{how}, {_parallel(args)} at once"
+
+
+def _header(c: Comparison, where: str) -> str:
     p = c.plan
     lines = [
         f"compare A = {p.a.text}",
         f"   with B = {p.b.text}",
         f"  against {', '.join(o.text for o in p.opponents)}",
         f"  {p.rules.describe()}, {'duplicate deals' if p.duplicate else 'independent deals'}, "
-        f"{'in-process' if in_process else 'over the referee'}, {parallel} at once",
+        f"{where}",
     ]
     d = c.design
     if c.sequential:

@@ -33,6 +33,7 @@ from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.store import ResultsStore, StoreError
 
 __all__ = [
+    "DIGEST_TAG",
     "CompareError",
     "Comparison",
     "Outcome",
@@ -44,6 +45,10 @@ __all__ = [
 
 class CompareError(Exception):
     """A comparison that cannot run (the message says why and what to do)."""
+
+
+#: The record tag that keeps a game's :func:`play_digest` (read back on resume).
+DIGEST_TAG = "play_digest"
 
 
 def play_digest(record: GameRecord) -> str:
@@ -102,14 +107,16 @@ class Outcome:
             "games": self.games,
             "deals": self.deals,
             "identical_deals": self.identical,
-            "mean": self.mean,
-            "sd": self.sd,
+            "mean": self.mean if self.deals else None,
+            "sd": self.sd if self.deals > 1 else None,
             "low": self.low,
             "high": self.high,
             "bound": self.bound,
             "statements": [{"text": s.text, "error": s.error} for s in self.statements],
-            "t_low": None if math.isnan(low) else low,
-            "t_high": None if math.isnan(high) else high,
+            # the Student-t interval only for a fixed number of games (a sequential
+            # stop biases it)
+            "t_low": None if self.sequential or math.isnan(low) else low,
+            "t_high": None if self.sequential or math.isnan(high) else high,
             "test": {"sequential": self.sequential, **d.key()},
         }
 
@@ -167,23 +174,30 @@ class Comparison:
         )
 
     def load(self) -> None:
-        """Count the games already in the store (on resume)."""
-        for spec in self.store.games("finished"):
-            record = self.store.record(spec.id)
+        """Count the games already in the store (on resume): the totals from
+        the seat results, the digests from the records' tags (computed from
+        the record where a game was stored without one)."""
+        digests = self.store.record_tags(DIGEST_TAG)
+        for spec, seats, _ in self.store.finished_games():
             side = SIDES[spec.rotation]
-            if record is None or side not in spec.seats:
+            total = next((s.total for s in seats if s.entrant == side), None)
+            if total is None:
                 continue
-            seat = spec.seats.index(side)
-            self._add(spec.deal_set, side, record.totals[seat], play_digest(record))
+            digest = digests.get(spec.id)
+            if digest is None:
+                record = self.store.record(spec.id)
+                digest = play_digest(record) if record is not None else ""
+            self._add(spec.deal_set, side, total, str(digest))
 
     def add(self, game: PlannedGame, record: GameRecord) -> None:
         """Store a game's record; count it if it finished (an aborted game
         is played again)."""
+        digest = record.tags[DIGEST_TAG] = play_digest(record)
         self.store.save_game(game.spec, record)
         if record.status != "finished":
             self._retry.append(game)
             return
-        self._add(game.deal, game.side, record.totals[game.candidate_seat], play_digest(record))
+        self._add(game.deal, game.side, record.totals[game.candidate_seat], digest)
 
     def _add(self, deal: int, side: str, total: int, digest: str) -> None:
         self.played += 1
@@ -193,8 +207,11 @@ class Comparison:
             if pair is None or len(pair) < 2:
                 break
             (a, a_digest), (b, b_digest) = pair["A"], pair["B"]
-            self.cs.add(a - b)
-            self.identical += a_digest == b_digest
+            try:
+                self.cs.add(a - b)
+            except ValueError as e:  # a total beyond the rules' range: a bug to report
+                raise CompareError(f"deal {self.cs.n} (games d{self.cs.n}-A, -B): {e}") from None
+            self.identical += a_digest == b_digest and a == b
             if self.sequential:
                 self.verdict = self.cs.decide()
 
@@ -263,8 +280,12 @@ def open_comparison(
     except BaseException:
         store.close()
         raise
-    comparison = Comparison(plan, store, deals, design, sequential)
-    comparison.load()
+    try:
+        comparison = Comparison(plan, store, deals, design, sequential)
+        comparison.load()
+    except BaseException:
+        store.close()
+        raise
     return comparison
 
 
@@ -333,8 +354,8 @@ def _check_test(test: dict[str, Any], stored: dict[str, Any], store: ResultsStor
         )
         raise CompareError(
             f"the test does not match the one stored in {store.path} ({shown}): resume with "
-            "the stored values (only --max-games or --games may change), or start another "
-            "comparison with a new --database"
+            "the stored test (only the number of games, --max-games or --games N, may "
+            "change), or start another comparison with a new --database"
         )
 
 

@@ -206,7 +206,7 @@ class Design:
     def key(self) -> dict[str, Any]:
         """What a stored comparison's verdict depends on (must match to resume)."""
         return {
-            "method": METHOD,
+            "method": f"{METHOD} (stakes capped at {BET_CAP:g}, prior spread {PRIOR_SPREAD:g})",
             "h0": self.h0,
             "h1": self.h1,
             "alpha": self.alpha,

@@ -323,6 +323,16 @@ class ResultsStore:
                 (game_id,),
             )
 
+    def record_tags(self, name: str) -> dict[str, Any]:
+        """One tag of every stored record (``record.tags[name]``), by game id,
+        read by SQLite without decoding the records (games without it: absent)."""
+        rows = self.db.execute(
+            "SELECT id, json_extract(record, '$.tags.' || ?) FROM games"
+            " WHERE record IS NOT NULL AND json_extract(record, '$.tags.' || ?) IS NOT NULL",
+            (name, name),
+        ).fetchall()
+        return dict(rows)
+
     def record(self, game_id: str) -> GameRecord | None:
         row = self.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None or row[0] is None:
