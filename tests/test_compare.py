@@ -384,6 +384,16 @@ def test_identical_bots_are_counted_not_taken_for_certainty(tmp_path: Path) -> N
         proc.stdout
     )
     assert "LLR" not in proc.stdout + proc.stderr and "2000000000" not in proc.stdout
+    # each game's digest is kept with its record, so a resume reads it back
+    # without decoding the records
+    with ResultsStore(tmp_path / "compare.sqlite", create=False) as store:
+        digests = store.record_tags("play_digest")
+        assert len(digests) == store.counts()["finished"] >= 2 * deals
+    again = _cli(
+        HEURISTIC, HEURISTIC, *SIZE_ARGS, "--bot-seed-secret", "i", "--resume", cwd=tmp_path
+    )
+    assert again.returncode == 0, again.stderr
+    assert f"{deals} of {deals} deals played identically" in again.stdout
 
 
 def test_margin_says_not_weaker(tmp_path: Path) -> None:
