@@ -107,3 +107,120 @@ def test_a_worker_whose_referee_stopped_refuses_games_at_once(tmp_path: Path) ->
     for _ in range(2):
         with pytest.raises(WorkerStopped, match=r"entrant 'c\d' cannot start"):
             worker.play(spec, {})
+
+
+# -- joining a cluster: one line within a bounded time, nothing written ---------------------
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("verb", ["tournament", "compare"])
+def test_an_address_where_no_cluster_answers_is_one_line_and_writes_nothing(
+    verb: str, tmp_path: Path
+) -> None:
+    """No Ray is started: the address is checked (a TCP connection, at most
+    CONNECT_TIMEOUT seconds) before the results store is created. It used to
+    hang (killed at 200 s), and ``auto`` with no cluster gave a 49-line
+    traceback."""
+    import subprocess
+    import time
+
+    from wizard_referee.cluster.connect import CONNECT_TIMEOUT
+
+    db = tmp_path / "t.sqlite"
+    bot = "wizard_bots.random_bot:RandomBot"
+    if verb == "tournament":
+        toml = tmp_path / "t.toml"
+        toml.write_text(
+            f'[tournament]\nplayers = 3\ndatabase = "{db}"\n'
+            + "".join(
+                f'\n[[entrant]]\nname = "r{i}"\ncommand = "python -m wizard_arena.cli bot {bot} '
+                '--server {server} --token {token}"\n'
+                for i in range(3)
+            )
+        )
+        base = ["tournament", str(toml), "--executor", "ray"]
+    else:
+        base = ["compare", bot, bot, "--executor", "ray", "--database", str(db)]
+    for address, said in (
+        (f"127.0.0.1:{_closed_port()}", "no Ray cluster answers at 127.0.0.1:"),
+        (f"ray://127.0.0.1:{_closed_port()}", "no Ray cluster answers at ray://127.0.0.1:"),
+        ("auto", "no Ray cluster"),
+        ("nonsense", "give HOST:PORT"),
+    ):
+        started = time.monotonic()
+        res = subprocess.run(
+            [sys.executable, "-m", "wizard_arena.cli", *base, "--ray-address", address],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+        )
+        assert res.returncode == 2, res.stdout + res.stderr
+        assert res.stderr.startswith("error: ") and res.stderr.count("\n") == 1, res.stderr
+        assert said in res.stderr, res.stderr
+        assert not db.exists()
+        assert time.monotonic() - started < 30 + CONNECT_TIMEOUT
+
+
+def test_compare_on_ray_says_how_its_workers_play(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Ray workers play one game at a time each: --parallel (games at once on
+    this machine) is refused with --executor ray, not silently ignored."""
+    from .cli_here import cli_here
+
+    bot = "wizard_bots.random_bot:RandomBot"
+    ran = cli_here(
+        ["compare", bot, bot, "--executor", "ray", "--parallel", "7"], capsys, monkeypatch, tmp_path
+    )
+    assert ran.returncode == 2
+    assert "with --executor ray each Ray worker plays one game at a time" in ran.stderr
+    assert not (tmp_path / "compare.sqlite").exists()
+    helped = cli_here(["compare", "--help"], capsys, monkeypatch, tmp_path)
+    text = " ".join(helped.stdout.split())
+    assert "Ray workers, each playing one game at a time" in text
+
+
+def test_the_coordinator_matches_object_refs_by_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ray Client (ray://) hands back new reference objects for the same
+    objects from ray.wait: a worker's ready signal and its games are found by
+    equality, not identity (the coordinator waited 120 s for a worker that
+    was ready, then gave up)."""
+    from wizard_referee.cluster import coordinator as coord
+
+    class Ref:
+        def __init__(self, key: str) -> None:
+            self.key = key
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, Ref) and other.key == self.key
+
+        def __hash__(self) -> int:
+            return hash(self.key)
+
+    values = {"ready": {"ip": "127.0.0.1", "node": "n" * 20}, "game": "the record"}
+    monkeypatch.setattr(coord.ray, "get", lambda ref: values[ref.key])
+
+    class Log:
+        def info(self, *args: object, **kw: object) -> None:
+            pass
+
+    c: coord.Coordinator[str] = coord.Coordinator(
+        lambda i: object(), lambda a, item: Ref("game"), str, 1, 1, print, Log()
+    )
+    worker = coord.Worker(0, object(), Ref("ready"))
+    c.pool.append(worker)
+    c._arrived(Ref("ready"), lambda *a: None)  # a copy, as Ray Client returns it
+    assert worker.info == values["ready"]
+    worker.running[Ref("game")] = "g1"
+    got: list[object] = []
+    c._arrived(Ref("game"), lambda item, record, w: got.append((item, record)))
+    assert got == [("g1", "the record")] and not worker.running

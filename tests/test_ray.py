@@ -174,6 +174,16 @@ if netns.inside():
     import ray
     from ray.cluster_utils import Cluster
 
+    def _free_port() -> int:
+        import socket
+
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            return int(sock.getsockname()[1])
+
+    #: The Ray Client server's port on the module's cluster (ray://).
+    CLIENT_PORT = _free_port()
+
     def _start_cluster(attempts: int = 3) -> Any:
         """Ray gives a node a fixed 30 s to register with its GCS
         (ray/_private/node.py); on a machine busy with the rest of the suite
@@ -193,6 +203,8 @@ if netns.inside():
                         # fixed) and the log monitor (log_to_driver is off)
                         "no_monitor": True,
                         "include_log_monitor": False,
+                        # the Ray Client server (ray://), as 'ray start --head' starts it
+                        "ray_client_server_port": CLIENT_PORT,
                     },
                 )
                 c.add_node(num_cpus=1, node_ip_address="127.0.0.1")
@@ -301,6 +313,91 @@ if netns.inside():
         assert _results(db) == reference  # every game once: the store refuses a second
         _no_faults(_records(db))
         assert all(r["games"] == 12 for r in json.loads(res.stdout))
+
+    def test_a_tournament_through_ray_client(
+        cluster: Any, reference: list[tuple[Any, ...]], tmp_path: Path
+    ) -> None:
+        """``--ray-address ray://HOST:PORT``: Ray Client hands back new reference
+        objects for the same objects, so the coordinator matches them by value;
+        it used to wait for a worker that had long been ready, for 120 s."""
+        db = tmp_path / "client.sqlite"
+        toml = _toml(tmp_path / "c.toml", _section(db, executor="ray", workers=1), _entrants())
+        address = f"ray://127.0.0.1:{CLIENT_PORT}"
+        cmd = [sys.executable, "-m", "wizard_arena.cli", "tournament", str(toml), "--quiet"]
+        res = subprocess.run(
+            [*cmd, "--ray-address", address], capture_output=True, text=True, timeout=240
+        )
+        assert res.returncode == 0, res.stderr[-3000:]
+        assert _results(db) == reference
+        _no_faults(_records(db))
+
+    def test_the_two_machine_steps_with_token_authentication(
+        reference: list[tuple[Any, ...]], tmp_path: Path
+    ) -> None:
+        """docs/tournament.md, "Step by step: a cluster of two machines", with
+        token authentication on, as the docs say to run it: a token made on
+        the head (``ray get-auth-token --generate``), shared with the other
+        node, ``RAY_AUTH_MODE=token`` on every command. A tournament given the
+        address without the mode is refused in one line that says what to do,
+        before its database is created."""
+        home = tmp_path / "home"  # both nodes' ~/.ray/auth_token: the token shared
+        home.mkdir()
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("RAY_AUTH", "RAY_ADDRESS"))}
+        env["HOME"] = str(home)
+        auth = {**env, "RAY_AUTH_MODE": "token"}
+        ray_cli = str(Path(sys.executable).with_name("ray"))
+        made = subprocess.run(
+            [ray_cli, "get-auth-token", "--generate"],
+            env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert made.returncode == 0 and (home / ".ray" / "auth_token").exists(), made.stderr
+        port = _free_port()
+        common = ["--block", "--node-ip-address=127.0.0.1", "--num-cpus=1", "--disable-usage-stats"]
+        nodes = [
+            subprocess.Popen(
+                [ray_cli, "start", "--head", f"--port={port}", "--include-dashboard=false",
+                 f"--ray-client-server-port={_free_port()}",
+                 f"--dashboard-agent-listen-port={_free_port()}", *common],
+                env=auth, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )
+        ]  # fmt: skip
+        try:
+            wait_until = time.monotonic() + 90
+            while subprocess.run(
+                [ray_cli, "status", f"--address=127.0.0.1:{port}"],
+                env=auth, capture_output=True, timeout=60,
+            ).returncode != 0:  # fmt: skip
+                assert time.monotonic() < wait_until, "the head did not start in 90 s"
+                time.sleep(1)
+            nodes.append(
+                subprocess.Popen(
+                    [ray_cli, "start", f"--address=127.0.0.1:{port}",
+                     f"--dashboard-agent-listen-port={_free_port()}", *common],
+                    env=auth, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                )
+            )  # fmt: skip
+            db = tmp_path / "auth.sqlite"
+            toml = _toml(tmp_path / "a.toml", _section(db, executor="ray"), _entrants())
+            cmd = [sys.executable, "-m", "wizard_arena.cli", "tournament", str(toml), "--quiet",
+                   "--ray-address", f"127.0.0.1:{port}"]  # fmt: skip
+            refused = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240)
+            assert refused.returncode == 2, refused.stderr[-3000:]
+            assert refused.stderr.count("\n") == 1, refused.stderr[-3000:]
+            assert "token authentication" in refused.stderr and "RAY_AUTH_MODE=token" in (
+                refused.stderr
+            )
+            assert not db.exists()
+            played = subprocess.run(cmd, env=auth, capture_output=True, text=True, timeout=240)
+            assert played.returncode == 0, played.stderr[-3000:]
+            assert _results(db) == reference
+            _no_faults(_records(db))
+        finally:
+            for proc in reversed(nodes):
+                proc.terminate()
+                try:
+                    proc.wait(timeout=60)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
 
     def test_a_node_lost_mid_tournament(
         cluster: Any, reference: list[tuple[Any, ...]], tmp_path: Path

@@ -136,10 +136,12 @@ class Coordinator(Generic[T]):
                 _kill(w.actor)
 
     def _arrived(self, ref: Any, done: Callable[[T, GameRecord, Worker], None]) -> None:
-        worker = next((w for w in self.pool if ref is w.ready_ref or ref in w.running), None)
+        # refs are matched by value, never by identity: under Ray Client (ray://)
+        # ray.wait returns new reference objects for the same objects
+        worker = next((w for w in self.pool if ref == w.ready_ref or ref in w.running), None)
         if worker is None:
             return  # a game of a worker already lost: played again elsewhere
-        if ref is worker.ready_ref:
+        if ref == worker.ready_ref:
             try:
                 info = ray.get(ref)
             except RayError as e:

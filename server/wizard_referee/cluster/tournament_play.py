@@ -18,7 +18,7 @@ from typing import Any
 
 import ray
 
-from wizard_referee.cluster.connect import open_ray
+from wizard_referee.cluster.connect import RayConnectError, address_problem, open_ray
 from wizard_referee.cluster.coordinator import (
     MAX_ATTEMPTS,
     Coordinator,
@@ -37,14 +37,17 @@ __all__ = ["play_tournament", "problems", "worker_resources"]
 
 
 def problems(config: TournamentConfig) -> list[str]:
-    """External entrants cannot play on the workers."""
-    return [
+    """External entrants cannot play on the workers; the cluster's address
+    must answer (:func:`~.connect.address_problem`)."""
+    out = [
         f"entrant {e.name!r} is an external bot (a token, no command): with "
         'executor = "ray" the games are played on the cluster\'s workers, which it cannot '
         'follow; give it as a command, or run the tournament with executor = "local"'
         for e in config.entrants
         if e.command is None
     ]
+    unreachable = address_problem(config.ray_address)
+    return out + ([unreachable] if unreachable else [])
 
 
 def worker_resources(config: TournamentConfig) -> dict[str, float]:
@@ -81,50 +84,59 @@ def worker_count(config: TournamentConfig, games: int) -> int:
 async def play_tournament(run: TournamentRun) -> None:
     """Play ``run.pending`` on the cluster; store each record as it arrives."""
     config = run.config
-    with open_ray(config.ray_address, config.ray_working_dir):
-        workers = worker_count(config, len(run.pending))
-        ask = worker_resources(config)
-        actor = ray.remote(HostWorker).options(
-            max_concurrency=config.parallel + 2, max_restarts=0, **ask
-        )
-        logs = str(log_dir(config))
+    try:
+        with open_ray(config.ray_address, config.ray_working_dir):
+            await _play(run)
+    except RayConnectError as e:
+        raise TournamentError(str(e)) from None
 
-        def spawn(index: int) -> Any:
-            return actor.remote(config, run.secret, index, logs, config.ray_working_dir)
 
-        def submit(handle: Any, spec: GameSpec) -> Any:
-            return handle.play.remote(spec, game_tags(spec, config.name))
+async def _play(run: TournamentRun) -> None:
+    """The games on the cluster joined (or Ray started) by the caller."""
+    config = run.config
+    workers = worker_count(config, len(run.pending))
+    ask = worker_resources(config)
+    actor = ray.remote(HostWorker).options(
+        max_concurrency=config.parallel + 2, max_restarts=0, **ask
+    )
+    logs = str(log_dir(config))
 
-        coordinator: Coordinator[GameSpec] = Coordinator(
-            spawn, submit, lambda s: s.id, workers, config.parallel, run.notice, run.log
-        )
+    def spawn(index: int) -> Any:
+        return actor.remote(config, run.secret, index, logs, config.ray_working_dir)
+
+    def submit(handle: Any, spec: GameSpec) -> Any:
+        return handle.play.remote(spec, game_tags(spec, config.name))
+
+    coordinator: Coordinator[GameSpec] = Coordinator(
+        spawn, submit, lambda s: s.id, workers, config.parallel, run.notice, run.log
+    )
+    run.notice(
+        f"{workers} Ray worker(s), each playing {config.parallel} game(s) at once "
+        f"and asking for {_shown(ask)}"
+    )
+    queue = iter(run.pending)
+
+    def done(spec: GameSpec, record: GameRecord, worker: Worker) -> None:
+        assert worker.info is not None
+        record.tags.update(worker=worker.index, node=worker.info["node"][:12])
+        lost = coordinator.lost.get(spec.id)
+        if lost:
+            record.tags["lost_attempts"] = lost
+        run.saved(spec, record)
+
+    try:
+        await coordinator.run(lambda: next(queue, None), done)
+    except WorkerStartError as e:
+        raise TournamentError(str(e)) from None
+    for f in coordinator.failed:
+        run.store.mark_failed(f.item.id)
+    if coordinator.failed:
+        ids = ", ".join(f.item.id for f in coordinator.failed)
         run.notice(
-            f"{workers} Ray worker(s), each playing {config.parallel} game(s) at once "
-            f"and asking for {_shown(ask)}"
+            f"{len(coordinator.failed)} game(s) could not be played, each lost with its Ray "
+            f"worker {MAX_ATTEMPTS} times ({ids}; last: {coordinator.failed[-1].reason}): a "
+            "fault of the cluster, not of the bots; they are not rated, --resume plays them"
         )
-        queue = iter(run.pending)
-
-        def done(spec: GameSpec, record: GameRecord, worker: Worker) -> None:
-            assert worker.info is not None
-            record.tags.update(worker=worker.index, node=worker.info["node"][:12])
-            lost = coordinator.lost.get(spec.id)
-            if lost:
-                record.tags["lost_attempts"] = lost
-            run.saved(spec, record)
-
-        try:
-            await coordinator.run(lambda: next(queue, None), done)
-        except WorkerStartError as e:
-            raise TournamentError(str(e)) from None
-        for f in coordinator.failed:
-            run.store.mark_failed(f.item.id)
-        if coordinator.failed:
-            ids = ", ".join(f.item.id for f in coordinator.failed)
-            run.notice(
-                f"{len(coordinator.failed)} game(s) could not be played, each lost with its Ray "
-                f"worker {MAX_ATTEMPTS} times ({ids}; last: {coordinator.failed[-1].reason}): a "
-                "fault of the cluster, not of the bots; they are not rated, --resume plays them"
-            )
 
 
 def _shown(ask: dict[str, float]) -> str:

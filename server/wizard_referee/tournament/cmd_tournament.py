@@ -57,7 +57,11 @@ def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def add_executor_arguments(group: argparse._ArgumentGroup) -> None:
+def add_executor_arguments(
+    group: argparse._ArgumentGroup,
+    workers_help: str = "Ray workers, each playing --parallel games at once (default: as many "
+    "as the cluster's CPUs hold)",
+) -> None:
     """``--executor``, ``--workers`` and ``--ray-address`` (tournament and compare)."""
     group.add_argument(
         "--executor",
@@ -69,14 +73,14 @@ def add_executor_arguments(group: argparse._ArgumentGroup) -> None:
         "--workers",
         type=int,
         metavar="N",
-        help="Ray workers, each playing --parallel games at once (default: as many as "
-        "the cluster's CPUs hold)",
+        help=workers_help,
     )
     group.add_argument(
         "--ray-address",
         metavar="ADDRESS",
-        help="join this Ray cluster ('auto': the one started on this machine with "
-        "'ray start'; 'ray://HOST:10001'); default: start Ray here with every core",
+        help="join this Ray cluster: HOST:6379 (its head), 'ray://HOST:10001' (Ray Client) or "
+        "'auto' (the one 'ray start' made on this machine); default: start Ray here with "
+        "every core",
     )
 
 

@@ -164,6 +164,11 @@ def make_instances(entrants: Sequence[Any], parallel: int) -> tuple[list[Instanc
     return instances, token_owner
 
 
+#: Never passed to a bot: a Ray cluster's token (a bot started by a Ray worker
+#: would inherit it, and with it the right to run code on the cluster).
+WITHHELD_ENV = frozenset({"RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH"})
+
+
 def command_line(inst: Instance, address: str) -> tuple[list[str], dict[str, str]]:
     """The instance's command with ``{server}``, ``{token}`` and ``{name}``
     replaced, and its environment."""
@@ -174,7 +179,7 @@ def command_line(inst: Instance, address: str) -> tuple[list[str], dict[str, str
             part = part.replace(k, v)
         cmd.append(part)
     env = dict(
-        os.environ,
+        {k: v for k, v in os.environ.items() if k not in WITHHELD_ENV},
         WIZARD_ARENA_SERVER=address,
         WIZARD_ARENA_TOKEN=inst.token,
         WIZARD_ARENA_NAME=inst.entrant.name,
