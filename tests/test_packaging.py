@@ -25,6 +25,7 @@ from wizard_arena.cli import main
 from wizard_arena.extras import EXTRAS, MissingExtraError, require
 
 from .conftest import ROOT
+from .test_readme import first_install_extra
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
@@ -160,6 +161,41 @@ def test_a_bot_needs_no_extra() -> None:
             """,
         )
         assert help_proc.returncode == 0 and "usage: wizard-arena" in help_proc.stdout, verb
+
+
+def installed_with(extra: str) -> set[str]:
+    """``extra`` and the extras it installs (``wizard-arena[...]`` within it)."""
+    found = {extra}
+    for requirement in PYPROJECT["project"]["optional-dependencies"][extra]:
+        if requirement.startswith("wizard-arena["):
+            found |= installed_with(requirement[len("wizard-arena[") : -1])
+    return found
+
+
+#: What only the tests and the development tools need (the second command's ``.[dev]``).
+DEV_ONLY_MODULES = ("playwright", "httpx", "hypothesis", "pytest", "mypy", "grpc_tools")
+
+
+@pytest.mark.slow(seconds=8)
+@pytest.mark.e2e
+def test_the_demo_needs_only_what_the_first_command_installs(tmp_path: Path) -> None:
+    """The README's first command installs one extra (``server``): the demo
+    runs where no other extra's module (Ray, the web pages, the course kit)
+    nor a development tool can be imported."""
+    extras = installed_with(first_install_extra())
+    assert extras == {"server", "fast"}
+    kept = {module for extra in extras for module, _ in EXTRAS[extra]}
+    blocked = {m for extra in EXTRAS for m, _ in EXTRAS[extra]} - kept
+    assert {"ray", "starlette", "gymnasium"} <= blocked
+    proc = run_without(
+        (*sorted(blocked), *DEV_ONLY_MODULES),
+        """
+        from wizard_arena.cli import main
+        raise SystemExit(main(["demo", "--deal-sets", "1", "--quiet"]))
+        """,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Leaderboard (24 games):" in proc.stdout
 
 
 # -- the .proto in the package -------------------------------------------------------------
