@@ -181,7 +181,8 @@ DEV_ONLY_MODULES = ("playwright", "httpx", "hypothesis", "pytest", "mypy", "grpc
 def test_the_demo_needs_only_what_the_first_command_installs(tmp_path: Path) -> None:
     """The README's first command installs one extra (``server``): the demo
     runs where no other extra's module (Ray, the web pages, the course kit)
-    nor a development tool can be imported."""
+    nor a development tool can be imported. Its results, in a temporary
+    folder, are said to be gone at the end, with how to keep them."""
     extras = installed_with(first_install_extra())
     assert extras == {"server", "fast"}
     kept = {module for extra in extras for module, _ in EXTRAS[extra]}
@@ -191,11 +192,21 @@ def test_the_demo_needs_only_what_the_first_command_installs(tmp_path: Path) -> 
         (*sorted(blocked), *DEV_ONLY_MODULES),
         """
         from wizard_arena.cli import main
-        raise SystemExit(main(["demo", "--deal-sets", "1", "--quiet"]))
+        raise SystemExit(main(["demo", "--deal-sets", "1"]))
         """,
     )
     assert proc.returncode == 0, proc.stderr
     assert "Leaderboard (24 games):" in proc.stdout
+    assert proc.stderr.splitlines()[0] == (
+        "demo: 24 games; results in a temporary folder, removed at the end "
+        "(--database FILE keeps them)"
+    )
+    closing = proc.stdout.splitlines()[-6:]
+    assert closing[:3] == [
+        "The results were in a temporary folder, removed now; to keep them:",
+        "  wizard-arena demo --database demo.sqlite",
+        "Next steps:",
+    ]
 
 
 # -- the .proto in the package -------------------------------------------------------------

@@ -334,6 +334,17 @@ def test_replay_of_a_file_that_is_not_a_store(
     assert tables == [("birds",)]
 
 
+def test_the_demo_names_the_database_it_kept() -> None:
+    from wizard_referee.tournament.cmd_demo import closing_lines
+
+    kept = closing_lines("d.sqlite")
+    assert kept[:2] == [
+        "The results are kept in d.sqlite; a game, trick by trick:",
+        "  wizard-arena replay GAME_ID --database d.sqlite",
+    ]
+    assert "--database" in closing_lines(None)[1]  # how to keep them (the demo's run: e2e)
+
+
 def test_demo_refuses_an_existing_database_without_suggesting_resume(tmp_path: Path) -> None:
     existing = tmp_path / "existing.sqlite"
     existing.write_bytes(b"")
