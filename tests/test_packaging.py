@@ -217,9 +217,23 @@ def test_the_proto_verb_writes_the_shipped_proto(
 ) -> None:
     assert main(["proto", "--out", str(tmp_path)]) == 0
     written = tmp_path / "wizard_arena" / "v1" / "arena.proto"
-    assert capsys.readouterr().out.split() == [str(written)]
+    assert capsys.readouterr().out.splitlines() == [f"wrote {written}"]
     source = ROOT / "proto" / "wizard_arena" / "v1" / "arena.proto"
     assert written.read_bytes() == source.read_bytes()
+
+
+def test_the_proto_verb_says_it_wrote_into_the_current_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["proto"]) == 0
+    here = Path.cwd()
+    written = here / "wizard_arena" / "v1" / "arena.proto"
+    assert written.exists()
+    assert capsys.readouterr().out.splitlines() == [
+        f"wrote {written}",
+        f"(into the current folder; --out DIR writes elsewhere; protoc -I {here})",
+    ]
 
 
 def test_the_proto_verb_reports_a_folder_it_cannot_write(
