@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from functools import partial
 from typing import Any
 
 import pytest
@@ -91,8 +92,12 @@ def test_serve_bot_says_it_waits(caplog: pytest.LogCaptureFixture) -> None:
     with ArenaThread(arena_config()) as server:
 
         async def main() -> None:
-            with trio.move_on_after(1.0):
-                await serve_bot(RandomBot(seed=1), server.address, games=1)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(partial(serve_bot, RandomBot(seed=1), server.address, games=1))
+                with trio.move_on_after(10):  # (two notes come after 0.5 s)
+                    while len(_notes(caplog)) < 2:
+                        await trio.sleep(0.02)
+                nursery.cancel_scope.cancel()
 
         trio.run(main)
     notes = _notes(caplog)
