@@ -330,3 +330,45 @@ def test_a_command_bot_has_no_sdk_records() -> None:
         ("crash", "the bot process exited with status 4 after 0 of 1 games")
     ]
     assert report.sdk_summary == {} and report.stderr_tail == ["boom"]
+
+
+def _record_of_moves(moves: list[tuple[str, float, str | None]]) -> Any:
+    """A one-round game record of seat 0's moves (action, ms, fault), 3 cards dealt."""
+    from wizard_referee.referee.record import GameRecord, MoveRecord, RoundRecord
+
+    hands = [["AS", "2S", "3S"], ["4S", "5S", "6S"], ["7S", "8S", "9S"]]
+    round_ = RoundRecord(3, 2, hands, None, [MoveRecord(0, a, ms, f) for a, ms, f in moves])
+    timeouts = sum(1 for _, _, f in moves if f == "timeout")
+    faults: list[dict[str, int]] = [{"timeout": timeouts} if timeouts else {}, {}, {}]
+    return GameRecord(
+        "check-1", {}, ["bot", "a", "b"], 1, 0, 0.0, rounds=[round_], faults=faults,
+        fault_details=[{}, {}, {}],
+    )  # fmt: skip
+
+
+def test_a_slow_decision_right_after_a_timeout_is_said_to_be_its_knock_on() -> None:
+    """A bot that answers one request at a time and overran one decision was
+    still on it when the next came: the referee's time for that next one
+    (0.31 s of 0.5 s) is mostly the overrun, and the warning says so rather
+    than call it the bot's slowest decision."""
+    from wizard_referee.check.analysis import analyse
+    from wizard_referee.check.report import CheckReport
+
+    knock_on = [("bid 1", 12.0, None), ("play AS", 500.0, "timeout"), ("play 2S", 310.0, None)]
+    report = CheckReport("x:Y", 3, 0.5, 1, ["RandomBot"])
+    analyse(report, [_record_of_moves(knock_on)], [0], True, "")
+    assert report.warnings == [
+        "1 decision(s) right after a timeout took more than 50% of the 0.5 s move time: "
+        "their time was mostly the bot still working on the timed-out decision before it "
+        "(the timeouts above), not their own"
+    ]
+    # a slow decision of its own is the slowest; the knock-on is not counted
+    own = [("bid 1", 400.0, None), ("play AS", 500.0, "timeout"), ("play 2S", 450.0, None)]
+    report = CheckReport("x:Y", 3, 0.5, 1, ["RandomBot"])
+    analyse(report, [_record_of_moves(own)], [0], True, "")
+    (warning,) = report.warnings
+    assert warning.startswith(
+        "1 decision(s) took more than 50% of the 0.5 s move time (slowest: 0.4 s for a bid "
+        "with 3 cards in hand (round 3)): close to the deadline; 1 more, right after a "
+        "timeout, are not counted"
+    )

@@ -65,20 +65,22 @@ def test_table(tmp_path: Path, cli: Cli) -> None:
     out = cli(path, "--bootstrap", "50")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0].split() == ["rank", "name", "rating", "95%", "low", "95%", "high", "games"]
+    # the leaderboard's words: "rating (95% interval)", "1535.1 (1504-1568)"
+    assert lines[0].split() == ["rank", "name", "rating", "(95%", "interval)", "games"]
     rows = [line.split() for line in lines[1:4]]
     assert [r[:3] for r in rows] == [
         ["1", "C", "1535.1"],
         ["2", "B", "1500.0"],
         ["3", "A", "1464.9"],
     ]
-    assert all(r[5] == "200" for r in rows)
+    assert all(r[4] == "200" for r in rows)
     for r in rows:
-        assert float(r[3]) < float(r[2]) < float(r[4])
+        low, high = r[3].strip("()").split("-")
+        assert float(low) < float(r[2]) < float(high)
     assert (
         "note: Bradley-Terry ratings from 300 games (average 1500; 400 points apart means "
         "winning 10 comparisons for every 1 lost); 95% intervals from re-rating 50 random "
-        "redraws of the duplicate sets (the bootstrap)" in out.stdout
+        "redraws of the deals (duplicate_set; the bootstrap)" in out.stdout
     )
 
 
@@ -101,7 +103,7 @@ def test_json_bt(tmp_path: Path, cli: Cli) -> None:
     # two duplicate sets (a game outside any set is one): too few for an interval
     assert all(d["low"] is None and d["high"] is None for d in data)
     assert "note: Bradley-Terry ratings" in out.stderr  # notes stay off stdout
-    assert "no 95% interval for the bots: they played only 2 duplicate sets" in out.stderr
+    assert "no 95% interval for the bots: they played only 2 deals" in out.stderr
     again = cli(_write(tmp_path, lines), "--json", "--seed", "3", "--bootstrap", "100")
     assert again.stdout == out.stdout
 
@@ -119,8 +121,15 @@ def test_intervals_from_10_duplicate_sets_on(tmp_path: Path, cli: Cli) -> None:
     data = json.loads(cli(_write(tmp_path, sets(10)), "--json", "--bootstrap", "50").stdout)
     assert all(isinstance(d["low"], float) and isinstance(d["high"], float) for d in data)
     few = cli(_write(tmp_path, sets(9)), "--bootstrap", "50")
-    assert "no 95% interval for the bots: they played only 9 duplicate sets" in few.stdout
-    assert [line.split()[3:5] for line in few.stdout.splitlines()[1:4]] == [["-", "-"]] * 3
+    assert "no 95% interval for the bots: they played only 9 deals" in few.stdout
+    # as the leaderboard says it, and so with too few deals for any bootstrap at all
+    assert [line.split()[3:5] for line in few.stdout.splitlines()[1:4]] == [
+        ["(no", "interval)"]
+    ] * 3
+    none = cli(_write(tmp_path, sets(2)))
+    assert [line.split()[3:5] for line in none.stdout.splitlines()[1:4]] == [
+        ["(no", "interval)"]
+    ] * 3
 
 
 def test_json_elo(tmp_path: Path, cli: Cli) -> None:
@@ -139,7 +148,8 @@ def test_json_elo(tmp_path: Path, cli: Cli) -> None:
     table = cli(path, "--method", "elo")
     assert table.returncode == 0
     assert "note: provisional" in table.stdout
-    assert table.stdout.splitlines()[1].split() == ["1", "w", "1516.0", "-", "-", "1"]
+    assert table.stdout.splitlines()[0].split() == ["rank", "name", "Elo", "(provisional)", "games"]
+    assert table.stdout.splitlines()[1].split() == ["1", "w", "1516.0", "1"]
 
 
 def test_prior_is_reported(tmp_path: Path, cli: Cli) -> None:

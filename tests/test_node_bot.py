@@ -3,7 +3,6 @@ plays full games against Python bots on the real referee server."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import threading
 import time
@@ -18,13 +17,10 @@ from wizard_bots.random_bot import RandomBot
 from wizard_referee.tournament.runner import TournamentConfig, run_tournament
 
 from .conftest import ROOT
+from .node_packages import NODE, NPM, node_bot_copy
 from .test_client import ArenaThread, arena_config, finished_records, ok, run_bots
 from .test_reproducible import _moves
 from .test_tournament import _entrant
-
-NODE_DIR = ROOT / "example_bots" / "node"
-NODE = shutil.which("node")
-NPM = shutil.which("npm")
 
 pytestmark = pytest.mark.skipif(
     NODE is None or NPM is None,
@@ -33,19 +29,11 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def node_bot() -> list[str]:
-    """The command that runs the Node bot, after ``npm ci`` if needed."""
-    assert NODE is not None and NPM is not None
-    if not (NODE_DIR / "node_modules" / "@grpc" / "grpc-js").is_dir():
-        proc = subprocess.run(
-            [NPM, "ci", "--no-audit", "--no-fund"],
-            cwd=NODE_DIR,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert proc.returncode == 0, f"npm ci failed:\n{proc.stdout}\n{proc.stderr}"
-    return [NODE, str(NODE_DIR / "bot.js")]
+def node_bot(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """The command that runs the Node bot: a copy of it with its packages
+    (``npm ci`` outside the source tree: tests/node_packages.py)."""
+    assert NODE is not None
+    return [NODE, str(node_bot_copy(tmp_path_factory.mktemp("node")) / "bot.js")]
 
 
 @pytest.mark.e2e

@@ -11,6 +11,7 @@ test environment has every extra installed.
 from __future__ import annotations
 
 import importlib.metadata
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -24,6 +25,7 @@ from wizard_arena.cli import main
 from wizard_arena.extras import EXTRAS, MissingExtraError, require
 
 from .conftest import ROOT
+from .test_readme import first_install_extra
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
@@ -161,6 +163,52 @@ def test_a_bot_needs_no_extra() -> None:
         assert help_proc.returncode == 0 and "usage: wizard-arena" in help_proc.stdout, verb
 
 
+def installed_with(extra: str) -> set[str]:
+    """``extra`` and the extras it installs (``wizard-arena[...]`` within it)."""
+    found = {extra}
+    for requirement in PYPROJECT["project"]["optional-dependencies"][extra]:
+        if requirement.startswith("wizard-arena["):
+            found |= installed_with(requirement[len("wizard-arena[") : -1])
+    return found
+
+
+#: What only the tests and the development tools need (the second command's ``.[dev]``).
+DEV_ONLY_MODULES = ("playwright", "httpx", "hypothesis", "pytest", "mypy", "grpc_tools")
+
+
+@pytest.mark.slow(seconds=8)
+@pytest.mark.e2e
+def test_the_demo_needs_only_what_the_first_command_installs(tmp_path: Path) -> None:
+    """The README's first command installs one extra (``server``): the demo
+    runs where no other extra's module (Ray, the web pages, the course kit)
+    nor a development tool can be imported. Its results, in a temporary
+    folder, are said to be gone at the end, with how to keep them."""
+    extras = installed_with(first_install_extra())
+    assert extras == {"server", "fast"}
+    kept = {module for extra in extras for module, _ in EXTRAS[extra]}
+    blocked = {m for extra in EXTRAS for m, _ in EXTRAS[extra]} - kept
+    assert {"ray", "starlette", "gymnasium"} <= blocked
+    proc = run_without(
+        (*sorted(blocked), *DEV_ONLY_MODULES),
+        """
+        from wizard_arena.cli import main
+        raise SystemExit(main(["demo", "--deal-sets", "1"]))
+        """,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Leaderboard (24 games):" in proc.stdout
+    assert proc.stderr.splitlines()[0] == (
+        "demo: 24 games; results in a temporary folder, removed at the end "
+        "(--database FILE keeps them)"
+    )
+    closing = proc.stdout.splitlines()[-6:]
+    assert closing[:3] == [
+        "The results were in a temporary folder, removed now; to keep them:",
+        "  wizard-arena demo --database demo.sqlite",
+        "Next steps:",
+    ]
+
+
 # -- the .proto in the package -------------------------------------------------------------
 
 
@@ -169,9 +217,23 @@ def test_the_proto_verb_writes_the_shipped_proto(
 ) -> None:
     assert main(["proto", "--out", str(tmp_path)]) == 0
     written = tmp_path / "wizard_arena" / "v1" / "arena.proto"
-    assert capsys.readouterr().out.split() == [str(written)]
+    assert capsys.readouterr().out.splitlines() == [f"wrote {written}"]
     source = ROOT / "proto" / "wizard_arena" / "v1" / "arena.proto"
     assert written.read_bytes() == source.read_bytes()
+
+
+def test_the_proto_verb_says_it_wrote_into_the_current_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["proto"]) == 0
+    here = Path.cwd()
+    written = here / "wizard_arena" / "v1" / "arena.proto"
+    assert written.exists()
+    assert capsys.readouterr().out.splitlines() == [
+        f"wrote {written}",
+        f"(into the current folder; --out DIR writes elsewhere; protoc -I {here})",
+    ]
 
 
 def test_the_proto_verb_reports_a_folder_it_cannot_write(
@@ -206,29 +268,68 @@ def test_the_license_and_metadata() -> None:
     assert any(r.startswith("trio") and "extra" not in r for r in requires)
 
 
+#: What a working tree may hold beside the project's files and must not reach
+#: the wheel: ``npm ci --prefix example_bots/node`` (docs/tournament.md) fills
+#: node_modules with .proto files (grpc-js, protobufjs) and the odd .py.
+NODE_MODULES_FILES = (
+    "@grpc/grpc-js/proto/channelz.proto",
+    "@grpc/proto-loader/build/src/index.js",
+    "protobufjs/google/protobuf/descriptor.proto",
+    "node-gyp/gyp/pylib/gyp/__init__.py",
+)
+#: The wheel's top-level entries: the three packages and the metadata.
+WHEEL_TOP = {"wizard_arena", "wizard_referee", "wizard_bots", "wizard_arena-0.1.0.dist-info"}
+
+
+def _project_copy(dest: Path) -> Path:
+    """The project's files (no virtual environment, caches or build output)."""
+    shutil.copytree(
+        ROOT,
+        dest,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", "node_modules", "build", "dist", "*.egg-info", "__pycache__",
+            ".*_cache", ".hypothesis", "*.sqlite*",
+        ),
+    )  # fmt: skip
+    return dest
+
+
 @pytest.mark.e2e
-def test_the_wheel_ships_the_proto_the_types_and_the_license(tmp_path: Path) -> None:
+def test_the_wheel_holds_the_projects_files_alone(tmp_path: Path) -> None:
+    """Built from a tree where ``npm ci`` has filled example_bots/node's
+    node_modules (.proto files among them), the wheel holds the three
+    packages (with the .proto, the types and the license) and nothing else."""
+    tree = _project_copy(tmp_path / "tree")
+    for name in NODE_MODULES_FILES:
+        path = tree / "example_bots" / "node" / "node_modules" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("// a third-party file\n")
     proc = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-         "-w", str(tmp_path), str(ROOT)],
+         "-w", str(tmp_path / "out"), str(tree)],
         capture_output=True,
         text=True,
         timeout=300,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    (wheel,) = tmp_path.glob("wizard_arena-*.whl")
+    (wheel,) = (tmp_path / "out").glob("wizard_arena-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
+    assert {n.split("/")[0] for n in names} == WHEEL_TOP
+    assert not [n for n in names if "node" in n.split("/")[:-1]]
+    assert [n for n in names if n.endswith(".proto")] == ["wizard_arena/_generated/v1/arena.proto"]
     for needed in (
-        "wizard_arena/_generated/v1/arena.proto",
         "wizard_arena/_generated/v1/arena_pb2.pyi",
         "wizard_arena/_generated/v1/arena_pb2_grpc.pyi",
         "wizard_arena/py.typed",
         "wizard_referee/py.typed",
         "wizard_bots/py.typed",
+        "wizard_bots/learned/weights.npz",
+        "wizard_referee/web/static/common.js",
     ):
         assert needed in names, needed
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert not any(n.endswith(".pth") for n in names)  # only the editable install has one
+    print(f"wheel: {len(names)} files, {wheel.stat().st_size // 1024} KiB")
 
 
 @pytest.mark.e2e

@@ -23,8 +23,35 @@ def test_readme_opens_with_two_setup_commands() -> None:
     assert block is not None
     lines = block.group(1).strip().splitlines()
     assert len(lines) == 2
-    assert "pip install -e '.[dev]'" in lines[0] and lines[0].endswith("wizard-arena demo")
-    assert "pytest" in lines[1]
+    first, second = lines
+    # the first installs what the demo needs (tests/test_packaging.py runs the
+    # demo without the other extras), the second what the tests need
+    assert first_install_extra() == "server" and first.endswith("wizard-arena demo")
+    assert "pip install -e '.[dev]'" in second and "python -m pytest" in second
+
+
+def test_ci_runs_the_development_tools_after_the_second_command() -> None:
+    """.ci/run runs the README's commands as written; ruff, mypy and the
+    generated-code check need the development tools, which only the second
+    command installs (the first installs what the demo needs)."""
+    lines = (ROOT / ".ci" / "run").read_text().splitlines()
+    first = next(i for i, line in enumerate(lines) if 'bash -c "${cmds[0]}"' in line)
+    second = next(i for i, line in enumerate(lines) if 'bash -c "${cmds[1]}"' in line)
+    assert first < second
+    for tool in ("ruff check", "mypy", "scripts/gen_proto.py --check"):
+        uses = [
+            i
+            for i, line in enumerate(lines)
+            if tool in line and not line.lstrip().startswith(("#", "echo"))
+        ]
+        assert uses and min(uses) > second, (tool, uses, second)
+
+
+def first_install_extra() -> str:
+    """The extra the README's first command installs (``.[server]``)."""
+    found = re.search(r"```sh\n[^\n]*pip install -e '\.\[(\w+)\]'", README)
+    assert found is not None, "the README's first command installs the project with an extra"
+    return found.group(1)
 
 
 def test_readme_first_bot_plays_without_faults() -> None:

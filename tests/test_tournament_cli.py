@@ -34,10 +34,9 @@ from wizard_referee.tournament.store import ResultsStore
 
 from .cli_here import Ran, cli_here
 from .conftest import ROOT
+from .node_packages import NODE, NPM, node_bot_copy
 from .support import interruptible_cli, wait_for_finished_games
 from .test_tournament import BOT, _entrant, _toml
-
-NODE, NPM = shutil.which("node"), shutil.which("npm")
 
 
 def _env() -> dict[str, str]:
@@ -224,17 +223,11 @@ def test_the_example_tournament_runs_as_the_guide_says(tmp_path: Path) -> None:
 
     The example's own file, entrants and settings, copied with rounds of 1 to 3
     cards (``round_sizes``, an option the Node bot then declares with
-    ``--rule-options``), beside a link to the example's ``node`` folder: whole
-    games of 15 rounds took 11 s of CPU, mostly the Monte Carlo bot's."""
-    if not (ROOT / "example_bots" / "node" / "node_modules").is_dir():
-        npm = subprocess.run(
-            [str(NPM), "ci", "--prefix", "example_bots/node", "--no-audit", "--no-fund"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert npm.returncode == 0, npm.stderr
+    ``--rule-options``), beside a link to a copy of the example's ``node``
+    folder with its packages (tests/node_packages.py: ``npm ci`` outside the
+    source tree): whole games of 15 rounds took 11 s of CPU, mostly the Monte
+    Carlo bot's."""
+    node_dir = node_bot_copy(tmp_path / "clone")  # npm ci, not into the source tree
     db = tmp_path / "ex.sqlite"
     example = (ROOT / "example_bots" / "tournament.toml").read_text()
     node = 'command = "node node/bot.js '
@@ -244,7 +237,7 @@ def test_the_example_tournament_runs_as_the_guide_says(tmp_path: Path) -> None:
     )
     (tmp_path / "tournament.toml").write_text(short)
     # the entrants run in the file's folder (the default workdir), as the example's
-    (tmp_path / "node").symlink_to(ROOT / "example_bots" / "node")
+    (tmp_path / "node").symlink_to(node_dir)
     proc = _cli(
         "tournament",
         str(tmp_path / "tournament.toml"),
@@ -339,6 +332,17 @@ def test_replay_of_a_file_that_is_not_a_store(
     with sqlite3.connect(other) as con:  # left as it was: no tables added
         tables = con.execute("SELECT name FROM sqlite_master").fetchall()
     assert tables == [("birds",)]
+
+
+def test_the_demo_names_the_database_it_kept() -> None:
+    from wizard_referee.tournament.cmd_demo import closing_lines
+
+    kept = closing_lines("d.sqlite")
+    assert kept[:2] == [
+        "The results are kept in d.sqlite; a game, trick by trick:",
+        "  wizard-arena replay GAME_ID --database d.sqlite",
+    ]
+    assert "--database" in closing_lines(None)[1]  # how to keep them (the demo's run: e2e)
 
 
 def test_demo_refuses_an_existing_database_without_suggesting_resume(tmp_path: Path) -> None:

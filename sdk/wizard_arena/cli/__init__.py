@@ -43,6 +43,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "rate players from game results (JSON lines)",
     ),
     "replay": ("wizard_referee.tournament.cmd_replay", "print a recorded game trick by trick"),
+    "export": (
+        "wizard_referee.tournament.cmd_export",
+        "write a tournament's finished games as JSON lines (the input of ratings)",
+    ),
     "web": (
         "wizard_referee.web.cmd_web",
         "web pages of a tournament: leaderboard, games, replays, entrants",

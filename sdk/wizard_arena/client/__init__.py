@@ -88,6 +88,11 @@ What the SDK does for the bot, and the choices it makes:
   is not called a second time). Otherwise (the window has passed, or the
   server does not know the token) the bot starts a new session and a game
   cut off by the drop is forgotten (the referee plays it on).
+* **Waiting for a game**: while the bot has no game in progress (alone at a
+  server short of players, or between games) nothing comes on the stream;
+  the SDK logs that it waits, and how many players a table needs
+  (``ServerInfo.rules.players``, asked once), after 5 s and then every 30 s
+  (:mod:`wizard_arena.client.waiting`).
 * **Ctrl-C**: :class:`KeyboardInterrupt` (or trio cancellation) cancels the
   stream and closes the channel before it propagates; the ``wizard-arena
   bot`` command then exits with status 130.
@@ -106,7 +111,8 @@ logic, free of I/O), ``blocking`` (:func:`run_bot`), ``session`` and
 :class:`AsyncBot`; imported at their first use, so a process that plays a
 plain bot never loads trio), ``retry`` (reconnecting with backoff), ``errors``,
 ``results`` (:class:`RunResult`, :class:`ClientRecord`), ``errorlog``
-(each error in full once) and ``cmd_bot`` (the ``wizard-arena bot`` verb).
+(each error in full once), ``waiting`` (the notes that the bot waits for a
+game) and ``cmd_bot`` (the ``wizard-arena bot`` verb).
 Both runners have a seam for tests: the trio runner plays over any
 :class:`~wizard_arena.client.session.Session` (``serve.serve_sessions``) and
 the blocking runner's step is ``blocking.answer``, each timed by a given

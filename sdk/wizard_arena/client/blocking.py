@@ -13,6 +13,7 @@ from typing import Any
 import grpc
 
 from wizard_arena.bot import Bot, decide
+from wizard_arena.client import waiting
 from wizard_arena.client.connection import (
     CLOSE,
     DEFAULT_SERVER,
@@ -28,6 +29,7 @@ from wizard_arena.client.driver import Driver, Effect, Hook, Send, event_stream_
 from wizard_arena.client.errors import ArenaError, ProtocolError
 from wizard_arena.client.results import ClientRecord, RunResult
 from wizard_arena.client.retry import Backoff, after_stream_error
+from wizard_arena.client.waiting import WaitNotes, table_size, waiting_text
 from wizard_arena.protocol import wire
 from wizard_arena.protocol.messages import ActionMsg, EventStream, ServerMsg, Welcome
 from wizard_arena.rules import Action
@@ -119,6 +121,9 @@ class _Stream:
         self.on_welcome = on_welcome
         self.outbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self.timer: threading.Timer | None = None
+        self.credentials: grpc.ChannelCredentials | None = None
+        self.ended = threading.Event()
+        """Set when the stream ends: the thread of :meth:`_note_waiting` stops."""
 
     def run(
         self,
@@ -127,6 +132,7 @@ class _Stream:
         channel_options: Sequence[tuple[str, Any]],
     ) -> None:
         """Send ``first`` (the Hello) and play until the stream ends."""
+        self.credentials = credentials
         self.outbox.put(first)
         with channel(self.server, credentials, channel_options) as ch:
             call = wire.stub(ch).Play(requests(self.outbox))
@@ -137,6 +143,7 @@ class _Stream:
                     return  # the games are played; how the stream ended does not matter
                 raise error_from_rpc(e, self.server) from None
             finally:
+                self.ended.set()
                 self.outbox.put(CLOSE)
                 if self.timer is not None:
                     self.timer.cancel()
@@ -172,6 +179,26 @@ class _Stream:
             msg.session_id,
         )
         self.on_welcome()
+        threading.Thread(
+            target=self._note_waiting, name="wizard-arena-waiting", daemon=True
+        ).start()
+
+    def _note_waiting(self) -> None:
+        """Log every so often that the bot waits for a game (:mod:`.waiting`)."""
+        driver = self.driver
+        notes = WaitNotes(lambda: driver.idle, lambda: len(driver.result.games))
+        players: int | None = None
+        asked = False
+        while True:
+            waited = notes.due(time.monotonic())
+            if waited is not None:
+                if not asked:
+                    players, asked = table_size(self.server, self.credentials), True
+                if self.ended.is_set():
+                    return
+                log.info("%s", waiting_text(waited, players))
+            if self.ended.wait(waiting.POLL):
+                return
 
 
 def answer(

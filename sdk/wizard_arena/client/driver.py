@@ -230,6 +230,11 @@ class Driver:
     def done(self) -> bool:
         return self.games is not None and len(self.result.games) >= self.games
 
+    @property
+    def idle(self) -> bool:
+        """Whether the bot waits for a game: none in progress, and games to play."""
+        return not self.tables and not self.done
+
     # -- the session --------------------------------------------------------------
 
     def reset(self) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, ClassVar, Final
 
@@ -24,14 +24,16 @@ from wizard_arena.bot import (
     decide,
     to_action,
 )
+from wizard_arena.client import waiting
 from wizard_arena.client.blocking import CLOSE_GRACE
-from wizard_arena.client.connection import DEFAULT_SERVER, bot_name
+from wizard_arena.client.connection import DEFAULT_SERVER, bot_name, log
 from wizard_arena.client.driver import Driver, Effect, Hook, Send, event_stream_for
 from wizard_arena.client.errors import ArenaError
 from wizard_arena.client.results import ClientRecord, RunResult
 from wizard_arena.client.retry import Backoff, after_stream_error
 from wizard_arena.client.session import Session, open_bot_session
-from wizard_arena.protocol.messages import ActionMsg, EventStream, Welcome
+from wizard_arena.client.waiting import WaitNotes, table_size, waiting_text
+from wizard_arena.protocol.messages import ActionMsg, EventStream, ServerMsg, Welcome
 from wizard_arena.rules import Action, Phase, RoundResult, SeatView, Trick
 
 __all__ = ["AsyncBot", "Connect", "serve_bot", "serve_sessions"]
@@ -150,6 +152,7 @@ async def serve_bot(
         reconnect=reconnect,
         reconnect_timeout=reconnect_timeout,
         margin=margin,
+        table_size=lambda: table_size(server, credentials),
         task_status=task_status,
     )
 
@@ -168,11 +171,14 @@ async def serve_sessions(
     reconnect_timeout: float = 60.0,
     margin: float = 0.1,
     clock: Callable[[], float] = time.monotonic,
+    table_size: Callable[[], int | None] | None = None,
     task_status: trio.TaskStatus[Welcome] = trio.TASK_STATUS_IGNORED,
 ) -> RunResult:
     """:func:`serve_bot` over the sessions that ``connect`` opens (one at a
     time, again after a lost connection if ``reconnect``); returns
-    ``driver.result``.
+    ``driver.result``. While no game is in progress it logs every so often
+    that the bot waits (:mod:`~wizard_arena.client.waiting`), with the
+    players a table needs if ``table_size`` (called in a thread, once) says.
 
     ``clock`` is the clock of the sessions' ``received_at``, by which the
     bot's decisions are timed (:func:`serve_bot`'s gRPC sessions:
@@ -195,7 +201,8 @@ async def serve_sessions(
                 else:
                     started = True
                     task_status.started(session.welcome)
-                await _play(session, bot, driver, margin, clock)
+                notes = _WaitNotes(driver, clock, table_size)
+                await _play(session, bot, driver, margin, clock, notes)
             driver.finish()
             return result
         except ArenaError as e:
@@ -207,15 +214,55 @@ async def serve_sessions(
             await trio.sleep(delay)
 
 
+class _WaitNotes:
+    """The trio runner's notes that the bot waits for a game."""
+
+    def __init__(
+        self,
+        driver: Driver,
+        clock: Callable[[], float],
+        table_size: Callable[[], int | None] | None,
+    ) -> None:
+        self.schedule = WaitNotes(lambda: driver.idle, lambda: len(driver.result.games))
+        self.clock = clock
+        self.table_size = table_size
+        self.players: int | None = None
+
+    async def check(self) -> None:
+        waited = self.schedule.due(self.clock())
+        if waited is None:
+            return
+        if self.table_size is not None:
+            ask, self.table_size = self.table_size, None  # once
+            self.players = await trio.to_thread.run_sync(ask, abandon_on_cancel=True)
+        log.info("%s", waiting_text(waited, self.players))
+
+
+async def _next(messages: AsyncIterator[ServerMsg], driver: Driver, notes: _WaitNotes) -> ServerMsg:
+    """The session's next message; while the bot waits for a game, with a
+    check every :data:`~wizard_arena.client.waiting.POLL` seconds whether to say so."""
+    while driver.idle:
+        await notes.check()
+        with trio.move_on_after(waiting.POLL):
+            return await anext(messages)
+    return await anext(messages)
+
+
 async def _play(
     session: Session,
     bot: Bot | AsyncBot,
     driver: Driver,
     margin: float,
     clock: Callable[[], float],
+    notes: _WaitNotes,
 ) -> None:
     """Play on ``session`` until the server ends it or the games are played."""
-    async for msg in session:
+    messages = aiter(session)
+    while True:
+        try:
+            msg = await _next(messages, driver, notes)
+        except StopAsyncIteration:
+            return
         for effect in driver.receive(msg, session.received_at):
             out = await _perform_async(bot, driver, effect, margin, clock)
             if out is not None:

@@ -4,7 +4,9 @@ A bot in another language is built from ``arena.proto`` alone (with
 ``protoc``, or a library that loads it at run time, as the Node.js example
 bot does). The installed package carries the exact file its own SDK and
 referee speak; this verb writes it out as ``DIR/wizard_arena/v1/arena.proto``
-(the layout its ``package wizard_arena.v1`` line expects: ``protoc -I DIR``).
+(the layout its ``package wizard_arena.v1`` line expects: ``protoc -I DIR``),
+and says so: ``wrote /abs/DIR/wizard_arena/v1/arena.proto`` for each file,
+and, without ``--out``, that they went into the current folder.
 
 Exit status: 0, or 1 when a file cannot be written.
 """
@@ -23,7 +25,6 @@ __all__ = ["add_arguments", "run"]
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out",
-        default=".",
         metavar="DIR",
         help="the folder to write into (default: the current folder); the files go to "
         "DIR/wizard_arena/vN/*.proto",
@@ -31,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    out = Path(args.out)
+    out = Path(args.out or ".").absolute()
     for rel, data in proto_files().items():
         target = out / rel
         try:
@@ -40,5 +41,7 @@ def run(args: argparse.Namespace) -> int:
         except OSError as e:
             print(f"wizard-arena proto: cannot write {target}: {e}", file=sys.stderr)
             return 1
-        print(target)
+        print(f"wrote {target}")
+    if args.out is None:
+        print(f"(into the current folder; --out DIR writes elsewhere; protoc -I {out})")
     return 0

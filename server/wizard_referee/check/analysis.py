@@ -53,17 +53,22 @@ class _Decision:
     cards: int
     ms: float
     fault: str | None
+    after_timeout: bool = False
+    """The bot's previous decision in the game timed out: a bot that answers
+    one request at a time was still working on that one when this request
+    came, so the referee's time for this one includes the rest of it."""
 
 
 def _decisions(record: GameRecord, seat: int) -> list[_Decision]:
-    out = []
+    out: list[_Decision] = []
     for rr in record.rounds:
         held = len(rr.hands[seat])
         for mv in rr.moves:
             if mv.seat != seat:
                 continue
             kind = mv.action.split(" ", 1)[0]
-            out.append(_Decision(record.game_id, rr.round, kind, held, mv.ms, mv.fault))
+            after = bool(out) and out[-1].fault == "timeout"
+            out.append(_Decision(record.game_id, rr.round, kind, held, mv.ms, mv.fault, after))
             if kind == "play":
                 held -= 1
     return out
@@ -274,13 +279,28 @@ def _crash(report: CheckReport, connected: bool, played: int, sdk_errors: int) -
 
 
 def _slow(report: CheckReport, decisions: list[_Decision]) -> None:
-    """A warning (not a problem) for decisions close to the deadline."""
+    """A warning (not a problem) for decisions close to the deadline; those
+    right after a timeout apart (their time is mostly the timed-out decision's)."""
     move_ms = report.move_time * 1000
     slow = [d for d in decisions if d.fault is None and d.ms > SLOW_SHARE * move_ms]
-    if slow:
-        worst = max(slow, key=lambda d: d.ms)
+    own = [d for d in slow if not d.after_timeout]
+    knock_on = len(slow) - len(own)
+    share = f"more than {SLOW_SHARE:.0%} of the {report.move_time:g} s move time"
+    busy = "the bot still working on the timed-out decision before it"
+    if own:
+        worst = max(own, key=lambda d: d.ms)
         report.warnings.append(
-            f"{len(slow)} decision(s) took more than {SLOW_SHARE:.0%} of the "
-            f"{report.move_time:g} s move time (slowest: {worst.ms / 1000:.2g} s for "
+            f"{len(own)} decision(s) took {share} (slowest: {worst.ms / 1000:.2g} s for "
             f"{_what(worst)}): close to the deadline"
+            + (
+                f"; {knock_on} more, right after a timeout, are not counted: their time "
+                f"was mostly {busy}"
+                if knock_on
+                else ""
+            )
+        )
+    elif knock_on:
+        report.warnings.append(
+            f"{knock_on} decision(s) right after a timeout took {share}: their time was "
+            f"mostly {busy} (the timeouts above), not their own"
         )

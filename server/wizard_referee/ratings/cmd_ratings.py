@@ -9,8 +9,9 @@ The default method is a Bradley-Terry fit with bootstrap 95% intervals; ``--meth
 elo`` gives provisional incremental Elo (``low``/``high`` are null in ``--json``).
 With ``--json`` the output is a list of ``{"name", "rating", "low", "high",
 "games"}`` objects, best first, and notes go to standard error. A player in
-fewer than 10 duplicate sets (a game outside any set counts as one) gets no
-interval (:mod:`.intervals`), and a note says why.
+fewer than 10 deals (``duplicate_set``s; a game outside any counts as one)
+gets no interval (:mod:`.intervals`): ``(no interval)``, as on a tournament's
+leaderboard, and a note says why.
 """
 
 from __future__ import annotations
@@ -131,20 +132,32 @@ def _check_options(args: argparse.Namespace) -> None:
             raise InputError("--k must be a positive number")
 
 
-def _fmt(x: float | None) -> str:
-    return "-" if x is None else f"{x:.1f}"
+def _interval(low: float | None, high: float | None) -> str:
+    """A 95% interval as the tournament's leaderboard writes it."""
+    return "(no interval)" if low is None or high is None else f"({low:.0f}-{high:.0f})"
 
 
-def format_table(result: RatingResult) -> str:
-    """The ratings as an aligned text table, best first."""
-    rows = [("rank", "name", "rating", "95% low", "95% high", "games")]
+def format_table(result: RatingResult, intervals: bool | None = None) -> str:
+    """The ratings as an aligned text table, best first, in the leaderboard's
+    words: ``1535.1 (1504-1568)``, ``(no interval)`` for a player with too
+    few deals. ``intervals`` (default: whether any was drawn): whether to
+    show the column (not for Elo, nor with ``--bootstrap 0``)."""
+    if intervals is None:
+        intervals = result.method == "bt" and result.bootstrap > 0
+    label = "rating (95% interval)" if intervals else "rating"
+    if result.provisional:
+        label = "Elo (provisional)"
+    rows = [("rank", "name", label, "games")]
     for rank, p in enumerate(result.players, 1):
-        rows.append((str(rank), p.name, _fmt(p.rating), _fmt(p.low), _fmt(p.high), str(p.games)))
+        rating = f"{p.rating:.1f}"
+        if intervals:
+            rating = f"{rating:>7} {_interval(p.low, p.high)}"
+        rows.append((str(rank), p.name, rating, str(p.games)))
     widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
     lines = []
     for row in rows:
         pairs = enumerate(zip(row, widths, strict=True))
-        cells = [cell.ljust(w) if c == 1 else cell.rjust(w) for c, (cell, w) in pairs]
+        cells = [cell.ljust(w) if c in (1, 2) else cell.rjust(w) for c, (cell, w) in pairs]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
 
@@ -168,12 +181,12 @@ def run(args: argparse.Namespace) -> int:
             boots = 0  # nobody gets an interval: no resampling
         result = bradley_terry(games, bootstrap=boots, seed=args.seed or 0)
         if args.bootstrap != 0:
-            result, _ = withhold_thin_intervals(result, games, unit="duplicate sets")
+            result, _ = withhold_thin_intervals(result, games, unit="deals")
     notes = list(result.notes)
     if result.method == "bt":
         what = (
-            f"95% intervals from re-rating {result.bootstrap} random redraws of the duplicate"
-            " sets (the bootstrap)"
+            f"95% intervals from re-rating {result.bootstrap} random redraws of the deals"
+            " (duplicate_set; the bootstrap)"
             if result.bootstrap
             else "no intervals"
         )
@@ -187,7 +200,7 @@ def run(args: argparse.Namespace) -> int:
         for note in notes:
             print(f"note: {note}", file=sys.stderr)
     else:
-        print(format_table(result))
+        print(format_table(result, intervals=args.method == "bt" and args.bootstrap != 0))
         for note in notes:
             print(f"note: {note}")
     return 0

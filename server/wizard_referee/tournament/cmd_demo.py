@@ -136,7 +136,11 @@ def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
     )
     try:
         store = trio.run(
-            lambda: run_tournament(config, progress_stream=None if args.quiet else sys.stderr)
+            lambda: run_tournament(
+                config,
+                progress_stream=None if args.quiet else sys.stderr,
+                results_note=None if args.database else TEMPORARY,
+            )
         )
     except TournamentError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -146,9 +150,35 @@ def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
     print()
     print(format_leaderboard(board, f"Leaderboard ({board.games} games):"))
     print()
-    where = f"kept in {args.database}" if args.database else "in a temporary database"
-    print(f"Results were {where}. Next steps:")
-    print("  wizard-arena serve --port 50051        # a server for your own bots")
-    print("  wizard-arena bot my_bot.py:MyBot --server 127.0.0.1:50051")
-    print("  wizard-arena tournament my.toml        # see docs/tournament.md")
+    print("\n".join(closing_lines(args.database)))
     return 0
+
+
+TEMPORARY = "results in a temporary folder, removed at the end (--database FILE keeps them)"
+"""Where the results go, on the first progress line, without ``--database``."""
+
+
+def closing_lines(database: str | None) -> list[str]:
+    """The demo's last lines: where the results are (or how to keep them), next steps.
+
+    >>> closing_lines(None)[:2]  # doctest: +NORMALIZE_WHITESPACE
+    ['The results were in a temporary folder, removed now; to keep them:',
+     '  wizard-arena demo --database demo.sqlite']
+    """
+    if database is None:
+        kept = [
+            "The results were in a temporary folder, removed now; to keep them:",
+            "  wizard-arena demo --database demo.sqlite",
+        ]
+    else:
+        kept = [
+            f"The results are kept in {database}; a game, trick by trick:",
+            f"  wizard-arena replay GAME_ID --database {database}",
+        ]
+    return [
+        *kept,
+        "Next steps:",
+        "  wizard-arena serve --port 50051        # a server for your own bots",
+        "  wizard-arena bot my_bot.py:MyBot --server 127.0.0.1:50051",
+        "  wizard-arena tournament my.toml        # see docs/tournament.md",
+    ]

@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     import trio
 
     from wizard_referee.referee.arena import Arena
-    from wizard_referee.tournament.store import ResultsStore
 
 
 def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
@@ -130,7 +129,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--export-results",
         metavar="FILE",
         help="also write one JSON line per finished game (players, scores, "
-        "game_id, duplicate_set), the input of 'wizard-arena ratings'",
+        "game_id, duplicate_set), the input of 'wizard-arena ratings'; after the "
+        "run: wizard-arena export --database DB",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress display")
     parser.add_argument(
@@ -254,7 +254,10 @@ def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
         seating = stored_seating((store.tournament_config() or {}).get("plan") or {})
         board = leaderboard(store, method=args.method, exclude_faulted=config.exclude_faulted)
         if args.export_results:
-            _export(store, args.export_results)
+            from wizard_referee.tournament.cmd_export import export_games
+
+            with open(args.export_results, "w", encoding="utf-8") as out:
+                export_games(store, out)
     if args.json or args.csv:
         if args.json:
             print(json.dumps([r.as_dict() for r in board.rows], indent=2))
@@ -282,20 +285,3 @@ def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
         )
         return 1
     return 0
-
-
-def _export(store: ResultsStore, path: str) -> None:
-    with open(path, "w", encoding="utf-8") as out:
-        for spec, seats, faulted in store.finished_games():
-            out.write(
-                json.dumps(
-                    {
-                        "players": [s.entrant for s in seats],
-                        "scores": [s.total for s in seats],
-                        "game_id": spec.id,
-                        "duplicate_set": spec.duplicate_set,
-                        "faulted": faulted,
-                    }
-                )
-                + "\n"
-            )

@@ -80,8 +80,11 @@ async def run_tournament(
     progress_interval: float = 2.0,
     on_record: Callable[[GameRecord], None] | None = None,
     on_arena: OnArena | None = None,
+    results_note: str | None = None,
 ) -> ResultsStore:
     """Plan (or resume) and play the tournament; return the open results store.
+    The first line on ``progress_stream`` says where the results go (the
+    database and the logs' folder, or ``results_note``).
 
     Checked before anything is created: the database (new, or a tournament
     with the same plan for ``resume``) and that every entrant command can
@@ -119,9 +122,8 @@ async def run_tournament(
         log.info("tournament", games=total, pending=len(pending), resume=resume)
         if progress_stream is not None:
             left = f"{len(pending)} of {total} games left" if resume else f"{total} games"
-            progress_stream.write(
-                f"{config.name}: {left}; results in {db_path}, logs in {log_dir(config)}/\n"
-            )
+            where = results_note or f"results in {db_path}, logs in {log_dir(config)}/"
+            progress_stream.write(f"{config.name}: {left}; {where}\n")
             progress_stream.flush()
         if pending:
             run = TournamentRun(

@@ -1,0 +1,78 @@
+"""``wizard-arena export --database DB [--out FILE]``: a tournament's finished
+games as JSON lines, the input of ``wizard-arena ratings``.
+
+One line per finished game: ``players`` and ``scores`` by seat, ``game_id``,
+``duplicate_set`` (the deal, which groups games for the ratings' bootstrap)
+and ``faulted``. To standard output by default, so that
+``wizard-arena export --database DB | wizard-arena ratings -`` re-rates a
+tournament; ``--out FILE`` writes a file and says how many games it holds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from wizard_referee.tournament.store import ResultsStore, StoreError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--database",
+        "-d",
+        default="tournament.sqlite",
+        type=Path,
+        help="results database (default tournament.sqlite)",
+    )
+    parser.add_argument(
+        "--out",
+        "-o",
+        metavar="FILE",
+        default="-",
+        help="write to FILE (default '-': standard output)",
+    )
+
+
+def export_games(store: ResultsStore, out: TextIO) -> int:
+    """Write ``store``'s finished games to ``out``, one JSON line each; how many."""
+    count = 0
+    for spec, seats, faulted in store.finished_games():
+        line = {
+            "players": [s.entrant for s in seats],
+            "scores": [s.total for s in seats],
+            "game_id": spec.id,
+            "duplicate_set": spec.duplicate_set,
+            "faulted": faulted,
+        }
+        out.write(json.dumps(line) + "\n")
+        count += 1
+    return count
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.database.exists():
+        print(f"error: no database {args.database}", file=sys.stderr)
+        return 2
+    try:
+        store = ResultsStore(args.database, create=False)
+    except StoreError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    with store:
+        if args.out == "-":
+            export_games(store, sys.stdout)
+            return 0
+        try:
+            with open(args.out, "w", encoding="utf-8") as out:
+                count = export_games(store, out)
+        except OSError as e:
+            print(f"error: cannot write {args.out}: {e.strerror or e}", file=sys.stderr)
+            return 1
+    print(
+        f"wrote {count} game(s) to {args.out} (rate them: wizard-arena ratings {args.out})",
+        file=sys.stderr,
+    )
+    return 0
