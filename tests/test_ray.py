@@ -254,6 +254,23 @@ if netns.inside():
         assert len(nodes) == 2, f"the games were not spread over both nodes: {nodes}"
         assert {r.tags["worker"] for r in records} == {0, 1}
 
+    def test_a_tournament_through_ray_client(
+        cluster: Any, reference: list[tuple[Any, ...]], tmp_path: Path
+    ) -> None:
+        """``--ray-address ray://HOST:PORT``: Ray Client hands back new reference
+        objects for the same objects, so the coordinator matches them by value;
+        it used to wait for a worker that had long been ready, for 120 s."""
+        db = tmp_path / "client.sqlite"
+        toml = _toml(tmp_path / "c.toml", _section(db, executor="ray", workers=1), _entrants())
+        address = f"ray://127.0.0.1:{CLIENT_PORT}"
+        cmd = [sys.executable, "-m", "wizard_arena.cli", "tournament", str(toml), "--quiet"]
+        res = subprocess.run(
+            [*cmd, "--ray-address", address], capture_output=True, text=True, timeout=240
+        )
+        assert res.returncode == 0, res.stderr[-3000:]
+        assert _results(db) == reference
+        _no_faults(_records(db))
+
     def test_a_comparison_on_the_cluster_gives_the_local_answer(
         cluster: Any, tmp_path: Path
     ) -> None:
@@ -313,23 +330,6 @@ if netns.inside():
         assert _results(db) == reference  # every game once: the store refuses a second
         _no_faults(_records(db))
         assert all(r["games"] == 12 for r in json.loads(res.stdout))
-
-    def test_a_tournament_through_ray_client(
-        cluster: Any, reference: list[tuple[Any, ...]], tmp_path: Path
-    ) -> None:
-        """``--ray-address ray://HOST:PORT``: Ray Client hands back new reference
-        objects for the same objects, so the coordinator matches them by value;
-        it used to wait for a worker that had long been ready, for 120 s."""
-        db = tmp_path / "client.sqlite"
-        toml = _toml(tmp_path / "c.toml", _section(db, executor="ray", workers=1), _entrants())
-        address = f"ray://127.0.0.1:{CLIENT_PORT}"
-        cmd = [sys.executable, "-m", "wizard_arena.cli", "tournament", str(toml), "--quiet"]
-        res = subprocess.run(
-            [*cmd, "--ray-address", address], capture_output=True, text=True, timeout=240
-        )
-        assert res.returncode == 0, res.stderr[-3000:]
-        assert _results(db) == reference
-        _no_faults(_records(db))
 
     def test_the_two_machine_steps_with_token_authentication(
         reference: list[tuple[Any, ...]], tmp_path: Path

@@ -137,7 +137,10 @@ def _init_problem(address: str, e: BaseException, said: str) -> str:
     where = f"the Ray cluster at {address}" if address else "Ray on this machine"
     if "invalidauthtoken" in text or "unauthenticated" in text or "authentication" in text:
         return f"{where} refused this process: it uses token authentication; {TOKEN_HELP}"
-    return f"could not join {where}: {_first_line(e)}"
+    lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+    said_lines = [line.strip() for line in said.splitlines() if " E " in line or "Error" in line]
+    why = " ".join((lines or [type(e).__name__])[:3] + said_lines[-1:])
+    return f"could not join {where}: {why[:400]}"
 
 
 @contextlib.contextmanager
