@@ -26,9 +26,11 @@ if (
     )
 ):
     # the architecture's floor runs on the referee's own transport settings:
-    # importing grpc_setup chooses grpc core's listener as the referee does;
-    # the plain grpc.aio floors keep grpc's defaults, as any grpc.aio server would
-    import wizard_referee.referee.grpc_setup  # noqa: F401
+    # grpc core's listener chosen as a referee's process chooses it; the plain
+    # grpc.aio floors keep grpc's defaults, as any grpc.aio server would
+    from wizard_referee.referee.grpc_setup import prepare_referee_transport
+
+    prepare_referee_transport()
 
 import grpc
 

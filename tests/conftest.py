@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import sys
 import threading
 import zlib
 from collections.abc import Callable, Iterator
@@ -21,16 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-# Python's bytecode caches on for this run and every process it starts, even
-# where the environment turns them off (PYTHONDONTWRITEBYTECODE): the suite
-# starts a few hundred Python processes (bots, referees, CLI commands), and
-# without the caches each one compiles the project's modules again (about
-# 0.16 s of CPU apiece). .ci/run does the same for the whole install.
-sys.dont_write_bytecode = False
-os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+# grpc core's settings as a referee's process chooses them (the tests host
+# referees in this process), before any test loads grpc; the bots and commands
+# the tests start get an environment without them, as the arena's do
+from wizard_referee.referee.grpc_setup import prepare_referee_transport
 
-# grpc core's settings as the referee chooses them, before any test loads grpc
-import wizard_referee.referee.grpc_setup  # noqa: E402, F401
+prepare_referee_transport()
 
 if TYPE_CHECKING:
     from .support import ServerThread

@@ -546,9 +546,12 @@ def test_grpc_setup_reads_the_version_of_the_grpc_it_would_load() -> None:
 
 
 @pytest.mark.e2e
-def test_the_referee_sets_the_listener_before_grpc_loads() -> None:
-    """In a fresh process, importing the transport sets grpc's environment
-    before grpc is imported (on the grpcio measured)."""
+def test_the_listener_is_chosen_where_a_referee_is_hosted_and_not_inherited() -> None:
+    """In a fresh process, importing the transport changes nothing in the
+    environment; prepare_referee_transport() loads grpc with the iomgr
+    listener (on the grpcio measured), leaves the environment as it was (a
+    bot started from there inherits nothing), and says which listener is in
+    use; called after grpc loaded, it says why grpc's default stays."""
     import os
     import subprocess
     import sys
@@ -558,13 +561,32 @@ def test_the_referee_sets_the_listener_before_grpc_loads() -> None:
 
     code = (
         "import os, sys; import wizard_referee.referee.bridge; "
-        "print('grpc' in sys.modules, os.environ.get('GRPC_EXPERIMENTS'))"
+        "print(os.environ.get('GRPC_EXPERIMENTS'))"
     )
     env = {k: v for k, v in os.environ.items() if k not in ("GRPC_EXPERIMENTS", LISTENER_ENV)}
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+
+    def run(code: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+
+    assert run(code).stdout.split() == ["None"]
+    prepared = run(
+        "import os, sys; from wizard_referee.referee import grpc_setup as g; "
+        "chosen = g.prepare_referee_transport(); "
+        "print(chosen, 'grpc' in sys.modules, os.environ.get('GRPC_EXPERIMENTS')); "
+        "print(g.listener_in_use())"
     )
     measured = ".".join(metadata.version("grpcio").split(".")[:2]) in MEASURED_GRPCIO
-    expect = "-event_engine_listener" if measured else "None"
-    assert out.stdout.split() == ["True", expect]
-    assert "Unknown experiment" not in out.stderr
+    first, listener = prepared.stdout.splitlines()
+    assert first.split() == [str(measured), "True", "None"]
+    assert listener.startswith("iomgr" if measured else "grpc's default")
+    assert "Unknown experiment" not in prepared.stderr
+    late = run(
+        "import grpc; from wizard_referee.referee import grpc_setup as g; "
+        "print(g.prepare_referee_transport()); print(g.listener_in_use())"
+    )
+    assert late.stdout.splitlines() == [
+        "False",
+        "grpc's default (grpc was loaded before the referee chose its listener)",
+    ]

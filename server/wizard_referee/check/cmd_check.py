@@ -77,26 +77,28 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import trio
 
 from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
-from wizard_arena.client.results import read_report
 from wizard_arena.rules import Rules
-from wizard_referee.check.analysis import SdkReport, analyse
 from wizard_referee.check.report import CheckReport, Problem, format_report
-from wizard_referee.referee.arena import Arena, ArenaConfig, Session, serve_arena
+from wizard_referee.referee.grpc_setup import prepare_referee_transport
 from wizard_referee.referee.logs import configure_logging
 from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import GameRecord
+
+if TYPE_CHECKING:  # the referee and the SDK's client (and grpc) load in run(), after
+    # the referee's listener is chosen (grpc_setup)
+    from wizard_referee.check.analysis import SdkReport
+    from wizard_referee.referee.arena import Arena, Session
 
 __all__ = [
     "CheckOptions",
     "CheckReport",
     "Problem",
     "add_arguments",
-    "analyse",
     "format_report",
     "run",
     "run_check",
@@ -282,6 +284,8 @@ async def run_check(
     players = opts.players
     bot_token = secrets.token_hex(16)
     opp_tokens = [secrets.token_hex(16) for _ in range(players - 1)]
+    from wizard_referee.referee.arena import ArenaConfig, serve_arena
+
     config = ArenaConfig(
         host="127.0.0.1",
         port=0,
@@ -409,6 +413,7 @@ async def _play_games(
 
 
 def run(args: argparse.Namespace) -> int:
+    prepare_referee_transport()  # before the referee loads grpc
     prog = "wizard-arena check"
     try:
         opts = _options(args)
@@ -443,6 +448,8 @@ def run(args: argparse.Namespace) -> int:
         exit_code=done.exit_code,
         stopped=done.stopped,
     )
+    from wizard_referee.check.analysis import analyse
+
     analyse(report, done.records, done.seats, done.connected, stderr_text, sdk)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
@@ -453,6 +460,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _sdk_report(path: Path) -> SdkReport:
     """The records ``wizard-arena bot --report`` wrote (none if it wrote none)."""
+    from wizard_arena.client.results import read_report
+    from wizard_referee.check.analysis import SdkReport
+
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             records, total = read_report(f)

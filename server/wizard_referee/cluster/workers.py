@@ -30,6 +30,7 @@ import trio
 
 from wizard_referee.compare.local_play import play_planned
 from wizard_referee.compare.plan import ComparePlan, PlannedGame
+from wizard_referee.referee.grpc_setup import prepare_referee_transport
 from wizard_referee.referee.logs import configure_logging, get_logger, log_file
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.config import TournamentConfig
@@ -87,6 +88,9 @@ class HostWorker:
     def __init__(
         self, config: TournamentConfig, secret: str, index: int, logs: str, shipped_from: str
     ) -> None:
+        # Ray loaded grpc before this referee could choose its listener: grpc's
+        # default stays, and its log says why (grpc_setup)
+        prepare_referee_transport()
         # a referee of its own on a free loopback port: bots dial in from this node only
         self.config = replace(
             config, host="127.0.0.1", port=0, workdir=_workdir(config, shipped_from)

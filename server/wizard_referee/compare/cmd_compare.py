@@ -320,6 +320,9 @@ def _play(
 
         play_in_process(comparison, _parallel(args), progress)
         return
+    from wizard_referee.referee.grpc_setup import prepare_referee_transport
+
+    prepare_referee_transport()  # before the referee loads grpc
     import trio
 
     from wizard_referee.compare.referee_play import play_over_referee

@@ -45,6 +45,7 @@ from wizard_arena.protocol.seeds import new_secret
 from wizard_arena.rules import Rules
 from wizard_referee.referee.bridge import Bridge, open_bridge
 from wizard_referee.referee.counters import ArenaCounters
+from wizard_referee.referee.grpc_setup import listener_in_use
 from wizard_referee.referee.handshake import greet, missing_options
 from wizard_referee.referee.live import LiveTable
 from wizard_referee.referee.logs import get_logger
@@ -465,6 +466,7 @@ async def serve_arena(
                 address=arena.address,
                 rules=config.rules.describe(),
                 move_time=policy.move_time,
+                listener=listener_in_use(),
             )
             task_status.started(arena)
             await trio.sleep_forever()

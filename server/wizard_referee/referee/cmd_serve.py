@@ -7,13 +7,14 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import trio
 
 from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
 from wizard_arena.cli.web_options import WebOptions, add_web_arguments, port_number
-from wizard_referee.referee.arena import Arena, ArenaConfig, freeze_startup_objects, serve_arena
 from wizard_referee.referee.faults import FAULT_POLICIES
+from wizard_referee.referee.grpc_setup import prepare_referee_transport
 from wizard_referee.referee.listen import SERVE_FIXES, listen_problem, serve_failure
 from wizard_referee.referee.logs import configure_logging
 from wizard_referee.referee.policy import PolicyError, RefereePolicy
@@ -159,12 +160,17 @@ def read_bot_seed_secret(args: argparse.Namespace) -> str | None:
     return args.bot_seed_secret
 
 
-StartWeb = Callable[[trio.Nursery, WebOptions, Arena], Awaitable[list[str]]]
+if TYPE_CHECKING:  # the referee (and grpc) load in run(), after the listener is chosen
+    from wizard_referee.referee.arena import Arena, ArenaConfig
+
+    StartWeb = Callable[[trio.Nursery, WebOptions, Arena], Awaitable[list[str]]]
 
 
 async def _main(
     config: ArenaConfig, web: WebOptions | None = None, start_web: StartWeb | None = None
 ) -> None:
+    from wizard_referee.referee.arena import freeze_startup_objects, serve_arena
+
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
             arena = await nursery.start(serve_arena, config)
@@ -214,6 +220,9 @@ def web_problem(web: WebOptions, referee_port: int = 0) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    prepare_referee_transport()  # before the referee loads grpc
+    from wizard_referee.referee.arena import ArenaConfig
+
     configure_logging(args.log_level, args.log_format)
     try:
         policy = RefereePolicy.from_mapping(vars(args))

@@ -1,6 +1,14 @@
 """grpc core's settings that the referee's transport chooses, set in the
 environment before grpc is first imported (grpc core reads them once, when
-it loads): :mod:`.bridge` imports this module just before grpc.
+it loads). Nothing happens on import: a process that hosts a referee calls
+:func:`prepare_referee_transport` before anything loads grpc (the
+``serve``, ``tournament``, ``demo``, ``check`` and ``compare --referee``
+verbs, at the start of their run). It sets the variable, loads grpc (whose
+core reads it then) and takes the variable out of the environment again, so
+no process started from there (a bot) inherits it. The referee's
+``serving`` log line says which listener is in use (:func:`listener_in_use`):
+where grpc was loaded first (a Ray worker, whose Ray loads grpc), grpc's
+default.
 
 The listener: with grpcio 1.85, a server's accepted connections go through
 the EventEngine listener and endpoints by default, where each message read
@@ -38,7 +46,9 @@ __all__ = [
     "UVLOOP_ENV",
     "choose_listener",
     "grpcio_version",
+    "listener_in_use",
     "new_event_loop",
+    "prepare_referee_transport",
 ]
 
 #: ``event_engine`` keeps grpc's default listener (for comparisons).
@@ -79,7 +89,45 @@ def choose_listener(environ: dict[str, str] | os._Environ[str] = os.environ) -> 
     return True
 
 
-choose_listener()
+#: Why :func:`prepare_referee_transport` left grpc's default (None: it chose
+#: the iomgr listener, or it has not run).
+_why_default: str | None = "prepare_referee_transport() was not called before grpc loaded"
+_set_here = False
+
+
+def prepare_referee_transport() -> bool:
+    """Choose grpc core's listener for a referee hosted in this process, load
+    grpc with it, and leave the environment as it was; once. True if the
+    iomgr listener was asked for. Call it before anything loads grpc."""
+    global _why_default, _set_here
+    if _set_here or "grpc" in sys.modules:
+        if not _set_here:
+            _why_default = "grpc was loaded before the referee chose its listener"
+        return _set_here
+    given = os.environ.get("GRPC_EXPERIMENTS")
+    if given is not None:
+        _why_default = f"GRPC_EXPERIMENTS={given} given"
+    elif os.environ.get(LISTENER_ENV, "") == "event_engine":
+        _why_default = f"{LISTENER_ENV}=event_engine"
+    elif choose_listener(os.environ):
+        try:
+            importlib.import_module("grpc")  # grpc core reads GRPC_EXPERIMENTS now
+        finally:
+            del os.environ["GRPC_EXPERIMENTS"]
+        _set_here, _why_default = True, None
+    else:
+        _why_default = (
+            f"grpcio {grpcio_version() or '(unknown version)'} is not one the iomgr listener "
+            f"was measured with ({', '.join(MEASURED_GRPCIO)})"
+        )
+    return _set_here
+
+
+def listener_in_use() -> str:
+    """Which listener the referee's transport runs on, and why (the log says it)."""
+    if _set_here:
+        return "iomgr (GRPC_EXPERIMENTS=-event_engine_listener, for this process only)"
+    return f"grpc's default ({_why_default})"
 
 
 #: Set to ``0`` to run the grpc.aio thread on asyncio's own loop even where

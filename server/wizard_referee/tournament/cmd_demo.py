@@ -115,6 +115,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
+    from wizard_referee.referee.grpc_setup import prepare_referee_transport
+
+    prepare_referee_transport()  # before the referee loads grpc
     import trio
 
     from wizard_referee.tournament.runner import (

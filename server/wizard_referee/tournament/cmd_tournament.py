@@ -215,6 +215,9 @@ def _web_starter(
 
 
 def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
+    from wizard_referee.referee.grpc_setup import prepare_referee_transport
+
+    prepare_referee_transport()  # before the referee loads grpc
     import trio
 
     from wizard_referee.referee.arena import freeze_startup_objects
