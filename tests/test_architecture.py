@@ -524,3 +524,21 @@ def test_each_package_says_what_it_holds_and_may_import(package: Module) -> None
     doc = ast.get_docstring(ast.parse(package.path.read_text(encoding="utf-8")))
     assert doc and len(doc.split()) >= 12, f"{package.name}: no docstring saying what lives there"
     assert "may import" in doc.lower(), f"{package.name}: its docstring says not what it may import"
+
+
+def test_the_bot_loader_loads_neither_grpc_nor_trio() -> None:
+    """The verbs that load a bot class before they host a referee (compare,
+    check) must not load grpc before the referee chooses its listener."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; import wizard_arena.loader as l; "
+        "l.load_class('wizard_bots.random_bot:RandomBot'); "
+        "import wizard_referee.compare.cmd_compare, wizard_referee.check.cmd_check, "
+        "wizard_referee.referee.cmd_serve; "
+        "print(sorted(m for m in ('grpc', 'trio') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[0] in ("['trio']", "[]"), out.stdout + out.stderr
+    assert "grpc" not in out.stdout

@@ -502,3 +502,21 @@ def test_a_bot_that_ends_its_process_in_process_is_an_error_not_a_hang(tmp_path:
     proc = _cli(crash, RANDOM, *SIZE_ARGS, "--quiet", "--parallel", "1", cwd=tmp_path, timeout=60)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "worker process died" in proc.stderr and "over the referee" in proc.stderr
+
+
+def test_a_comparison_that_cannot_start_leaves_nothing_behind(tmp_path: Path) -> None:
+    """A bot whose program is not installed is named before anything is
+    created, in compare's words (it has no file to take an entrant out of);
+    one that starts and dies before it connects stops the comparison with
+    its log's last lines, and the database that holds no game is removed,
+    so the corrected command runs again as it is."""
+    missing = _cli(HEURISTIC, "no-such-program {server} {token}", *SIZE_ARGS, cwd=tmp_path)
+    assert missing.returncode == 2
+    assert "program 'no-such-program' not found on PATH" in missing.stderr
+    assert "or compare another bot" in missing.stderr and "out of the file" not in missing.stderr
+    assert not (tmp_path / "compare.sqlite").exists()
+    dies = f"{sys.executable} -c 'raise SystemExit(3)' {{server}} {{token}}"
+    died = _cli(HEURISTIC, dies, *SIZE_ARGS, "--quiet", cwd=tmp_path, timeout=120)
+    assert died.returncode == 2, died.stdout
+    assert "cannot start" in died.stderr and "was not kept" in died.stderr, died.stderr
+    assert not (tmp_path / "compare.sqlite").exists()

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from wizard_arena.cli import main as cli_main
-from wizard_arena.client.cmd_bot import load_class
+from wizard_arena.loader import load_class
 from wizard_arena.local import play_local
 from wizard_arena.rules import Rules
 from wizard_bots.learned import LearnedBot

@@ -60,7 +60,7 @@ def _names(bots: list[Any]) -> list[str]:
 def _seat_bots(specs: list[str], players: int) -> list[Any]:
     """The bots by seat; SpecError (from the bot loader) or ValueError says why not."""
     from wizard_arena.bot import Bot
-    from wizard_arena.client.cmd_bot import load_bot
+    from wizard_arena.loader import load_bot
 
     if len(specs) > players:
         raise ValueError(
@@ -80,7 +80,7 @@ def _seat_bots(specs: list[str], players: int) -> list[Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wizard_arena.client.cmd_bot import SpecError
+    from wizard_arena.loader import SpecError
 
     try:
         rules = rules_from_args(args)

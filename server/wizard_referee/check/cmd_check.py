@@ -217,7 +217,7 @@ def _bot_command(
 
 
 def _load_opponents(specs: list[str]) -> list[Any]:
-    from wizard_arena.client.cmd_bot import SpecError, load_class
+    from wizard_arena.loader import SpecError, load_class
 
     out = []
     for spec in specs:
@@ -472,7 +472,7 @@ def _sdk_report(path: Path) -> SdkReport:
 
 
 def _options(args: argparse.Namespace) -> CheckOptions:
-    from wizard_arena.client.cmd_bot import SpecError, load_class, parse_arg
+    from wizard_arena.loader import SpecError, load_class, parse_arg
 
     if (args.spec is None) == (args.command is None):
         raise UsageError("give a bot MODULE:CLASS or --command CMDLINE (one of them)")

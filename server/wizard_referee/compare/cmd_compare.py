@@ -21,6 +21,7 @@ from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
 from wizard_referee.compare.plan import DEFAULT_OPPONENTS, BotSpec, ComparePlan, parse_bot
 from wizard_referee.compare.session import CompareError, Comparison, Outcome, Progress
 from wizard_referee.compare.stats import Design, Verdict, difference_bound
+from wizard_referee.referee.grpc_setup import prepare_referee_transport
 from wizard_referee.tournament.cmd_tournament import add_executor_arguments
 
 __all__ = ["DEFAULT_MAX_GAMES", "add_arguments", "run"]
@@ -214,13 +215,15 @@ def _settings(args: argparse.Namespace) -> tuple[ComparePlan, int, Design, bool]
 
 
 def run(args: argparse.Namespace) -> int:
-    from wizard_arena.client.cmd_bot import SpecError
+    from wizard_arena.loader import SpecError
     from wizard_referee.compare.session import open_comparison
 
     try:
         plan, deals, design, sequential = _settings(args)
         in_process = not args.referee and all(b.is_class for b in (plan.a, plan.b, *plan.opponents))
         _check_executor(args, in_process)
+        if not in_process:
+            prepare_referee_transport()  # before the referee (and grpc) load
         _check_bots(plan, in_process)
         comparison = open_comparison(
             plan,
@@ -235,14 +238,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     progress = Progress(comparison, None if args.quiet else sys.stderr)
+    store = comparison.store
     try:
-        with comparison.store:
-            if not args.quiet:
-                print(_header(comparison, _where(args, in_process)), file=sys.stderr)
-            if not comparison.done:
-                _play(comparison, in_process, args, progress)
-            progress.end()
+        if not args.quiet:
+            print(_header(comparison, _where(args, in_process)), file=sys.stderr)
+        if not comparison.done:
+            _play(comparison, in_process, args, progress)
+        progress.end()
     except CompareError as e:
+        # a comparison that could not start leaves nothing behind (as a tournament)
+        if not args.resume and store.close_and_remove_if_unplayed():
+            e = CompareError(f"{e} (nothing was played: {args.database} was not kept)")
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -252,11 +258,16 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 130
+    finally:
+        store.close()
     _report(comparison.outcome(), args)
     return 0
 
 
 def _check_bots(plan: ComparePlan, in_process: bool) -> None:
+    """ValueError, SpecError or CompareError for a bot that cannot play, before
+    the comparison's database is created."""
+    from wizard_arena.loader import load_class
     from wizard_referee.compare.local_play import check_bot
 
     for bot in (plan.a, plan.b, *plan.opponents):
@@ -264,10 +275,14 @@ def _check_bots(plan: ComparePlan, in_process: bool) -> None:
             if in_process:
                 check_bot(bot)
             else:
-                from wizard_arena.client.cmd_bot import load_class
-
                 assert bot.target is not None
                 load_class(bot.target)
+    if not in_process:
+        from wizard_referee.compare.referee_play import problems
+
+        found = problems(plan)
+        if found:
+            raise CompareError("; ".join(found))
 
 
 #: executor name -> the module that plays a comparison with it (loaded when chosen)
@@ -320,9 +335,6 @@ def _play(
 
         play_in_process(comparison, _parallel(args), progress)
         return
-    from wizard_referee.referee.grpc_setup import prepare_referee_transport
-
-    prepare_referee_transport()  # before the referee loads grpc
     import trio
 
     from wizard_referee.compare.referee_play import play_over_referee

@@ -35,7 +35,7 @@ _classes: dict[str, type] = {}
 def check_bot(spec: BotSpec) -> None:
     """Build the bot once here: SpecError or ValueError saying why it cannot
     play in-process (before any worker starts)."""
-    from wizard_arena.client.cmd_bot import load_bot
+    from wizard_arena.loader import load_bot
 
     assert spec.target is not None
     bot = load_bot(spec.target, spec.kwargs)
@@ -47,7 +47,7 @@ def check_bot(spec: BotSpec) -> None:
 
 
 def _build(spec: BotSpec) -> Bot:
-    from wizard_arena.client.cmd_bot import load_class
+    from wizard_arena.loader import load_class
 
     assert spec.target is not None
     cls = _classes.get(spec.target)

@@ -85,7 +85,11 @@ def _rel(path: Path | str) -> str:
 # -- before anything starts -------------------------------------------------------------
 
 
-def _program_problem(name: str, prog: str, workdir: str) -> str | None:
+#: How a tournament's preflight message ends: what else the organiser can do.
+FILE_REMEDY = "take the entrant out of the file"
+
+
+def _program_problem(name: str, prog: str, workdir: str, remedy: str) -> str | None:
     if "{" in prog:
         return None  # replaced when started
     if "/" in prog:
@@ -98,13 +102,10 @@ def _program_problem(name: str, prog: str, workdir: str) -> str | None:
     if shutil.which(prog) is not None:
         return None
     hint = "install Node.js 18 or later" if prog in ("node", "nodejs") else f"install {prog}"
-    return (
-        f"entrant {name!r}: program {prog!r} not found on PATH: {hint}, "
-        "or take the entrant out of the file"
-    )
+    return f"entrant {name!r}: program {prog!r} not found on PATH: {hint}, or {remedy}"
 
 
-def _node_problem(name: str, command: Sequence[str], workdir: str) -> str | None:
+def _node_problem(name: str, command: Sequence[str], workdir: str, remedy: str) -> str | None:
     """A Node.js script whose package has dependencies but no ``node_modules``."""
     script = next((a for a in command[1:] if not a.startswith("-")), None)
     if script is None or "{" in script:
@@ -125,21 +126,22 @@ def _node_problem(name: str, command: Sequence[str], workdir: str) -> str | None
         verb = "ci" if (folder / "package-lock.json").is_file() else "install"
         return (
             f"entrant {name!r} needs its Node.js packages, which are not installed: run "
-            f"`npm {verb} --prefix {_rel(folder)}` once (or take the entrant out of the file)"
+            f"`npm {verb} --prefix {_rel(folder)}` once (or {remedy})"
         )
     return None
 
 
-def preflight(entrants: Sequence[Any], workdir: str) -> list[str]:
+def preflight(entrants: Sequence[Any], workdir: str, remedy: str = FILE_REMEDY) -> list[str]:
     """Why entrant commands could not start (program not found, a Node.js bot
-    without its packages), before anything is created or started."""
+    without its packages), before anything is created or started; each
+    message ends with ``remedy``, what else its user can do."""
     problems = []
     for e in entrants:
         if e.command is None:
             continue
-        problem = _program_problem(e.name, e.command[0], workdir)
+        problem = _program_problem(e.name, e.command[0], workdir, remedy)
         if problem is None and Path(e.command[0]).name in ("node", "nodejs"):
-            problem = _node_problem(e.name, e.command, workdir)
+            problem = _node_problem(e.name, e.command, workdir, remedy)
         if problem is not None:
             problems.append(problem)
     return problems

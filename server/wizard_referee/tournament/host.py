@@ -131,8 +131,12 @@ class GameHost:
             seats.append(s)
         return seats
 
-    async def play(self, spec: GameSpec, tags: dict[str, Any]) -> GameRecord:
-        """Play ``spec`` as soon as its seats' entrants have a free session."""
+    async def play(
+        self, spec: GameSpec, tags: dict[str, Any], bot_seeds: Sequence[int] | None = None
+    ) -> GameRecord:
+        """Play ``spec`` as soon as its seats' entrants have a free session
+        (``bot_seeds``: each seat's ``GameStarted.bot_seed``, else derived
+        by the arena from its secret and the game id)."""
         while True:
             seats = self.seats_for(spec.seats)
             if seats is not None:
@@ -142,7 +146,7 @@ class GameHost:
         for s in seats:
             if s is not None:
                 s.busy = True
-        return await run_game(self.arena, self.launched, spec, seats, tags)
+        return await run_game(self.arena, self.launched, spec, seats, tags, bot_seeds)
 
 
 @contextlib.asynccontextmanager
