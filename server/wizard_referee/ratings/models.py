@@ -641,9 +641,10 @@ class _Fit:
     notes: list[str]
 
 
-def _fit(glist: list[GameResult], bootstrap: int, seed: int, tol: float, prior_note: bool) -> _Fit:
-    units = _units(glist)
-    names, comps = _comparisons(units)
+def _fit(
+    data: tuple[list[str], Comparisons], bootstrap: int, seed: int, tol: float, prior_note: bool
+) -> _Fit:
+    names, comps = data
     w, m = comps.totals(None)
     pairs = _pairs(comps, w[0], m[0])
     assert pairs.n == len(names)
@@ -690,8 +691,9 @@ def bradley_terry(
     names = sorted(played)
     parts: list[list[str]] = [names]
     known: list[bool] = []
+    whole = _comparisons(_units(glist))
     if split:
-        _, comps = _comparisons(_units(glist))
+        comps = whole[1]
         w, m = comps.totals(None)
         pairs = _pairs(comps, w[0], m[0])
         found, known = groups(pairs.n, pairs.i, pairs.j, pairs.w, pairs.m)
@@ -704,16 +706,17 @@ def bradley_terry(
         if len(part) == 1:
             fits.append(None)
             continue
-        members = set(part)
-        own = glist
+        data = whole
         if len(parts) > 1:
+            members = set(part)
             own = []
             for g in glist:
                 kept = [(p, x) for p, x in zip(g.players, g.scores, strict=True) if p in members]
                 if len(kept) >= 2:
                     players, scores = zip(*kept, strict=True)
                     own.append(GameResult(players, scores, g.duplicate_set))
-        fits.append(_fit(own, bootstrap, seed, tol, prior_note=not split))
+            data = _comparisons(_units(own))
+        fits.append(_fit(data, bootstrap, seed, tol, prior_note=not split))
     return _assemble(parts, known, fits, played, bootstrap, notes)
 
 
