@@ -1,8 +1,9 @@
 """The leaderboard of results that only an order connects: two strong bots
-that always outscore two weak ones. The one fit with a prior rated them
-2042 [2028, 2056] against about 960 at 10 deals and 2278 [2271, 2285] at
-160: a gap, and intervals excluding each other, made by the prior's
-imaginary draw and growing with the games. Now each group is rated on its
+that always outscore two weak ones. The one fit with a prior printed the
+strong ones 2015 (1975-2072) and 1901 (1864-1934) against 1047 (1006-1090)
+and 1038 (995-1065) at 10 deals, and 2188 (2176-2202) at 160: a gap, and
+intervals excluding each other, made by the prior's imaginary draw and
+growing with the games. Now each group is rated on its
 own, the table, CSV, JSON and the web page say the groups and that only
 their order is known, and each bot is compared with the next one (the
 difference, its interval, the likelihood of superiority) within a group."""

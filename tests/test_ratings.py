@@ -258,9 +258,10 @@ def _two_strong_two_weak(sets: int, seed: int = 0) -> list[GameResult]:
 
 @pytest.mark.parametrize("sets", [10, 160])
 def test_groups_apart_get_no_gap_from_the_prior(sets: int) -> None:
-    """The one fit with the prior rated the strong pair 2042 [2028, 2056] at 10
-    sets and 2278 [2271, 2285] at 160: intervals that exclude each other, a gap
-    made by the prior that grows with the games. Now each pair is rated within
+    """The one fit with the prior rated the better of the strong pair 1967
+    [1923, 2013] at 10 sets and 2190 [2177, 2203] at 160 (the weak pair about
+    1050 and 815): intervals that exclude each other, a gap made by the prior
+    that grows with the games. Now each pair is rated within
     itself: ratings near 1500 in both groups at any number of sets, intervals
     that hold 1500, and no difference or interval across the groups."""
     result = bradley_terry(_two_strong_two_weak(sets), bootstrap=200)

@@ -3,7 +3,8 @@ the schedule of tables (:mod:`.schedule`) and the game plan (:mod:`.plan`),
 the entrants' processes (:mod:`.entrants`, :mod:`.launcher`,
 :mod:`.launcher_child`), seating games on their sessions (:mod:`.seating`),
 the runner that drives them through a referee (:mod:`.runner`), the results
-store (:mod:`.store`), the leaderboard (:mod:`.leaderboard`), one-line CLI
+store (:mod:`.store`), the leaderboard (:mod:`.leaderboard`) and the
+calibration of its intervals on simulated fields (:mod:`.calibrate`), one-line CLI
 errors (:mod:`.cli_errors`) and the ``tournament``, ``demo`` and ``replay``
 verbs.
 
