@@ -214,6 +214,38 @@ def test_groups_are_the_strongly_connected_components_in_order() -> None:
     assert parts == [[0, 1, 2], [3]] and known == [True]
 
 
+def test_groups_match_mutual_reachability_on_random_graphs() -> None:
+    """On 300 random comparison graphs: two players share a group exactly when
+    each reaches the other, no arc runs from a later group to an earlier
+    one, and ``known`` is whether the earlier group reaches the next."""
+    rng = random.Random(5)
+    for _ in range(300):
+        n = rng.randint(1, 9)
+        i, j, w, m = [], [], [], []
+        for a in range(n):
+            for b in range(a + 1, n):
+                if rng.random() < 0.5:
+                    i.append(a)
+                    j.append(b)
+                    m.append(2.0)
+                    w.append(rng.choice([0.0, 0.0, 1.0, 2.0, 2.0]))
+        arcs = {(a, b) for a, b, x, y in zip(i, j, w, m, strict=True) if x > 0}
+        arcs |= {(b, a) for a, b, x, y in zip(i, j, w, m, strict=True) if y - x > 0}
+        reach = [{a} for a in range(n)]
+        for _ in range(n):
+            for a, b in arcs:
+                reach[a] |= reach[b]
+        parts, known = groups(n, i, j, w, m)
+        where = {v: k for k, part in enumerate(parts) for v in part}
+        assert sorted(where) == list(range(n))
+        for a in range(n):
+            for b in range(n):
+                assert (where[a] == where[b]) == (b in reach[a] and a in reach[b])
+        assert all(where[a] <= where[b] for a, b in arcs)
+        for k, ordered in enumerate(known):
+            assert ordered == (parts[k + 1][0] in reach[parts[k][0]])
+
+
 def test_a_chain_of_clean_sweeps_is_an_order_and_nothing_more() -> None:
     """A always beat B, B always beat C: three groups of one. Only the order
     is known: each is rated 1500 on its own, with no interval and no

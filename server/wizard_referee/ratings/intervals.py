@@ -16,7 +16,7 @@ holds   60%    75%    85%    90%    93%    94%
 
 of the time (:func:`bootstrap_coverage`; normally distributed results).
 Simulated tournaments (:mod:`wizard_referee.tournament.calibrate`) measure
-the same shortfall on the ratings themselves: 91% at 10 sets. So:
+the same shortfall on the ratings themselves: 90.0% at 10 sets. So:
 
 - An entrant that played fewer than :data:`MIN_SETS` sets gets no interval,
   and a note says why in plain words.
