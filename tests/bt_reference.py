@@ -54,7 +54,7 @@ def datasets() -> dict[str, tuple[list[GameResult], int, int]]:
 def compute() -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, (games, bootstrap, seed) in datasets().items():
-        r = bradley_terry(games, bootstrap=bootstrap, seed=seed)
+        r = bradley_terry(games, bootstrap=bootstrap, seed=seed, split=False)
         out[name] = {
             "players": [p.as_dict() for p in r.players],
             "prior_used": r.prior_used,

@@ -66,7 +66,10 @@ def test_table(tmp_path: Path, cli: Cli) -> None:
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     # the leaderboard's words: "rating (95% interval)", "1535.1 (1504-1568)"
-    assert lines[0].split() == ["rank", "name", "rating", "(95%", "interval)", "games"]
+    assert lines[0].split() == [
+        *("rank", "name", "rating", "(95%", "interval)", "games"),
+        *("vs", "next", "(95%", "interval)", "LOS"),
+    ]
     rows = [line.split() for line in lines[1:4]]
     assert [r[:3] for r in rows] == [
         ["1", "C", "1535.1"],
@@ -95,7 +98,9 @@ def test_json_bt(tmp_path: Path, cli: Cli) -> None:
     out = cli(_write(tmp_path, lines), "--json", "--seed", "3", "--bootstrap", "100")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert [set(d) for d in data] == [{"name", "rating", "low", "high", "games"}] * 3
+    keys = {"name", "rating", "low", "high", "games", "group", "note"}
+    keys |= {"vs_next", "vs_next_low", "vs_next_high", "los"}
+    assert [set(d) for d in data] == [keys] * 3
     assert [d["games"] for d in data] == [3, 3, 3]
     ratings = [d["rating"] for d in data]
     assert ratings == sorted(ratings, reverse=True)
@@ -152,15 +157,51 @@ def test_json_elo(tmp_path: Path, cli: Cli) -> None:
     assert table.stdout.splitlines()[1].split() == ["1", "w", "1516.0", "1"]
 
 
-def test_prior_is_reported(tmp_path: Path, cli: Cli) -> None:
+def test_groups_are_reported_in_the_table_json_and_csv(tmp_path: Path, cli: Cli) -> None:
+    """a always outscored b: two groups, only their order known. The table,
+    --json and --csv say so in the leaderboard's words (the table printed
+    the prior's ratings, with a note naming nobody but a and b's records)."""
     path = _write(tmp_path, [{"players": ["a", "b"], "scores": [2, 1]}] * 3)
     out = cli(path, "--bootstrap", "0")
     assert out.returncode == 0, out.stderr
-    assert "note: a won every comparison (outscored everyone it met); b lost" in out.stdout
-    assert "drawn 1 extra game against an imaginary player rated 1500" in out.stdout
+    lines = out.stdout.splitlines()
+    assert lines[1].strip() == "-- group 1 of 2 (order only between groups) --"
+    assert lines[2].split() == [
+        "1",
+        "a",
+        "1500.0",
+        "3",
+        "order",
+        "only",
+    ]  # --bootstrap 0: no interval column
+    assert lines[3].strip() == "-- group 2 of 2 (order only between groups) --"
+    assert "note: the results tell only the order of 2 groups" in out.stdout
+    assert "group 1 (a) outscored group 2 (b) in every comparison" in out.stdout
     js = cli(path, "--bootstrap", "0", "--json")
-    assert [d["low"] for d in json.loads(js.stdout)] == [None, None]
-    assert "imaginary player" in js.stderr
+    data = json.loads(js.stdout)
+    assert [(d["name"], d["group"], d["low"], d["vs_next"]) for d in data] == [
+        ("a", 1, None, None),
+        ("b", 2, None, None),
+    ]
+    assert data[0]["note"].startswith("group 1 of 2, alone in it: no interval")
+    assert "only the order of 2 groups" in js.stderr
+    csv_out = cli(path, "--bootstrap", "0", "--csv")
+    header, first, _ = csv_out.stdout.splitlines()
+    assert header == ("name,rating,low,high,games,group,vs_next,vs_next_low,vs_next_high,los,note")
+    assert first.startswith('a,1500.0,,,3,1,,,,,"group 1 of 2, alone in it')
+    assert "only the order of 2 groups" in csv_out.stderr
+
+
+def test_neighbours_in_the_table(tmp_path: Path, cli: Cli) -> None:
+    data = json.loads(cli(_write(tmp_path, CYCLE), "--bootstrap", "50", "--json").stdout)
+    c, b, a = data
+    assert c["vs_next"] == pytest.approx(c["rating"] - b["rating"])
+    assert c["vs_next_low"] < c["vs_next"] < c["vs_next_high"] and 0.5 < c["los"] <= 1
+    assert a["vs_next"] is None and a["los"] is None  # the last row has no next
+    out = cli(_write(tmp_path, CYCLE), "--bootstrap", "50")
+    row = out.stdout.splitlines()[1]
+    assert f"{c['vs_next']:+.1f} ({c['vs_next_low']:+.1f} to {c['vs_next_high']:+.1f})" in row
+    assert row.endswith(f"{c['los']:.0%}")
 
 
 def test_stdin(tmp_path: Path) -> None:

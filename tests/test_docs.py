@@ -73,3 +73,25 @@ def test_a_guide_that_runs_server_verbs_installs_the_server_extra(name: str) -> 
         for extra in group.split(",")
     }
     assert extras & {"server", "dev"}, (sorted(server), extras)
+
+
+def test_the_ratings_example_is_what_the_command_prints(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/tournament.md's ``wizard-arena ratings cycle.jsonl`` table (the
+    cycle of "Bradley-Terry": alice beats bob 75-25, bob beats carol 75-25,
+    carol beats alice 90-10) with its neighbours' columns, as printed."""
+    import json
+
+    from wizard_arena.cli import main
+
+    lines = []
+    for a, b, wins in (("alice", "bob", 75), ("bob", "carol", 75), ("carol", "alice", 90)):
+        lines += [{"players": [a, b], "scores": [1, 0]}] * wins
+        lines += [{"players": [a, b], "scores": [0, 1]}] * (100 - wins)
+    path = tmp_path / "cycle.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert main(["ratings", str(path)]) == 0
+    printed = capsys.readouterr().out
+    block = TOURNAMENT.split("$ wizard-arena ratings cycle.jsonl", 1)[1].split("```", 1)[0]
+    assert printed == block.split("\n", 1)[1]

@@ -142,3 +142,21 @@ def test_paired_difference_per_deal_with_a_t_interval() -> None:
     assert d.covers(0.0) and not d.covers(20.0)
     assert "a - b: +3.0 points per game (95% interval" in d.describe()
     assert paired_difference(rows[:3], "a", "b").half_width == math.inf  # one deal: no interval
+
+
+def test_paired_difference_leaves_out_interrupted_deals() -> None:
+    """A deal cut short keeps only some of its seatings, and the seat that
+    scores more in them is not held equally by both entrants: here the first
+    seat scores 10 more, so every whole deal gives 0 and a deal that kept only
+    its first game gives +10 for whoever sat first. Such a deal was counted."""
+    from wizard_referee.tournament.paired import paired_difference
+
+    rows: list[tuple[int, int, str, float]] = []
+    for deal in range(4):
+        rows += [(deal, 0, "a", 10), (deal, 0, "b", 0), (deal, 1, "b", 10), (deal, 1, "a", 0)]
+    rows += [(4, 0, "a", 10), (4, 0, "b", 0)]  # interrupted after its first game
+    d = paired_difference(rows, "a", "b")
+    assert d.per_set == (0.0, 0.0, 0.0, 0.0) and d.partial == 1
+    assert d.describe().endswith("4 deals; 1 interrupted deal left out)")
+    given = paired_difference(rows, "a", "b", games_per_set=3)  # the design had 3 seatings
+    assert given.per_set == () and given.partial == 5

@@ -16,6 +16,7 @@ from wizard_referee.ratings.models import (
     elo,
     expected_score,
     game_from_dict,
+    groups,
     strongly_connected,
 )
 
@@ -204,20 +205,135 @@ def test_connectivity_check() -> None:
     assert not strongly_connected(4, [0, 2], [1, 3], [0.5, 0.5], [1.0, 1.0])
 
 
-def test_prior_only_when_someone_won_or_lost_everything() -> None:
+def test_groups_are_the_strongly_connected_components_in_order() -> None:
+    # 0 beat 1 and 2; 1 and 2 drew; 3 never met anyone of them but drew with 4.
+    parts, known = groups(5, [0, 0, 1, 3], [1, 2, 2, 4], [1.0, 1.0, 0.5, 0.5], [1.0] * 4)
+    assert parts == [[0], [1, 2], [3, 4]] and known == [True, False]
+    # A cycle is one group; one more player beaten by all of it is another.
+    parts, known = groups(4, [0, 1, 0, 0], [1, 2, 2, 3], [1.0, 1.0, 0.0, 1.0], [1.0] * 4)
+    assert parts == [[0, 1, 2], [3]] and known == [True]
+
+
+def test_groups_match_mutual_reachability_on_random_graphs() -> None:
+    """On 300 random comparison graphs: two players share a group exactly when
+    each reaches the other, no arc runs from a later group to an earlier
+    one, and ``known`` is whether the earlier group reaches the next."""
+    rng = random.Random(5)
+    for _ in range(300):
+        n = rng.randint(1, 9)
+        i, j, w, m = [], [], [], []
+        for a in range(n):
+            for b in range(a + 1, n):
+                if rng.random() < 0.5:
+                    i.append(a)
+                    j.append(b)
+                    m.append(2.0)
+                    w.append(rng.choice([0.0, 0.0, 1.0, 2.0, 2.0]))
+        arcs = {(a, b) for a, b, x, y in zip(i, j, w, m, strict=True) if x > 0}
+        arcs |= {(b, a) for a, b, x, y in zip(i, j, w, m, strict=True) if y - x > 0}
+        reach = [{a} for a in range(n)]
+        for _ in range(n):
+            for a, b in arcs:
+                reach[a] |= reach[b]
+        parts, known = groups(n, i, j, w, m)
+        where = {v: k for k, part in enumerate(parts) for v in part}
+        assert sorted(where) == list(range(n))
+        for a in range(n):
+            for b in range(n):
+                assert (where[a] == where[b]) == (b in reach[a] and a in reach[b])
+        assert all(where[a] <= where[b] for a, b in arcs)
+        for k, ordered in enumerate(known):
+            assert ordered == (parts[k + 1][0] in reach[parts[k][0]])
+
+
+def test_a_chain_of_clean_sweeps_is_an_order_and_nothing_more() -> None:
+    """A always beat B, B always beat C: three groups of one. Only the order
+    is known: each is rated 1500 on its own, with no interval and no
+    difference to the next. (One fit with the prior rated them about 1620,
+    1500 and 1380, gaps that came from the prior.)"""
     chain = _head_to_head("A", "B", 5, 0) + _head_to_head("B", "C", 5, 0)
-    result = bradley_terry(chain, bootstrap=0)
-    assert result.prior_used
-    r = [p.rating for p in result.players]
-    assert [p.name for p in result.players] == ["A", "B", "C"]
-    assert all(math.isfinite(x) for x in r)
-    assert math.fsum(r) / 3 == pytest.approx(1500.0, abs=1e-9)
+    result = bradley_terry(chain, bootstrap=50)
+    assert [(p.name, p.group, p.rating, p.low) for p in result.players] == [
+        ("A", 1, 1500.0, None),
+        ("B", 2, 1500.0, None),
+        ("C", 3, 1500.0, None),
+    ]
+    assert result.groups == (("A",), ("B",), ("C",)) and result.ordered == (True, True)
+    assert all(not n.same_group and n.difference is None for n in result.neighbours)
     (note,) = result.notes
-    assert "A won every comparison" in note and "C lost every comparison" in note
-    assert "an imaginary player rated 1500" in note
-    # One loss for A to C closes the cycle: pure maximum likelihood again.
+    assert "only the order of 3 groups" in note
+    assert "group 1 (A) outscored group 2 (B) in every comparison" in note
+    assert "no rating difference across groups is given" in note
+    # One loss for A to C closes the cycle: one group, pure maximum likelihood again.
     closed = bradley_terry(chain + _head_to_head("C", "A", 1, 0), bootstrap=0)
-    assert not closed.prior_used and closed.notes == ()
+    assert not closed.prior_used and closed.notes == () and len(closed.groups) == 1
+    # The one fit of old, with the prior, is still there for comparison.
+    joint = bradley_terry(chain, bootstrap=0, split=False)
+    assert joint.prior_used and joint.groups == (("A", "B", "C"),)
+    (old,) = joint.notes
+    assert "A won every comparison" in old and "C lost every comparison" in old
+    assert "an imaginary player rated 1500" in old
+
+
+def _two_strong_two_weak(sets: int, seed: int = 0) -> list[GameResult]:
+    """Two strong bots that always outscore two weak ones; inside each pair,
+    who wins is a coin toss. Duplicate sets of 4 games."""
+    rng = random.Random(seed)
+    out = []
+    for d in range(sets):
+        for _ in range(4):
+            strong = [100 + rng.randrange(10), 100 + rng.randrange(10)]
+            weak = [rng.randrange(10), rng.randrange(10)]
+            out.append(GameResult(("s1", "s2", "w1", "w2"), (*strong, *weak), f"d{d}"))
+    return out
+
+
+@pytest.mark.parametrize("sets", [10, 160])
+def test_groups_apart_get_no_gap_from_the_prior(sets: int) -> None:
+    """The one fit with the prior rated the better of the strong pair 1967
+    [1923, 2013] at 10 sets and 2190 [2177, 2203] at 160 (the weak pair about
+    1050 and 815): intervals that exclude each other, a gap made by the prior
+    that grows with the games. Now each pair is rated within
+    itself: ratings near 1500 in both groups at any number of sets, intervals
+    that hold 1500, and no difference or interval across the groups."""
+    result = bradley_terry(_two_strong_two_weak(sets), bootstrap=200)
+    assert [set(g) for g in result.groups] == [{"s1", "s2"}, {"w1", "w2"}]
+    for p in result.players:
+        assert p.low is not None and p.high is not None
+        assert p.low <= 1500.0 <= p.high and abs(p.rating - 1500.0) < 100
+    upper, across, lower = result.neighbours
+    assert upper.same_group and lower.same_group and not across.same_group
+    assert across.difference is None and across.low is None and across.los is None
+    assert upper.low is not None and upper.high is not None and upper.los is not None
+    assert upper.low <= upper.difference <= upper.high and 0.5 <= upper.los <= 1.0
+    old = bradley_terry(_two_strong_two_weak(sets), bootstrap=200, split=False)
+    top = old.players[0]
+    assert top.low is not None and top.low > 1900  # the prior-made gap
+
+
+def test_neighbours_difference_interval_and_likelihood_of_superiority() -> None:
+    """A beats B 70-30 and B beats C 55-45 over 100 games a pair, in
+    duplicate sets of 10 games: the difference A - B is 400 log10(7/3)
+    = 147.2 apart from the fit's coupling, clearly positive (LOS near 1);
+    B - C is small and its interval holds 0."""
+    games = []
+    for d in range(10):
+        for k in range(10):
+            games.append(GameResult(("A", "B"), (1, 0) if k < 7 else (0, 1), f"ab{d}"))
+            games.append(GameResult(("B", "C"), (1, 0) if (k + d) % 20 < 11 else (0, 1), f"bc{d}"))
+    games.append(GameResult(("A", "C"), (1, 0), "ac"))
+    games.append(GameResult(("A", "C"), (0, 1), "ac"))
+    result = bradley_terry(games, bootstrap=300, seed=3)
+    ab, bc = result.neighbours
+    assert (ab.upper, ab.lower, bc.upper, bc.lower) == ("A", "B", "B", "C")
+    r = result.by_name()
+    assert ab.difference == pytest.approx(r["A"].rating - r["B"].rating)
+    assert ab.low is not None and ab.high is not None and ab.los is not None
+    assert 0 < ab.low < ab.difference < ab.high and ab.los > 0.99
+    assert bc.low is not None and bc.high is not None and bc.los is not None
+    assert bc.low < 0 < bc.high and 0.5 < bc.los < 0.99
+    none = bradley_terry(games, bootstrap=0)
+    assert none.neighbours[0].difference == ab.difference and none.neighbours[0].low is None
 
 
 def test_prior_is_one_virtual_draw_against_1500() -> None:
@@ -225,7 +341,7 @@ def test_prior_is_one_virtual_draw_against_1500() -> None:
     0 (natural-log strength), symmetry gives A = +x, B = -x maximising
     log s(2x) + log s(x) + log s(-x), s the logistic function: the root of
     2 s(-2x) + s(-x) - s(x) = 0."""
-    result = bradley_terry([GameResult(("A", "B"), (1, 0))], bootstrap=0)
+    result = bradley_terry([GameResult(("A", "B"), (1, 0))], bootstrap=0, split=False)
     assert result.prior_used
 
     def s(t: float) -> float:

@@ -341,7 +341,8 @@ def test_leaderboard_statistics(tmp_path: Path) -> None:
     top = board.rows[0]
     assert top.name == "e0" and top.tables_won == 1.0 and top.mean_points == 30
     assert top.bid_accuracy == 1.0 and top.games == len(specs)
-    assert any("prior" in n for n in board.notes)  # e0 won every comparison
+    assert any("only the order of" in n for n in board.notes)  # e0 won every comparison
+    assert top.group == 1 and top.low is None  # alone in its group: no interval
     assert sum(r.timeouts for r in board.rows) == 2 * len(specs)
     excluded = leaderboard(store, bootstrap=0, exclude_faulted=True)
     assert excluded.rows and "kept out of the ratings" in excluded.notes[-1]

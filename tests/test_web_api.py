@@ -64,6 +64,8 @@ def test_leaderboard_games_and_entrants(store_path: tuple[Path, list[GameSpec]])
     rows = board.json()["rows"]
     assert {r["name"] for r in rows} == set(ENTRANTS)
     assert board.json()["games"] == 10
+    # the leaderboard's comparison with the next row and the groups, as the table has them
+    assert {"group", "vs_next", "vs_next_low", "vs_next_high", "los", "note"} <= set(rows[0])
     with ResultsStore(path, read_only=True) as store:
         played = {s.entrant: 0 for s in store.seat_results()}
         for s in store.seat_results():

@@ -18,12 +18,27 @@ Bradley-Terry (:func:`bradley_terry`, the default)
 
     The maximum-likelihood estimate exists (finite, unique) exactly when the
     directed comparison graph (an arc i -> j when i scored anything against j)
-    is strongly connected. When it is not (a bot won, or lost, every one of its
-    comparisons; or two groups never met, or one group never lost to the
-    other), a small prior is added: every player gets one virtual draw against a
-    pseudo-player fixed at the origin of the scale (1500). Only then; the
-    result says so (``prior_used``) and carries a note. After such a fit the
-    ratings are shifted to mean 1500 like any other.
+    is strongly connected. When it is not, the results tell only an order:
+    the graph's strongly connected components (**groups**) are ordered, one
+    group above another when its players outscored the other's in every
+    comparison they had (directly or through other groups), and how far apart
+    two groups are is not measured at all: the likelihood grows without end
+    as they move apart. So no rating difference across groups is given.
+    Each group is rated on its own (its games among its own players, by the
+    same rules; its mean at 1500, so ratings compare only within a group):
+    ``PlayerRating.group`` numbers the groups from 1 at the top,
+    ``RatingResult.groups`` lists them and a note names them and says that
+    only their order is known. A group of one has no interval (nothing to
+    measure it against). Players are listed group by group, best first.
+
+    A resample of the bootstrap (below) whose comparisons within a group are
+    not strongly connected is fitted with a small prior: every player of it
+    gets one virtual draw against a pseudo-player fixed at the origin of the
+    scale (1500), and a note counts such resamples. ``split=False`` rates
+    every player in one fit instead, with that prior when the whole graph
+    is not strongly connected (``prior_used``): the gap it then puts between
+    groups comes from the prior, not the results, and grows with the number
+    of games; it is kept for comparison and for the reference tests.
 
     95% intervals: percentile bootstrap. Whole games are resampled with
     replacement (a seeded :class:`random.Random`); games that carry a
@@ -34,7 +49,17 @@ Bradley-Terry (:func:`bradley_terry`, the default)
     player's resampled ratings give ``low`` and ``high``. A player missing from
     a resample (all their games left out) gets no value from it. Units are put
     in a canonical order before resampling, so intervals too are independent of
-    the input order.
+    the input order. (:mod:`.intervals` then withholds and widens them for
+    few duplicate sets, as the leaderboard and the ``ratings`` verb print them.)
+
+    Neighbours: for each player and the one listed below it in the same
+    group, ``RatingResult.neighbours`` has their rating difference, its 95%
+    interval from the same resamples (percentiles of the resampled
+    differences, over the resamples that hold both), and the **likelihood of
+    superiority** (LOS, as chess tools print it): the share of those
+    resamples in which the upper one is rated above the lower (ties count
+    half). Across groups there is no difference, interval or LOS, only the
+    order.
 
 Incremental Elo (:func:`elo`, provisional)
     Games in the given order; every player at a table of N is updated at once
@@ -46,6 +71,9 @@ Incremental Elo (:func:`elo`, provisional)
 >>> games = [GameResult(("a", "b"), (10, 0))]
 >>> [(r.name, r.rating) for r in elo(games).players]
 [('a', 1516.0), ('b', 1484.0)]
+>>> bt = bradley_terry(games * 3, bootstrap=0)  # a always beat b: two groups, order only
+>>> [(r.name, r.group, r.rating, r.low) for r in bt.players], bt.groups
+([('a', 1, 1500.0, None), ('b', 2, 1500.0, None)], (('a',), ('b',)))
 """
 
 from __future__ import annotations
@@ -70,6 +98,7 @@ __all__ = [
     "ConvergenceError",
     "EloState",
     "GameResult",
+    "Neighbour",
     "PlayerRating",
     "RatingResult",
     "ResultFormatError",
@@ -77,6 +106,7 @@ __all__ = [
     "elo",
     "expected_score",
     "game_from_dict",
+    "groups",
     "strongly_connected",
 ]
 
@@ -115,6 +145,8 @@ class PlayerRating:
     low: float | None  # 95% interval; None for Elo or without bootstrap
     high: float | None
     games: int
+    group: int = 1
+    """Bradley-Terry: the player's group, 1 the top one (ratings compare only within one)."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -123,7 +155,25 @@ class PlayerRating:
             "low": self.low,
             "high": self.high,
             "games": self.games,
+            "group": self.group,
         }
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """A player and the one listed below it: by how much the upper one is
+    rated higher, and how sure the resamples are that it is better. Across
+    groups (``same_group`` false) only their order is known, so every
+    figure is None."""
+
+    upper: str
+    lower: str
+    same_group: bool
+    difference: float | None
+    low: float | None  # 95% interval of the difference
+    high: float | None
+    los: float | None
+    """Likelihood of superiority: share of resamples rating ``upper`` above ``lower``."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +186,12 @@ class RatingResult:
     bootstrap_prior_used: int = 0  # resamples whose fit needed the prior
     iterations: int = 0  # Newton iterations of the point fit
     notes: tuple[str, ...] = field(default=())
+    groups: tuple[tuple[str, ...], ...] = ()
+    """Bradley-Terry: the groups, top first (one group when every rating is comparable)."""
+    ordered: tuple[bool, ...] = ()
+    """Per pair of consecutive groups: whether the upper one is known to be above."""
+    neighbours: tuple[Neighbour, ...] = ()
+    """Bradley-Terry: each player and the next one listed, in order."""
 
     def by_name(self) -> dict[str, PlayerRating]:
         return {p.name: p for p in self.players}
@@ -390,6 +446,136 @@ def _pairs(c: Comparisons, w: Any, m: Any) -> _Pairs:
     )
 
 
+def groups(
+    n: int, i: Sequence[int], j: Sequence[int], w: Sequence[float], m: Sequence[float]
+) -> tuple[list[list[int]], list[bool]]:
+    """The strongly connected components of the graph of
+    :func:`strongly_connected` (each sorted), top first: a group comes
+    before every group its players outscored in every comparison, directly
+    or through others; groups in no such order are put by their smallest
+    member. And for each pair of consecutive groups whether the first is
+    known to be above the second (a path of arcs from it to the other).
+
+    >>> groups(3, [0, 1, 0], [1, 2, 2], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0])  # 0 > 1 > 2
+    ([[0], [1], [2]], [True, True])
+    >>> groups(4, [0, 2], [1, 3], [0.5, 0.5], [1.0, 1.0])  # {0, 1} and {2, 3} never met
+    ([[0, 1], [2, 3]], [False])
+    """
+    fwd: list[set[int]] = [set() for _ in range(n)]
+    for a, b, wab, mab in zip(i, j, w, m, strict=True):
+        if wab > 0:
+            fwd[a].add(b)
+        if mab - wab > 0:
+            fwd[b].add(a)
+    comp = _components(n, fwd)
+    count = max(comp, default=-1) + 1
+    members: list[list[int]] = [[] for _ in range(count)]
+    for v in range(n):
+        members[comp[v]].append(v)
+    succ: list[set[int]] = [set() for _ in range(count)]
+    for a in range(n):
+        succ[comp[a]].update(comp[b] for b in fwd[a] if comp[b] != comp[a])
+    indegree = [0] * count
+    for c in range(count):
+        for d in succ[c]:
+            indegree[d] += 1
+    ready = sorted((members[c][0], c) for c in range(count) if indegree[c] == 0)
+    order: list[int] = []
+    while ready:
+        _, c = ready.pop(0)
+        order.append(c)
+        for d in succ[c]:
+            indegree[d] -= 1
+            if indegree[d] == 0:
+                ready.append((members[d][0], d))
+        ready.sort()
+    known = [_reaches(succ, a, b) for a, b in itertools.pairwise(order)]
+    return [members[c] for c in order], known
+
+
+def _components(n: int, fwd: list[set[int]]) -> list[int]:
+    """Tarjan's strongly connected components, iteratively: a component
+    number per vertex."""
+    index = [-1] * n
+    low = [0] * n
+    comp = [-1] * n
+    on_stack = [False] * n
+    stack: list[int] = []
+    counter = 0
+    found = 0
+    for root in range(n):
+        if index[root] >= 0:
+            continue
+        work = [(root, iter(sorted(fwd[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack[root] = True
+        while work:
+            v, it = work[-1]
+            advanced = False
+            for u in it:
+                if index[u] < 0:
+                    index[u] = low[u] = counter
+                    counter += 1
+                    stack.append(u)
+                    on_stack[u] = True
+                    work.append((u, iter(sorted(fwd[u]))))
+                    advanced = True
+                    break
+                if on_stack[u]:
+                    low[v] = min(low[v], index[u])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                while True:
+                    u = stack.pop()
+                    on_stack[u] = False
+                    comp[u] = found
+                    if u == v:
+                        break
+                found += 1
+    return comp
+
+
+def _reaches(succ: list[set[int]], a: int, b: int) -> bool:
+    seen = {a}
+    stack = [a]
+    while stack:
+        for d in succ[stack.pop()]:
+            if d == b:
+                return True
+            if d not in seen:
+                seen.add(d)
+                stack.append(d)
+    return False
+
+
+def _groups_note(named: list[list[str]], known: list[bool]) -> str:
+    def group(k: int) -> str:
+        return f"group {k + 1} ({', '.join(named[k])})"
+
+    steps = []
+    for k, ordered in enumerate(known):
+        if ordered:
+            steps.append(f"{group(k)} outscored {group(k + 1)} in every comparison")
+        else:
+            steps.append(
+                f"{group(k)} and {group(k + 1)} were never compared, even through others"
+                " (not even their order is known)"
+            )
+    return (
+        f"the results tell only the order of {len(named)} groups, not how far apart they"
+        f" are: {'; '.join(steps)}. The best fit would put the groups infinitely far"
+        " apart, so no rating difference across groups is given: each group is rated on"
+        " its own (its mean at 1500, intervals within it), and ratings compare only"
+        " within a group"
+    )
+
+
 def _needs_prior(p: _Pairs) -> bool:
     return not strongly_connected(p.n, p.i, p.j, p.w, p.m)
 
@@ -442,37 +628,33 @@ def _bootstrap(
     return np.concatenate(out), needed
 
 
-def bradley_terry(
-    games: Iterable[GameResult | Mapping[str, Any]],
-    *,
-    bootstrap: int = 1000,
-    seed: int = 0,
-    tol: float = 1e-6,
-) -> RatingResult:
-    """Bradley-Terry maximum-likelihood ratings (pool mean 1500) with bootstrap 95% intervals.
+@dataclass
+class _Fit:
+    """One Bradley-Terry fit of some players (all of them, or one group)."""
 
-    ``bootstrap`` resamples (0: no intervals, ``low``/``high`` are None), drawn with
-    ``random.Random(seed)``; ``tol`` is the convergence tolerance in Elo points.
-    """
-    glist = _coerce(games)
-    if not glist:
-        return RatingResult("bt", ())
-    units = _units(glist)
-    names, comps = _comparisons(units)
-    played = Counter(p for g in glist for p in g.players)
+    names: list[str]
+    ratings: Any  # (n,) Elo
+    samples: Any  # (resamples, n) Elo, NaN where a player is missing; None without
+    prior_used: bool
+    boot_prior: int
+    iterations: int
+    notes: list[str]
+
+
+def _fit(
+    data: tuple[list[str], Comparisons], bootstrap: int, seed: int, tol: float, prior_note: bool
+) -> _Fit:
+    names, comps = data
     w, m = comps.totals(None)
     pairs = _pairs(comps, w[0], m[0])
     assert pairs.n == len(names)
     prior_used = _needs_prior(pairs)
     notes: list[str] = []
-    if prior_used:
+    if prior_used and prior_note:
         notes.append(_prior_note(pairs, names))
     prior = np.array([PRIOR_DRAWS if prior_used else 0.0])
     fitted, _, iterations = fit(comps, w, m, prior, np.zeros((1, len(names))), tol=tol)
     theta = fitted[0]
-
-    samples: list[list[float]] = [[] for _ in names]
-    boot_prior = 0
     if bootstrap > 0 and comps.units < 2:
         # resampling one unit reproduces it: a zero-width interval would lie
         notes.append(
@@ -480,37 +662,142 @@ def bradley_terry(
             " with, no 95% interval can be given"
         )
         bootstrap = 0
+    samples, boot_prior = None, 0
     if bootstrap > 0:
-        columns, boot_prior = _bootstrap(comps, theta, bootstrap, seed, tol)
-        for g, col in enumerate(columns.T):
-            samples[g] = col[~np.isnan(col)].tolist()
-        if boot_prior:
-            notes.append(
-                f"the intervals come from re-rating {bootstrap} random redraws of the duplicate"
-                f" sets (the bootstrap); in {boot_prior} of them someone won or lost every"
-                " comparison, so the imaginary extra draw against a 1500 player was used there"
-            )
-        short = [names[g] for g in range(len(names)) if len(samples[g]) < bootstrap]
-        if short:
-            notes.append(
-                ", ".join(short) + " played so few duplicate sets that some random redraws"
-                " behind the intervals left them out; their intervals come from the others"
-            )
+        samples, boot_prior = _bootstrap(comps, theta, bootstrap, seed, tol)
+    ratings = BASE_RATING + ELO_PER_NAT * theta
+    return _Fit(names, ratings, samples, prior_used, boot_prior, iterations, notes)
 
-    rated = []
-    for g, name in enumerate(names):
-        s = sorted(samples[g])
-        low = percentile(s, 0.025) if s else None
-        high = percentile(s, 0.975) if s else None
-        rating = BASE_RATING + ELO_PER_NAT * theta[g]
-        rated.append(PlayerRating(name, rating, low, high, played[name]))
-    rated.sort(key=lambda r: (-r.rating, r.name))
+
+def bradley_terry(
+    games: Iterable[GameResult | Mapping[str, Any]],
+    *,
+    bootstrap: int = 1000,
+    seed: int = 0,
+    tol: float = 1e-6,
+    split: bool = True,
+) -> RatingResult:
+    """Bradley-Terry maximum-likelihood ratings with bootstrap 95% intervals,
+    each group on its own (mean 1500 in each; ``split=False``: all in one fit,
+    with the prior when needed).
+
+    ``bootstrap`` resamples (0: no intervals, ``low``/``high`` are None), drawn with
+    ``random.Random(seed)``; ``tol`` is the convergence tolerance in Elo points.
+    """
+    glist = _coerce(games)
+    if not glist:
+        return RatingResult("bt", ())
+    played = Counter(p for g in glist for p in g.players)
+    names = sorted(played)
+    parts: list[list[str]] = [names]
+    known: list[bool] = []
+    whole = _comparisons(_units(glist))
+    if split:
+        comps = whole[1]
+        w, m = comps.totals(None)
+        pairs = _pairs(comps, w[0], m[0])
+        found, known = groups(pairs.n, pairs.i, pairs.j, pairs.w, pairs.m)
+        parts = [[names[k] for k in part] for part in found]
+    notes: list[str] = []
+    if len(parts) > 1:
+        notes.append(_groups_note(parts, known))
+    fits: list[_Fit | None] = []
+    for part in parts:
+        if len(part) == 1:
+            fits.append(None)
+            continue
+        data = whole
+        if len(parts) > 1:
+            members = set(part)
+            own = []
+            for g in glist:
+                kept = [(p, x) for p, x in zip(g.players, g.scores, strict=True) if p in members]
+                if len(kept) >= 2:
+                    players, scores = zip(*kept, strict=True)
+                    own.append(GameResult(players, scores, g.duplicate_set))
+            data = _comparisons(_units(own))
+        fits.append(_fit(data, bootstrap, seed, tol, prior_note=not split))
+    return _assemble(parts, known, fits, played, bootstrap, notes)
+
+
+def _assemble(
+    parts: list[list[str]],
+    known: list[bool],
+    fits: list[_Fit | None],
+    played: Counter[str],
+    bootstrap: int,
+    notes: list[str],
+) -> RatingResult:
+    """The result of the groups' fits: players group by group, best first,
+    their intervals, the neighbours and the notes."""
+    rated: list[PlayerRating] = []
+    column: dict[str, tuple[Any, int]] = {}  # name -> (its group's samples, its column)
+    for k, (part, f) in enumerate(zip(parts, fits, strict=True)):
+        members: list[PlayerRating] = []
+        if f is None:  # a group of one: nothing to measure it against
+            members.append(PlayerRating(part[0], BASE_RATING, None, None, played[part[0]], k + 1))
+        else:
+            for g, name in enumerate(f.names):
+                low = high = None
+                if f.samples is not None:
+                    col = f.samples[:, g]
+                    s = sorted(col[~np.isnan(col)].tolist())
+                    low = percentile(s, 0.025) if s else None
+                    high = percentile(s, 0.975) if s else None
+                    column[name] = (f.samples, g)
+                rating = float(f.ratings[g])
+                members.append(PlayerRating(name, rating, low, high, played[name], k + 1))
+        members.sort(key=lambda r: (-r.rating, r.name))
+        rated += members
+    done = [f for f in fits if f is not None]
+    for f in done:
+        notes += [n for n in f.notes if n not in notes]
+    boots = bootstrap if any(f.samples is not None for f in done) else 0
+    boot_prior = sum(f.boot_prior for f in done)
+    if boot_prior:
+        notes.append(
+            f"the intervals come from re-rating {boots} random redraws of the duplicate"
+            f" sets (the bootstrap); in {boot_prior} of them someone won or lost every"
+            " comparison, so the imaginary extra draw against a 1500 player was used there"
+        )
+    short = sorted(
+        name
+        for f in done
+        if f.samples is not None
+        for g, name in enumerate(f.names)
+        if np.isnan(f.samples[:, g]).any()
+    )
+    if short:
+        notes.append(
+            ", ".join(short) + " played so few duplicate sets that some random redraws"
+            " behind the intervals left them out; their intervals come from the others"
+        )
     return RatingResult(
         "bt",
         tuple(rated),
-        prior_used=prior_used,
-        bootstrap=max(bootstrap, 0),
+        prior_used=any(f.prior_used for f in done),
+        bootstrap=boots,
         bootstrap_prior_used=boot_prior,
-        iterations=iterations,
+        iterations=max((f.iterations for f in done), default=0),
         notes=tuple(notes),
+        groups=tuple(tuple(r.name for r in rated if r.group == k + 1) for k in range(len(parts))),
+        ordered=tuple(known),
+        neighbours=tuple(_neighbour(a, b, column) for a, b in itertools.pairwise(rated)),
     )
+
+
+def _neighbour(a: PlayerRating, b: PlayerRating, column: dict[str, tuple[Any, int]]) -> Neighbour:
+    """``a`` and ``b`` (listed next, below it) compared from the same resamples."""
+    if a.group != b.group:
+        return Neighbour(a.name, b.name, False, None, None, None, None)
+    low = high = los = None
+    if a.name in column and b.name in column:
+        samples, ca = column[a.name]
+        _, cb = column[b.name]
+        d = samples[:, ca] - samples[:, cb]
+        d = d[~np.isnan(d)]
+        if len(d):
+            s = sorted(d.tolist())
+            low, high = percentile(s, 0.025), percentile(s, 0.975)
+            los = float(np.mean(d > 0) + 0.5 * np.mean(d == 0))
+    return Neighbour(a.name, b.name, True, a.rating - b.rating, low, high, los)

@@ -3,9 +3,10 @@ the schedule of tables (:mod:`.schedule`) and the game plan (:mod:`.plan`),
 the entrants' processes (:mod:`.entrants`, :mod:`.launcher`,
 :mod:`.launcher_child`), seating games on their sessions (:mod:`.seating`),
 the runner that drives them through a referee (:mod:`.runner`), the results
-store (:mod:`.store`), the leaderboard (:mod:`.leaderboard`), one-line CLI
-errors (:mod:`.cli_errors`) and the ``tournament``, ``demo``, ``replay`` and
-``export`` verbs.
+store (:mod:`.store`), the leaderboard (:mod:`.leaderboard`) and the
+calibration of its intervals on simulated fields (:mod:`.calibrate`), one-line
+CLI errors (:mod:`.cli_errors`) and the ``tournament``, ``demo``, ``replay``
+and ``export`` verbs.
 
 May import: the referee room, the ratings room, :mod:`wizard_referee.stats`,
 :mod:`wizard_arena.rules`, :mod:`wizard_arena.protocol` (the bots' seeds) and

@@ -177,8 +177,9 @@ class StoreData:
         rows = []
         for r in board.rows:
             row = r.as_dict()
-            for k in ("rating", "low", "high", "mean_points"):
+            for k in ("rating", "low", "high", "mean_points", "vs_next", "vs_next_low"):
                 row[k] = _number(row[k])
+            row["vs_next_high"] = _number(row["vs_next_high"])
             row["faults"] = dict(sorted(faults.get(r.name, Counter()).items()))
             rows.append(row)
         return {
