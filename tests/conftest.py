@@ -48,6 +48,29 @@ requires_shared_vectors = pytest.mark.skipif(
 )
 
 
+#: Capabilities of the machine a run must have (comma-separated, e.g.
+#: ``netns,node,chromium``; .ci/run names them all): a test marked
+#: ``needs(what, problem)`` fails where ``what`` is named and missing, and is
+#: skipped with the problem elsewhere.
+REQUIRED = {w for w in os.environ.get("WIZARD_ARENA_REQUIRE", "").split(",") if w}
+
+
+def needs(what: str, problem: str | None) -> pytest.MarkDecorator:
+    """The marker of a test that needs ``what``; ``problem``: why it is
+    missing here (None: it is not)."""
+    return pytest.mark.needs(what, problem)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for mark in item.iter_markers("needs"):
+        what, problem = mark.args
+        if problem is None:
+            continue
+        if what in REQUIRED:
+            pytest.fail(f"{what} is required here (WIZARD_ARENA_REQUIRE) but {problem}")
+        pytest.skip(f"{problem} (WIZARD_ARENA_REQUIRE={what} makes this a failure)")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Long tests at the head of every worker's share (tests/scheduling.py)."""
     from .scheduling import order_for_workers, xdist_workers

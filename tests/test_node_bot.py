@@ -16,15 +16,17 @@ from wizard_arena.rules import Rules
 from wizard_bots.random_bot import RandomBot
 from wizard_referee.tournament.runner import TournamentConfig, run_tournament
 
-from .conftest import ROOT
+from .conftest import ROOT, needs
 from .node_packages import NODE, NPM, node_bot_copy
 from .test_client import ArenaThread, arena_config, finished_records, ok, run_bots
 from .test_reproducible import _moves
 from .test_tournament import _entrant
 
-pytestmark = pytest.mark.skipif(
-    NODE is None or NPM is None,
-    reason="node and npm are needed for the Node.js example bot (Node.js 18+)",
+pytestmark = needs(
+    "node",
+    "node and npm are needed for the Node.js example bot (Node.js 18+)"
+    if NODE is None or NPM is None
+    else None,
 )
 
 

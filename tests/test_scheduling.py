@@ -61,3 +61,27 @@ def test_long_tests_lead_every_share_balanced(workers: int) -> None:
     assert quick == [items[25]] + [
         i for i in items if not i.get_closest_marker("slow") and i.name not in ("late", "early")
     ] + [items[2]]  # order kept
+
+
+def test_a_missing_capability_skips_unless_the_run_requires_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``needs(what, problem)``: skipped with the problem where ``what`` is
+    missing; a failure where WIZARD_ARENA_REQUIRE names it (CI names netns,
+    node and chromium); nothing where it is there."""
+    from . import conftest
+
+    class Item:
+        def __init__(self, problem: str | None) -> None:
+            self.mark = conftest.needs("node", problem).mark
+
+        def iter_markers(self, name: str) -> list[pytest.Mark]:
+            return [self.mark] if name == "needs" else []
+
+    monkeypatch.setattr(conftest, "REQUIRED", set())
+    conftest.pytest_runtest_setup(Item(None))  # type: ignore[arg-type]
+    with pytest.raises(pytest.skip.Exception, match="no node here"):
+        conftest.pytest_runtest_setup(Item("no node here"))  # type: ignore[arg-type]
+    monkeypatch.setattr(conftest, "REQUIRED", {"node"})
+    with pytest.raises(pytest.fail.Exception, match="node is required here"):
+        conftest.pytest_runtest_setup(Item("no node here"))  # type: ignore[arg-type]

@@ -30,6 +30,7 @@ from wizard_referee.tournament.cmd_replay import render
 from wizard_referee.tournament.store import GameSpec, ResultsStore
 from wizard_referee.web.serve import start_web
 
+from .conftest import needs
 from .memory_bots import MemBot, memory_arena
 from .web_support import ENTRANTS, make_store
 
@@ -37,7 +38,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 playwright = pytest.importorskip("playwright.sync_api")
 pytestmark = [
     pytest.mark.e2e,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (.ci/run installs it)"),
+    needs("chromium", None if CHROMIUM.exists() else "no /usr/bin/chromium (.ci/run installs it)"),
     pytest.mark.timeout(240),
 ]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -232,23 +233,42 @@ def test_a_view_ending_like_a_cached_run_but_differing_earlier_encodes_as_its_ow
 
 
 def test_the_runs_cache_checks_the_run_and_is_bounded() -> None:
-    runs = fast.Runs(limit=2)
+    """A run's join is kept keyed by its last object and checked against the
+    run: a hit looks up no fragment; a run that ends with the same object
+    after others is joined again; at the limit the kept joins are emptied.
+    (Its own fragments' cache, so that the counts are this test's alone.)"""
+    fragments = fast.ByIdentity(64)
+    looked: list[Trick] = []
+    made: list[Trick] = []
+
+    class Counting:
+        def get(self, x: Trick, make: Callable[[], bytes]) -> bytes:
+            looked.append(x)
+            return fragments.get(x, make)
+
+    runs = fast.Runs(limit=2, fragments=Counting())  # type: ignore[arg-type]
     a, b, c = (Trick(0, (Card("W"),), s) for s in range(3))
-    calls: list[Trick] = []
 
     def entry(t: Trick) -> bytes:
-        calls.append(t)
+        made.append(t)
         return bytes([t.winner])
 
-    assert runs.join((), entry) == b""
-    assert runs.join((a, c), entry) == b"\x00\x02"
-    assert runs.join((a, c), entry) == b"\x00\x02"  # the same run: kept
-    assert runs.join(tuple([a, c]), entry) == b"\x00\x02"  # an equal run: kept
-    assert runs.join((b, c), entry) == b"\x01\x02"  # the same last object, another run
-    assert runs.join((a, b, c), entry) == b"\x00\x01\x02"
-    assert runs.join((c,), entry) == b"\x02"
-    assert runs.join((a, b), entry) == b"\x00\x01"  # a second key
-    assert runs.join((a,), entry) == b"\x00"  # the limit: emptied, then kept
+    def join(run: tuple[Trick, ...]) -> tuple[bytes, int, int]:
+        """The join, and the fragments looked up and made for it."""
+        n_looked, n_made = len(looked), len(made)
+        return runs.join(run, entry), len(looked) - n_looked, len(made) - n_made
+
+    assert join(()) == (b"", 0, 0)
+    assert join((a, c)) == (b"\x00\x02", 2, 2)
+    assert join((a, c)) == (b"\x00\x02", 0, 0)  # the same run: kept
+    assert join(tuple([a, c])) == (b"\x00\x02", 0, 0)  # an equal run: kept
+    assert join((b, c)) == (b"\x01\x02", 2, 1)  # the same last object, another run
+    assert join((a, b, c)) == (b"\x00\x01\x02", 3, 0)  # c's run was (b, c)
+    assert join((a, b, c)) == (b"\x00\x01\x02", 0, 0)
+    assert join((a, b)) == (b"\x00\x01", 2, 0)  # a second key
+    assert join((a,)) == (b"\x00", 1, 0)  # a third: the limit empties the two kept
+    assert join((a, b, c)) == (b"\x00\x01\x02", 3, 0)  # emptied: joined again
+    assert join((a,)) == (b"\x00", 0, 0)
 
 
 def test_play_writes_messages_or_bytes() -> None:

@@ -40,7 +40,6 @@ __all__ = [
     "sample_deals",
 ]
 
-_SPECIAL = 4  # class of Wizards and Jesters (never constrained)
 _ALL_SUITS = 0b1111
 
 

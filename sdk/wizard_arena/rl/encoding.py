@@ -129,7 +129,6 @@ _GAME_FEATURES = (
     "bids_minus_cards",
 )
 _RULE_FEATURES = (*(f"restriction_{r.value}" for r in BidRestriction), *FLAG_OPTIONS)
-_SUIT_FEATURES = ("S", "H", "D", "C", "none")
 
 
 @dataclass(frozen=True)

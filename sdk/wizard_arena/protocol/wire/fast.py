@@ -124,9 +124,11 @@ class Runs:
     (one dict read gives both), so a race can only cost a join being made
     twice, never one run's join for another run ending with the same object."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, fragments: ByIdentity | None = None) -> None:
         self._joined: dict[int, tuple[tuple[object, ...], bytes]] = {}
         self._limit = limit
+        self._fragments = _FRAGMENTS if fragments is None else fragments
+        """Each object's entry, by identity (the module's, shared by default)."""
 
     def join(self, run: tuple[T, ...], entry: Callable[[T], bytes]) -> bytes:
         if not run:
@@ -135,7 +137,7 @@ class Runs:
         kept = self._joined.get(key)
         if kept is not None and (kept[0] is run or kept[0] == run):
             return kept[1]
-        get = _FRAGMENTS.get
+        get = self._fragments.get
         value = b"".join([get(x, lambda x=x: entry(x)) for x in run])  # type: ignore[misc]
         if len(self._joined) >= self._limit:
             self._joined.clear()
