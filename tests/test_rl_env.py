@@ -303,3 +303,64 @@ def test_without_numpy_the_encoder_and_the_learned_bot_name_the_rl_extra() -> No
     assert proc.returncode != 0
     (err,) = proc.stderr.strip().splitlines()
     assert line in err, err
+
+
+# -- the ecosystem's conventions ---------------------------------------------------------------
+
+
+def test_human_rendering_prints_and_returns_none(capsys: pytest.CaptureFixture[str]) -> None:
+    """PettingZoo's rule (its render_test): "human" prints, "ansi" returns text."""
+    from pettingzoo.test import render_test
+
+    from wizard_arena.rl import wizard_v0
+
+    render_test(lambda render_mode=None: wizard_v0.env(players=3, render_mode=render_mode))
+    e = wizard_v0.env(players=3, render_mode="human")
+    e.reset(seed=2)
+    capsys.readouterr()
+    assert e.render() is None and "to act" in capsys.readouterr().out
+    assert wizard_v0.raw_env(players=3).metadata["render_fps"] > 0
+
+
+def test_the_gymnasium_environment_is_registered() -> None:
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    import wizard_arena.rl  # noqa: F401  (registers it)
+    from wizard_arena.rl.single import ENV_ID
+
+    env = gymnasium.make(ENV_ID, rules=Rules(players=3, hand_sizes=(1, 2)))
+    assert env.spec is not None and env.spec.id == "WizardArena/Wizard-v0"
+    check_env(env.unwrapped)
+    assert env.unwrapped.metadata["render_fps"] > 0
+    obs, info = gymnasium.make(ENV_ID).reset(seed=3)  # default: random opponents
+    assert obs["action_mask"].any() and info["seat"] == 0
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_vector_environments_sample_masked_actions_across_game_ends(mode: str) -> None:
+    """Gymnasium 1.x's vector environments reset a finished game at the next
+    step (its action ignored): the last observation's mask allows every
+    action, so masked sampling never meets an empty mask (it did: 'a'
+    cannot be empty)."""
+    import gymnasium
+
+    import wizard_arena.rl  # noqa: F401
+
+    vec = gymnasium.make_vec(
+        "WizardArena/Wizard-v0",
+        num_envs=2,
+        vectorization_mode=mode,
+        rules=Rules(players=3, hand_sizes=(1, 2)),
+    )
+    try:
+        obs, _ = vec.reset(seed=1)
+        rng = np.random.default_rng(0)
+        ends = 0
+        for _ in range(40):
+            actions = np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]])
+            obs, _, terminated, _, _ = vec.step(actions)
+            ends += int(terminated.sum())
+        assert ends >= 4  # several games ended, and the next ones went on
+    finally:
+        vec.close()

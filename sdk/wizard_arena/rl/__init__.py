@@ -23,3 +23,12 @@ try:
     import numpy  # noqa: F401  (every module here needs it: say which extra brings it)
 except ImportError as e:
     raise missing(e) from None
+
+try:  # Gymnasium's registry: gymnasium.make("WizardArena/Wizard-v0")
+    import gymnasium  # noqa: F401
+except ImportError:  # the encoder alone (numpy) serves a learned bot at the table
+    pass
+else:
+    from .single import register
+
+    register()

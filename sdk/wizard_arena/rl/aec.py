@@ -53,6 +53,7 @@ class WizardEnv(AECEnv):  # type: ignore[misc]
         "name": "wizard_v0",
         "render_modes": ["ansi", "human"],
         "is_parallelizable": False,
+        "render_fps": 2,
     }
 
     def __init__(
@@ -144,13 +145,18 @@ class WizardEnv(AECEnv):  # type: ignore[misc]
         self._accumulate_rewards()
         self._select()
         if self.render_mode == "human":
-            print(self.render())
+            self.render()
 
     def render(self) -> str | None:
-        """The table as the agent to act sees it (text)."""
+        """The table as the agent to act sees it: the text (``"ansi"``), or
+        printed with None returned (``"human"``, PettingZoo's rule)."""
         if self.render_mode is None or self.table is None:
             return None
-        return render_view(self.table, self._seat(self.agent_selection))
+        text = render_view(self.table, self._seat(self.agent_selection))
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self) -> None:
         pass

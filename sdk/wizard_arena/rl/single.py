@@ -30,6 +30,7 @@ replaced by the referee's default action, as the arena does
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -37,9 +38,12 @@ import numpy as np
 
 from wizard_arena.bot import Bot, GameInfo, decide
 from wizard_arena.rules import (
+    Card,
     RoundResult,
     RoundScored,
     Rules,
+    SeatView,
+    Suit,
     TrickWon,
     default_action,
 )
@@ -55,25 +59,62 @@ try:
 except ImportError as e:
     raise missing(e) from None
 
-__all__ = ["WizardGymEnv"]
+__all__ = ["ENV_ID", "RandomOpponent", "WizardGymEnv", "register"]
 
 Opponent = Bot | Callable[[], Bot]
 
 
-class WizardGymEnv(gymnasium.Env):
-    """One learning seat (``seat``; None: a random seat each game) against ``opponents``."""
+#: The environment's id in Gymnasium's registry (``gymnasium.make(ENV_ID)``
+#: once :mod:`wizard_arena.rl` is imported, or
+#: ``gymnasium.make("wizard_arena.rl:WizardArena/Wizard-v0")``).
+ENV_ID = "WizardArena/Wizard-v0"
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"]}
+
+class RandomOpponent(Bot):
+    """The default opponent: a legal action drawn at random, from the game's
+    seed (``GameInfo.seed``), so a seeded reset replays the game exactly."""
+
+    name = "random"
+
+    def __init__(self) -> None:
+        self._rng = random.Random(0)
+
+    def on_game_start(self, info: GameInfo) -> None:
+        self._rng = random.Random(info.seed)
+
+    def bid(self, view: SeatView) -> int:
+        return self._rng.choice(view.legal_bids)
+
+    def play(self, view: SeatView) -> Card:
+        return self._rng.choice(view.legal_cards)
+
+    def choose_trump(self, view: SeatView) -> Suit:
+        return self._rng.choice((Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS))
+
+
+class WizardGymEnv(gymnasium.Env):
+    """One learning seat (``seat``; None: a random seat each game) against
+    ``opponents`` (default: :class:`RandomOpponent` in every other seat)."""
+
+    metadata: dict[str, Any] = {
+        "render_modes": ["ansi"],
+        "render_fps": 2,
+        # a vector environment resets a finished game at its next step, ignoring
+        # that step's action: the last observation's mask allows every action
+        "autoreset_mode": gymnasium.vector.AutoresetMode.NEXT_STEP,
+    }
 
     def __init__(
         self,
-        opponents: Sequence[Opponent],
+        opponents: Sequence[Opponent] | None = None,
         rules: Rules | None = None,
         seat: int | None = 0,
         reward: RewardKind = "points",
         render_mode: str | None = None,
         on_illegal: OnIllegal = "default",
     ) -> None:
+        if opponents is None:
+            opponents = [RandomOpponent] * ((rules.players if rules is not None else 4) - 1)
         self.rules = rules if rules is not None else Rules(players=len(opponents) + 1)
         if len(opponents) != self.rules.players - 1:
             raise ValueError(
@@ -139,10 +180,12 @@ class WizardGymEnv(gymnasium.Env):
         return self._observation(), reward, table.over, False, self._info()
 
     def action_masks(self) -> np.ndarray:
-        """The legal actions of the learner now (1: legal), as maskable policies ask."""
+        """The legal actions of the learner now (1: legal), as maskable policies
+        ask; at the end of a game every action (the next step resets, whatever
+        is chosen: Gymnasium's next-step autoreset)."""
         assert self.table is not None, "reset() first"
         if self.table.over:
-            return np.zeros(ACTION_SIZE, np.int8)
+            return np.ones(ACTION_SIZE, np.int8)
         return action_mask(self.table.view(self.seat))
 
     def render(self) -> str | None:
@@ -155,7 +198,7 @@ class WizardGymEnv(gymnasium.Env):
     def _observation(self) -> dict[str, np.ndarray]:
         assert self.table is not None
         view = self.table.view(self.seat)
-        return {"observation": encode(view), "action_mask": action_mask(view)}
+        return {"observation": encode(view), "action_mask": self.action_masks()}
 
     def _info(self) -> dict[str, Any]:
         assert self.table is not None
@@ -204,3 +247,10 @@ class WizardGymEnv(gymnasium.Env):
 
 def _bot(opponent: Opponent) -> Bot:
     return opponent if isinstance(opponent, Bot) else opponent()
+
+
+def register() -> None:
+    """Register :data:`ENV_ID` with Gymnasium (once; :mod:`wizard_arena.rl`
+    does it on import where gymnasium is installed)."""
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(ENV_ID, entry_point="wizard_arena.rl.single:WizardGymEnv")
