@@ -335,6 +335,31 @@ if netns.inside():
         _no_faults(_records(db))
         assert all(r["games"] == 12 for r in json.loads(res.stdout))
 
+    def test_ray_started_here_twice_keeps_no_token_and_joins_no_old_cluster(
+        tmp_path: Path,
+    ) -> None:
+        """Without an address, Ray is started here (never the cluster 'ray
+        start' last left its address for, which a bare ray.init() joins), with
+        token authentication on and a token of its own that is written nowhere
+        (~/.ray/auth_token would turn authentication on for every later 'ray
+        start --head'); a second start in the same process gets a token of its
+        own too (Ray caches the token it loaded: the second was refused)."""
+        code = (
+            "import ray\n"
+            "from wizard_referee.cluster.connect import open_ray\n"
+            "for k in range(2):\n"
+            "    with open_ray(''):\n"
+            "        print(ray.get(ray.remote(lambda: k).remote()), flush=True)\n"
+        )
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("RAY_AUTH", "RAY_ADDRESS"))}
+        env["HOME"] = str(tmp_path)
+        res = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=240
+        )
+        assert res.returncode == 0, res.stderr[-3000:]
+        assert res.stdout.split() == ["0", "1"]
+        assert not (tmp_path / ".ray" / "auth_token").exists()
+
     def test_the_two_machine_steps_with_token_authentication(
         reference: list[tuple[Any, ...]], tmp_path: Path
     ) -> None:

@@ -183,12 +183,14 @@ def _run_token() -> Iterator[None]:
 
 
 def _reload_ray_config() -> None:
-    """Ray reads its authentication mode from the environment once, into a
-    cached configuration: read it again (as Ray does when it turns token
-    authentication on itself)."""
-    from ray._raylet import Config  # type: ignore[attr-defined]
+    """Ray reads its authentication mode and token from the environment once,
+    into a cached configuration and a cached token: read both again (as Ray
+    does when it turns token authentication on itself), so that a second
+    Ray started by this process uses its own token, not the first one's."""
+    from ray._raylet import AuthenticationTokenLoader, Config  # type: ignore[attr-defined]
 
     Config.initialize("")
+    AuthenticationTokenLoader.instance().reset_cache()
 
 
 @contextlib.contextmanager
@@ -208,8 +210,13 @@ def open_ray(address: str, working_dir: str = "") -> Iterator[None]:
     if problem:
         raise RayConnectError(problem)
     if not address:
+        # "local": a new instance, even where 'ray start' left a cluster's address
+        # in Ray's temporary folder (which a bare ray.init() would join)
         settings.update(
-            num_cpus=os.cpu_count() or 1, include_dashboard=False, _node_ip_address=LOOPBACK
+            address="local",
+            num_cpus=os.cpu_count() or 1,
+            include_dashboard=False,
+            _node_ip_address=LOOPBACK,
         )
     else:
         settings["address"] = address
