@@ -542,3 +542,25 @@ def test_the_bot_loader_loads_neither_grpc_nor_trio() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split("\n")[0] in ("['trio']", "[]"), out.stdout + out.stderr
     assert "grpc" not in out.stdout
+
+
+def test_compare_room_imports_what_its_docstring_says() -> None:
+    """compare plays over the tournament's host or in-process, counts with the
+    ratings room's Student's t: never the client (its bots load through
+    wizard_arena.loader), the check or web rooms, or the cluster (by path)."""
+    _refuse(
+        _in("wizard_referee.compare"),
+        lambda m, i: (
+            not _within(
+                i.module,
+                "wizard_arena.client",
+                "wizard_arena.testing",
+                "wizard_referee.check",
+                "wizard_referee.web",
+                "wizard_referee.cluster",
+                "wizard_bots",
+                "grpc",
+            )
+        ),
+        "the compare room imports the client, the check, web or cluster rooms, or grpc",
+    )

@@ -7,7 +7,12 @@ The rooms:
 - :mod:`wizard_referee.tournament`: tournaments (config, schedule, entrants,
   runner, store, leaderboard; ``tournament``, ``demo``, ``replay``);
 - :mod:`wizard_referee.ratings`: ratings from game results (``ratings``);
+- :mod:`wizard_referee.compare`: is bot A stronger than bot B? duplicate
+  deals and an anytime-valid confidence sequence (``compare``);
 - :mod:`wizard_referee.check`: a bot author's pre-entry check (``check``);
+- :mod:`wizard_referee.cluster`: tournaments and comparisons on Ray (named
+  by module path only, loaded when chosen);
+- :mod:`wizard_referee.web`: the web pages and metrics (``web``);
 - :mod:`wizard_referee.stats`: small statistics any room may use (a leaf).
 
 May import: the SDK's rules and protocol rooms, the bot API's value types and

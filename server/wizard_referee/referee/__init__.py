@@ -7,8 +7,11 @@
   :mod:`.memory`: an in-memory transport (tests, no gRPC);
 - :mod:`.arena`: the lobby, matchmaking, serving; :mod:`.handshake`: what a
   new stream must say; :mod:`.sessions`: sessions and resume tokens;
-  :mod:`.table`: one game (:mod:`.catch_up`: a seat taken back is sent
-  the game so far); :mod:`.live`: the games in progress, for spectators;
+  :mod:`.table`: one game (:mod:`.alarm`: the table's one alarm for the
+  per-move deadlines; :mod:`.broadcast`: what each seat is sent of the
+  game's events; :mod:`.catch_up`: a seat taken back is sent the game so
+  far; :mod:`.strays`: a message that answers no open request);
+  :mod:`.live`: the games in progress, for spectators;
   :mod:`.counters`: the counts the metrics are made of;
 - :mod:`.policy`: the :class:`~.policy.RefereePolicy` (deadlines, time bank,
   fault policy, limits); :mod:`.faults`: what a fault costs;
