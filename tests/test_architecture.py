@@ -299,7 +299,9 @@ def test_rl_room_imports_the_rules_the_bot_api_and_local_play_only() -> None:
         _in("wizard_arena.rl"),
         lambda m, i: (
             not _within(i.module, *OURS, "grpc", "trio")
-            or _within(i.module, *(f"wizard_arena.{r}" for r in ("rules", "bot", "local", "rl")))
+            or _within(
+                i.module, *(f"wizard_arena.{r}" for r in ("rules", "bot", "local", "rl", "extras"))
+            )
         ),
         "the rl room imports more than the rules, the bot API and local play",
     )

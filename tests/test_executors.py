@@ -38,7 +38,9 @@ def test_without_ray_the_ray_executor_is_one_line_naming_the_extra(
     assert str(e.value) == (
         "executor \"ray\" needs Ray, an optional extra: pip install 'wizard-arena[ray]'"
     )
-    with pytest.raises(ModuleNotFoundError, match=r"wizard-arena\[ray\]"):
+    from wizard_arena.extras import MissingExtraError
+
+    with pytest.raises(MissingExtraError, match=r"needs the \[ray\] extra.*wizard-arena\[ray\]"):
         import wizard_referee.cluster  # noqa: F401
 
 

@@ -271,8 +271,9 @@ def test_a_missing_extra_fails_with_one_line_naming_it(blocked: str, module: str
     assert proc.returncode != 0
     last = proc.stderr.strip().splitlines()[-1]
     assert last == (
-        f"ImportError: {blocked} is missing: wizard_arena.rl (the course kit's environments "
-        "and encoder, the learned bot) needs the rl extra (pip install 'wizard-arena[rl]')"
+        "wizard_arena.extras.MissingExtraError: wizard_arena.rl (the course kit's environments "
+        f"and encoder, the learned bot) needs the [rl] extra (missing: {blocked}): "
+        "pip install 'wizard-arena[rl]'"
     )
 
 
@@ -284,8 +285,8 @@ def test_without_numpy_the_encoder_and_the_learned_bot_name_the_rl_extra() -> No
     import sys
 
     line = (
-        "numpy is missing: wizard_arena.rl (the course kit's environments and encoder, "
-        "the learned bot) needs the rl extra (pip install 'wizard-arena[rl]')"
+        "wizard_arena.rl (the course kit's environments and encoder, the learned bot) needs "
+        "the [rl] extra (missing: numpy): pip install 'wizard-arena[rl]'"
     )
     for module in ("wizard_arena.rl.encoding", "wizard_arena.rl.wizard_v0", "wizard_bots.learned"):
         code = f"import sys; sys.modules['numpy'] = None\nimport {module}\n"
@@ -293,7 +294,8 @@ def test_without_numpy_the_encoder_and_the_learned_bot_name_the_rl_extra() -> No
             [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
         )
         assert proc.returncode != 0, module
-        assert proc.stderr.strip().splitlines()[-1] == f"ImportError: {line}", module
+        last = proc.stderr.strip().splitlines()[-1]
+        assert last == f"wizard_arena.extras.MissingExtraError: {line}", module
     code = (
         "import sys; sys.modules['numpy'] = None\n"
         "from wizard_arena.cli import main\n"

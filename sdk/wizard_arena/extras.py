@@ -76,10 +76,19 @@ def _installed(module: str) -> bool:
         return False
 
 
-def require(extra: str, part: str) -> None:
+def require(extra: str, part: str, modules: tuple[str, ...] | None = None) -> None:
     """Raise :class:`MissingExtraError` (an ``ImportError`` whose message is
-    one line naming ``extra``) if a module of ``extra`` is not installed;
-    ``part`` names what needs it. Looks modules up without importing them."""
-    missing = [dist for module, dist in EXTRAS[extra] if not _installed(module)]
+    one line naming ``extra``) if a module of ``extra`` is not installed
+    (``modules``: only these of its modules, for a part that needs only
+    them); ``part`` names what needs it. Looks modules up without importing
+    them. Every optional part says what it lacks this one way.
+
+    >>> require("rl", "the encoder", modules=("numpy",))
+    """
+    missing = [
+        dist
+        for module, dist in EXTRAS[extra]
+        if (modules is None or module in modules) and not _installed(module)
+    ]
     if missing:
         raise MissingExtraError(extra, part, missing)

@@ -17,12 +17,12 @@ play (:mod:`wizard_arena.local`); never the client, the protocol, the
 referee or the example bots (tests/test_architecture.py).
 """
 
-from ._extra import missing
+from wizard_arena.extras import require
 
-try:
-    import numpy  # noqa: F401  (every module here needs it: say which extra brings it)
-except ImportError as e:
-    raise missing(e) from None
+#: What needs the ``rl`` extra, as its one-line error names it.
+PART = "wizard_arena.rl (the course kit's environments and encoder, the learned bot)"
+
+require("rl", PART, modules=("numpy",))  # every module here needs numpy
 
 try:  # Gymnasium's registry: gymnasium.make("WizardArena/Wizard-v0")
     import gymnasium  # noqa: F401

@@ -30,18 +30,17 @@ from typing import Any
 
 import numpy as np
 
+from wizard_arena.extras import require
 from wizard_arena.rules import Rules
 
-from ._extra import missing
+from . import PART
 from .encoding import ACTION_SIZE, action_mask, encode
 from .spaces import action_space, observation_space
 from .table import IllegalActionError, OnIllegal, RewardKind, Table, rank_rewards
 
-try:
-    from pettingzoo import AECEnv
-    from pettingzoo.utils import wrappers
-except ImportError as e:
-    raise missing(e) from None
+require("rl", PART, modules=("pettingzoo",))
+from pettingzoo import AECEnv  # noqa: E402  (after require: one line if missing)
+from pettingzoo.utils import wrappers  # noqa: E402
 
 __all__ = ["IllegalActionError", "WizardEnv", "env", "raw_env"]
 

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from wizard_arena.bot import Bot, GameInfo, decide
+from wizard_arena.extras import require
 from wizard_arena.rules import (
     Card,
     RoundResult,
@@ -48,16 +49,14 @@ from wizard_arena.rules import (
     default_action,
 )
 
-from ._extra import missing
+from . import PART
 from .aec import render_view
 from .encoding import ACTION_SIZE, OBS_SIZE, action_mask, encode  # noqa: F401  (OBS_SIZE: doctest)
 from .spaces import action_space, observation_space
 from .table import OnIllegal, RewardKind, Table, rank_rewards
 
-try:
-    import gymnasium
-except ImportError as e:
-    raise missing(e) from None
+require("rl", PART, modules=("gymnasium",))
+import gymnasium  # noqa: E402  (after require: one line if missing)
 
 __all__ = ["ENV_ID", "RandomOpponent", "WizardGymEnv", "register"]
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._extra import missing
+from wizard_arena.extras import require
+
+from . import PART
 from .encoding import ACTION_SIZE, OBS_HIGH, OBS_LOW, OBS_SIZE
 
-try:
-    from gymnasium import spaces
-except ImportError as e:
-    raise missing(e) from None
+require("rl", PART, modules=("gymnasium",))
+from gymnasium import spaces  # noqa: E402  (after require: one line if missing)
 
 __all__ = ["action_space", "observation_space"]
 

@@ -21,10 +21,6 @@ through the executors' table of module paths
 (:data:`wizard_referee.tournament.executors.EXECUTORS`).
 """
 
-try:
-    import ray  # noqa: F401
-except ModuleNotFoundError:  # one line, naming the extra
-    raise ModuleNotFoundError(
-        "wizard_referee.cluster needs Ray, an optional extra: pip install 'wizard-arena[ray]'",
-        name="ray",
-    ) from None
+from wizard_arena.extras import require
+
+require("ray", "wizard_referee.cluster (tournaments and comparisons on Ray)")

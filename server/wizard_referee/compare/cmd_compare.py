@@ -306,10 +306,12 @@ def _check_executor(args: argparse.Namespace, in_process: bool) -> None:
         )
     import importlib
 
+    from wizard_arena.extras import MissingExtraError
+
     try:
         module = importlib.import_module(EXECUTORS[args.executor])
-    except ModuleNotFoundError as e:
-        if (e.name or "").split(".")[0] != "ray":
+    except MissingExtraError as e:
+        if e.extra != "ray":
             raise
         raise ValueError(
             "--executor ray needs Ray, an optional extra: pip install 'wizard-arena[ray]'"

@@ -26,6 +26,7 @@ from typing import Any, Protocol, TextIO, cast
 
 import trio
 
+from wizard_arena.extras import MissingExtraError
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.config import TournamentConfig
 from wizard_referee.tournament.config_keys import EXECUTORS, TournamentError
@@ -49,12 +50,12 @@ def load_executor(name: str) -> Executor:
     when it needs a package that is not installed."""
     try:
         module: ModuleType = importlib.import_module(EXECUTORS[name])
-    except ModuleNotFoundError as e:
-        if (e.name or "").split(".")[0] == "ray":
-            raise TournamentError(
-                f'executor "{name}" needs Ray, an optional extra: {RAY_EXTRA}'
-            ) from None
-        raise
+    except MissingExtraError as e:
+        if e.extra != "ray":
+            raise
+        raise TournamentError(
+            f'executor "{name}" needs Ray, an optional extra: {RAY_EXTRA}'
+        ) from None
     return cast(Executor, module)
 
 
