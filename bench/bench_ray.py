@@ -200,7 +200,7 @@ def main() -> int:
             f"ray here {med_r[0]:.1f}/min, start-up {med_r[1]:.1f} s; steady ray/local "
             f"{med_r[0] / med_l[0]:.2f}"
         )
-        print(f"Ray pays on this machine from {break_even(med_l, med_r)}")
+        print(f"Ray's wall time is the shorter on this machine from: {break_even(med_l, med_r)}")
         head = {"num_cpus": 1, "node_ip_address": "127.0.0.1", "include_dashboard": False}
         cluster = Cluster(initialize_head=True, head_node_args=head)
         cluster.add_node(num_cpus=1, node_ip_address="127.0.0.1")
