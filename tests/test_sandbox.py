@@ -1,0 +1,220 @@
+"""Untrusted entrants (docs/untrusted-bots.md): under ``sandbox = "bwrap"`` a
+hostile entrant's every escape fails while the tournament finishes; under
+``sandbox = "none"`` the same attempts succeed (so this test can fail)."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from wizard_referee import sandbox
+from wizard_referee.sandbox.cgroups import hierarchy
+from wizard_referee.tournament.config import TournamentConfig
+from wizard_referee.tournament.runner import plan_games, run_tournament
+
+BOT = [sys.executable, "-m", "wizard_arena.cli", "bot", "wizard_bots.random_bot:RandomBot"]
+ARGS = ["--server", "{server}", "--token", "{token}", "--name", "{name}"]
+HOSTILE = [sys.executable, "-m", "wizard_bots.misbehaving.hostile", *ARGS]
+MEMORY = 128 * 2**20
+PROCESSES = 32
+
+
+def _sandbox_problem() -> str | None:
+    if sys.platform != "linux" or os.geteuid() != 0:
+        return "confinement is tested as root on Linux"
+    problems = sandbox.problems()
+    return problems[0] if problems else None
+
+
+needs_sandbox = pytest.mark.skipif(
+    _sandbox_problem() is not None and not os.environ.get("WIZARD_ARENA_REQUIRE_SANDBOX"),
+    reason=str(_sandbox_problem()),
+)
+
+
+def _toml(path: Path, tournament: dict[str, Any], entrants: list[dict[str, Any]]) -> Path:
+    lines = ["[tournament]", *(f"{k} = {json.dumps(v)}" for k, v in tournament.items())]
+    for e in entrants:
+        lines += ["", "[[entrant]]", *(f"{k} = {json.dumps(v)}" for k, v in e.items())]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _marked(mark: str) -> list[int]:
+    """Processes whose command line holds ``mark``."""
+    out = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                if mark.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    out.append(int(pid))
+            except OSError:
+                pass
+    return out
+
+
+def _left_cgroups() -> list[Path]:
+    _, parents = hierarchy()
+    prefix = f"wizard-arena-{os.getpid()}-"
+    return [p for folder in set(parents.values()) for p in folder.glob(prefix + "*")]
+
+
+@needs_sandbox
+@pytest.mark.e2e
+@pytest.mark.slow(seconds=30)
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_a_hostile_entrant_is_confined_and_the_tournament_finishes(
+    mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    season = tmp_path / "season"
+    for name in ("hostile", "a", "b"):
+        (season / "entries" / name).mkdir(parents=True)
+    secret = season / "entries" / "a" / "secret.txt"
+    secret.write_text("a's code\n")
+    outside = tmp_path / "outside.txt"
+    own = season / "entries" / "hostile" / "written.txt"
+    signalled = tmp_path / "signalled"
+    monkeypatch.setenv("WIZARD_ORGANISER_SECRET", "s3cret")
+    victim = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import signal, sys, time\n"
+            "signal.signal(signal.SIGUSR1, lambda *a: open(sys.argv[1], 'w').write('hit'))\n"
+            "time.sleep(120)\n",
+            str(signalled),
+        ],
+        env={**os.environ, "VICTIM_SECRET": "v"},
+    )
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.setblocking(False)
+    mark = f"wizard-arena-detached-{uuid.uuid4().hex}"
+    tournament = {
+        "name": "hostile",
+        "players": 3,
+        "round_sizes": [1, 2, 3],
+        "move_time": 1.0,
+        "reconnect_window": 0,
+        "connect_timeout": 30,
+        "database": "results.sqlite",
+        "sandbox": mode,
+    }
+    config_path = season / "season.toml"
+    hostile_args = [
+        *("--read", str(season / "results.sqlite")),
+        *("--read", str(config_path)),
+        *("--read", str(secret)),
+        *("--write", str(outside)),
+        *("--write", str(own)),
+        *("--connect", f"127.0.0.1:{listener.getsockname()[1]}"),
+        *("--signal", str(victim.pid)),
+        *("--environ", str(victim.pid)),
+        *("--env", "WIZARD_ORGANISER_SECRET"),
+        *("--processes", str(PROCESSES + 8)),
+        *("--detach", mark),
+        *("--allocate", str(2 * MEMORY)),
+    ]
+    entrants: list[dict[str, Any]] = [
+        {"name": n, "command": [*BOT, *ARGS, "--quiet"], "folder": f"entries/{n}"}
+        for n in ("a", "b")
+    ]
+    entrants.insert(
+        0,
+        {
+            "name": "hostile",
+            "command": HOSTILE + hostile_args,
+            "folder": "entries/hostile",
+            "memory_limit": MEMORY,
+            "max_processes": PROCESSES,
+        },
+    )
+    _toml(config_path, tournament, entrants)
+    config = TournamentConfig.from_toml(config_path)
+    specs = plan_games(config)
+    target = specs[1].id
+    entrants[0]["command"] = [*HOSTILE, *hostile_args, "--in-game", target]
+    config = TournamentConfig.from_toml(_toml(config_path, tournament, entrants))
+    stream = io.StringIO()
+    started = time.monotonic()
+    try:
+        store = trio.run(functools.partial(run_tournament, config, progress_stream=stream))
+        took = time.monotonic() - started
+        accepted = []
+        with contextlib.suppress(BlockingIOError):
+            accepted.append(listener.accept()[0])
+        left_behind = _marked(mark)
+    finally:
+        victim.kill()
+        victim.wait()
+        listener.close()
+        for pid in _marked(mark):
+            os.kill(pid, signal.SIGKILL)
+    log = (season / "results.sqlite.logs" / "hostile-0.log").read_text()
+    attempts = [line for line in log.splitlines() if line.startswith("HOSTILE ")]
+    assert len([a for a in attempts if "trying" not in a]) >= 12, log
+    # a detached process starts in the sandbox too: what counts is whether it is left behind
+    attempts = [a for a in attempts if not a.startswith("HOSTILE detach ")]
+    try:
+        assert store.counts() == {"finished": len(specs)}
+        faults = {
+            name: [rec.fault_details[rec.names.index(name)] for rec in store.records_of(name)]
+            for name in ("hostile", "a", "b")
+        }
+    finally:
+        store.close()
+    assert not any(faults["a"]) and not any(faults["b"]), faults  # the others do not notice
+    note = "command entrants run unconfined"
+    if mode == "none":
+        assert all(a.endswith(": ok") or "trying" in a for a in attempts), attempts
+        assert signalled.exists() and outside.exists() and own.exists()
+        assert accepted and left_behind
+        assert note in stream.getvalue()
+        return
+    denied = [a for a in attempts if "trying" not in a and ": denied (" in a]
+    assert denied == [a for a in attempts if "trying" not in a], attempts
+    assert f"HOSTILE allocate {2 * MEMORY}: trying" in attempts  # and never "ok": killed
+    assert not signalled.exists() and not outside.exists() and not own.exists()
+    assert not accepted and not left_behind
+    assert note not in stream.getvalue()
+    crashes = [f["crash"] for f in faults["hostile"] if "crash" in f]
+    assert crashes == ["the bot's process was killed: out of memory: limit 128 MiB"], faults
+    assert not _left_cgroups()
+    print(f"sandbox={mode}: {len(specs)} games in {took:.1f} s")
+
+
+@needs_sandbox
+def test_bad_sandbox_settings_stop_before_any_game_with_one_line(tmp_path: Path) -> None:
+    entrants = [{"name": n, "command": [*BOT, *ARGS], "folder": f"bots/{n}"} for n in "abc"]
+    config = TournamentConfig.from_toml(
+        _toml(tmp_path / "t.toml", {"players": 3, "sandbox": "bwrap"}, entrants)
+    )
+    from wizard_referee.tournament.runner import TournamentError
+
+    with pytest.raises(TournamentError) as err:
+        trio.run(run_tournament, config)
+    assert "entrant 'a': folder" in str(err.value) and "does not exist" in str(err.value)
+    assert not (tmp_path / "tournament.sqlite").exists()
+
+
+def test_a_missing_bubblewrap_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = shutil.which
+    monkeypatch.setattr(
+        shutil, "which", lambda name, *a, **k: None if name == "bwrap" else real(name, *a, **k)
+    )
+    problems = sandbox.problems()
+    assert problems and "apt-get install bubblewrap" in problems[0]
