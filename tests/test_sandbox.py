@@ -218,3 +218,67 @@ def test_a_missing_bubblewrap_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     problems = sandbox.problems()
     assert problems and "apt-get install bubblewrap" in problems[0]
+
+
+@needs_sandbox
+def test_a_file_of_its_folder_the_entrants_uid_cannot_read_is_named(tmp_path: Path) -> None:
+    entrants = [{"name": n, "command": [*BOT, *ARGS], "folder": f"bots/{n}"} for n in "abc"]
+    for n in "abc":
+        (tmp_path / "bots" / n).mkdir(parents=True)
+    private = tmp_path / "bots" / "b" / "weights.bin"
+    private.write_bytes(b"\0")
+    private.chmod(0o600)
+    config = TournamentConfig.from_toml(
+        _toml(tmp_path / "t.toml", {"players": 3, "sandbox": "bwrap"}, entrants)
+    )
+    from wizard_referee.tournament.runner import TournamentError
+
+    with pytest.raises(TournamentError) as err:
+        trio.run(run_tournament, config)
+    assert str(err.value) == (
+        f"entrant 'b': its uid {sandbox.UID_BASE + 1} cannot read {private}: make its "
+        "folder world-readable (chmod -R o+rX)"
+    )
+
+
+@needs_sandbox
+def test_a_launched_process_is_held_to_its_cgroup_and_the_limit_named(tmp_path: Path) -> None:
+    """The launcher puts the process in its group before its exec: a shell
+    that starts 12 sleeping children under a limit of 8 is refused some."""
+    from wizard_referee.tournament.launcher import open_launcher
+
+    async def main() -> str | None:
+        group = sandbox.Cgroup.create(f"wizard-arena-{os.getpid()}-t", sandbox.Limits(processes=8))
+        try:
+            async with open_launcher() as launcher:
+                script = "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 1 & done; wait"
+                proc = await launcher.spawn(
+                    ["sh", "-c", script],
+                    {"PATH": os.environ["PATH"]},
+                    tmp_path / "sh.log",
+                    cgroup=group.procs_files,
+                )
+                await proc.wait()
+            return group.exceeded()
+        finally:
+            while not group.remove():
+                group.kill_all()
+                await trio.sleep(0.01)
+
+    assert trio.run(main) == "process limit 8"
+    assert not _left_cgroups()
+
+
+@needs_sandbox
+def test_the_empty_groups_of_a_runner_killed_with_sigkill_are_swept() -> None:
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    dead = sandbox.Cgroup.create(f"wizard-arena-{gone.pid}-0-1", sandbox.Limits())
+    live = sandbox.Cgroup.create(f"wizard-arena-{os.getpid()}-sweep", sandbox.Limits())
+    try:
+        assert sandbox.sweep() >= len(set(dead.folders.values()))
+        assert not any(f.exists() for f in dead.folders.values())
+        assert all(f.exists() for f in live.folders.values())  # its starter runs
+    finally:
+        live.remove()
+        dead.remove()

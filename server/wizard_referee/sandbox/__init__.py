@@ -15,7 +15,8 @@ The interface is small, so that every place that starts a bot can use it:
   ``procs_files`` are what a starter writes the child's pid to before its
   exec, :meth:`Cgroup.exceeded` says which limit was hit ("out of memory:
   limit 512 MiB"), :meth:`Cgroup.kill_all` and :meth:`Cgroup.remove` leave
-  nothing behind;
+  nothing behind, and :func:`sweep` removes the empty groups of a starter
+  that was killed with SIGKILL;
 - :func:`problems` and :func:`probe` (:mod:`.probe`): whether confinement
   works here, each reason one line a user can act on.
 
@@ -31,7 +32,7 @@ from wizard_referee.sandbox.bwrap import (
     confined_command,
     python_paths,
 )
-from wizard_referee.sandbox.cgroups import Cgroup, Limits, SandboxError, size_text
+from wizard_referee.sandbox.cgroups import Cgroup, Limits, SandboxError, size_text, sweep
 from wizard_referee.sandbox.probe import probe, problems
 
 __all__ = [
@@ -47,4 +48,5 @@ __all__ = [
     "problems",
     "python_paths",
     "size_text",
+    "sweep",
 ]

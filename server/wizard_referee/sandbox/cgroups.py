@@ -23,7 +23,7 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CONTROLLERS", "Cgroup", "Limits", "SandboxError", "hierarchy", "size_text"]
+__all__ = ["CONTROLLERS", "Cgroup", "Limits", "SandboxError", "hierarchy", "size_text", "sweep"]
 
 #: The controllers a confined start needs.
 CONTROLLERS = ("memory", "pids", "cpu")
@@ -255,6 +255,33 @@ class Cgroup:
                     raise
                 done = False
         return done
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+def sweep(prefix: str = "wizard-arena-") -> int:
+    """Remove the empty groups ``PREFIX<pid>-...`` that a starter killed with
+    SIGKILL left behind (its pid no longer runs); how many. A group that
+    still holds a process is left alone (rmdir refuses it)."""
+    _, parents = hierarchy()
+    removed = 0
+    for folder in set(parents.values()):
+        for child in folder.glob(prefix + "*"):
+            pid = child.name[len(prefix) :].split("-", 1)[0]
+            if not pid.isdigit() or _alive(int(pid)):
+                continue
+            with contextlib.suppress(OSError):
+                child.rmdir()
+                removed += 1
+    return removed
 
 
 def _enable_v2(parent: Path) -> None:

@@ -23,6 +23,7 @@ import trio
 
 from wizard_referee.referee.arena import Arena, ArenaConfig, Session, serve_arena
 from wizard_referee.referee.record import GameRecord
+from wizard_referee.sandbox import SandboxError, sweep
 from wizard_referee.tournament.config import TournamentConfig
 from wizard_referee.tournament.config_keys import TournamentError
 from wizard_referee.tournament.confine import SOCKET_NAME, confined_address, confinement_for
@@ -209,10 +210,13 @@ async def open_host(
 @contextlib.contextmanager
 def _socket_folder(confined: bool) -> Iterator[Path | None]:
     """A folder of its own for the referee's Unix socket (confined entrants
-    see it read-only), removed at the end; ``None`` when none is confined."""
+    see it read-only), removed at the end; ``None`` when none is confined.
+    The cgroups a runner killed with SIGKILL left are removed first."""
     if not confined:
         yield None
         return
+    with contextlib.suppress(SandboxError, OSError):
+        sweep()  # the empty cgroups of a runner killed with SIGKILL
     folder = Path(tempfile.mkdtemp(prefix="wizard-arena-"))
     try:
         folder.chmod(0o755)
