@@ -115,6 +115,8 @@ def hierarchy() -> tuple[int, dict[str, Path]]:
             available = (folder / "cgroup.controllers").read_text().split()
         except OSError:
             continue
+        if folder.name == _runner_leaf():  # moved there by _enable_v2: its parent is ours
+            folder = folder.parent
         if all(c in available for c in CONTROLLERS):
             return 2, dict.fromkeys(CONTROLLERS, folder)
     missing = [c for c in CONTROLLERS if c not in v1]
@@ -175,9 +177,14 @@ class Cgroup:
             for folder in made:
                 with contextlib.suppress(OSError):
                     folder.rmdir()
+            hint = (
+                ""
+                if os.geteuid() == 0
+                else ": run as root, or in a cgroup v2 group delegated to this user "
+                "(systemd-run --user --scope -p Delegate=yes ...)"
+            )
             raise SandboxError(
-                f"cannot create a cgroup under {parents['memory'].parent}: "
-                f"{e.strerror or e} ({e.filename or ''})"
+                f"cannot create the cgroup {e.filename or name}: {e.strerror or e}{hint}"
             ) from None
         return group
 
@@ -284,17 +291,36 @@ def sweep(prefix: str = "wizard-arena-") -> int:
     return removed
 
 
+def _runner_leaf() -> str:
+    return f"wizard-arena-{os.getpid()}-runner"
+
+
 def _enable_v2(parent: Path) -> None:
-    """Make the controllers available to the child groups of ``parent`` (v2)."""
+    """Make the controllers available to the child groups of ``parent`` (v2).
+    A v2 group with processes cannot give its children controllers: when
+    this process is the only one in ``parent`` (a scope of its own, e.g.
+    ``systemd-run --scope -p Delegate=yes``), it moves to a leaf group of
+    its own first."""
     enabled = (parent / "cgroup.subtree_control").read_text().split()
     wanted = [c for c in CONTROLLERS if c not in enabled]
     if not wanted:
         return
+    control = " ".join(f"+{c}" for c in wanted)
     try:
-        _write(parent / "cgroup.subtree_control", " ".join(f"+{c}" for c in wanted))
+        try:
+            _write(parent / "cgroup.subtree_control", control)
+        except OSError as e:
+            procs = (parent / "cgroup.procs").read_text().split()
+            if e.errno != errno.EBUSY or procs != [str(os.getpid())]:
+                raise
+            leaf = parent / _runner_leaf()
+            leaf.mkdir(exist_ok=True)
+            _write(leaf / "cgroup.procs", str(os.getpid()))
+            _write(parent / "cgroup.subtree_control", control)
     except OSError as e:
         raise SandboxError(
             f"cannot enable the {', '.join(wanted)} controllers for child groups of {parent} "
             f"({e.strerror or e}): run the tournament in a cgroup of its own that it may "
-            "manage, e.g. systemd-run --scope -p Delegate=yes wizard-arena tournament ..."
+            "manage, e.g. systemd-run --scope -p Delegate=yes wizard-arena tournament ... "
+            "(as root) or systemd-run --user --scope -p Delegate=yes ..."
         ) from None
