@@ -46,6 +46,8 @@ class EntrantCommand:
     name: str
     command: tuple[str, ...]
     token: str | None = None
+    folder: str = ""
+    """Where the command runs (empty: the current folder, ``workdir``)."""
 
 
 def bot_command(bot: BotSpec) -> tuple[str, ...]:
