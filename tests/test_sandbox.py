@@ -282,3 +282,54 @@ def test_the_empty_groups_of_a_runner_killed_with_sigkill_are_swept() -> None:
     finally:
         live.remove()
         dead.remove()
+
+
+def test_the_sandbox_keys_are_checked_with_the_others() -> None:
+    from wizard_referee.tournament.runner import TournamentError
+
+    entrants = [{"name": n, "command": "x"} for n in "abc"]
+    entrants[0].update(memory_limit="lots", max_processes=2, cpu_limit=0, folder=3)
+    with pytest.raises(TournamentError) as err:
+        TournamentConfig.from_dict(
+            {"tournament": {"players": 3, "sandbox": "docker"}, "entrant": entrants}
+        )
+    assert str(err.value).splitlines()[1:] == [
+        '  sandbox must be one of "none", "bwrap" (e.g. sandbox = "none"), not "docker"',
+        "  entrant 'a': folder must be a folder, a string (e.g. folder = \"bots/a\")",
+        "  entrant 'a': memory_limit must be a whole number, 16777216 or more "
+        '(e.g. memory_limit = 536_870_912), not "lots"',
+        "  entrant 'a': max_processes must be a whole number, 8 or more "
+        "(e.g. max_processes = 64), not 2",
+        "  entrant 'a': cpu_limit must be a number of CPUs, 0.01 or more "
+        "(e.g. cpu_limit = 1.5), not 0",
+    ]
+
+
+def test_a_folder_is_relative_to_the_file_and_bwrap_is_for_the_local_executor(
+    tmp_path: Path,
+) -> None:
+    from wizard_referee.tournament.confine import sandbox_problems
+
+    entrants = [{"name": n, "command": "x", "folder": f"bots/{n}"} for n in "abc"]
+    for n in "abc":
+        (tmp_path / "bots" / n).mkdir(parents=True)
+    tournament = {"players": 3, "sandbox": "bwrap", "executor": "ray"}
+    config = TournamentConfig.from_toml(_toml(tmp_path / "t.toml", tournament, entrants))
+    assert config.entrants[0].folder == str(tmp_path / "bots" / "a")
+    assert config.entrants[0].limits == sandbox.Limits()  # the documented defaults
+    assert sandbox_problems(config) == [
+        'sandbox = "bwrap" confines the entrants of executor = "local" only'
+    ]
+
+
+def test_a_folder_that_holds_the_results_store_is_refused(tmp_path: Path) -> None:
+    from wizard_referee.tournament.confine import sandbox_problems
+
+    entrants = [{"name": n, "command": "x", "folder": "."} for n in "abc"]
+    config = TournamentConfig.from_toml(
+        _toml(tmp_path / "t.toml", {"players": 3, "sandbox": "bwrap"}, entrants)
+    )
+    assert sandbox_problems(config)[0] == (
+        f"entrant 'a': its folder {tmp_path} holds the results store "
+        f"{tmp_path / 'tournament.sqlite'}: give each entrant a folder of its own"
+    )

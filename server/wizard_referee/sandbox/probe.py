@@ -93,7 +93,8 @@ def probe(
     why = f"{lines[-1].strip()}" if lines else "no output"
     msg = f"a confined test start ({' '.join(command)}) failed with status {proc.returncode}: {why}"
     if os.geteuid() == 0:
-        roots = list(confinement.readable or python_paths())
+        given = confinement.readable
+        roots = list(python_paths() if given is None else given)
         bad = unreadable(roots, depth=1)
         if confinement.folder is not None:
             bad += unreadable([confinement.folder], depth=8)
