@@ -375,3 +375,37 @@ def test_a_probe_start_that_fails_says_why_in_one_line() -> None:
     why = sandbox.probe(sandbox.Confinement(uid=sandbox.UID_BASE), ["false"], {})
     assert why is not None and "\n" not in why
     assert why.startswith("a confined test start (false) failed with status 1")
+
+
+def test_a_confined_command_line_binds_what_it_must_and_nothing_more(tmp_path: Path) -> None:
+    from wizard_referee.sandbox.bwrap import SETPRIV_DROP
+
+    folder, lib = tmp_path / "bot", tmp_path / "lib"
+    folder.mkdir()
+    lib.mkdir()
+    env = {"PATH": "/usr/bin", "WIZARD_ARENA_TOKEN": "t", "AWS_SECRET_ACCESS_KEY": "x"}
+    confinement = sandbox.Confinement(
+        uid=60005,
+        folder=folder,
+        socket_dir=tmp_path / "s",
+        readable=(Path("/"), lib, tmp_path / "absent"),
+    )
+    argv, clean = sandbox.confined_command(["python", "bot.py"], env, confinement)
+    assert clean == {
+        "PATH": "/usr/bin",
+        "WIZARD_ARENA_TOKEN": "t",
+        "HOME": "/tmp",
+        "TMPDIR": "/tmp",
+    }
+    binds = [tuple(argv[i + 1 : i + 3]) for i, a in enumerate(argv) if a == "--ro-bind"]
+    assert ("/", "/") not in binds  # never the whole filesystem
+    assert (str(folder), str(folder)) in binds and (str(lib), str(lib)) in binds
+    assert not [b for b in binds if "absent" in b[0]]
+    assert (str(tmp_path / "s"), sandbox.SOCKET_DIR) in binds
+    assert {"--unshare-pid", "--unshare-net", "--clearenv", "--die-with-parent"} <= set(argv)
+    assert argv[argv.index("--chdir") + 1] == str(folder)
+    assert argv[-2:] == ["python", "bot.py"]
+    if os.geteuid() == 0:  # bubblewrap without a user namespace, then setpriv to the uid
+        assert "--unshare-user" not in argv
+        drop = ["--reuid", "60005", "--regid", "60005", *SETPRIV_DROP, "--"]
+        assert Path(argv[-len(drop) - 3]).name == "setpriv" and argv[-len(drop) - 2 : -2] == drop

@@ -149,8 +149,8 @@ def _binds(readable: Sequence[Path]) -> list[str]:
     bound: list[Path] = [*system_paths(), Path("/proc"), Path("/dev")]
     made: set[Path] = {Path("/tmp")}  # the start's own tmpfs, made before
     for path in sorted(readable, key=lambda p: (len(p.parts), str(p))):
-        if _within(path, bound):
-            continue
+        if path == Path("/") or _within(path, bound):
+            continue  # never the whole filesystem (a PYTHONPATH of "/")
         for parent in reversed(path.parents):
             if parent == Path("/") or parent in made or _within(parent, bound):
                 continue
