@@ -119,6 +119,7 @@ def test_a_hostile_entrant_is_confined_and_the_tournament_finishes(
         *("--read", str(season / "results.sqlite")),
         *("--read", str(config_path)),
         *("--read", str(secret)),
+        *("--read", "/etc/shadow"),  # root's alone: readable only as uid 0
         *("--write", str(outside)),
         *("--write", str(own)),
         *("--connect", f"127.0.0.1:{listener.getsockname()[1]}"),
@@ -193,6 +194,8 @@ def test_a_hostile_entrant_is_confined_and_the_tournament_finishes(
     assert note not in stream.getvalue()
     crashes = [f["crash"] for f in faults["hostile"] if "crash" in f]
     assert crashes == ["the bot's process was killed: out of memory: limit 128 MiB"], faults
+    # and the runner's notice says it: "... exited with status 137, out of memory: ..."
+    assert ", out of memory: limit 128 MiB (restart 1 of 5;" in stream.getvalue()
     assert not _left_cgroups()
     print(f"sandbox={mode}: {len(specs)} games in {took:.1f} s")
 
