@@ -412,3 +412,50 @@ def test_a_confined_command_line_binds_what_it_must_and_nothing_more(tmp_path: P
         assert "--unshare-user" not in argv
         drop = ["--reuid", "60005", "--regid", "60005", *SETPRIV_DROP, "--"]
         assert Path(argv[-len(drop) - 3]).name == "setpriv" and argv[-len(drop) - 2 : -2] == drop
+
+
+@needs_sandbox
+@pytest.mark.e2e
+@pytest.mark.slow(seconds=10)
+def test_confined_sigkill_and_resume_give_the_unconfined_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Confinement changes no result: a confined tournament killed with
+    SIGKILL mid-way leaves no bot running, and resumed confined it stores
+    exactly what the same tournament stores unconfined and uninterrupted."""
+    from .support import wait_for_finished_games
+    from .test_tournament import TOURNEY, _det_entrants, _env, _results
+    from .test_tournament import _toml as tournament_toml
+
+    entrants = _det_entrants(4)
+    tourney = {**TOURNEY, "bot_seed_secret": "confined or not"}
+    monkeypatch.setenv("PYTHONPATH", _env()["PYTHONPATH"])  # the bots import tests.bots
+    plain = TournamentConfig.from_dict(
+        {"tournament": {**tourney, "database": str(tmp_path / "a.sqlite")}, "entrant": entrants}
+    )
+    trio.run(run_tournament, plain).close()
+    full = _results(tmp_path / "a.sqlite")
+
+    toml = tournament_toml(
+        tmp_path / "b.toml", {**tourney, "database": "b.sqlite", "sandbox": "bwrap"}, entrants
+    )
+    db = tmp_path / "b.sqlite"
+    cmd = [sys.executable, "-m", "wizard_arena.cli", "tournament", str(toml), "--quiet"]
+    proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    finished = wait_for_finished_games(db, 3, 120, proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert 3 <= finished < len(plan_games(plain)), "kill did not land mid-tournament"
+    _, parents = hierarchy()
+    groups = [g for p in set(parents.values()) for g in p.glob(f"wizard-arena-{proc.pid}-*")]
+    assert groups  # the killed runner could not remove them ...
+    deadline = time.monotonic() + 5
+    while any((g / "cgroup.procs").read_text().strip() for g in groups):
+        assert time.monotonic() < deadline, "a confined bot outlived its runner"
+        time.sleep(0.05)  # ... but every process in them ends with it
+    res = subprocess.run(
+        [*cmd, "--resume"], env=_env(), capture_output=True, text=True, timeout=300, check=False
+    )
+    assert res.returncode == 0, res.stderr
+    assert _results(db) == full
+    assert not any(g.exists() for g in groups)  # swept by the resumed run
