@@ -182,6 +182,7 @@ def test_the_rooms_are_all_seen() -> None:
         "wizard_referee.ratings.models",
         "wizard_referee.check.cmd_check",
         "wizard_referee.cluster.coordinator",
+        "wizard_referee.sandbox.cgroups",
         "wizard_referee.web.app",
         "wizard_bots.misbehaving.client",
     ):
@@ -357,6 +358,25 @@ def test_ratings_room_imports_nothing_of_ours() -> None:
         _in("wizard_referee.stats"),
         lambda m, i: not _within(i.module, *OURS),
         "wizard_referee.stats is a leaf",
+    )
+
+
+def test_sandbox_room_is_the_standard_library_alone() -> None:
+    """Confinement is used wherever a bot starts (the tournament room now;
+    compare, check and the Ray workers alike): nothing of ours beyond the
+    room, no trio or grpc, and bubblewrap, setpriv and cgroups only through
+    the kernel's files and the tools' command lines."""
+    _refuse(
+        _in("wizard_referee.sandbox"),
+        lambda m, i: (
+            _within(i.module, "wizard_referee.sandbox")
+            or (
+                not _within(i.module, *OURS)
+                and i.module.split(".")[0] in sys.stdlib_module_names
+                and not _within(i.module, "asyncio", "threading")
+            )
+        ),
+        "the sandbox room imports beyond the standard library",
     )
 
 

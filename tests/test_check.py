@@ -372,3 +372,23 @@ def test_a_slow_decision_right_after_a_timeout_is_said_to_be_its_knock_on() -> N
         "with 3 cards in hand (round 3)): close to the deadline; 1 more, right after a "
         "timeout, are not counted"
     )
+
+
+def test_a_bot_killed_for_its_memory_limit_is_advised_about_that_limit() -> None:
+    """A confined bot's crash names the limit it exceeded (docs/untrusted-bots.md):
+    the check's advice is about that limit, not about exiting with status 0."""
+    from wizard_referee.check.analysis import analyse
+    from wizard_referee.check.report import CheckReport
+
+    record = _record_of_moves([("bid 1", 12.0, None)])
+    record.faults[0] = {"crash": 1}
+    killed = "the bot's process was killed: out of memory: limit 512 MiB"
+    record.fault_details[0] = {"crash": killed}
+    report = CheckReport("x:Y", 3, 0.5, 1, ["RandomBot"])
+    analyse(report, [record], [0], True, "")
+    (crash,) = [p for p in report.problems if p.code == "crash"]
+    assert crash.detail == f"check-1: {killed}"
+    assert crash.advice.startswith(
+        "your bot used more memory than its limit (out of memory: limit 512 MiB)"
+    )
+    assert "memory_limit" in crash.advice

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from wizard_arena.cli import COMMANDS
-from wizard_referee.tournament.config import TournamentConfig
-from wizard_referee.tournament.config_keys import TOURNAMENT_KEYS
+from wizard_referee.tournament.config import EntrantConfig, TournamentConfig
+from wizard_referee.tournament.config_keys import ENTRANT_KEYS, TOURNAMENT_KEYS
 from wizard_referee.tournament.seating import DEFAULT_SEATING
 
 from .conftest import ROOT
@@ -47,6 +47,21 @@ def test_every_tournament_key_is_documented_with_its_default() -> None:
             assert actual is None, (field.name, actual)
         else:
             assert _value(text) == actual, (field.name, text, actual)
+
+
+def test_every_entrant_key_is_documented_with_its_default() -> None:
+    """The ``[[entrant]]`` table of "Running a tournament": one row per key of
+    ENTRANT_KEYS, a confined entrant's limits with the defaults they have,
+    and the same defaults in the how-to for untrusted bots."""
+    table = TOURNAMENT.split("The keys of an `[[entrant]]` table:", 1)[1].split("\n\n", 2)[1]
+    rows = re.findall(r"^\| (`\w+`(?:, `\w+`)*) \| (.*?) \| ", table, re.M)
+    documented = {name: default for keys, default in rows for name in re.findall(r"`(\w+)`", keys)}
+    assert sorted(documented) == sorted(ENTRANT_KEYS)
+    howto = (ROOT / "docs" / "untrusted-bots.md").read_text(encoding="utf-8")
+    for key in ("memory_limit", "max_processes", "cpu_limit"):
+        default = getattr(EntrantConfig, key)
+        assert _value(documented[key]) == default, (key, documented[key], default)
+        assert f"| `{key}` | {documented[key]}" in howto, key
 
 
 def test_the_sdk_reference_has_whole_attribute_comments() -> None:

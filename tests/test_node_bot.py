@@ -77,6 +77,42 @@ def test_node_bot_plays_full_games(node_bot: list[str]) -> None:
 
 
 @pytest.mark.e2e
+def test_node_and_python_bots_play_over_a_unix_socket(node_bot: list[str], tmp_path: Path) -> None:
+    """A confined entrant reaches the referee over a Unix socket only
+    (docs/untrusted-bots.md): ``--server unix:PATH`` works for the Node.js
+    bot and the Python SDK alike."""
+    socket_path = tmp_path / "referee.sock"
+    with ArenaThread(arena_config(move_time=2.0, unix_socket=str(socket_path))) as server:
+        address = f"unix:{socket_path}"
+        assert server.arena is not None and server.arena.unix_address == address
+        assert socket_path.stat().st_mode & 0o777 == 0o666  # any uid may connect
+        box: list[Any] = []
+        pythons = threading.Thread(
+            target=lambda: box.append(
+                run_bots([RandomBot(seed=1), RandomBot(seed=2)], address, games=1)
+            ),
+            daemon=True,
+        )
+        node = subprocess.Popen(
+            [*node_bot, "--server", address, "--name", "node-js", "--games", "1"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        pythons.start()
+        try:
+            _, err = node.communicate(timeout=60)
+        finally:
+            if node.poll() is None:
+                node.kill()
+        pythons.join(30)
+        ok(box[0])
+        assert node.returncode == 0, err
+        (rec,) = finished_records(server, 1)
+        assert rec.status == "finished" and all(f == {} for f in rec.faults)
+
+
+@pytest.mark.e2e
 def test_node_bot_plays_the_rule_forms(node_bot: list[str]) -> None:
     """Listing them with --rule-options, the Node bot plays suited Wizards (a
     card sent back with its wizardSuit), bids revealed after the tricks and a

@@ -62,7 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--server",
         default=DEFAULT_SERVER,
         metavar="HOST:PORT",
-        help=f"the referee server (default {DEFAULT_SERVER})",
+        help=f"the referee server: HOST:PORT, or unix:PATH for a Unix socket (a confined "
+        f"tournament entrant's; default {DEFAULT_SERVER})",
     )
     parser.add_argument("--name", help="display name (default: the bot's name or class name)")
     parser.add_argument(

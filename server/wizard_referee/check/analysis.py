@@ -16,7 +16,7 @@ from typing import Any
 
 from wizard_arena.client.cmd_bot import EXIT_BOT_ERRORS
 from wizard_arena.client.results import ClientRecord, RecordKind
-from wizard_referee.check.report import ADVICE, CheckReport, Problem
+from wizard_referee.check.report import ADVICE, CheckReport, Problem, limit_advice
 from wizard_referee.referee.record import FAULT_CODES, GameRecord
 from wizard_referee.stats import percentile
 
@@ -119,8 +119,11 @@ def analyse(
     _cancelled(report, sdk)
     for code, n in report.faults.items():
         if code != "timeout":  # (above, with the decisions that timed out)
-            advice = ADVICE.get(code) or FAULT_CODES.get(code, "see the detail")
-            report.problems.append(Problem(code, n, _first_detail(records, seats, code), advice))
+            detail = _first_detail(records, seats, code)
+            advice = (
+                limit_advice(detail) or ADVICE.get(code) or FAULT_CODES.get(code, "see the detail")
+            )
+            report.problems.append(Problem(code, n, detail, advice))
     errors = _bot_errors(report, sdk)
     hooks = _hook_errors(report, sdk)
     _crash(report, connected, len(records), errors + hooks)

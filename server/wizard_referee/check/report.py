@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["ADVICE", "CheckReport", "Problem", "format_report"]
+__all__ = ["ADVICE", "LIMIT_ADVICE", "CheckReport", "Problem", "format_report", "limit_advice"]
 
 
 #: Advice by problem code (``timeout``'s is preceded by what the bot did).
@@ -42,6 +42,32 @@ ADVICE: dict[str, str] = {
     "crash": "see the last lines of its stderr below; a bot must play until the server "
     "ends the stream or its games are played, and exit with status 0",
 }
+
+
+#: Advice for a confined bot killed for a limit, by the start of the reason
+#: its fault records (docs/untrusted-bots.md, "Limits").
+LIMIT_ADVICE: dict[str, str] = {
+    "out of memory": "your bot used more memory than its limit ({reason}): bound what it "
+    "keeps (search trees, caches, its /tmp files count too), or ask the organiser for a "
+    "higher memory_limit",
+    "process limit": "your bot started more processes or threads than its limit ({reason}): "
+    "use a pool of a fixed size, or ask the organiser for a higher max_processes",
+}
+
+
+def limit_advice(detail: str) -> str | None:
+    """The advice for a fault whose detail names a limit the bot exceeded.
+
+    >>> limit_advice("t0-d0-r1: the bot's process was killed: out of memory: limit 512 MiB")
+    'your bot used more memory than its limit (out of memory: limit 512 MiB): bound ...'
+    >>> limit_advice("the bot's process exited") is None
+    True
+    """
+    for start, advice in LIMIT_ADVICE.items():
+        at = detail.find(start)
+        if at >= 0:
+            return advice.format(reason=detail[at:])
+    return None
 
 
 @dataclass

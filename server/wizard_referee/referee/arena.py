@@ -82,6 +82,9 @@ class ArenaConfig:
     keep_records: int = 1000
     """Finished game records kept in memory (0: all). A long-running server
     must not grow without bound; a tournament keeps every game in its store."""
+    unix_socket: str | None = None
+    """Also listen on this Unix socket path (readable and writable by every
+    uid: confined bots connect there, ``unix:PATH``)."""
     bot_seed_secret: str | None = None
     """The secret each bot's per-game seed (GameStarted.bot_seed) is derived
     from, with the game id and the seat (:mod:`wizard_arena.protocol.seeds`). ``None``:
@@ -144,6 +147,12 @@ class Arena:
     @property
     def address(self) -> str:
         return f"{self.config.host}:{self.port}"
+
+    @property
+    def unix_address(self) -> str | None:
+        """``unix:PATH`` when it also listens on a Unix socket (``ArenaConfig.unix_socket``)."""
+        path = self.config.unix_socket
+        return f"unix:{path}" if path else None
 
     def server_info(self) -> ServerInfo:
         c = self.config
@@ -459,6 +468,7 @@ async def serve_arena(
             inbound_limit=policy.inbound_limit,
             max_message_bytes=policy.max_message_bytes,
             outbound_limit=policy.outbound_limit,
+            unix_socket=config.unix_socket,
         )
         try:
             arena.log.info(

@@ -39,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import os
 import threading
 from collections import deque
 from collections.abc import AsyncIterator, Callable
@@ -500,7 +501,7 @@ class Bridge:
 
     # -- lifecycle ----------------------------------------------------------------
 
-    async def start(self, host: str, port: int) -> int:
+    async def start(self, host: str, port: int, unix_socket: str | None = None) -> int:
         started = trio.Event()
         failure: list[BaseException] = []
 
@@ -509,7 +510,7 @@ class Bridge:
             asyncio.set_event_loop(loop)
             self._loop = loop
             try:
-                loop.run_until_complete(self._aio_start(host, port))
+                loop.run_until_complete(self._aio_start(host, port, unix_socket))
             except BaseException as e:
                 failure.append(e)
                 self._token.run_sync_soon(started.set)
@@ -529,7 +530,7 @@ class Bridge:
             raise OSError(f"cannot serve on {host}:{port}: {failure[0]}") from failure[0]
         return self.port
 
-    async def _aio_start(self, host: str, port: int) -> None:
+    async def _aio_start(self, host: str, port: int, unix_socket: str | None) -> None:
         options = [
             ("grpc.max_receive_message_length", self.max_message_bytes),
             ("grpc.max_send_message_length", 16 * 1024 * 1024),
@@ -551,7 +552,12 @@ class Bridge:
         bound = server.add_insecure_port(f"{host}:{port}")
         if bound == 0:
             raise OSError(f"could not bind {host}:{port}")
+        # a Unix socket's add_insecure_port answers 1 (not a port), 0 when it fails
+        if unix_socket is not None and server.add_insecure_port(f"unix:{unix_socket}") == 0:
+            raise OSError(f"could not bind the Unix socket {unix_socket}")
         await server.start()
+        if unix_socket is not None:
+            os.chmod(unix_socket, 0o666)  # every confined bot's uid connects
         serving = health_pb2.HealthCheckResponse.SERVING
         await self._health.set("", serving)
         await self._health.set(wire.SERVICE_NAME, serving)
@@ -593,8 +599,10 @@ async def open_bridge(
     inbound_limit: int = 64,
     max_message_bytes: int = 64 * 1024,
     outbound_limit: int = 256,
+    unix_socket: str | None = None,
 ) -> Bridge:
-    """Start serving on ``host:port`` (0 picks a free port; see ``Bridge.port``)."""
+    """Start serving on ``host:port`` (0 picks a free port; see ``Bridge.port``),
+    and on the Unix socket ``unix_socket`` if given."""
     bridge = Bridge(server_info, on_connect, inbound_limit, max_message_bytes, outbound_limit)
-    await bridge.start(host, port)
+    await bridge.start(host, port, unix_socket)
     return bridge

@@ -47,6 +47,7 @@ def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
         "executor": args.executor,
         "workers": args.workers,
         "ray_address": args.ray_address,
+        "sandbox": args.sandbox,
     }
     for flag in VARIANT_FLAGS:
         key = flag.replace("-", "_")
@@ -104,6 +105,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     o.add_argument("--database", metavar="PATH", help="results database (SQLite)")
     o.add_argument("--port", type=port_number, help="server port (default: any free port)")
     add_executor_arguments(o)
+    o.add_argument(
+        "--sandbox",
+        choices=["none", "bwrap"],
+        help="how command entrants run: bwrap (each confined: its own uid, folder and "
+        "limits, no network; needs bubblewrap) or none (as this user; the default)",
+    )
     v = parser.add_argument_group(
         "rule variant overrides (replace the file's keys; --no-X turns a variant off)"
     )

@@ -13,7 +13,9 @@ from typing import Any
 from wizard_arena.cli.rules_options import rules_from_mapping
 from wizard_arena.rules import Rules
 from wizard_referee.referee.policy import PolicyError, RefereePolicy
+from wizard_referee.sandbox import Limits
 from wizard_referee.tournament.config_keys import (
+    LIMIT_KEYS,
     RESOURCE_KEYS,
     TOURNAMENT_KEYS,
     TournamentError,
@@ -40,10 +42,25 @@ class EntrantConfig:
     """GPUs one instance needs (executor ``ray``)."""
     memory: float = 0.0
     """Bytes of memory one instance needs (executor ``ray``)."""
+    folder: str = ""
+    """The entrant's own folder (from a file: relative to its folder), where its
+    command runs; a confined entrant sees it read-only. Empty: ``workdir``
+    (confined: none, it runs in its ``/tmp``)."""
+    memory_limit: int = Limits.memory
+    """Bytes of memory one confined instance may use (sandbox ``bwrap``)."""
+    max_processes: int = Limits.processes
+    """Processes and threads one confined instance may run at once."""
+    cpu_limit: float = Limits.cpus
+    """CPUs' worth of time one confined instance may use, as a quota."""
 
     @property
     def kind(self) -> str:
         return "command" if self.command is not None else "external"
+
+    @property
+    def limits(self) -> Limits:
+        """What one confined instance may use."""
+        return Limits(self.memory_limit, self.max_processes, float(self.cpu_limit))
 
 
 @dataclass(frozen=True)
@@ -119,6 +136,9 @@ class TournamentConfig:
     """A folder Ray sends to every worker (its runtime_env working_dir), in
     which the entrants' commands run; empty: none (the workers share this
     machine's files). Relative to the TOML file."""
+    sandbox: str = "none"
+    """How command entrants run: ``none`` (as this user, unconfined) or
+    ``bwrap`` (each confined: :mod:`wizard_referee.sandbox`)."""
     bot_seed_secret: str | None = None
     """The secret of the bots' per-game seeds (``GameStarted.bot_seed``,
     :mod:`wizard_arena.protocol.seeds`). ``None``: a random one, drawn when the
@@ -215,10 +235,18 @@ class TournamentConfig:
             command = e.get("command")
             if isinstance(command, str):
                 command = shlex.split(command)
-            resources = {k: float(e[k]) for k in RESOURCE_KEYS if k in e}
+            resources: dict[str, Any] = {k: float(e[k]) for k in RESOURCE_KEYS if k in e}
+            resources.update({k: e[k] for k in LIMIT_KEYS if k in e})
+            folder = e.get("folder", "")
+            if folder and base is not None and not Path(folder).is_absolute():
+                folder = str(base / folder)
             entrants.append(
                 EntrantConfig(
-                    e["name"], tuple(command) if command else None, e.get("token"), **resources
+                    e["name"],
+                    tuple(command) if command else None,
+                    e.get("token"),
+                    folder=folder,
+                    **resources,
                 )
             )
         config = cls(entrants=tuple(entrants), **section)

@@ -29,6 +29,7 @@ from wizard_referee.tournament.seating import SEATINGS
 __all__ = [
     "ENTRANT_KEYS",
     "EXECUTORS",
+    "LIMIT_KEYS",
     "RESOURCE_KEYS",
     "TOURNAMENT_KEYS",
     "Key",
@@ -149,6 +150,7 @@ TOURNAMENT_KEYS: dict[str, Key] = {
     "ray_working_dir": _text(
         "a folder sent to every Ray worker, a string (empty: none)", '"."', empty=True
     ),
+    "sandbox": _choice(("none", "bwrap")),
     "bot_seed_secret": Key(
         lambda v: v is None or (isinstance(v, str) and v != ""),
         "a secret, a non-empty string (leave it out: one is drawn and stored)",
@@ -157,10 +159,33 @@ TOURNAMENT_KEYS: dict[str, Key] = {
 }
 
 #: The keys of an ``[[entrant]]`` table.
-ENTRANT_KEYS = ("name", "command", "token", "num_cpus", "num_gpus", "memory")
+ENTRANT_KEYS = (
+    "name",
+    "command",
+    "token",
+    "folder",
+    "memory_limit",
+    "max_processes",
+    "cpu_limit",
+    "num_cpus",
+    "num_gpus",
+    "memory",
+)
 
 #: An entrant's resources on a Ray worker, per instance (executor = "ray").
 RESOURCE_KEYS = ("num_cpus", "num_gpus", "memory")
+
+#: A confined entrant's limits, per instance (sandbox = "bwrap"): what each
+#: accepts, and an example.
+LIMIT_KEYS: dict[str, Key] = {
+    "memory_limit": _whole(16 * 2**20, None, "536_870_912"),
+    "max_processes": _whole(8, None, "64"),
+    "cpu_limit": Key(
+        lambda v: type(v) in (int, float) and math.isfinite(v) and v >= 0.01,
+        "a number of CPUs, 0.01 or more",
+        "1.5",
+    ),
+}
 
 
 def _shown(value: Any) -> str:
@@ -235,6 +260,15 @@ def entrant_problems(entrants: Any) -> list[str]:
                     f"{label}: {key} must be {what}, 0 or more "
                     f"(e.g. {key} = {'2_000_000_000' if key == 'memory' else '0.5'}), "
                     f"not {_shown(value)}"
+                )
+        folder = e.get("folder")
+        if folder is not None and (not isinstance(folder, str) or not folder):
+            problems.append(f'{label}: folder must be a folder, a string (e.g. folder = "bots/a")')
+        for key, spec in LIMIT_KEYS.items():
+            if key in e and not spec.accepts(e[key]):
+                problems.append(
+                    f"{label}: {key} must be {spec.what} (e.g. {key} = {spec.example}), "
+                    f"not {_shown(e[key])}"
                 )
         if command is None and token is None:
             problems.append(f"{label} needs a command, or a token for an external bot")

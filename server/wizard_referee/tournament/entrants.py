@@ -13,12 +13,14 @@ it left is recorded as ``crash``.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import os
 import secrets
 import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,7 @@ from typing import Any
 import trio
 
 from wizard_referee.referee.record import GameRecord
+from wizard_referee.sandbox import Cgroup, SandboxError, confined_command
 from wizard_referee.tournament.launcher import Launcher
 
 __all__ = [
@@ -72,6 +75,12 @@ class Instance:
     """The running process (a :class:`~.launcher.LaunchedProcess`), once started."""
     connected: bool = False
     """Its bot has connected at least once (set by the runner)."""
+    confinement: Any = None
+    """How it runs confined (a :class:`wizard_referee.sandbox.Confinement`),
+    or ``None``: as this user."""
+    exit_reason: str | None = None
+    """The limit its last process exceeded ("out of memory: limit 512 MiB"),
+    known once that process has exited (``None``: none, or unconfined)."""
 
 
 def _rel(path: Path | str) -> str:
@@ -137,11 +146,12 @@ def preflight(entrants: Sequence[Any], workdir: str, remedy: str = FILE_REMEDY) 
     message ends with ``remedy``, what else its user can do."""
     problems = []
     for e in entrants:
-        if e.command is None:
-            continue
-        problem = _program_problem(e.name, e.command[0], workdir, remedy)
+        if e.command is None or (e.folder and not Path(e.folder).is_dir()):
+            continue  # a folder that does not exist: confine.sandbox_problems
+        folder = e.folder or workdir
+        problem = _program_problem(e.name, e.command[0], folder, remedy)
         if problem is None and Path(e.command[0]).name in ("node", "nodejs"):
-            problem = _node_problem(e.name, e.command, workdir, remedy)
+            problem = _node_problem(e.name, e.command, folder, remedy)
         if problem is not None:
             problems.append(problem)
     return problems
@@ -222,9 +232,10 @@ def _exit_text(returncode: int) -> str:
 def start_failure(inst: Instance, returncode: int, workdir: str) -> str:
     """The message for an instance that ended before it connected."""
     assert inst.log_path is not None and inst.entrant.command is not None
+    why = f" ({inst.exit_reason})" if inst.exit_reason else ""
     lines = [
-        f"entrant {inst.entrant.name!r} cannot start: its process {_exit_text(returncode)} "
-        "before it connected",
+        f"entrant {inst.entrant.name!r} cannot start: its process {_exit_text(returncode)}"
+        f"{why} before it connected",
         f"  command (run in {_rel(Path(workdir or '.'))}): {' '.join(inst.entrant.command)}",
     ]
     shown = log_tail(inst.log_path)
@@ -249,6 +260,38 @@ async def _run_once(proc: Any) -> int:
                 proc.kill()
 
 
+_starts = itertools.count(1)
+
+
+@contextlib.asynccontextmanager
+async def _confined(
+    inst: Instance, cmd: list[str], env: dict[str, str]
+) -> AsyncIterator[tuple[list[str], dict[str, str], Cgroup | None]]:
+    """The argv and environment of one start of ``inst`` and its cgroup
+    (confined; else ``cmd``, ``env`` and ``None``). At the end of the block
+    every process left in the cgroup is killed and the cgroup removed."""
+    if inst.confinement is None:
+        yield cmd, env, None
+        return
+    name = inst.entrant.name
+    try:
+        cgroup = Cgroup.create(
+            f"wizard-arena-{os.getpid()}-{inst.index}-{next(_starts)}", inst.confinement.limits
+        )
+    except SandboxError as e:
+        raise EntrantStartError(name, f"entrant {name!r}: {e}") from None
+    try:
+        argv, argv_env = confined_command(cmd, env, inst.confinement)
+        yield argv, argv_env, cgroup
+    finally:
+        with trio.CancelScope(shield=True), trio.move_on_after(5):
+            while True:
+                cgroup.kill_all()
+                if cgroup.remove():
+                    break
+                await trio.sleep(0.01)
+
+
 async def supervise(
     inst: Instance,
     address: str,
@@ -264,6 +307,7 @@ async def supervise(
     ``notice`` is told, in one line a user reads, each time it exits."""
     assert inst.entrant.command is not None and inst.log_path is not None
     name = inst.entrant.name
+    workdir = inst.entrant.folder or workdir
     cmd, env = command_line(inst, address)
     while True:
         with open(inst.log_path, "a", encoding="utf-8") as out:
@@ -271,14 +315,18 @@ async def supervise(
                 f"{_MARK}{time.strftime('%Y-%m-%d %H:%M:%S')} starting {name} "
                 f"(instance {inst.index}, restart {inst.restarts}) ---\n"
             )
-        try:
-            proc = inst.proc = await launcher.spawn(cmd, env, inst.log_path, workdir)
-        except OSError as e:
-            log.error("entrant_start_failed", entrant=name, error=str(e))
-            raise EntrantStartError(
-                name, f"entrant {name!r}: cannot start {cmd[0]!r}: {e}"
-            ) from None
-        returncode = await _run_once(proc)
+        async with _confined(inst, cmd, env) as (argv, argv_env, cgroup):
+            try:
+                proc = inst.proc = await launcher.spawn(
+                    argv, argv_env, inst.log_path, workdir, cgroup.procs_files if cgroup else ()
+                )
+            except OSError as e:
+                log.error("entrant_start_failed", entrant=name, error=str(e))
+                raise EntrantStartError(
+                    name, f"entrant {name!r}: cannot start {cmd[0]!r}: {e}"
+                ) from None
+            returncode = await _run_once(proc)
+            inst.exit_reason = cgroup.exceeded() if cgroup is not None else None
         if not inst.connected:
             if refused(inst.token):
                 return
@@ -292,15 +340,17 @@ async def supervise(
             returncode=proc.returncode,
             restarts=inst.restarts,
             log=str(inst.log_path),
+            reason=inst.exit_reason,
         )
         gave_up = inst.restarts > MAX_RESTARTS
         if notice is not None:
             then = (
                 "not restarted again" if gave_up else f"restart {inst.restarts} of {MAX_RESTARTS}"
             )
+            why = f", {inst.exit_reason}" if inst.exit_reason else ""
             notice(
-                f"entrant {name!r} (instance {inst.index}) exited with status {proc.returncode} "
-                f"({then}; its games record the fault 'crash'); its log: {inst.log_path}"
+                f"entrant {name!r} (instance {inst.index}) exited with status {proc.returncode}"
+                f"{why} ({then}; its games record the fault 'crash'); its log: {inst.log_path}"
             )
         if gave_up:
             log.error("entrant_gave_up", entrant=name, instance=inst.index)
@@ -320,8 +370,9 @@ async def settle_exits(
     for seat, (inst, before) in enumerate(zip(insts, exits, strict=True)):
         if inst is None or "disconnect" not in record.faults[seat]:
             continue
+        # until its supervisor has seen the exit (and read the limit it hit, if any)
         with trio.move_on_after(EXIT_SETTLE):
-            while inst.restarts == before and inst.proc is not None and inst.proc.poll() is None:
+            while inst.restarts == before and inst.proc is not None:
                 await trio.sleep(0.02)
 
 
@@ -340,7 +391,11 @@ def relabel_crashes(record: GameRecord, insts: Sequence[Any], exits: Sequence[in
         faults, details = record.faults[seat], record.fault_details[seat]
         faults["crash"] = faults.get("crash", 0) + faults.pop("disconnect")
         detail = details.pop("disconnect", "")
-        details.setdefault("crash", f"the bot's process exited ({detail})" if detail else "")
+        reason = getattr(inst, "exit_reason", None)
+        if reason:  # a confined bot killed for a limit it exceeded
+            details["crash"] = f"the bot's process was killed: {reason}"
+        else:
+            details.setdefault("crash", f"the bot's process exited ({detail})" if detail else "")
         for rnd in record.rounds:
             for mv in rnd.moves:
                 if mv.seat == seat and mv.fault == "disconnect":

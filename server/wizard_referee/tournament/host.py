@@ -12,8 +12,10 @@ plays the games the coordinator hands it with :meth:`GameHost.play`.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +23,10 @@ import trio
 
 from wizard_referee.referee.arena import Arena, ArenaConfig, Session, serve_arena
 from wizard_referee.referee.record import GameRecord
+from wizard_referee.sandbox import SandboxError, sweep
 from wizard_referee.tournament.config import TournamentConfig
 from wizard_referee.tournament.config_keys import TournamentError
+from wizard_referee.tournament.confine import SOCKET_NAME, confined_address, confinement_for
 from wizard_referee.tournament.entrants import (
     Instance,
     make_instances,
@@ -168,36 +172,61 @@ async def open_host(
     launched = {inst.token: inst for inst in instances}
     pool: dict[str, list[Session]] = {e.name: [] for e in config.entrants}
     settings = arena_config(config, frozenset(token_owner), secret, port=port)
+    confined = config.sandbox == "bwrap" and bool(instances)
     # the launcher first: it must start before gRPC runs here (see .launcher)
-    async with open_launcher() as launcher, trio.open_nursery() as nursery:
-        arena: Arena = await nursery.start(serve_arena, settings)
-        if on_arena is not None:
-            await on_arena(arena, nursery)
+    with _socket_folder(confined) as socket_dir:
+        if socket_dir is not None:  # confined entrants reach the referee there only
+            settings = replace(settings, unix_socket=str(socket_dir / SOCKET_NAME))
+            for inst in instances:
+                inst.confinement = confinement_for(config.entrants, inst.entrant, socket_dir)
+        async with open_launcher() as launcher, trio.open_nursery() as nursery:
+            arena: Arena = await nursery.start(serve_arena, settings)
+            if on_arena is not None:
+                await on_arena(arena, nursery)
 
-        def on_session(s: Session) -> None:
-            owner = token_owner.get(s.hello.token)
-            if owner is not None:
-                pool[owner].append(s)
-            inst = launched.get(s.hello.token)
-            if inst is not None:
-                inst.connected = True
+            def on_session(s: Session) -> None:
+                owner = token_owner.get(s.hello.token)
+                if owner is not None:
+                    pool[owner].append(s)
+                inst = launched.get(s.hello.token)
+                if inst is not None:
+                    inst.connected = True
 
-        def refused(token: str) -> bool:
-            return token in arena.refused_options
+            def refused(token: str) -> bool:
+                return token in arena.refused_options
 
-        arena.on_session.append(on_session)
-        if instances:
-            logs.mkdir(parents=True, exist_ok=True)
-        for inst in instances:
-            inst.log_path = logs / f"{inst.entrant.name}-{inst.index}.log"
-            nursery.start_soon(
-                supervise, inst, arena.address, launcher, config.workdir, log, refused, notice
-            )
-        await await_entrants(config, arena, pool, logs, token_owner)
-        try:
-            yield GameHost(config, arena, pool, launched, logs)
-        finally:
-            nursery.cancel_scope.cancel()
+            arena.on_session.append(on_session)
+            if instances:
+                logs.mkdir(parents=True, exist_ok=True)
+            for inst in instances:
+                inst.log_path = logs / f"{inst.entrant.name}-{inst.index}.log"
+                address = confined_address() if inst.confinement is not None else arena.address
+                nursery.start_soon(
+                    supervise, inst, address, launcher, config.workdir, log, refused, notice
+                )
+            await await_entrants(config, arena, pool, logs, token_owner)
+            try:
+                yield GameHost(config, arena, pool, launched, logs)
+            finally:
+                nursery.cancel_scope.cancel()
+
+
+@contextlib.contextmanager
+def _socket_folder(confined: bool) -> Iterator[Path | None]:
+    """A folder of its own for the referee's Unix socket (confined entrants
+    see it read-only), removed at the end; ``None`` when none is confined.
+    The cgroups a runner killed with SIGKILL left are removed first."""
+    if not confined:
+        yield None
+        return
+    with contextlib.suppress(SandboxError, OSError):
+        sweep()  # the empty cgroups of a runner killed with SIGKILL
+    folder = Path(tempfile.mkdtemp(prefix="wizard-arena-"))
+    try:
+        folder.chmod(0o755)
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 async def await_entrants(

@@ -110,9 +110,12 @@ class Launcher:
         env: Mapping[str, str],
         log: str | Path,
         cwd: str | Path = "",
+        cgroup: Sequence[str] = (),
     ) -> LaunchedProcess:
-        """Start ``cmd`` with stdout and stderr appended to ``log``. OSError
-        when it cannot be started (no such program, ...)."""
+        """Start ``cmd`` with stdout and stderr appended to ``log``, in the
+        cgroup whose ``cgroup.procs`` files are ``cgroup`` (if any) from
+        before its exec. OSError when it cannot be started (no such program,
+        a cgroup it cannot enter, ...)."""
         if self._gone.is_set():
             raise OSError("the launcher process has ended")
         self._next_id += 1
@@ -128,6 +131,7 @@ class Launcher:
                 "env": dict(env),
                 "cwd": str(cwd),
                 "log": str(log),
+                "cgroup": list(cgroup),
             }
         )
         try:

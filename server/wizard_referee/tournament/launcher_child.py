@@ -4,8 +4,10 @@ only, one thread.
 
 It reads requests, one JSON object a line, on standard input:
 
-- ``{"op": "spawn", "id": N, "cmd": [...], "env": {...}, "cwd": "...", "log": PATH}``:
-  start ``cmd`` with its output appended to ``log``; answers
+- ``{"op": "spawn", "id": N, "cmd": [...], "env": {...}, "cwd": "...", "log": PATH,
+  "cgroup": [FILE, ...]}``: start ``cmd`` with its output appended to ``log``,
+  put in a cgroup before its exec (its pid written to each ``cgroup.procs``
+  FILE, if any: a confined start, :mod:`wizard_referee.sandbox`); answers
   ``{"op": "spawned", "id": N, "pid": P}`` or ``{"op": "spawned", "id": N,
   "error": "..."}``.
 - ``{"op": "signal", "pid": P, "sig": S}``: send a signal to a process it
@@ -29,6 +31,7 @@ on SIGTERM, it sends SIGTERM to every process still running, SIGKILL after
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import selectors
@@ -52,12 +55,15 @@ def die_with_parent() -> None:
             libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM))
 
 
-def _child_setup() -> None:
-    """In a bot's process, before its exec: it dies with the launcher, and
-    gets SIGINT again (the launcher ignores it; an ignored signal stays
-    ignored across exec)."""
+def _child_setup(cgroup: tuple[str, ...] = ()) -> None:
+    """In a bot's process, before its exec: it dies with the launcher, gets
+    SIGINT again (the launcher ignores it; an ignored signal stays ignored
+    across exec), and enters its cgroup (so all it starts is counted)."""
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    for procs in cgroup:
+        with open(procs, "w", encoding="ascii") as f:
+            f.write(str(os.getpid()))
 
 
 class _Launcher:
@@ -87,10 +93,14 @@ class _Launcher:
                     stderr=out,
                     stdin=subprocess.DEVNULL,
                     process_group=0,  # Ctrl-C in a terminal is the runner's alone
-                    preexec_fn=_child_setup,  # one thread here: safe
+                    # one thread here: safe
+                    preexec_fn=functools.partial(_child_setup, tuple(req.get("cgroup", ()))),
                 )
         except OSError as e:
             self.send({"op": "spawned", "id": req["id"], "error": e.strerror or str(e)})
+            return
+        except subprocess.SubprocessError as e:  # the cgroup could not be entered
+            self.send({"op": "spawned", "id": req["id"], "error": str(e)})
             return
         self.children[proc.pid] = proc
         self.send({"op": "spawned", "id": req["id"], "pid": proc.pid})

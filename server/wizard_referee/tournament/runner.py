@@ -37,6 +37,7 @@ from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.cli_errors import TOURNAMENT_FIXES, runner_error
 from wizard_referee.tournament.config import EntrantConfig, TournamentConfig
 from wizard_referee.tournament.config_keys import TournamentError, listed, plan_differences
+from wizard_referee.tournament.confine import sandbox_problems, unconfined_note
 from wizard_referee.tournament.dispatch import Progress, schedule
 from wizard_referee.tournament.entrants import Instance as _Instance  # noqa: F401 (tests)
 from wizard_referee.tournament.entrants import preflight, relabel_crashes
@@ -88,7 +89,8 @@ async def run_tournament(
 
     Checked before anything is created: the database (new, or a tournament
     with the same plan for ``resume``) and that every entrant command can
-    start (:func:`.entrants.preflight`). A new database in which no game was
+    start (:func:`.entrants.preflight`), and confined (``sandbox = "bwrap"``:
+    :func:`.confine.sandbox_problems`). A new database in which no game was
     played is removed again when the run fails, so the same command can be
     run again once the problem is fixed."""
     log = get_logger(tournament=config.name)
@@ -102,7 +104,8 @@ async def run_tournament(
     if resume and not exists:
         raise TournamentError(f"{db_path} does not exist: nothing to resume")
     executor = load_executor(config.executor)
-    problems = preflight(config.entrants, config.workdir) + executor.problems(config)
+    problems = sandbox_problems(config) or preflight(config.entrants, config.workdir)
+    problems += executor.problems(config)
     if config.port and config.executor == "local":
         busy = listen_problem(config.host, config.port, *TOURNAMENT_FIXES)
         problems += [busy] if busy else []
@@ -124,6 +127,9 @@ async def run_tournament(
             left = f"{len(pending)} of {total} games left" if resume else f"{total} games"
             where = results_note or f"results in {db_path}, logs in {log_dir(config)}/"
             progress_stream.write(f"{config.name}: {left}; {where}\n")
+            note = unconfined_note(config)
+            if note:
+                progress_stream.write(note + "\n")
             progress_stream.flush()
         if pending:
             run = TournamentRun(

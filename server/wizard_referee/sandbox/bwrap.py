@@ -1,0 +1,215 @@
+"""The command line of a confined start: bubblewrap, then setpriv, then the
+command.
+
+bubblewrap (``bwrap``) gives the command namespaces of its own (PID, network,
+IPC, UTS, cgroup where it can) and a filesystem made of read-only binds: the
+system's files (``/usr``, ``/etc``), the Python environment (the prefixes,
+``PYTHONPATH`` and what ``.pth`` files and editable installs point at), the
+command's own folder, the folder of the referee's Unix socket, and a fresh
+``/tmp`` (an in-memory tmpfs, made empty for each start, gone with it, counted
+in its memory limit). A new PID namespace means that when the command ends,
+the kernel ends every process it left, a detached one too.
+
+As root, bubblewrap runs without a user namespace (``--unshare-user --uid N``
+would still run the command as the host's uid 0) and ``setpriv`` drops to the
+start's own uid, with no supplementary groups, an empty bounding set, no
+capabilities and ``no_new_privs``. Not as root, bubblewrap makes a user
+namespace instead and the command keeps the organiser's uid (mapped).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import site
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wizard_referee.sandbox.cgroups import Limits
+
+__all__ = [
+    "ENV_ALLOWED",
+    "SOCKET_DIR",
+    "UID_BASE",
+    "Confinement",
+    "confined_command",
+    "python_paths",
+    "system_paths",
+]
+
+#: The first confined uid: entrant k (from 0) runs as ``UID_BASE + k``.
+UID_BASE = 60001
+#: Where the folder of the referee's Unix socket is seen in the sandbox.
+SOCKET_DIR = "/run/wizard-arena"
+#: The only variables of the starter's environment a confined command gets
+#: (with every ``WIZARD_ARENA_*`` one); ``HOME`` and ``TMPDIR`` are ``/tmp``.
+ENV_ALLOWED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH")
+#: What setpriv does to the command, as root.
+SETPRIV_DROP = ("--clear-groups", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs")
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """What one confined start sees and may use."""
+
+    uid: int
+    """Its own unprivileged uid (and gid), as root; not as root, unused."""
+    folder: Path | None = None
+    """Its own folder: read-only, and where it runs (``None``: it runs in ``/tmp``)."""
+    socket_dir: Path | None = None
+    """A host folder seen as :data:`SOCKET_DIR` (read-only): the referee's socket."""
+    limits: Limits = field(default_factory=Limits)
+    readable: tuple[Path, ...] | None = None
+    """Other read-only folders; ``None``: :func:`python_paths`."""
+
+
+def _existing(paths: Iterable[str | Path]) -> list[Path]:
+    out: list[Path] = []
+    for p in paths:
+        if not p:
+            continue
+        path = Path(os.path.abspath(p))
+        if path.exists() and path not in out:
+            out.append(path)
+    return out
+
+
+def _pth_folders(site_dir: Path) -> list[str]:
+    """The folders ``.pth`` files and editable-install finders in ``site_dir`` add."""
+    out: list[str] = []
+    try:
+        names = sorted(os.listdir(site_dir))
+    except OSError:
+        return out
+    for name in names:
+        finder = name.startswith("__editable__") and name.endswith("_finder.py")
+        if not (name.endswith(".pth") or finder):
+            continue
+        path = site_dir / name
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if name.endswith(".pth"):
+            out += [
+                line.strip()
+                for line in text.splitlines()
+                if line.strip() and not line.startswith(("#", "import ", "import\t"))
+            ]
+        else:
+            # setuptools' editable finder: MAPPING = {'pkg': '/path/to/pkg', ...}
+            for line in text.splitlines():
+                if line.startswith("MAPPING"):
+                    out += [part for part in line.split("'")[3::4] if part.strip()]
+    return out
+
+
+def python_paths() -> list[Path]:
+    """The Python environment of this interpreter: its prefixes, ``PYTHONPATH``,
+    and every folder its site-packages' ``.pth`` files and editable installs
+    point at (a bot run with the same interpreter imports what we do)."""
+    exe = Path(sys.executable)
+    candidates: list[str | Path] = [
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        sys.base_exec_prefix,
+        exe.parent,
+        exe.resolve().parent.parent,
+    ]
+    candidates += os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    sites = [*site.getsitepackages(), site.getusersitepackages()]
+    for s in sites:
+        candidates += _pth_folders(Path(s))
+    return _existing(candidates)
+
+
+def system_paths() -> list[Path]:
+    """The system's files: ``/usr`` and ``/etc`` (and ``/bin``, ``/lib``... where
+    they are not links into ``/usr``)."""
+    out = [Path("/usr"), Path("/etc")]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        p = Path("/") / name
+        if p.is_dir() and not p.is_symlink():
+            out.append(p)
+    return out
+
+
+def _within(path: Path, others: Iterable[Path]) -> bool:
+    return any(path == o or o in path.parents for o in others)
+
+
+def _binds(readable: Sequence[Path]) -> list[str]:
+    """``--ro-bind`` arguments for ``readable`` (nested ones once), each mount
+    point's folders made first with mode 0755 (bubblewrap makes them 0700 as
+    root, and the confined uid could not reach the bind)."""
+    args: list[str] = []
+    bound: list[Path] = [*system_paths(), Path("/proc"), Path("/dev")]
+    made: set[Path] = {Path("/tmp")}  # the start's own tmpfs, made before
+    for path in sorted(readable, key=lambda p: (len(p.parts), str(p))):
+        if path == Path("/") or _within(path, bound):
+            continue  # never the whole filesystem (a PYTHONPATH of "/")
+        for parent in reversed(path.parents):
+            if parent == Path("/") or parent in made or _within(parent, bound):
+                continue
+            args += ["--perms", "0755", "--dir", str(parent)]
+            made.add(parent)
+        args += ["--ro-bind", str(path), str(path)]
+        bound.append(path)
+    return args
+
+
+def confined_command(
+    command: Sequence[str], env: Mapping[str, str], confinement: Confinement
+) -> tuple[list[str], dict[str, str]]:
+    """The argv and environment that start ``command`` confined (run it with
+    the environment given; put it in its :class:`~.cgroups.Cgroup` before
+    its exec). ``env`` is the starter's: only :data:`ENV_ALLOWED` and
+    ``WIZARD_ARENA_*`` pass."""
+    c = confinement
+    kept = {k: v for k, v in env.items() if k in ENV_ALLOWED or k.startswith("WIZARD_ARENA_")}
+    kept.update(HOME="/tmp", TMPDIR="/tmp")
+    root = os.geteuid() == 0
+    argv = [
+        shutil.which("bwrap") or "bwrap",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--hostname",
+        "wizard-arena",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+    ]
+    if not root:
+        argv += ["--unshare-user", "--cap-drop", "ALL"]
+    for k, v in sorted(kept.items()):
+        argv += ["--setenv", k, v]
+    for p in system_paths():
+        argv += ["--ro-bind", str(p), str(p)]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        p = Path("/") / name
+        if p.is_symlink():
+            argv += ["--symlink", os.readlink(p), str(p)]
+    argv += ["--proc", "/proc", "--dev", "/dev"]
+    argv += ["--perms", "1777", "--size", str(c.limits.memory), "--tmpfs", "/tmp"]
+    readable = list(python_paths() if c.readable is None else c.readable)
+    if c.folder is not None:
+        readable.append(Path(os.path.abspath(c.folder)))
+    argv += _binds(_existing(readable))
+    if c.socket_dir is not None:
+        argv += ["--perms", "0755", "--dir", str(Path(SOCKET_DIR).parent)]
+        argv += ["--ro-bind", str(c.socket_dir), SOCKET_DIR]
+    argv += ["--chdir", str(os.path.abspath(c.folder)) if c.folder is not None else "/tmp", "--"]
+    setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
+    if root:
+        ids = ["--reuid", str(c.uid), "--regid", str(c.uid)]
+        argv += [setpriv, *ids, *SETPRIV_DROP, "--"]
+    else:
+        argv += [setpriv, "--no-new-privs", "--"]
+    argv += list(command)
+    return argv, kept

@@ -1,0 +1,119 @@
+"""Command entrants under ``sandbox = "bwrap"``: what the tournament asks of
+the sandbox room (:mod:`wizard_referee.sandbox`). Each entrant runs as its
+own uid (``UID_BASE`` + its place among the entrants, from 0), sees its own
+folder, reaches the referee on a Unix socket only, and has its limits
+(``memory_limit``, ``max_processes``, ``cpu_limit``) from a cgroup made for
+each start of its process.
+
+Before any game: :func:`sandbox_problems` (a folder that does not exist, a
+folder holding the results store, bubblewrap missing, cgroups that cannot
+be made, a probe start that fails), each one line.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from wizard_referee.sandbox import (
+    SOCKET_DIR,
+    UID_BASE,
+    Confinement,
+    Limits,
+    probe,
+    problems,
+)
+from wizard_referee.sandbox.probe import unreadable
+
+__all__ = [
+    "SOCKET_NAME",
+    "confined_address",
+    "confinement_for",
+    "sandbox_problems",
+    "unconfined_note",
+]
+
+#: The referee's Unix socket, in a folder of its own (seen as SOCKET_DIR).
+SOCKET_NAME = "referee.sock"
+
+
+def _rel(path: str | Path) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def confined_address() -> str:
+    """``{server}`` for a confined entrant: the referee's socket as it sees it."""
+    return f"unix:{SOCKET_DIR}/{SOCKET_NAME}"
+
+
+def entrant_uid(entrants: Sequence[Any], entrant: Any) -> int:
+    """The uid a confined entrant runs as (one per entrant)."""
+    return UID_BASE + [e.name for e in entrants].index(entrant.name)
+
+
+def confinement_for(entrants: Sequence[Any], entrant: Any, socket_dir: Path) -> Confinement:
+    """What an instance of ``entrant`` sees and may use."""
+    return Confinement(
+        uid=entrant_uid(entrants, entrant),
+        folder=Path(entrant.folder) if entrant.folder else None,
+        socket_dir=socket_dir,
+        limits=entrant.limits,
+    )
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def sandbox_problems(config: Any) -> list[str]:
+    """Why the command entrants cannot run as configured (each a line)."""
+    commands = [e for e in config.entrants if e.command is not None]
+    out = [
+        f"entrant {e.name!r}: folder {_rel(e.folder)} does not exist"
+        for e in commands
+        if e.folder and not Path(e.folder).is_dir()
+    ]
+    if config.sandbox != "bwrap" or not commands or out:
+        return out
+    if config.executor != "local":
+        return ['sandbox = "bwrap" confines the entrants of executor = "local" only']
+    database = Path(config.database).resolve()
+    for e in commands:
+        if e.folder and _inside(database, Path(e.folder).resolve()):
+            out.append(
+                f"entrant {e.name!r}: its folder {_rel(e.folder)} holds the results store "
+                f"{_rel(database)}: give each entrant a folder of its own"
+            )
+    out += problems()
+    if out:
+        return out
+    check = [sys.executable, "-c", "import wizard_arena.client"]
+    why = probe(Confinement(uid=UID_BASE, limits=Limits()), check, os.environ)
+    if why:
+        return [f'sandbox = "bwrap": {why}']
+    for e in commands:
+        if e.folder and os.geteuid() == 0:
+            bad = unreadable([Path(e.folder)], depth=16)
+            if bad:
+                out.append(
+                    f"entrant {e.name!r}: its uid {entrant_uid(config.entrants, e)} cannot "
+                    f"read {', '.join(bad)}: make its folder world-readable (chmod -R o+rX)"
+                )
+    return out
+
+
+def unconfined_note(config: Any) -> str | None:
+    """The line saying that command entrants run unconfined (``None``: none do)."""
+    if config.sandbox != "none" or not any(e.command for e in config.entrants):
+        return None
+    return (
+        "note: the command entrants run unconfined, as this user, with this machine's "
+        'files, network and processes in reach (sandbox = "bwrap" confines them; '
+        "docs/untrusted-bots.md)"
+    )
