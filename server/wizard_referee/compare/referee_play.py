@@ -24,6 +24,7 @@ from wizard_referee.referee.logs import get_logger
 from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.tournament.entrants import (
     Instance,
+    log_name,
     make_instances,
     preflight,
     relabel_crashes,
@@ -107,7 +108,7 @@ async def play_over_referee(
 
             arena.on_session.append(on_session)
             for inst in instances:
-                inst.log_path = logs / f"{inst.entrant.name}-{inst.index}.log"
+                inst.log_path = logs / log_name(inst.entrant.name, inst.index)
                 nursery.start_soon(
                     supervise,
                     inst,

@@ -29,7 +29,14 @@ from starlette.staticfiles import StaticFiles
 
 from wizard_referee.referee.arena import Arena
 from wizard_referee.referee.logs import get_logger
-from wizard_referee.web.data import MemoryData, NotFound, StoreData, Unavailable, Withheld
+from wizard_referee.web.data import (
+    MAX_ID_CHARS,
+    MemoryData,
+    NotFound,
+    StoreData,
+    Unavailable,
+    Withheld,
+)
 from wizard_referee.web.plot import ratings_svg
 from wizard_referee.web.spectator import tables_json
 
@@ -134,6 +141,19 @@ def _store(request: Request) -> StoreData:
     return store
 
 
+def _id(request: Request, key: str, what: str) -> str:
+    """A game id or entrant name of the path, refused (404) before any
+    lookup when longer than any real one."""
+    value: str = request.path_params[key]
+    return _short(value, what)
+
+
+def _short(value: str, what: str) -> str:
+    if len(value) > MAX_ID_CHARS:
+        raise NotFound(f"no {what} has a name of {len(value)} characters (at most {MAX_ID_CHARS})")
+    return value
+
+
 async def api_info(request: Request) -> Response:
     st = _state(request)
     info = await st.run(st.games_source.info)
@@ -162,23 +182,24 @@ async def ratings_plot(request: Request) -> Response:
 async def api_games(request: Request) -> Response:
     st = _state(request)
     entrant = request.query_params.get("entrant")
+    if entrant is not None:
+        _short(entrant, "entrant")
     return JSONResponse(await st.run(st.games_source.games, entrant))
 
 
 async def api_game(request: Request) -> Response:
     st = _state(request)
-    return JSONResponse(await st.run(st.games_source.game, request.path_params["game_id"]))
+    return JSONResponse(await st.run(st.games_source.game, _id(request, "game_id", "game")))
 
 
 async def api_entrants(request: Request) -> Response:
     store = _store(request)
-    board = await _state(request).run(store.leaderboard)
-    return JSONResponse({"entrants": [r["name"] for r in board["rows"]]})
+    return JSONResponse(await _state(request).run(store.entrants))
 
 
 async def api_entrant(request: Request) -> Response:
     store = _store(request)
-    return JSONResponse(await _state(request).run(store.entrant, request.path_params["name"]))
+    return JSONResponse(await _state(request).run(store.entrant, _id(request, "name", "entrant")))
 
 
 def _arena(request: Request) -> Arena:
@@ -211,7 +232,7 @@ async def _deals_in_play(st: WebState, game_ids: list[str]) -> dict[str, list[st
 
 async def api_table(request: Request) -> Response:
     arena = _arena(request)
-    game_id = request.path_params["game_id"]
+    game_id = _id(request, "game_id", "game")
     live = arena.live_tables.get(game_id)
     if live is None:
         raise NotFound(f"game {game_id!r} is not being played (finished games: /api/games)")
@@ -242,11 +263,11 @@ def _page(name: str, check: Callable[[Request], Awaitable[None]] | None = None) 
 
 async def _game_exists(request: Request) -> None:
     st = _state(request)
-    await st.run(st.games_source.game, request.path_params["game_id"])
+    await st.run(st.games_source.game, _id(request, "game_id", "game"))
 
 
 async def _entrant_exists(request: Request) -> None:
-    await _state(request).run(_store(request).entrant, request.path_params["name"])
+    await _state(request).run(_store(request).entrant, _id(request, "name", "entrant"))
 
 
 async def no_icon(request: Request) -> Response:
@@ -266,19 +287,19 @@ def routes() -> list[Route | Mount]:
         Route("/", home),
         Route("/favicon.ico", no_icon),
         Route("/games", _page("games.html")),
-        Route("/games/{game_id}", _page("replay.html", _game_exists)),
-        Route("/entrants/{name}", _page("entrant.html", _entrant_exists)),
+        Route("/games/{game_id:path}", _page("replay.html", _game_exists)),
+        Route("/entrants/{name:path}", _page("entrant.html", _entrant_exists)),
         Route("/api/info", api_info),
         Route("/api/leaderboard", api_leaderboard),
         Route("/api/leaderboard/history", api_history),
         Route("/plot/ratings.svg", ratings_plot),
         Route("/api/games", api_games),
-        Route("/api/games/{game_id}", api_game),
+        Route("/api/games/{game_id:path}", api_game),
         Route("/api/entrants", api_entrants),
-        Route("/api/entrants/{name}", api_entrant),
+        Route("/api/entrants/{name:path}", api_entrant),
         Route("/tables", _page("tables.html")),
         Route("/api/tables", api_tables),
-        Route("/api/tables/{game_id}", api_table),
+        Route("/api/tables/{game_id:path}", api_table),
         Route("/metrics", metrics),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
