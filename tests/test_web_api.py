@@ -280,7 +280,8 @@ def test_pages_are_served(store_path: tuple[Path, list[GameSpec]]) -> None:
         assert '<script type="module"' in r.text and "http" not in r.text.split("<body>")[1]
     for r in pages[4:6]:
         assert r.status_code == 200 and "javascript" in r.headers["content-type"]
-        assert "http://" not in r.text and "https://" not in r.text  # nothing from elsewhere
+        code = r.text.replace('"http://www.w3.org/2000/svg"', "")  # a namespace, not a fetch
+        assert "http://" not in code and "https://" not in code  # nothing from elsewhere
     svg = pages[6]
     assert svg.headers["content-type"].startswith("image/svg+xml")
     assert svg.text.count("<polyline") == len(ENTRANTS)
@@ -404,3 +405,29 @@ def test_the_web_verb_without_its_extra_names_it_at_once(
     assert main(["web", "--database", "x.sqlite"]) == 2
     err = capsys.readouterr().err
     assert "wizard-arena[web]" in err and "[server]" not in err and "Traceback" not in err
+
+
+def test_the_ratings_plot_labels_neither_overlap_nor_clip() -> None:
+    """Ten entrants ending on the same rating, with long names: their names
+    at the lines' ends are at least a line apart, inside the plot, cut to
+    fit the margin (the whole name in the tooltip)."""
+    import itertools
+    import re
+
+    from wizard_referee.web.plot import LABEL_CHARS, LABEL_GAP, WIDTH, ratings_svg
+
+    names = [f"entrant-with-a-long-name-{i}" for i in range(10)]
+    svg = ratings_svg(
+        {"games": [1, 2], "series": {n: [1500.0 + i, 1600.0] for i, n in enumerate(names)}}
+    )
+    height = float(re.search(r'height="(\d+)"', svg).group(1))  # type: ignore[union-attr]
+    labels = re.findall(
+        r'<text x="([\d.]+)" y="([\d.]+)"[^>]*class="label"><title>([^<]*)</title>([^<]*)</text>',
+        svg,
+    )
+    assert [t for _, _, t, _ in labels] == names
+    ys = sorted(float(y) for _, y, _, _ in labels)
+    assert all(b - a >= LABEL_GAP - 0.05 for a, b in itertools.pairwise(ys))
+    assert ys[0] > 0 and ys[-1] <= height
+    for x, _, _, shown in labels:
+        assert len(shown) <= LABEL_CHARS and float(x) + 6.5 * len(shown) <= WIDTH

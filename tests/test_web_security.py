@@ -265,19 +265,10 @@ def test_an_entrant_name_becomes_a_file_name_in_the_logs_folder(name: str, tmp_p
 
 
 def test_names_with_slash_percent_and_hash_have_their_pages(tmp_path: Path) -> None:
-    from . import web_support
-
     names = {"a/b": "alice", "50%": "bob", "#1 bot": "carol", "../dave": "dave"}
-    entrants = {new: web_support.ENTRANTS[old] for new, old in names.items()}
-    saved = dict(web_support.ENTRANTS)
-    web_support.ENTRANTS.clear()
-    web_support.ENTRANTS.update(entrants)
-    try:
-        store, _ = make_store(tmp_path / "names.sqlite", deal_sets=1)
-        store.close()
-    finally:
-        web_support.ENTRANTS.clear()
-        web_support.ENTRANTS.update(saved)
+    entrants = {new: ENTRANTS[old] for new, old in names.items()}
+    store, _ = make_store(tmp_path / "names.sqlite", deal_sets=1, entrants=entrants)
+    store.close()
     from urllib.parse import quote
 
     state = WebState(store=StoreData(tmp_path / "names.sqlite", bootstrap=0))
