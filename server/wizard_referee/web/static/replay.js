@@ -14,6 +14,7 @@ let game = null;
 let at = 0;
 let scores = []; // the score steps: [{index, round, bids, tricks, points, totals}]
 let timer = null;
+const drawn = { pad: null, chart: null }; // what the score pad and the chart show now
 
 function seatPanel(step, seat) {
   const name = game.seats[seat];
@@ -117,8 +118,17 @@ function show(index) {
   document.getElementById("log").dataset.kind = step.kind;
   document.getElementById("position").textContent = `step ${at + 1} of ${game.steps.length}, round ${step.round}`;
   document.getElementById("position").dataset.step = at;
-  document.getElementById("scorepad").replaceChildren(...scorePad(at));
-  document.getElementById("chart").replaceChildren(chart(at));
+  // the pad and the chart change only when a bid, a trick or a score does
+  const done = scores.filter((s) => s.index <= at).length;
+  const padKey = `${done}|${step.round}|${step.kind}|${step.bids}|${step.won}`;
+  if (padKey !== drawn.pad) {
+    document.getElementById("scorepad").replaceChildren(...scorePad(at));
+    drawn.pad = padKey;
+  }
+  if (done !== drawn.chart) {
+    document.getElementById("chart").replaceChildren(chart(at));
+    drawn.chart = done;
+  }
   if (location.hash !== `#${at}`) history.replaceState(null, "", `#${at}`);
   if (at >= game.steps.length - 1) pause();
 }
