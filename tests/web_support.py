@@ -54,7 +54,7 @@ def make_store(
     names = list(classes)
     k = rules.players
     tables = [names[i : i + k] for i in range(len(names) - k + 1)]
-    specs = []
+    specs: list[GameSpec] = []
     for t, table in enumerate(tables):
         for d in range(deal_sets):
             for r in range(k):
