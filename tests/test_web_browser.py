@@ -110,10 +110,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path, 
 
 
 def test_the_leaderboard_shows_the_bots(
-    browser: Any, site: tuple[str, Path, list[GameSpec]]
+    new_page: Any, site: tuple[str, Path, list[GameSpec]]
 ) -> None:
     url, _, _ = site
-    page = browser.new_page()
+    page = new_page()
     page.goto(url + "/")
     page.wait_for_selector("#leaderboard tr[data-bot]")
     bots = page.eval_on_selector_all(
@@ -121,11 +121,10 @@ def test_the_leaderboard_shows_the_bots(
     )
     assert sorted(bots) == sorted(ENTRANTS)
     assert page.locator("#plot").evaluate("img => img.naturalWidth") > 0
-    page.close()
 
 
 def test_the_replay_steps_through_rounds_as_the_replay_verb_prints_them(
-    browser: Any, site: tuple[str, Path, list[GameSpec]]
+    new_page: Any, site: tuple[str, Path, list[GameSpec]]
 ) -> None:
     url, path, specs = site
     game_id = specs[5].id
@@ -133,7 +132,7 @@ def test_the_replay_steps_through_rounds_as_the_replay_verb_prints_them(
         record = store.record(game_id)
     assert record is not None
     text = render(record).splitlines()
-    page = browser.new_page()
+    page = new_page()
     page.goto(f"{url}/games/{game_id}")
     page.wait_for_selector("body[data-ready]")
     shown: list[str] = []
@@ -171,7 +170,6 @@ def test_the_replay_steps_through_rounds_as_the_replay_verb_prints_them(
     for drawn, line in zip(tricks_drawn, lines, strict=True):
         named = re.findall(r" (\w+)(?=,| ->)", line)
         assert drawn == named and len(drawn) == record.rules["players"]
-    page.close()
 
 
 def _step(page: Any) -> int:
@@ -291,7 +289,7 @@ def test_every_page_fits_a_phone_and_odd_names_have_their_pages(
         proc.wait(10)
 
 
-def test_a_running_game_shows_no_card_of_a_hand(browser: Any) -> None:
+def test_a_running_game_shows_no_card_of_a_hand(new_page: Any) -> None:
     """A game whose bots answer only when the test lets them: after each
     decision the page is loaded again and every card on it must have been
     turned or played this round (never one still in a hand)."""
@@ -342,7 +340,7 @@ def test_a_running_game_shows_no_card_of_a_hand(browser: Any) -> None:
             cards[g.turned_card.text] += 1
         return g.round, cards
 
-    page = browser.new_page()
+    page = new_page()
     checked = steps = 0
     while on_loop(lambda: arena.games_played) == 0:
         page.goto(box["url"] + "/tables")
@@ -362,7 +360,6 @@ def test_a_running_game_shows_no_card_of_a_hand(browser: Any) -> None:
         steps += 1
     on_loop(box["stop"].set)
     thread.join(30)
-    page.close()
     assert steps >= 18 and checked > 0
 
 
