@@ -45,6 +45,9 @@ __all__ = ["THREADS", "WebState", "create_app"]
 STATIC = Path(__file__).parent / "static"
 #: Worker threads the pages may use at once (the rest wait their turn).
 THREADS = 2
+#: Seconds the pages on a loop of their own reuse one view of the tables
+#: in progress (the tables page asks every second).
+TABLES_EVERY = 0.25
 
 
 @dataclass
@@ -59,11 +62,15 @@ class WebState:
     metrics: Any = None
     """The Prometheus registry of ``/metrics`` (None: no metrics here)."""
     memory: MemoryData | None = None
+    referee: trio.lowlevel.TrioToken | None = None
+    """The referee's trio loop when the pages run on a loop of their own
+    (:func:`.serve.start_web`: a thread); None: the same loop."""
     limiter: trio.CapacityLimiter | None = field(default=None, repr=False)
+    _tables: tuple[float, Any] = field(default=(-1.0, None), repr=False)
 
     def __post_init__(self) -> None:
         if self.store is None and self.arena is not None:
-            self.memory = MemoryData(self.arena)
+            self.memory = MemoryData(self.arena, self.referee)
         if self.metrics is None and self.arena is not None:
             from wizard_referee.web.metrics import registry
 
@@ -81,6 +88,46 @@ class WebState:
         if self.limiter is None:
             self.limiter = trio.CapacityLimiter(THREADS)
         return await trio.to_thread.run_sync(fn, *args, limiter=self.limiter)
+
+    async def on_referee(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` on the referee's trio loop, where its tables and
+        counters change: here, or through a worker thread from the pages'
+        own loop (a few microseconds of the referee's)."""
+        token = self.referee
+        if token is None:
+            return fn(*args)
+        return await trio.to_thread.run_sync(
+            lambda: trio.from_thread.run_sync(fn, *args, trio_token=token)
+        )
+
+    async def tables(self, game_ids: list[str] | None = None) -> dict[str, Any]:
+        """The spectator's view of the tables in progress (``game_ids``: those
+        alone). On a loop of their own the pages ask the referee at most
+        every :data:`TABLES_EVERY` seconds for all of them (answers share it)."""
+        arena = self.arena
+        assert arena is not None
+        if game_ids is None and self.referee is not None:
+            at, data = self._tables
+            if data is not None and trio.current_time() - at < TABLES_EVERY:
+                return dict(data)
+        wanted = (
+            game_ids
+            if game_ids is not None
+            else await self.on_referee(lambda: list(arena.live_tables))
+        )
+        deals = await _deals_in_play(self, wanted)
+
+        def view() -> dict[str, Any]:
+            live = arena.live_tables
+            tables = {g: live[g] for g in wanted if g in live}
+            if deals is not None:  # a table started since the question waits for the next one
+                tables = {g: t for g, t in tables.items() if g in deals}
+            return tables_json(tables, self.spectator_delay, deals)
+
+        data = await self.on_referee(view)
+        if game_ids is None and self.referee is not None:
+            self._tables = (trio.current_time(), data)
+        return dict(data)
 
 
 # -- errors -------------------------------------------------------------------------------------
@@ -210,14 +257,10 @@ def _arena(request: Request) -> Arena:
 
 
 async def api_tables(request: Request) -> Response:
-    """The tables in progress: on the trio loop (they are changed only there), cheap."""
-    arena = _arena(request)
-    st = _state(request)
-    deals = await _deals_in_play(st, list(arena.live_tables))
-    tables = arena.live_tables
-    if deals is not None:  # a table started since the question waits for the next one
-        tables = {g: t for g, t in tables.items() if g in deals}
-    return JSONResponse(tables_json(tables, st.spectator_delay, deals))
+    """The tables in progress: read on the referee's trio loop (they are
+    changed only there), cheap."""
+    _arena(request)
+    return JSONResponse(await _state(request).tables())
 
 
 async def _deals_in_play(st: WebState, game_ids: list[str]) -> dict[str, list[str]] | None:
@@ -231,14 +274,11 @@ async def _deals_in_play(st: WebState, game_ids: list[str]) -> dict[str, list[st
 
 
 async def api_table(request: Request) -> Response:
-    arena = _arena(request)
+    _arena(request)
     game_id = _id(request, "game_id", "game")
-    live = arena.live_tables.get(game_id)
-    if live is None:
+    data = await _state(request).tables([game_id])
+    if not data["tables"]:
         raise NotFound(f"game {game_id!r} is not being played (finished games: /api/games)")
-    st = _state(request)
-    deals = await _deals_in_play(st, [game_id])
-    data = tables_json({game_id: live}, st.spectator_delay, deals)
     return JSONResponse(data["tables"][0])
 
 
@@ -246,10 +286,10 @@ async def metrics(request: Request) -> Response:
     """Prometheus' text format, read on the trio loop (a few integers per metric)."""
     from wizard_referee.web.metrics import CONTENT_TYPE, scrape
 
-    reg = _state(request).metrics
-    if reg is None:
+    st = _state(request)
+    if st.metrics is None:
         raise HTTPException(404, "no referee runs in this server: no metrics")
-    return Response(scrape(reg), media_type=CONTENT_TYPE)
+    return Response(await st.on_referee(scrape, st.metrics), media_type=CONTENT_TYPE)
 
 
 def _page(name: str, check: Callable[[Request], Awaitable[None]] | None = None) -> Handler:

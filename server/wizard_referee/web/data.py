@@ -350,13 +350,17 @@ class MemoryData:
     no store, so no leaderboard and no entrants. Called in a worker thread;
     the records are taken from the arena on its trio loop."""
 
-    def __init__(self, arena: Arena) -> None:
+    def __init__(self, arena: Arena, referee: trio.lowlevel.TrioToken | None = None) -> None:
         self.arena = arena
+        self.referee = referee
+        """The referee's trio loop (None: the loop of the thread's caller)."""
         self.cache = Cache()
 
     def _texts(self) -> tuple[int, list[str]]:
         arena = self.arena
-        return trio.from_thread.run_sync(lambda: (arena.games_played, arena.records.texts()))
+        return trio.from_thread.run_sync(
+            lambda: (arena.games_played, arena.records.texts()), trio_token=self.referee
+        )
 
     def info(self) -> dict[str, Any]:
         played, texts = self._texts()
