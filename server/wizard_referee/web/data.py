@@ -17,6 +17,7 @@ import json
 import math
 import sqlite3
 import threading
+import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Hashable
 from pathlib import Path
@@ -47,6 +48,8 @@ HISTORY_POINTS = 24
 #: The longest game id or entrant name asked for: longer ones are refused
 #: before any lookup (a game id is a few characters, a bot's name at most 64).
 MAX_ID_CHARS = 512
+#: Seconds a store found readable is not checked again for a page's HTML.
+CHECK_EVERY = 1.0
 
 
 class NotFound(LookupError):
@@ -163,10 +166,16 @@ class StoreData:
         self.live = live
         """A tournament is running in this process (``tournament --web``)."""
         self.cache = Cache()
+        self._checked = -math.inf
 
     def check(self) -> None:
-        """Unavailable unless the store can be read now."""
+        """Unavailable unless the store can be read (checked at most once
+        every :data:`CHECK_EVERY` seconds while it can: a page's HTML does
+        not open the store each time)."""
+        if time.monotonic() - self._checked < CHECK_EVERY:
+            return
         self._read(lambda store: store.summary())
+        self._checked = time.monotonic()
 
     def _read(self, fn: Callable[[ResultsStore], Any]) -> Any:
         try:
