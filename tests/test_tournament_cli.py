@@ -336,6 +336,10 @@ def test_any_name_is_a_log_file_in_the_logs_folder_and_bots_see_opaque_ids(
     assert len(opaque) == len(records) >= 6
     assert set(re.findall(r"game id told: (\S+)", told)) == opaque
     assert not any(r.game_id in told for r in records if r is not None)
+    # the organiser finds a game by the id its bots were told
+    first = next(r for r in records if r is not None)
+    shown = _cli("replay", first.tags["bot_game_id"], "--database", str(folder / "t.sqlite"))
+    assert shown.returncode == 0 and first.game_id in shown.stdout, shown.stderr
 
 
 # -- 6. ports in use, a database that is not one, the demo -------------------------------

@@ -357,6 +357,16 @@ class ResultsStore:
         )
         return [r[0] for r in rows]
 
+    def games_told(self, bot_game_id: str) -> list[str]:
+        """The recorded game whose bots were told ``bot_game_id`` (the tag
+        :func:`~.host.run_game` records), as a list of its planned id."""
+        rows = self.db.execute(
+            "SELECT id FROM games WHERE record IS NOT NULL"
+            " AND json_extract(record, '$.tags.bot_game_id') = ? ORDER BY seq",
+            (bot_game_id,),
+        )
+        return [r[0] for r in rows]
+
     def seat_results(self) -> list[SeatResult]:
         # one JSON text per row, decoded at once: a quarter of the decoder calls
         rows = self.db.execute(
