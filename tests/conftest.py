@@ -170,3 +170,13 @@ def serve(request: pytest.FixtureRequest, logs: LogSink) -> Iterator[Callable[..
     yield start
     for s in servers:
         s.stop()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Each phase's report on the test item (``item.rep_call``): a fixture's
+    teardown can tell whether its test failed (the browser tests then save a
+    screenshot)."""
+    report = yield
+    setattr(item, f"rep_{report.when}", report)
+    return report

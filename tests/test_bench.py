@@ -182,6 +182,13 @@ def test_bench_oracle_gives_the_true_deal_only_where_asked() -> None:
             *["--mc", "bid_effort=2", "--ismcts", "reuse=2", "--jobs", "1", "--quiet"],
         ],
         ["bench_env.py", "--seconds", "0.05", "--pairs", "1"],
+        pytest.param(
+            [
+                "bench_web.py",
+                *["--only", "leaderboard", "--phase", "0.6", "--connections", "2"],
+            ],
+            marks=pytest.mark.e2e,
+        ),
         ["bench_table.py", "--tables", "2", "--repeat", "1"],
         [
             "bench_oracle.py",

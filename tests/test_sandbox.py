@@ -25,6 +25,7 @@ import trio
 from wizard_referee import sandbox
 from wizard_referee.sandbox.cgroups import hierarchy
 from wizard_referee.tournament.config import TournamentConfig
+from wizard_referee.tournament.host import bot_game_id
 from wizard_referee.tournament.runner import plan_games, run_tournament
 
 BOT = [sys.executable, "-m", "wizard_arena.cli", "bot", "wizard_bots.random_bot:RandomBot"]
@@ -112,6 +113,7 @@ def test_a_hostile_entrant_is_confined_and_the_tournament_finishes(
         "reconnect_window": 0,
         "connect_timeout": 30,
         "database": "results.sqlite",
+        "bot_seed_secret": "hostile",  # known: the bot is told its game by its opaque id
         "sandbox": mode,
     }
     config_path = season / "season.toml"
@@ -147,7 +149,7 @@ def test_a_hostile_entrant_is_confined_and_the_tournament_finishes(
     _toml(config_path, tournament, entrants)
     config = TournamentConfig.from_toml(config_path)
     specs = plan_games(config)
-    target = specs[1].id
+    target = bot_game_id("hostile", specs[1].id)  # the id the bots are told
     entrants[0]["command"] = [*HOSTILE, *hostile_args, "--in-game", target]
     config = TournamentConfig.from_toml(_toml(config_path, tournament, entrants))
     stream = io.StringIO()

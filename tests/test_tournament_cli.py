@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -288,6 +289,50 @@ def test_logs_go_to_a_file_and_progress_to_standard_error(tmp_path: Path) -> Non
     assert "fork_posix" not in proc.stderr
     log = [json.loads(line) for line in (tmp_path / "t.sqlite.logs" / "runner.log").open()]
     assert "entrant_exited" in {entry["event"] for entry in log}
+
+
+@pytest.mark.e2e
+def test_any_name_is_a_log_file_in_the_logs_folder_and_bots_see_opaque_ids(
+    tmp_path: Path,
+) -> None:
+    """Entrant names with "..", "/", "#", "%" and spaces: each bot's log is a
+    file of DATABASE.logs/ (nothing written beside or above it; "a/b" once
+    aborted the run), and every game id a bot was told is the record's
+    opaque ``bot_game_id``, never the planned id naming deal and rotation."""
+    from wizard_referee.tournament.entrants import log_name
+
+    names = ["../../escaped", "a/b", "c #1 100%"]
+    entrants = [
+        _entrant(n, "tests.bots.det_bot:IdTellingBot", "--arg", f"salt=s{i}")
+        for i, n in enumerate(names)
+    ]
+    folder = tmp_path / "in" / "here"
+    folder.mkdir(parents=True)
+    toml = _toml(
+        folder / "t.toml",
+        {"players": 3, "round_sizes": [1, 2], "deal_sets": 1, "database": "t.sqlite"},
+        entrants,
+    )
+    proc = _cli("tournament", str(toml), timeout=200)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    logs = folder / "t.sqlite.logs"
+    assert {log_name(n, 0) for n in names} <= {p.name for p in logs.iterdir()}
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file() and logs not in p.parents) == [
+        "t.sqlite",
+        "t.toml",
+    ]
+    told = "".join((logs / log_name(n, 0)).read_text() for n in names)
+    with ResultsStore(folder / "t.sqlite", read_only=True) as store:
+        records = [store.record(g.id) for g in store.games()]
+    opaque = {r.tags["bot_game_id"] for r in records if r is not None}
+    assert len(opaque) == len(records) >= 6
+    assert set(re.findall(r"game id told: (\S+)", told)) == opaque
+    assert not any(r.game_id in told for r in records if r is not None)
+    # the organiser finds a game by the id its bots were told
+    first = next(r for r in records if r is not None)
+    shown = _cli("replay", first.tags["bot_game_id"], "--database", str(folder / "t.sqlite"))
+    assert shown.returncode == 0 and first.game_id in shown.stdout, shown.stderr
 
 
 # -- 6. ports in use, a database that is not one, the demo -------------------------------

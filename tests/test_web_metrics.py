@@ -147,3 +147,29 @@ def test_serve_prints_the_metrics_port_as_an_address_that_answers() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_every_refusal_reason_is_exported_at_zero_from_the_start() -> None:
+    """Prometheus expects a counter's series before its first increment."""
+    from wizard_referee.referee.counters import REFUSED_REASONS
+
+    async def main() -> dict[Any, float]:
+        async with memory_arena(rules=RULES) as arena:
+            return await scrape(arena)
+
+    m = trio.run(main)
+    for reason in REFUSED_REASONS:
+        assert m[("wizard_arena_refused_connections_total", (("reason", reason),))] == 0
+    for code in FaultCode:
+        assert m[("wizard_arena_faults_total", (("code", code.value),))] == 0
+
+
+def test_the_docs_list_every_refusal_reason() -> None:
+    from wizard_referee.referee.counters import REFUSED_REASONS
+
+    from .conftest import ROOT
+
+    doc = (ROOT / "docs" / "web.md").read_text(encoding="utf-8")
+    line = next(x for x in doc.splitlines() if "wizard_arena_refused_connections_total" in x)
+    listed = line.split("streams refused:", 1)[1].split(", every reason", 1)[0]
+    assert [x.strip(" `") for x in listed.split(",")] == list(REFUSED_REASONS)

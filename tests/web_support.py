@@ -28,9 +28,10 @@ ENTRANTS: dict[str, Any] = {
 }
 
 
-def play_record(spec: GameSpec, rules: Rules) -> GameRecord:
+def play_record(spec: GameSpec, rules: Rules, entrants: dict[str, Any] | None = None) -> GameRecord:
     """Play ``spec`` in-process; its full record, as the referee writes it."""
-    bots = [ENTRANTS[name]() for name in spec.seats]
+    classes = ENTRANTS if entrants is None else entrants
+    bots = [classes[name]() for name in spec.seats]
     result = play_local(bots, rules, seed=spec.seed, game_id=spec.id, names=spec.seats, record=True)
     planned = SimpleNamespace(spec=spec, tags={"duplicate_set": spec.duplicate_set})
     return record_of(planned, result, time.time())  # type: ignore[arg-type]
@@ -43,16 +44,20 @@ def make_store(
     rules: Rules | None = None,
     play: int | None = None,
     name: str = "web-test",
+    entrants: dict[str, Any] | None = None,
 ) -> tuple[ResultsStore, list[GameSpec]]:
-    """A store of a 3-player round robin of :data:`ENTRANTS` (every rotation
-    of each deal), its first ``play`` games (default all) played and saved."""
+    """A store of a round robin of :data:`ENTRANTS` (or ``entrants``: name ->
+    bot class) at tables of ``rules.players`` (default 3; every rotation of
+    each deal), its first ``play`` games (default all) played and saved."""
     rules = rules or Rules(players=3, hand_sizes=(1, 2, 3, 4))
-    names = list(ENTRANTS)
-    tables = [names[i : i + 3] for i in range(len(names) - 2)]
-    specs = []
+    classes = ENTRANTS if entrants is None else entrants
+    names = list(classes)
+    k = rules.players
+    tables = [names[i : i + k] for i in range(len(names) - k + 1)]
+    specs: list[GameSpec] = []
     for t, table in enumerate(tables):
         for d in range(deal_sets):
-            for r in range(3):
+            for r in range(k):
                 seats = tuple(table[r:] + table[:r])
                 seq = len(specs)
                 specs.append(
@@ -67,5 +72,5 @@ def make_store(
         rules.to_dict(),
     )
     for spec in specs[: len(specs) if play is None else play]:
-        store.save_game(spec, play_record(spec, rules))
+        store.save_game(spec, play_record(spec, rules, classes))
     return store, specs

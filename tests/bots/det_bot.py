@@ -4,10 +4,11 @@ which games the process played before (so tournament results are reproducible)."
 from __future__ import annotations
 
 import random
+import sys
 import time
 
 from wizard_arena import Card, SeatView, Suit
-from wizard_arena.bot import Bot
+from wizard_arena.bot import Bot, GameInfo
 
 
 class DeterministicBot(Bot):
@@ -39,3 +40,11 @@ class DeterministicBot(Bot):
 
     def choose_trump(self, view: SeatView) -> Suit:
         return self._rng(view).choice(list(Suit))
+
+
+class IdTellingBot(DeterministicBot):
+    """A :class:`DeterministicBot` that writes each game id it is told to its
+    standard error (a tournament's bot log)."""
+
+    def on_game_start(self, info: GameInfo) -> None:
+        print(f"game id told: {info.game_id}", file=sys.stderr, flush=True)

@@ -19,7 +19,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from wizard_arena.extras import MissingExtraError
+from wizard_arena.extras import MissingExtraError, require
 
 # name -> (module, one-line help). Order is the order shown in --help.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -65,6 +65,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
 }
 
+#: Verbs that need an extra beyond ``server`` (which that extra installs
+#: too): a plain install is told at once to install it, not ``server`` first.
+EXTRA_OF = {"web": "web"}
+
 
 def _parser() -> argparse.ArgumentParser:
     lines = "\n".join(f"  {name:<13} {text}" for name, (_, text) in COMMANDS.items())
@@ -98,6 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     module_name, text = COMMANDS[name]
     try:
+        if name in EXTRA_OF:  # its own extra first: it brings the server's too
+            require(EXTRA_OF[name], f"wizard-arena {name}")
         module = importlib.import_module(module_name)
     except MissingExtraError as e:  # e.g. `serve` after a bot author's plain install
         print(f"wizard-arena {name}: {e}", file=sys.stderr)

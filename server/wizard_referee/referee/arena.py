@@ -313,11 +313,13 @@ class Arena:
         first_dealer: int | None = None,
         tags: dict[str, Any] | None = None,
         bot_seeds: Sequence[int] | None = None,
+        bot_game_id: str | None = None,
     ) -> GameRecord:
         """Referee one game between ``seats`` (``None``: the default policy
         plays that seat). The sessions are busy until it ends. ``bot_seeds``:
         each seat's ``GameStarted.bot_seed`` (default: derived from the
-        server's secret, the game id and the seat)."""
+        server's secret, the game id and the seat); ``bot_game_id``: the id
+        the bots are told (default the game id)."""
         rules = rules or self.config.rules
         for s in seats:
             lacking = missing_options(rules, s.hello.rule_options) if s is not None else []
@@ -340,6 +342,7 @@ class Arena:
                 bot_seeds=bot_seeds,
                 live=self.live_tables,
                 counters=self.counters,
+                bot_game_id=bot_game_id,
             )
         finally:
             self.active_tables -= 1

@@ -17,7 +17,7 @@ from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 
-__all__ = ["LATENCY_BUCKETS", "ArenaCounters", "Histogram"]
+__all__ = ["LATENCY_BUCKETS", "REFUSED_REASONS", "ArenaCounters", "Histogram"]
 
 #: Upper bounds (seconds) of the latency histograms' buckets.
 LATENCY_BUCKETS = (
@@ -49,6 +49,20 @@ class Histogram:
             total += c
             out.append(total)
         return out
+
+
+#: Every reason a stream is refused for (``ArenaCounters.refused``): the
+#: metrics show each from the start, at 0 until it happens.
+REFUSED_REASONS = (
+    "server full",
+    "token",
+    "version",
+    "resume token",
+    "rule options",
+    "sessions per token",
+    "hello timeout",
+    "first message not a hello",
+)
 
 
 @dataclass

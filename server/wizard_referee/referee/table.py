@@ -118,6 +118,7 @@ class _Table:
         bot_seed_secret: str | bytes | None,
         bot_seeds: Sequence[int] | None = None,
         counters: ArenaCounters | None = None,
+        bot_game_id: str | None = None,
     ) -> None:
         n = rules.players
         self.counters = counters or ArenaCounters()
@@ -128,6 +129,8 @@ class _Table:
         self.policy = policy
         self.move_time = policy.move_time
         self.game_id = game_id
+        self.bot_game_id = bot_game_id or game_id
+        """The game id the bots are told (the record and the log keep ``game_id``)."""
         self.rules = rules
         self.game = Game(rules, seed=seed, first_dealer=first_dealer)
         if bot_seeds is not None:
@@ -189,7 +192,7 @@ class _Table:
     def _reject(
         self, st: _SeatState, request_id: str, code: str, message: str, left: float
     ) -> None:
-        st.send(ActionRejected(request_id, self.game_id, code, message, max(0.0, left)))
+        st.send(ActionRejected(request_id, self.bot_game_id, code, message, max(0.0, left)))
 
     @staticmethod
     def _time_left(st: _SeatState) -> float:
@@ -314,7 +317,7 @@ class _Table:
             self.game.apply(st.seat, action)
             return action, 0.0, benched
         self._requests += 1
-        rid = f"{self.game_id}-{self._requests}"
+        rid = f"{self.bot_game_id}-{self._requests}"
         st.spec.issued.add(rid)
         st.open_request = rid
         start = st.started = trio.current_time()
@@ -322,7 +325,7 @@ class _Table:
         self._alarm.asked(deadline)
         self.counters.referee_seconds.observe(start - self._ready)
         # (the view carries the move time already: _turn)
-        st.send(DecisionRequest(rid, self.game_id, view, st.bank))
+        st.send(DecisionRequest(rid, self.bot_game_id, view, st.bank))
         answer, dropped = await self._answer(st, rid)
         st.open_request = None
         took = trio.current_time() - start
@@ -414,7 +417,13 @@ class _Table:
     def _game_info(self, st: _SeatState) -> GameInfo:
         names, seat = tuple(self.record.names), st.seat
         return GameInfo(
-            self.game_id, self.rules, seat, names, self.move_time, st.bank, self.bot_seeds[seat]
+            self.bot_game_id,
+            self.rules,
+            seat,
+            names,
+            self.move_time,
+            st.bank,
+            self.bot_seeds[seat],
         )
 
     # -- the game -------------------------------------------------------------------------
@@ -472,7 +481,7 @@ class _Table:
                         game.turned_card.text if game.turned_card is not None else None,
                     )
                 )
-                send_new_events(self.game, self.game_id, self.states)
+                send_new_events(self.game, self.bot_game_id, self.states)
                 continue
             self.live.tick()
             acting = game.acting
@@ -485,7 +494,7 @@ class _Table:
                 async with trio.open_nursery() as asking:
                     for seat in acting:
                         asking.start_soon(self._turn, seat)
-            send_new_events(self.game, self.game_id, self.states)
+            send_new_events(self.game, self.bot_game_id, self.states)
         self.live.tick()
 
     def _finish(self) -> GameRecord:
@@ -508,7 +517,7 @@ class _Table:
             for s, per in enumerate(rec.faults)
             for code, count in sorted(per.items())
         )
-        end = GameEnd(self.game_id, tuple(rec.totals), tuple(rec.ranks), faults)
+        end = GameEnd(self.bot_game_id, tuple(rec.totals), tuple(rec.ranks), faults)
         for st in self.states:
             st.send(end)
         self.log.info(
@@ -534,6 +543,7 @@ async def run_table(
     bot_seeds: Sequence[int] | None = None,
     live: dict[str, LiveTable] | None = None,
     counters: ArenaCounters | None = None,
+    bot_game_id: str | None = None,
 ) -> GameRecord:
     """Referee one full game; return its record.
 
@@ -553,6 +563,9 @@ async def run_table(
 
     ``live``: the game is listed there (by id) while it runs (spectators);
     ``counters``: where its decisions, latency, faults and messages are counted.
+    ``bot_game_id``: the game id the bots are told, in every message and
+    request id (default ``game_id``; a tournament's names neither deal nor
+    rotation); the record, the log and ``live`` keep ``game_id``.
 
     An unexpected internal error does not propagate: the record comes back
     with ``status="aborted"`` and the error, and the other tables go on.
@@ -568,6 +581,7 @@ async def run_table(
         bot_seed_secret,
         bot_seeds,
         counters,
+        bot_game_id,
     )
     if live is not None:
         live[game_id] = table.live

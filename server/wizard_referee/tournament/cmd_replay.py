@@ -75,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     with store:
-        ids = store.find_game_ids(args.game_id)
+        # a planned id (or its prefix), or the opaque id its bots were told
+        ids = store.find_game_ids(args.game_id) or store.games_told(args.game_id)
         exact = [i for i in ids if i == args.game_id]
         if exact:
             ids = exact

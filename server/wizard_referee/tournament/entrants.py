@@ -14,6 +14,7 @@ it left is recorded as ``crash``.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 import json
 import os
@@ -24,6 +25,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import trio
 
@@ -35,6 +37,7 @@ __all__ = [
     "MAX_RESTARTS",
     "EntrantStartError",
     "Instance",
+    "log_name",
     "log_tail",
     "make_instances",
     "preflight",
@@ -51,6 +54,23 @@ EXIT_SETTLE = 2.0
 HEAD_LINES = 6
 TAIL_LINES = 12
 _MARK = "--- wizard-arena: "
+
+
+def log_name(name: str, index: int) -> str:
+    """The file name of instance ``index``'s log: the entrant's name (any
+    text) with every character but letters, digits, ``-``, ``_`` and ``.``
+    percent-encoded, so it names a file in the logs folder and nowhere else
+    (``../x`` is ``..%2Fx-0.log``); a long name is cut and given a digest so
+    two names never share a file.
+
+    >>> log_name("h1", 0), log_name("../../escaped", 1), log_name("a/b", 0)
+    ('h1-0.log', '..%2F..%2Fescaped-1.log', 'a%2Fb-0.log')
+    """
+    safe = quote(name, safe="-_.")
+    if len(safe) > 120:
+        digest = hashlib.sha256(name.encode()).hexdigest()[:16]
+        safe = f"{safe[:100]}~{digest}"
+    return f"{safe}-{index}.log"
 
 
 class EntrantStartError(Exception):

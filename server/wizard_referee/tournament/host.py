@@ -12,6 +12,8 @@ plays the games the coordinator hands it with :meth:`GameHost.play`.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
 import shutil
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
@@ -29,6 +31,7 @@ from wizard_referee.tournament.config_keys import TournamentError
 from wizard_referee.tournament.confine import SOCKET_NAME, confined_address, confinement_for
 from wizard_referee.tournament.entrants import (
     Instance,
+    log_name,
     make_instances,
     relabel_crashes,
     settle_exits,
@@ -37,7 +40,15 @@ from wizard_referee.tournament.entrants import (
 from wizard_referee.tournament.launcher import open_launcher
 from wizard_referee.tournament.store import GameSpec
 
-__all__ = ["GameHost", "OnArena", "arena_config", "game_tags", "open_host", "run_game"]
+__all__ = [
+    "GameHost",
+    "OnArena",
+    "arena_config",
+    "bot_game_id",
+    "game_tags",
+    "open_host",
+    "run_game",
+]
 
 OnArena = Callable[[Arena, trio.Nursery], Awaitable[None]]
 """Awaited once a host's referee serves (``tournament --web`` starts the pages)."""
@@ -70,6 +81,17 @@ def game_tags(spec: GameSpec, tournament: str) -> dict[str, Any]:
     }
 
 
+def bot_game_id(secret: str | bytes, game_id: str) -> str:
+    """The id the bots of planned game ``game_id`` are told: an HMAC of it
+    under the tournament's secret, the same on every run (``--resume``, a
+    cluster worker) and naming neither the deal nor the rotation, which a bot
+    could otherwise tell its other games of the same deal by. The record
+    keeps it in its tags (``bot_game_id``)."""
+    key = secret.encode() if isinstance(secret, str) else secret
+    digest = hmac.new(key, b"game id\0" + game_id.encode(), hashlib.sha256).hexdigest()
+    return "g-" + digest[:20]
+
+
 async def run_game(
     arena: Arena,
     launched: dict[str, Instance],
@@ -82,13 +104,15 @@ async def run_game(
     them), a crashed launched bot's fault recorded as ``crash``."""
     insts = [launched.get(s.hello.token) if s is not None else None for s in seats]
     exits = [i.restarts if i is not None else 0 for i in insts]
+    told = bot_game_id(arena.bot_seed_secret, spec.id)
     record = await arena.play_game(
         list(seats),
         names=spec.seats,
         game_id=spec.id,
         seed=spec.seed,
-        tags=tags,
+        tags={**tags, "bot_game_id": told},
         bot_seeds=bot_seeds,
+        bot_game_id=told,
     )
     await settle_exits(record, insts, exits)
     relabel_crashes(record, insts, exits)
@@ -199,7 +223,7 @@ async def open_host(
             if instances:
                 logs.mkdir(parents=True, exist_ok=True)
             for inst in instances:
-                inst.log_path = logs / f"{inst.entrant.name}-{inst.index}.log"
+                inst.log_path = logs / log_name(inst.entrant.name, inst.index)
                 address = confined_address() if inst.confinement is not None else arena.address
                 nursery.start_soon(
                     supervise, inst, address, launcher, config.workdir, log, refused, notice

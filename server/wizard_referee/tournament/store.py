@@ -117,6 +117,8 @@ class ResultsStore:
 
     def __init__(self, path: str | Path, *, create: bool = True, read_only: bool = False) -> None:
         self.path = Path(path)
+        if (read_only or not create) and self.path.is_dir():
+            raise StoreError(f"{self.path} is a folder: give the results file a tournament wrote")
         if (read_only or not create) and not self.path.is_file():
             raise StoreError(f"{self.path}: no such file")
         if create and not read_only and not self.path.parent.is_dir():
@@ -152,7 +154,21 @@ class ResultsStore:
 
     def _open_read_only(self) -> sqlite3.Connection:
         """A connection that cannot write (``mode=ro``), to a results database:
-        the web pages read a store a tournament may be writing meanwhile."""
+        the web pages read a store a tournament may be writing meanwhile.
+        A file that is not one is left as it was found: the ``-wal`` and
+        ``-shm`` files SQLite made beside it are removed."""
+        beside = [Path(f"{self.path}{x}") for x in ("-wal", "-shm")]
+        made = [p for p in beside if not p.exists()]
+        try:
+            return self._connect_read_only()
+        except StoreError:
+            wal = beside[0]
+            if wal not in made or not wal.exists() or wal.stat().st_size == 0:
+                for p in made:  # (a WAL with pages in it is a writer's: kept)
+                    p.unlink(missing_ok=True)
+            raise
+
+    def _connect_read_only(self) -> sqlite3.Connection:
         db = sqlite3.connect(
             self.path.resolve().as_uri() + "?mode=ro",
             uri=True,
@@ -339,10 +355,25 @@ class ResultsStore:
             return None
         return GameRecord.from_json(row[0])
 
+    def planned(self, game_id: str) -> bool:
+        """Whether ``game_id`` is a game of this tournament."""
+        row = self.db.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone()
+        return row is not None
+
     def find_game_ids(self, prefix: str) -> list[str]:
         rows = self.db.execute(
             "SELECT id FROM games WHERE id LIKE ? ESCAPE '\\' AND record IS NOT NULL ORDER BY seq",
             (prefix.replace("\\", "\\\\").replace("%", r"\%").replace("_", r"\_") + "%",),
+        )
+        return [r[0] for r in rows]
+
+    def games_told(self, bot_game_id: str) -> list[str]:
+        """The recorded game whose bots were told ``bot_game_id`` (the tag
+        :func:`~.host.run_game` records), as a list of its planned id."""
+        rows = self.db.execute(
+            "SELECT id FROM games WHERE record IS NOT NULL"
+            " AND json_extract(record, '$.tags.bot_game_id') = ? ORDER BY seq",
+            (bot_game_id,),
         )
         return [r[0] for r in rows]
 
@@ -424,6 +455,19 @@ class ResultsStore:
             (game_id,),
         )
         return [r[0] for r in rows]
+
+    def finished_awaiting_deal(self) -> dict[str, list[str]]:
+        """Each finished game whose deal (seed) is shared by games that have
+        not finished, with those games in plan order (the web pages show
+        nothing of such a game: docs/web.md)."""
+        rows = self.db.execute(
+            "SELECT g.id, o.id FROM games g JOIN games o ON o.seed = g.seed AND o.id != g.id"
+            " WHERE g.status = 'finished' AND o.status != 'finished' ORDER BY g.seq, o.seq"
+        )
+        out: dict[str, list[str]] = {}
+        for gid, other in rows:
+            out.setdefault(gid, []).append(other)
+        return out
 
     def records_of(self, entrant: str) -> Iterator[GameRecord]:
         """The records of the finished games ``entrant`` played, in plan order."""

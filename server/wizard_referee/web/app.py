@@ -29,7 +29,14 @@ from starlette.staticfiles import StaticFiles
 
 from wizard_referee.referee.arena import Arena
 from wizard_referee.referee.logs import get_logger
-from wizard_referee.web.data import MemoryData, NotFound, StoreData, Unavailable, Withheld
+from wizard_referee.web.data import (
+    MAX_ID_CHARS,
+    MemoryData,
+    NotFound,
+    StoreData,
+    Unavailable,
+    Withheld,
+)
 from wizard_referee.web.plot import ratings_svg
 from wizard_referee.web.spectator import tables_json
 
@@ -38,6 +45,9 @@ __all__ = ["THREADS", "WebState", "create_app"]
 STATIC = Path(__file__).parent / "static"
 #: Worker threads the pages may use at once (the rest wait their turn).
 THREADS = 2
+#: Seconds the pages on a loop of their own reuse one view of the tables
+#: in progress (the tables page asks every second).
+TABLES_EVERY = 0.25
 
 
 @dataclass
@@ -52,11 +62,15 @@ class WebState:
     metrics: Any = None
     """The Prometheus registry of ``/metrics`` (None: no metrics here)."""
     memory: MemoryData | None = None
+    referee: trio.lowlevel.TrioToken | None = None
+    """The referee's trio loop when the pages run on a loop of their own
+    (:func:`.serve.start_web`: a thread); None: the same loop."""
     limiter: trio.CapacityLimiter | None = field(default=None, repr=False)
+    _tables: tuple[float, Any] = field(default=(-1.0, None), repr=False)
 
     def __post_init__(self) -> None:
         if self.store is None and self.arena is not None:
-            self.memory = MemoryData(self.arena)
+            self.memory = MemoryData(self.arena, self.referee)
         if self.metrics is None and self.arena is not None:
             from wizard_referee.web.metrics import registry
 
@@ -74,6 +88,46 @@ class WebState:
         if self.limiter is None:
             self.limiter = trio.CapacityLimiter(THREADS)
         return await trio.to_thread.run_sync(fn, *args, limiter=self.limiter)
+
+    async def on_referee(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` on the referee's trio loop, where its tables and
+        counters change: here, or through a worker thread from the pages'
+        own loop (a few microseconds of the referee's)."""
+        token = self.referee
+        if token is None:
+            return fn(*args)
+        return await trio.to_thread.run_sync(
+            lambda: trio.from_thread.run_sync(fn, *args, trio_token=token)
+        )
+
+    async def tables(self, game_ids: list[str] | None = None) -> dict[str, Any]:
+        """The spectator's view of the tables in progress (``game_ids``: those
+        alone). On a loop of their own the pages ask the referee at most
+        every :data:`TABLES_EVERY` seconds for all of them (answers share it)."""
+        arena = self.arena
+        assert arena is not None
+        if game_ids is None and self.referee is not None:
+            at, data = self._tables
+            if data is not None and trio.current_time() - at < TABLES_EVERY:
+                return dict(data)
+        wanted = (
+            game_ids
+            if game_ids is not None
+            else await self.on_referee(lambda: list(arena.live_tables))
+        )
+        deals = await _deals_in_play(self, wanted)
+
+        def view() -> dict[str, Any]:
+            live = arena.live_tables
+            tables = {g: live[g] for g in wanted if g in live}
+            if deals is not None:  # a table started since the question waits for the next one
+                tables = {g: t for g, t in tables.items() if g in deals}
+            return tables_json(tables, self.spectator_delay, deals)
+
+        data = await self.on_referee(view)
+        if game_ids is None and self.referee is not None:
+            self._tables = (trio.current_time(), data)
+        return dict(data)
 
 
 # -- errors -------------------------------------------------------------------------------------
@@ -134,6 +188,19 @@ def _store(request: Request) -> StoreData:
     return store
 
 
+def _id(request: Request, key: str, what: str) -> str:
+    """A game id or entrant name of the path, refused (404) before any
+    lookup when longer than any real one."""
+    value: str = request.path_params[key]
+    return _short(value, what)
+
+
+def _short(value: str, what: str) -> str:
+    if len(value) > MAX_ID_CHARS:
+        raise NotFound(f"no {what} has a name of {len(value)} characters (at most {MAX_ID_CHARS})")
+    return value
+
+
 async def api_info(request: Request) -> Response:
     st = _state(request)
     info = await st.run(st.games_source.info)
@@ -162,23 +229,24 @@ async def ratings_plot(request: Request) -> Response:
 async def api_games(request: Request) -> Response:
     st = _state(request)
     entrant = request.query_params.get("entrant")
+    if entrant is not None:
+        _short(entrant, "entrant")
     return JSONResponse(await st.run(st.games_source.games, entrant))
 
 
 async def api_game(request: Request) -> Response:
     st = _state(request)
-    return JSONResponse(await st.run(st.games_source.game, request.path_params["game_id"]))
+    return JSONResponse(await st.run(st.games_source.game, _id(request, "game_id", "game")))
 
 
 async def api_entrants(request: Request) -> Response:
     store = _store(request)
-    board = await _state(request).run(store.leaderboard)
-    return JSONResponse({"entrants": [r["name"] for r in board["rows"]]})
+    return JSONResponse(await _state(request).run(store.entrants))
 
 
 async def api_entrant(request: Request) -> Response:
     store = _store(request)
-    return JSONResponse(await _state(request).run(store.entrant, request.path_params["name"]))
+    return JSONResponse(await _state(request).run(store.entrant, _id(request, "name", "entrant")))
 
 
 def _arena(request: Request) -> Arena:
@@ -189,14 +257,10 @@ def _arena(request: Request) -> Arena:
 
 
 async def api_tables(request: Request) -> Response:
-    """The tables in progress: on the trio loop (they are changed only there), cheap."""
-    arena = _arena(request)
-    st = _state(request)
-    deals = await _deals_in_play(st, list(arena.live_tables))
-    tables = arena.live_tables
-    if deals is not None:  # a table started since the question waits for the next one
-        tables = {g: t for g, t in tables.items() if g in deals}
-    return JSONResponse(tables_json(tables, st.spectator_delay, deals))
+    """The tables in progress: read on the referee's trio loop (they are
+    changed only there), cheap."""
+    _arena(request)
+    return JSONResponse(await _state(request).tables())
 
 
 async def _deals_in_play(st: WebState, game_ids: list[str]) -> dict[str, list[str]] | None:
@@ -210,14 +274,11 @@ async def _deals_in_play(st: WebState, game_ids: list[str]) -> dict[str, list[st
 
 
 async def api_table(request: Request) -> Response:
-    arena = _arena(request)
-    game_id = request.path_params["game_id"]
-    live = arena.live_tables.get(game_id)
-    if live is None:
+    _arena(request)
+    game_id = _id(request, "game_id", "game")
+    data = await _state(request).tables([game_id])
+    if not data["tables"]:
         raise NotFound(f"game {game_id!r} is not being played (finished games: /api/games)")
-    st = _state(request)
-    deals = await _deals_in_play(st, [game_id])
-    data = tables_json({game_id: live}, st.spectator_delay, deals)
     return JSONResponse(data["tables"][0])
 
 
@@ -225,10 +286,10 @@ async def metrics(request: Request) -> Response:
     """Prometheus' text format, read on the trio loop (a few integers per metric)."""
     from wizard_referee.web.metrics import CONTENT_TYPE, scrape
 
-    reg = _state(request).metrics
-    if reg is None:
+    st = _state(request)
+    if st.metrics is None:
         raise HTTPException(404, "no referee runs in this server: no metrics")
-    return Response(scrape(reg), media_type=CONTENT_TYPE)
+    return Response(await st.on_referee(scrape, st.metrics), media_type=CONTENT_TYPE)
 
 
 def _page(name: str, check: Callable[[Request], Awaitable[None]] | None = None) -> Handler:
@@ -242,11 +303,11 @@ def _page(name: str, check: Callable[[Request], Awaitable[None]] | None = None) 
 
 async def _game_exists(request: Request) -> None:
     st = _state(request)
-    await st.run(st.games_source.game, request.path_params["game_id"])
+    await st.run(st.games_source.game, _id(request, "game_id", "game"))
 
 
 async def _entrant_exists(request: Request) -> None:
-    await _state(request).run(_store(request).entrant, request.path_params["name"])
+    await _state(request).run(_store(request).entrant, _id(request, "name", "entrant"))
 
 
 async def no_icon(request: Request) -> Response:
@@ -266,19 +327,19 @@ def routes() -> list[Route | Mount]:
         Route("/", home),
         Route("/favicon.ico", no_icon),
         Route("/games", _page("games.html")),
-        Route("/games/{game_id}", _page("replay.html", _game_exists)),
-        Route("/entrants/{name}", _page("entrant.html", _entrant_exists)),
+        Route("/games/{game_id:path}", _page("replay.html", _game_exists)),
+        Route("/entrants/{name:path}", _page("entrant.html", _entrant_exists)),
         Route("/api/info", api_info),
         Route("/api/leaderboard", api_leaderboard),
         Route("/api/leaderboard/history", api_history),
         Route("/plot/ratings.svg", ratings_plot),
         Route("/api/games", api_games),
-        Route("/api/games/{game_id}", api_game),
+        Route("/api/games/{game_id:path}", api_game),
         Route("/api/entrants", api_entrants),
-        Route("/api/entrants/{name}", api_entrant),
+        Route("/api/entrants/{name:path}", api_entrant),
         Route("/tables", _page("tables.html")),
         Route("/api/tables", api_tables),
-        Route("/api/tables/{game_id}", api_table),
+        Route("/api/tables/{game_id:path}", api_table),
         Route("/metrics", metrics),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

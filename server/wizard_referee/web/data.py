@@ -17,6 +17,7 @@ import json
 import math
 import sqlite3
 import threading
+import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Hashable
 from pathlib import Path
@@ -27,14 +28,28 @@ import trio
 from wizard_referee.referee.arena import Arena
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.stats import percentile
-from wizard_referee.tournament.leaderboard import leaderboard, leaderboard_of
-from wizard_referee.tournament.store import ResultsStore, StoreError
+from wizard_referee.tournament.leaderboard import leaderboard_of
+from wizard_referee.tournament.store import GameSpec, ResultsStore, SeatResult, StoreError
 from wizard_referee.web.replay import record_summary, replay_json
 
-__all__ = ["Cache", "MemoryData", "NotFound", "StoreData", "Unavailable", "Withheld"]
+__all__ = [
+    "MAX_ID_CHARS",
+    "Cache",
+    "MemoryData",
+    "NotFound",
+    "StoreData",
+    "Unavailable",
+    "Withheld",
+    "withheld_why",
+]
 
 #: Points on the ratings-over-games plot (a fit of the games up to each).
 HISTORY_POINTS = 24
+#: The longest game id or entrant name asked for: longer ones are refused
+#: before any lookup (a game id is a few characters, a bot's name at most 64).
+MAX_ID_CHARS = 512
+#: Seconds a store found readable is not checked again for a page's HTML.
+CHECK_EVERY = 1.0
 
 
 class NotFound(LookupError):
@@ -46,40 +61,67 @@ class Withheld(LookupError):
     played (the other rotations of its deal): HTTP 403 until they end."""
 
 
+def withheld_why(game_id: str, waiting: list[str]) -> str:
+    """Why ``game_id`` is not shown yet (a 403's message, a list's ``withheld``)."""
+    return (
+        f"game {game_id!r} is shown once every game of its deal has ended, "
+        f"as its hands are theirs: {len(waiting)} still to play ({', '.join(waiting)})"
+    )
+
+
 class Unavailable(RuntimeError):
     """The store cannot be read (HTTP 503): missing, not a results database, corrupt."""
 
 
 class Cache:
     """Results by key, each kept while its fingerprint holds (the store
-    unchanged); one computation per key at a time; ``size`` keys at most."""
+    unchanged); one computation per key at a time; ``size`` keys at most.
+
+    Nothing is kept for a request that fails (an unknown game or entrant
+    raises and is not cached), and a key's lock lives only while a request
+    for it is being answered: a stranger's requests for things that do not
+    exist leave nothing behind."""
 
     def __init__(self, size: int = 64) -> None:
         self.size = size
         self._lock = threading.Lock()
-        self._busy: dict[Hashable, threading.Lock] = {}
+        self._busy: dict[Hashable, tuple[threading.Lock, list[int]]] = {}
+        """The keys being computed now: their lock and how many requests hold it."""
         self._entries: OrderedDict[Hashable, tuple[Hashable, Any]] = OrderedDict()
         self.computed = 0
         """How many values were computed (not served from the cache)."""
 
+    def sizes(self) -> tuple[int, int]:
+        """Keys cached and keys in flight (both bounded: tests/test_web_api.py)."""
+        with self._lock:
+            return len(self._entries), len(self._busy)
+
     def get(self, key: Hashable, fingerprint: Hashable, compute: Callable[[], Any]) -> Any:
         with self._lock:
-            busy = self._busy.setdefault(key, threading.Lock())
-        with busy:
-            with self._lock:
-                hit = self._entries.get(key)
-                if hit is not None and hit[0] == fingerprint:
+            busy = self._busy.get(key)
+            if busy is None:
+                busy = self._busy[key] = (threading.Lock(), [0])
+            busy[1][0] += 1
+        try:
+            with busy[0]:
+                with self._lock:
+                    hit = self._entries.get(key)
+                    if hit is not None and hit[0] == fingerprint:
+                        self._entries.move_to_end(key)
+                        return hit[1]
+                value = compute()
+                with self._lock:
+                    self.computed += 1
+                    self._entries[key] = (fingerprint, value)
                     self._entries.move_to_end(key)
-                    return hit[1]
-            value = compute()
+                    while len(self._entries) > self.size:
+                        self._entries.popitem(last=False)
+                return value
+        finally:
             with self._lock:
-                self.computed += 1
-                self._entries[key] = (fingerprint, value)
-                self._entries.move_to_end(key)
-                while len(self._entries) > self.size:
-                    old, _ = self._entries.popitem(last=False)
-                    self._busy.pop(old, None)
-            return value
+                busy[1][0] -= 1
+                if not busy[1][0]:
+                    del self._busy[key]
 
 
 def _number(x: float | None) -> float | None:
@@ -124,10 +166,16 @@ class StoreData:
         self.live = live
         """A tournament is running in this process (``tournament --web``)."""
         self.cache = Cache()
+        self._checked = -math.inf
 
     def check(self) -> None:
-        """Unavailable unless the store can be read now."""
+        """Unavailable unless the store can be read (checked at most once
+        every :data:`CHECK_EVERY` seconds while it can: a page's HTML does
+        not open the store each time)."""
+        if time.monotonic() - self._checked < CHECK_EVERY:
+            return
         self._read(lambda store: store.summary())
+        self._checked = time.monotonic()
 
     def _read(self, fn: Callable[[ResultsStore], Any]) -> Any:
         try:
@@ -166,13 +214,13 @@ class StoreData:
 
     def _leaderboard(self, store: ResultsStore) -> dict[str, Any]:
         config = store.tournament_config() or {}
-        board = leaderboard(
-            store,
+        board = leaderboard_of(
+            self._finished(store),
             bootstrap=self.bootstrap,
             exclude_faulted=bool(config.get("exclude_faulted", False)),
         )
         faults: dict[str, Counter[str]] = {}
-        for sr in store.seat_results():
+        for sr in self._seat_results(store):
             faults.setdefault(sr.entrant, Counter()).update(sr.faults)
         rows = []
         for r in board.rows:
@@ -190,13 +238,22 @@ class StoreData:
             "rows": rows,
         }
 
+    def _finished(self, store: ResultsStore) -> list[tuple[GameSpec, list[SeatResult], bool]]:
+        """The finished games that may be shown (:meth:`_sealed`), in plan order."""
+        sealed = self._sealed(store)
+        return [f for f in store.finished_games() if f[0].id not in sealed]
+
+    def _seat_results(self, store: ResultsStore) -> list[SeatResult]:
+        sealed = self._sealed(store)
+        return [sr for sr in store.seat_results() if sr.game_id not in sealed]
+
     def history(self) -> dict[str, Any]:
         """Each entrant's rating after the first k finished games, at up to
         :data:`HISTORY_POINTS` values of k (Bradley-Terry, no bootstrap)."""
         return dict(self._cached("history", self._history))
 
     def _history(self, store: ResultsStore) -> dict[str, Any]:
-        finished = list(store.finished_games())
+        finished = self._finished(store)
         n = len(finished)
         marks = sorted({max(1, round(n * (i + 1) / HISTORY_POINTS)) for i in range(HISTORY_POINTS)})
         series: dict[str, list[float | None]] = {}
@@ -206,11 +263,31 @@ class StoreData:
                 series.setdefault(row.name, [None] * len(marks))[i] = _number(row.rating)
         return {"games": marks if n else [], "series": series}
 
+    def _sealed(self, store: ResultsStore) -> dict[str, list[str]]:
+        """The one rule of what is withheld: each finished game whose deal is
+        still to be played (or being played) in another game of its deal
+        set, with those games. Its replay, its scores, its place in the
+        ratings and every statistic made from it wait until they have ended."""
+        sealed: dict[str, list[str]] = self.cache.get(
+            "sealed", store.fingerprint(), store.finished_awaiting_deal
+        )
+        return sealed
+
+    def _visible_rows(self, store: ResultsStore, entrant: str | None) -> list[dict[str, Any]]:
+        sealed = self._sealed(store)
+        rows = store.game_rows(entrant)
+        for row in rows:
+            waiting = sealed.get(row["id"])
+            if waiting:
+                row.update(totals=None, ranks=None, faulted=None)
+                row["withheld"] = withheld_why(row["id"], waiting)
+        return rows
+
     def games(self, entrant: str | None = None) -> dict[str, Any]:
         def read(store: ResultsStore) -> dict[str, Any]:
             if entrant is not None and entrant not in dict(store.entrant_names()):
                 raise NotFound(f"no entrant {entrant!r} in {self.path.name}")
-            return {"games": store.game_rows(entrant)}
+            return {"games": self._visible_rows(store, entrant)}
 
         return dict(self._cached(("games", entrant), read))
 
@@ -218,18 +295,26 @@ class StoreData:
         def read(store: ResultsStore) -> dict[str, Any]:
             record = store.record(game_id)
             if record is None:
-                known = game_id in {g.id for g in store.games()}
+                known = store.planned(game_id)
                 why = "has not been played yet" if known else "is not in this tournament"
                 raise NotFound(f"game {game_id!r} {why}")
-            waiting = store.same_deal_unfinished(game_id)
+            waiting = self._sealed(store).get(game_id)
             if waiting:  # the same hands are still to be played: not a card before they end
-                raise Withheld(
-                    f"game {game_id!r} is shown once every game of its deal has ended, "
-                    f"as its hands are theirs: {len(waiting)} still to play ({', '.join(waiting)})"
-                )
+                raise Withheld(withheld_why(game_id, waiting))
             return replay_json(record)
 
         return dict(self._cached(("game", game_id), read))
+
+    def entrants(self) -> dict[str, Any]:
+        """Every entrant's name, the rated ones best first, then the others by name."""
+        board = self.leaderboard()
+
+        def read(store: ResultsStore) -> list[str]:
+            return [name for name, _ in store.entrant_names()]
+
+        rated = [r["name"] for r in board["rows"]]
+        rest = [n for n in self._read(read) if n not in set(rated)]
+        return {"entrants": rated + rest}
 
     def deals_in_play(self, game_ids: list[str]) -> dict[str, list[str]]:
         """For each of ``game_ids`` (games being played), the other games of
@@ -245,9 +330,12 @@ class StoreData:
             kinds = dict(store.entrant_names())
             if name not in kinds:
                 raise NotFound(f"no entrant {name!r} in {self.path.name}")
-            mine = [sr for sr in store.seat_results() if sr.entrant == name]
+            mine = [sr for sr in self._seat_results(store) if sr.entrant == name]
             rounds = sum(len(s.bids) for s in mine)
             exact = sum(b == t for s in mine for b, t in zip(s.bids, s.tricks, strict=True))
+            sealed = self._sealed(store)
+            records = [r for r in store.records_of(name) if r.game_id not in sealed]
+            game_list = self._visible_rows(store, name)
             faults: Counter[str] = Counter()
             for s in mine:
                 faults.update(s.faults)
@@ -259,8 +347,9 @@ class StoreData:
                 "bid_accuracy": exact / rounds if rounds else None,
                 "mean_points": sum(s.total for s in mine) / len(mine) if mine else None,
                 "faults": dict(sorted(faults.items())),
-                "latency": latency(list(store.records_of(name)), name),
-                "game_list": store.game_rows(name),
+                "withheld_games": sum(g.get("withheld") is not None for g in game_list),
+                "latency": latency(records, name),
+                "game_list": game_list,
             }
 
         return dict(self._cached(("entrant", name), read))
@@ -271,13 +360,17 @@ class MemoryData:
     no store, so no leaderboard and no entrants. Called in a worker thread;
     the records are taken from the arena on its trio loop."""
 
-    def __init__(self, arena: Arena) -> None:
+    def __init__(self, arena: Arena, referee: trio.lowlevel.TrioToken | None = None) -> None:
         self.arena = arena
+        self.referee = referee
+        """The referee's trio loop (None: the loop of the thread's caller)."""
         self.cache = Cache()
 
     def _texts(self) -> tuple[int, list[str]]:
         arena = self.arena
-        return trio.from_thread.run_sync(lambda: (arena.games_played, arena.records.texts()))
+        return trio.from_thread.run_sync(
+            lambda: (arena.games_played, arena.records.texts()), trio_token=self.referee
+        )
 
     def info(self) -> dict[str, Any]:
         played, texts = self._texts()
@@ -297,6 +390,10 @@ class MemoryData:
             rows = [record_summary(r) for r in reversed(records)]
             if entrant is not None:
                 rows = [r for r in rows if entrant in r["seats"]]
+                if not rows:
+                    raise NotFound(
+                        f"no entrant {entrant!r} among the {len(texts)} games kept in memory"
+                    )
             return {"games": rows}
 
         return dict(self.cache.get(("games", entrant), played, read))

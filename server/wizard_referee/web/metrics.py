@@ -23,7 +23,7 @@ from prometheus_client.registry import Collector
 
 from wizard_arena.protocol.codes import FaultCode
 from wizard_referee.referee.arena import Arena
-from wizard_referee.referee.counters import Histogram
+from wizard_referee.referee.counters import REFUSED_REASONS, Histogram
 
 __all__ = ["CONTENT_TYPE", "ArenaCollector", "registry", "scrape"]
 
@@ -85,8 +85,8 @@ class ArenaCollector(Collector):
         refused = CounterMetricFamily(
             "wizard_arena_refused_connections", "Bot streams refused, by reason.", labels=["reason"]
         )
-        for reason, n in sorted(c.refused.items()):
-            refused.add_metric([reason], n)
+        for reason in sorted({*REFUSED_REASONS, *c.refused}):
+            refused.add_metric([reason], c.refused.get(reason, 0))
         yield refused
 
 

@@ -6,6 +6,15 @@ on the server as SVG (no script, no library in the browser).
 True
 >>> "no finished game" in ratings_svg({"games": [], "series": {}})
 True
+
+The names at the lines' ends are spread so that no two overlap (at least
+:data:`LABEL_GAP` apart, all inside the plot's height) and cut to fit the
+margin (the whole name is the label's tooltip):
+
+>>> spread([100.0, 101.0, 102.0], 12, 0, 300)
+[89.0, 101.0, 113.0]
+>>> label_text("a-very-long-entrant-name-indeed")
+'a-very-long-entra…'
 """
 
 from __future__ import annotations
@@ -13,7 +22,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-__all__ = ["PALETTE", "ratings_svg"]
+__all__ = ["LABEL_GAP", "PALETTE", "label_text", "ratings_svg", "spread"]
 
 #: Line colours, one per entrant in leaderboard order (then again).
 PALETTE = (
@@ -23,6 +32,46 @@ PALETTE = (
 
 WIDTH, HEIGHT = 640, 260
 LEFT, RIGHT, TOP, BOTTOM = 48, 130, 12, 30
+#: The least distance between two names at the lines' ends (font size 11).
+LABEL_GAP = 12.0
+#: The longest name written in the right margin (about 6.5 px a character).
+LABEL_CHARS = 18
+
+
+def spread(ys: list[float], gap: float, top: float, bottom: float) -> list[float]:
+    """``ys`` moved as little as this simple pass can so that any two are
+    ``gap`` apart and all lie in ``[top, bottom]`` (order kept)."""
+    order = sorted(range(len(ys)), key=lambda i: ys[i])
+    placed = [ys[i] for i in order]
+    for _ in range(len(placed) + 1):
+        # a cluster is centred on its mean, then pushed inside the bounds
+        groups: list[list[int]] = []
+        for i in range(len(placed)):
+            if groups and placed[i] - placed[groups[-1][-1]] < gap - 1e-9:
+                groups[-1].append(i)
+            else:
+                groups.append([i])
+        if all(len(g) == 1 for g in groups):
+            break
+        for g in groups:
+            mid = sum(placed[i] for i in g) / len(g)
+            start = mid - gap * (len(g) - 1) / 2
+            for k, i in enumerate(g):
+                placed[i] = start + gap * k
+    if placed:
+        shift = max(0.0, top - placed[0]) - max(0.0, placed[-1] - bottom)
+        placed = [v + shift for v in placed]
+        for i in range(1, len(placed)):  # too many names for the height: keep the gap
+            placed[i] = max(placed[i], placed[i - 1] + gap)
+    out = [0.0] * len(ys)
+    for k, i in enumerate(order):
+        out[i] = round(placed[k], 1)
+    return out
+
+
+def label_text(name: str) -> str:
+    """``name`` cut to fit the margin."""
+    return name if len(name) <= LABEL_CHARS else name[: LABEL_CHARS - 1] + "\u2026"
 
 
 def _ticks(lo: float, hi: float, count: int = 5) -> list[float]:
@@ -35,9 +84,11 @@ def ratings_svg(history: dict[str, Any]) -> str:
     counted at each point, and each entrant's rating at each point)."""
     games: list[int] = history["games"]
     series: dict[str, list[float | None]] = history["series"]
+    # tall enough for every name at the lines' ends
+    height = max(HEIGHT, round(TOP + BOTTOM + LABEL_GAP * (len(series) + 1)))
     head = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        f'width="{WIDTH}" height="{HEIGHT}" role="img" aria-label="ratings over the games played" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
+        f'width="{WIDTH}" height="{height}" role="img" aria-label="ratings over the games played" '
         'font-family="sans-serif" font-size="11">'
     )
     values = [v for vs in series.values() for v in vs if v is not None]
@@ -47,7 +98,7 @@ def ratings_svg(history: dict[str, Any]) -> str:
     if hi - lo < 1:
         lo, hi = lo - 1, hi + 1
     x0, x1 = LEFT, WIDTH - RIGHT
-    y0, y1 = HEIGHT - BOTTOM, TOP
+    y0, y1 = height - BOTTOM, TOP
     g_hi = max(games[-1], 1)
 
     def x(g: float) -> float:
@@ -66,8 +117,9 @@ def ratings_svg(history: dict[str, Any]) -> str:
     for g in _ticks(0, g_hi):
         parts.append(f'<text x="{x(g):.1f}" y="{y0 + 16}" text-anchor="middle">{g:.0f}</text>')
     parts.append(
-        f'<text x="{(x0 + x1) / 2}" y="{HEIGHT - 2}" text-anchor="middle">games played</text>'
+        f'<text x="{(x0 + x1) / 2}" y="{height - 2}" text-anchor="middle">games played</text>'
     )
+    ends: list[tuple[str, str, float]] = []
     for i, (name, vs) in enumerate(series.items()):
         colour = PALETTE[i % len(PALETTE)]
         points = " ".join(
@@ -80,6 +132,12 @@ def ratings_svg(history: dict[str, Any]) -> str:
         )
         last = next((v for v in reversed(vs) if v is not None), None)
         if last is not None:
-            parts.append(f'<text x="{x1 + 6}" y="{y(last) + 4:.1f}" fill="{colour}">{label}</text>')
+            ends.append((name, colour, y(last) + 4))
+    places = spread([e[2] for e in ends], LABEL_GAP, TOP + 8, y0 + 4)
+    for (name, colour, _), at in zip(ends, places, strict=True):
+        parts.append(
+            f'<text x="{x1 + 6}" y="{at:.1f}" fill="{colour}" class="label">'
+            f"<title>{html.escape(name)}</title>{html.escape(label_text(name))}</text>"
+        )
     parts.append("</svg>")
     return "".join(parts)

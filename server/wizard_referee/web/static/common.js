@@ -46,8 +46,19 @@ export function escapeName(name) {
   return encodeURIComponent(name);
 }
 
+// Entrants have pages only where there is a results store (not under `serve`):
+// nav() learns which from /api/info before a page draws its links.
+let entrantPages = true;
+
 export function entrantLink(name) {
+  if (!entrantPages) return el("span", { class: "entrant" }, name);
   return el("a", { href: `/entrants/${escapeName(name)}` }, name);
+}
+
+// The last part of this page's path, after `prefix` ("/games/"), decoded:
+// a game id or an entrant's name, which may hold "/", "%" or "#".
+export function pathName(prefix) {
+  return decodeURIComponent(location.pathname.slice(prefix.length));
 }
 
 export function gameLink(id, text) {
@@ -71,6 +82,7 @@ export async function nav(current) {
   const bar = document.querySelector("nav");
   let info = null;
   try { info = await api("/api/info"); } catch (e) { info = null; }
+  entrantPages = !info || info.mode !== "server";
   const links = [el("a", { href: "/" }, "Wizard Arena")];
   if (info && info.mode !== "server") links.push(el("a", { href: "/" }, "Leaderboard"));
   links.push(el("a", { href: "/games" }, "Games"));

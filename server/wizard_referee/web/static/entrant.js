@@ -1,11 +1,11 @@
 // One entrant: its games, bid accuracy, faults and decision latency.
-import { api, el, fail, faultBadges, nav, percent } from "./common.js";
+import { api, el, fail, faultBadges, nav, pathName, percent } from "./common.js";
 import { gamesTable } from "./games.js";
 
 function ms(x) { return x === null ? "-" : `${x.toFixed(2)} ms`; }
 
 async function draw() {
-  const name = decodeURIComponent(location.pathname.split("/").pop());
+  const name = pathName("/entrants/");
   await nav(name);
   const where = document.getElementById("stats");
   try {
@@ -13,7 +13,7 @@ async function draw() {
     document.getElementById("title").textContent = `${e.name} (${e.kind})`;
     const lat = e.latency;
     const rows = [
-      ["games finished", e.games],
+      ["games finished", e.withheld_games ? `${e.games} (and ${e.withheld_games} whose deal set is still being played)` : e.games],
       ["rounds", e.rounds],
       ["bid accuracy (bid = tricks)", percent(e.bid_accuracy)],
       ["mean points per game", e.mean_points === null ? "-" : e.mean_points.toFixed(1)],

@@ -79,7 +79,8 @@ async function draw() {
       (g.pending ? `, ${g.pending} to play (this page refreshes itself)` : "");
     document.getElementById("board").replaceChildren(...boardTable(board));
     document.getElementById("plot").src = `/plot/ratings.svg?games=${board.games}`;
-    const done = games.games.filter((x) => x.status === "finished").slice(-10).reverse();
+    const done = games.games.filter((x) => x.status === "finished" && !x.withheld)
+      .sort((a, b) => a.finished_at - b.finished_at).slice(-10).reverse();
     document.getElementById("latest").replaceChildren(el("ul", {}, ...done.map((x) =>
       el("li", {}, gameLink(x.id), ": ", x.seats.map((s, i) => `${s} ${x.totals[i]}`).join(", ")))));
   } catch (error) {

@@ -1,8 +1,12 @@
 // The tables in progress, redrawn every second from /api/tables. No hand is
 // ever in that data while a game runs: each seat shows its cards face down.
-import { api, back, card, el, entrantLink, fail, faultBadges, nav } from "./common.js";
+// In a tournament, "Just finished" lists the games of each deal set as soon
+// as the whole set has ended (their replays open then), newest first.
+import { api, back, card, el, entrantLink, fail, faultBadges, gameLink, nav } from "./common.js";
 
 const REFRESH_MS = 1000;
+const FEED_MS = 5000;
+const FEED_SETS = 8;
 const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
 
 function seat(t, s) {
@@ -57,4 +61,41 @@ async function draw() {
   setTimeout(draw, REFRESH_MS);
 }
 
-nav("Tables in progress").then(draw);
+// The deal sets whose games have all ended and may be opened, newest first.
+function completeSets(games) {
+  const sets = new Map();
+  for (const g of games) {
+    const key = `${g.table}/${g.deal_set}`;
+    if (!sets.has(key)) sets.set(key, []);
+    sets.get(key).push(g);
+  }
+  return [...sets.values()]
+    .filter((gs) => gs.every((g) => g.status === "finished" && !g.withheld))
+    .map((gs) => ({ games: gs, at: Math.max(...gs.map((g) => g.finished_at || 0)) }))
+    .sort((a, b) => b.at - a.at).slice(0, FEED_SETS);
+}
+
+async function feed() {
+  try {
+    const data = await api("/api/games");
+    const sets = completeSets(data.games);
+    document.getElementById("feed").replaceChildren(...(sets.length ? sets.map((s) => {
+      const g0 = s.games[0];
+      return el("li", { "data-set": `${g0.table}/${g0.deal_set}` },
+        `table ${g0.table}, deal set ${g0.deal_set} (${new Date(s.at * 1000).toLocaleTimeString()}): `,
+        ...s.games.flatMap((g, i) => [i ? ", " : "", gameLink(g.id, `rotation ${g.rotation}`)]));
+    }) : [el("li", { class: "muted" }, "no deal set has ended yet")]));
+  } catch (error) {
+    fail(document.getElementById("feed"), error);
+  }
+  setTimeout(feed, FEED_MS);
+}
+
+nav("Tables in progress").then((info) => {
+  if (info && info.mode === "tournament") {
+    document.getElementById("why-withheld").hidden = false;
+    document.getElementById("feed-box").hidden = false;
+    feed();
+  }
+  draw();
+});
