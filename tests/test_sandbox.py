@@ -459,3 +459,125 @@ def test_confined_sigkill_and_resume_give_the_unconfined_results(
     assert res.returncode == 0, res.stderr
     assert _results(db) == full
     assert not any(g.exists() for g in groups)  # swept by the resumed run
+
+
+def _hostile_attacks(tmp_path: Path, secret: Path, victim: int, port: int) -> list[str]:
+    """The escape attempts of a hostile bot under compare or check: each must fail."""
+    return [
+        *("--read", str(secret)),
+        *("--read", "/etc/shadow"),
+        *("--write", str(tmp_path / "outside.txt")),
+        *("--connect", f"127.0.0.1:{port}"),
+        *("--signal", str(victim)),
+        *("--environ", str(victim)),
+        *("--env", "WIZARD_ORGANISER_SECRET"),
+        *("--processes", str(PROCESSES + 8)),
+    ]
+
+
+@contextlib.contextmanager
+def _victims(tmp_path: Path) -> Any:
+    """A process to signal (it writes ``signalled`` when hit) and a loopback listener."""
+    signalled = tmp_path / "signalled"
+    victim = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import signal, sys, time\n"
+            "signal.signal(signal.SIGUSR1, lambda *a: open(sys.argv[1], 'w').write('hit'))\n"
+            "time.sleep(120)\n",
+            str(signalled),
+        ],
+        env={**os.environ, "VICTIM_SECRET": "v"},
+    )
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.setblocking(False)
+    try:
+        yield victim.pid, listener
+    finally:
+        victim.kill()
+        victim.wait()
+        listener.close()
+    assert not signalled.exists()
+
+
+def _all_denied(log: str, at_least: int) -> list[str]:
+    attempts = [line for line in log.splitlines() if line.startswith("HOSTILE ")]
+    done = [a for a in attempts if "trying" not in a]
+    assert len(done) >= at_least, log
+    assert all(": denied (" in a for a in done), done
+    return attempts
+
+
+@needs_sandbox
+@pytest.mark.e2e
+@pytest.mark.slow(seconds=4)
+def test_a_hostile_bot_under_compare_is_confined(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``compare --sandbox bwrap``: a hostile command bot (B) fails every
+    escape, its memory kill in one game is recorded with the limit, and the
+    comparison finishes; the bot given as a class (A) runs confined too."""
+    from wizard_referee.tournament.store import ResultsStore
+
+    (tmp_path / "a").mkdir()
+    secret = tmp_path / "a" / "secret.txt"
+    secret.write_text("a's code\n")
+    monkeypatch.setenv("WIZARD_ORGANISER_SECRET", "s3cret")
+    with _victims(tmp_path) as (victim, listener):
+        attacks = _hostile_attacks(tmp_path, secret, victim, listener.getsockname()[1])
+        attacks += ["--read", str(tmp_path / "compare.sqlite")]
+        attacks += ["--allocate", str(2 * MEMORY), "--in-game", "d1-B"]
+        hostile = " ".join([*HOSTILE, *attacks])
+        proc = subprocess.run(
+            [
+                *(sys.executable, "-m", "wizard_arena.cli", "compare"),
+                *("wizard_bots.random_bot:RandomBot", hostile),
+                *("--players", "3", "--round-sizes", "1,2,3", "--games", "4"),
+                *("--opponent", "wizard_bots.random_bot:RandomBot", "--parallel", "1"),
+                *("--move-time", "2", "--sandbox", "bwrap", "--folder", "A=a"),
+                *("--memory-limit", str(MEMORY), "--max-processes", str(PROCESSES)),
+                "--quiet",
+            ],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        with contextlib.suppress(BlockingIOError):
+            listener.accept()
+            pytest.fail("the hostile bot reached a loopback listener")
+    assert proc.returncode == 0, proc.stderr
+    assert "4 games" in proc.stdout
+    log = (tmp_path / "compare.sqlite.logs" / "B-0.log").read_text()
+    attempts = _all_denied(log, 9)
+    assert f"HOSTILE allocate {2 * MEMORY}: trying" in attempts  # and never "ok": killed
+    assert not (tmp_path / "outside.txt").exists()
+    store = ResultsStore(tmp_path / "compare.sqlite", read_only=True)
+    try:
+        crashes = [
+            rec.fault_details[rec.names.index("B")].get("crash") for rec in store.records_of("B")
+        ]
+    finally:
+        store.close()
+    assert [c for c in crashes if c] == [
+        "the bot's process was killed: out of memory: limit 128 MiB"
+    ], crashes
+
+
+@needs_sandbox
+def test_compare_refuses_a_folder_that_holds_its_database(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [
+            *(sys.executable, "-m", "wizard_arena.cli", "compare"),
+            *("wizard_bots.random_bot:RandomBot", "wizard_bots.random_bot:RandomBot"),
+            *("--sandbox", "bwrap", "--folder", "B=.", "--games", "4", "--quiet"),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert "error: bot 'B': its folder . holds the results store compare.sqlite" in proc.stderr
+    assert not (tmp_path / "compare.sqlite").exists()
