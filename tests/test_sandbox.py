@@ -9,6 +9,7 @@ import functools
 import io
 import json
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -581,3 +582,51 @@ def test_compare_refuses_a_folder_that_holds_its_database(tmp_path: Path) -> Non
     assert proc.returncode == 2
     assert "error: bot 'B': its folder . holds the results store compare.sqlite" in proc.stderr
     assert not (tmp_path / "compare.sqlite").exists()
+
+
+@needs_sandbox
+@pytest.mark.e2e
+def test_a_hostile_bot_under_check_is_confined_and_advised_about_its_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``check --sandbox bwrap``: the bot under test (a student's submission,
+    checked before it is entered) fails every escape; killed for its memory
+    limit in its second game, the check's advice names that limit."""
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    secret = tmp_path / "other-student.txt"
+    secret.write_text("someone else's code\n")
+    monkeypatch.setenv("WIZARD_ORGANISER_SECRET", "s3cret")
+    with _victims(tmp_path) as (victim, listener):
+        attacks = _hostile_attacks(tmp_path, secret, victim, listener.getsockname()[1])
+        attacks += ["--write", str(folder / "written.txt")]
+        attacks += ["--allocate", str(2 * MEMORY), "--in-game", "check-2"]
+        # its report lines to stderr, whose last lines the check's report shows
+        bot = [sys.executable, "-m", "wizard_bots.misbehaving.hostile", *ARGS, *attacks]
+        hostile = f"sh -c {shlex.quote(' '.join(bot) + ' 1>&2')}"
+        proc = subprocess.run(
+            [
+                *(sys.executable, "-m", "wizard_arena.cli", "check", "--command", hostile),
+                *("--players", "3", "--games", "2", "--round-sizes", "1,2,3", "--json"),
+                *("--sandbox", "bwrap", "--folder", str(folder)),
+                *("--memory-limit", "128M", "--max-processes", str(PROCESSES)),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=90,
+        )
+        with contextlib.suppress(BlockingIOError):
+            listener.accept()
+            pytest.fail("the hostile bot reached a loopback listener")
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    attempts = _all_denied("\n".join(report["stderr_tail"]), 9)
+    assert f"HOSTILE allocate {2 * MEMORY}: trying" in attempts  # and never "ok": killed
+    (crash,) = [p for p in report["problems"] if p["code"] == "crash"]
+    assert crash["detail"].startswith(
+        "the bot's process was killed: out of memory: limit 128 MiB"
+    ), crash
+    assert crash["advice"].startswith(
+        "your bot used more memory than its limit (out of memory: limit 128 MiB)"
+    )
+    assert not (tmp_path / "outside.txt").exists() and not (folder / "written.txt").exists()

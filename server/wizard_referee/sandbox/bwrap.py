@@ -63,6 +63,9 @@ class Confinement:
     limits: Limits = field(default_factory=Limits)
     readable: tuple[Path, ...] | None = None
     """Other read-only folders; ``None``: :func:`python_paths`."""
+    writable: tuple[Path, ...] = ()
+    """Folders it may write, seen where they are (``check``: the folder of
+    the SDK's report; a folder of their own, never one holding anything else)."""
 
 
 def _existing(paths: Iterable[str | Path]) -> list[Path]:
@@ -141,22 +144,24 @@ def _within(path: Path, others: Iterable[Path]) -> bool:
     return any(path == o or o in path.parents for o in others)
 
 
-def _binds(readable: Sequence[Path]) -> list[str]:
-    """``--ro-bind`` arguments for ``readable`` (nested ones once), each mount
-    point's folders made first with mode 0755 (bubblewrap makes them 0700 as
-    root, and the confined uid could not reach the bind)."""
+def _binds(readable: Sequence[Path], writable: Sequence[Path] = ()) -> list[str]:
+    """``--ro-bind`` arguments for ``readable`` (nested ones once) and
+    ``--bind`` for ``writable``, each mount point's folders made first with
+    mode 0755 (bubblewrap makes them 0700 as root, and the confined uid could
+    not reach the bind)."""
     args: list[str] = []
     bound: list[Path] = [*system_paths(), Path("/proc"), Path("/dev")]
     made: set[Path] = {Path("/tmp")}  # the start's own tmpfs, made before
-    for path in sorted(readable, key=lambda p: (len(p.parts), str(p))):
-        if path == Path("/") or _within(path, bound):
+    rw = set(writable)
+    for path in sorted({*readable, *rw}, key=lambda p: (len(p.parts), str(p))):
+        if path == Path("/") or (_within(path, bound) and path not in rw):
             continue  # never the whole filesystem (a PYTHONPATH of "/")
         for parent in reversed(path.parents):
             if parent == Path("/") or parent in made or _within(parent, bound):
                 continue
             args += ["--perms", "0755", "--dir", str(parent)]
             made.add(parent)
-        args += ["--ro-bind", str(path), str(path)]
+        args += ["--bind" if path in rw else "--ro-bind", str(path), str(path)]
         bound.append(path)
     return args
 
@@ -200,7 +205,7 @@ def confined_command(
     readable = list(python_paths() if c.readable is None else c.readable)
     if c.folder is not None:
         readable.append(Path(os.path.abspath(c.folder)))
-    argv += _binds(_existing(readable))
+    argv += _binds(_existing(readable), _existing(c.writable))
     if c.socket_dir is not None:
         argv += ["--perms", "0755", "--dir", str(Path(SOCKET_DIR).parent)]
         argv += ["--ro-bind", str(c.socket_dir), SOCKET_DIR]
