@@ -630,3 +630,80 @@ def test_a_hostile_bot_under_check_is_confined_and_advised_about_its_limit(
         "your bot used more memory than its limit (out of memory: limit 128 MiB)"
     )
     assert not (tmp_path / "outside.txt").exists() and not (folder / "written.txt").exists()
+
+
+FAKE_DEV = [
+    "/dev/nvidia0",
+    "/dev/nvidia1",
+    "/dev/nvidia2",
+    "/dev/nvidiactl",
+    "/dev/nvidia-uvm",
+    "/dev/nvidia-uvm-tools",
+    "/dev/nvidia-caps",
+]
+
+
+def _dev_binds(argv: list[str]) -> list[str]:
+    return [argv[i + 1] for i, a in enumerate(argv) if a == "--dev-bind"]
+
+
+@pytest.mark.parametrize(
+    ("visible", "asks", "expected"),
+    [
+        ("2", [1.0], [("2",)]),  # what Ray assigned the worker
+        ("0,2", [1.0, 1.0], [("0",), ("2",)]),
+        (None, [0.5, 0.5, 1.0, 0.0], [("0",), ("0",), ("1",), ()]),  # the /dev/nvidia* here
+    ],
+)
+def test_an_entrant_gets_the_device_files_of_its_gpus_and_no_others(
+    visible: str | None,
+    asks: list[float],
+    expected: list[tuple[str, ...]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No GPU here: what bubblewrap is given. Each instance's sandbox has
+    /dev/nvidiaN of its own GPUs, the driver's shared files, and its
+    CUDA_VISIBLE_DEVICES naming them; an instance without GPUs, none."""
+    from wizard_referee.sandbox import bwrap
+    from wizard_referee.tournament.confine import instance_gpus
+
+    monkeypatch.setattr(bwrap.glob, "glob", lambda pattern: list(FAKE_DEV))
+    if visible is None:
+        monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    else:
+        monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
+    from wizard_referee.tournament import confine
+
+    monkeypatch.setattr(confine.glob, "glob", lambda pattern: list(FAKE_DEV))
+    shares = instance_gpus(asks)
+    assert shares == expected
+    shared = ["/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools"]
+    for own in shares:
+        confinement = sandbox.Confinement(uid=sandbox.UID_BASE, gpus=own)
+        argv, env = sandbox.confined_command(["true"], {"PATH": "/usr/bin"}, confinement)
+        dev = argv.index("--dev")
+        binds = _dev_binds(argv)
+        assert binds == ([f"/dev/nvidia{g}" for g in own] + shared if own else [])
+        assert all(argv.index(b) > dev for b in binds)  # into its fresh /dev
+        setenv = [
+            argv[i + 2]
+            for i, a in enumerate(argv)
+            if a == "--setenv" and argv[i + 1] == "CUDA_VISIBLE_DEVICES"
+        ]
+        assert setenv == ([",".join(own)] if own else [])
+        assert env.get("CUDA_VISIBLE_DEVICES") == (",".join(own) if own else None)
+
+
+def test_too_few_gpus_or_gpus_named_by_uuid_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    from wizard_referee.tournament import confine
+
+    monkeypatch.setattr(confine.glob, "glob", lambda pattern: [])
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    assert confine.instance_gpus([0.0, 0.0]) == [(), ()]
+    with pytest.raises(ValueError, match="ask for 1 GPUs, and CUDA_VISIBLE_DEVICES gives 0"):
+        confine.instance_gpus([1.0])
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "GPU-5d3c")
+    with pytest.raises(ValueError, match="by UUID"):
+        confine.instance_gpus([1.0])
+    with pytest.raises(ValueError, match="no /dev/nvidia3 here"):
+        sandbox.gpu_args(["3"], FAKE_DEV)
