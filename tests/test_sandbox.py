@@ -309,11 +309,17 @@ def test_the_sandbox_keys_are_checked_with_the_others() -> None:
     ]
 
 
-def test_a_folder_is_relative_to_the_file_and_bwrap_is_for_the_local_executor(
-    tmp_path: Path,
+def test_a_folder_is_relative_to_the_file_and_ray_leaves_the_node_checks_to_its_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """With executor ray the coordinator checks the folders alone: bubblewrap,
+    cgroups and GPUs are each node's (its workers run node_problems)."""
     from wizard_referee.tournament.confine import sandbox_problems
 
+    real = shutil.which
+    monkeypatch.setattr(
+        shutil, "which", lambda name, *a, **k: None if name == "bwrap" else real(name, *a, **k)
+    )
     entrants = [{"name": n, "command": "x", "folder": f"bots/{n}"} for n in "abc"]
     for n in "abc":
         (tmp_path / "bots" / n).mkdir(parents=True)
@@ -321,9 +327,11 @@ def test_a_folder_is_relative_to_the_file_and_bwrap_is_for_the_local_executor(
     config = TournamentConfig.from_toml(_toml(tmp_path / "t.toml", tournament, entrants))
     assert config.entrants[0].folder == str(tmp_path / "bots" / "a")
     assert config.entrants[0].limits == sandbox.Limits()  # the documented defaults
-    assert sandbox_problems(config) == [
-        'sandbox = "bwrap" confines the entrants of executor = "local" only'
-    ]
+    assert sandbox_problems(config) == []  # no bubblewrap on the coordinator: its nodes'
+    local = TournamentConfig.from_toml(
+        _toml(tmp_path / "t.toml", {**tournament, "executor": "local"}, entrants)
+    )
+    assert "needs bubblewrap" in sandbox_problems(local)[0]
 
 
 def test_a_folder_that_holds_the_results_store_is_refused(tmp_path: Path) -> None:

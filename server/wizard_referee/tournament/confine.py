@@ -36,6 +36,7 @@ __all__ = [
     "confined_address",
     "confinement_for",
     "instance_gpus",
+    "node_problems",
     "sandbox_problems",
     "unconfined_note",
 ]
@@ -98,8 +99,6 @@ def sandbox_problems(config: Any) -> list[str]:
     ]
     if config.sandbox != "bwrap" or not commands or out:
         return out
-    if config.executor != "local":
-        return ['sandbox = "bwrap" confines the entrants of executor = "local" only']
     database = Path(config.database).resolve()
     for e in commands:
         if e.folder and _inside(database, Path(e.folder).resolve()):
@@ -107,7 +106,18 @@ def sandbox_problems(config: Any) -> list[str]:
                 f"entrant {e.name!r}: its folder {_rel(e.folder)} holds the results store "
                 f"{_rel(database)}: give each entrant a folder of its own"
             )
-    out += problems()
+    if config.executor != "local":
+        return out  # the rest is each node's: node_problems, on every Ray worker
+    return out or node_problems(config)
+
+
+def node_problems(config: Any) -> list[str]:
+    """Why this machine cannot confine the command entrants (bubblewrap or
+    setpriv missing, cgroups it cannot make, too few GPUs, a probe start
+    that fails, a folder the entrants' uids cannot read), each one line: the
+    local runner's checks before any game, and each Ray worker's on its node."""
+    commands = [e for e in config.entrants if e.command is not None]
+    out = problems()
     try:
         instance_gpus([e.num_gpus for e in commands for _ in range(config.parallel)])
     except ValueError as short:
