@@ -55,7 +55,17 @@ The program must connect (Hello with that token) within
 ``--connect-timeout`` seconds, play, and should exit with status 0 after
 ``N`` games; one still running a few seconds after the last game is
 stopped (SIGTERM), which is not counted as a crash. It runs in the current
-directory; its stdout and stderr are captured.
+directory (``--folder`` another); its stdout and stderr are captured.
+
+**Confined** (``--sandbox bwrap``, with ``--memory-limit``,
+``--max-processes`` and ``--cpu-limit`` as a tournament's keys): the bot runs
+as a tournament confines an entrant (:mod:`wizard_referee.sandbox`): uid
+60001, its folder read-only, no network, the referee on a Unix socket bound
+into its sandbox (``{server}`` is ``unix:/run/wizard-arena/referee.sock``),
+a cgroup of its own entered by ``/bin/sh`` before bubblewrap's exec (this
+process runs gRPC: nothing runs between fork and exec); it may write only
+the folder of the SDK's records. Killed for a limit, its crash names the
+limit, and the advice is that limit's.
 
 This module is the verb and the running of the check; the analysis of what
 happened is :mod:`wizard_referee.check.analysis`, the report and its advice
