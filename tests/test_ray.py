@@ -512,26 +512,28 @@ if netns.inside():
         assert counts == {"finished": 12}
 
 
-def test_a_node_without_bubblewrap_refuses_its_games_and_is_named(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A worker whose node cannot confine the entrants (no bubblewrap here)
-    plays none of their games: its ready() names the node and says why,
-    which the coordinator reports as the worker's start error; no bot starts."""
-    import shutil
+if netns.inside():  # Ray imported in the namespace's run only (it loads grpc)
 
-    from wizard_referee.cluster import workers
+    def test_a_node_without_bubblewrap_refuses_its_games_and_is_named(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A worker whose node cannot confine the entrants (no bubblewrap here)
+        plays none of their games: its ready() names the node and says why,
+        which the coordinator reports as the worker's start error; no bot starts."""
+        import shutil
 
-    real = shutil.which
-    monkeypatch.setattr(
-        shutil, "which", lambda name, *a, **k: None if name == "bwrap" else real(name, *a, **k)
-    )
-    monkeypatch.setattr(workers, "where", lambda: {"host": "node-b", "ip": "10.0.0.2"})
-    config = _config(tmp_path / "t.sqlite", executor="ray", sandbox="bwrap")
-    worker = workers.HostWorker(config, "secret", 0, str(tmp_path / "logs"), "")
-    error = worker.ready()["error"]
-    assert error.startswith(
-        "node node-b (10.0.0.2) cannot confine the entrants, and plays none of their games: "
-        'sandbox = "bwrap" needs bubblewrap, which is not installed'
-    ), error
-    assert not list((tmp_path / "logs").glob("worker-0/*-0.log"))  # no bot started
+        from wizard_referee.cluster import workers
+
+        real = shutil.which
+        monkeypatch.setattr(
+            shutil, "which", lambda name, *a, **k: None if name == "bwrap" else real(name, *a, **k)
+        )
+        monkeypatch.setattr(workers, "where", lambda: {"host": "node-b", "ip": "10.0.0.2"})
+        config = _config(tmp_path / "t.sqlite", executor="ray", sandbox="bwrap")
+        worker = workers.HostWorker(config, "secret", 0, str(tmp_path / "logs"), "")
+        error = worker.ready()["error"]
+        assert error.startswith(
+            "node node-b (10.0.0.2) cannot confine the entrants, and plays none of their games: "
+            'sandbox = "bwrap" needs bubblewrap, which is not installed'
+        ), error
+        assert not list((tmp_path / "logs").glob("worker-0/*-0.log"))  # no bot started
