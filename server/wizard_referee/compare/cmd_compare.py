@@ -415,6 +415,8 @@ def _where(args: argparse.Namespace, in_process: bool) -> str:
     how = "in-process" if in_process else "over the referee"
     if args.sandbox == "bwrap":
         how += f", confined ({limits_from_args(args).describe()} each)"
+    elif not in_process:
+        how += ", unconfined (as this user: --sandbox bwrap confines the bots)"
     return f"{how}, {_parallel(args)} at once"
 
 
