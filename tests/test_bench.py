@@ -207,3 +207,24 @@ def test_bench_scripts_run(argv: list[str]) -> None:
     )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert proc.stdout.strip()
+
+
+@pytest.mark.e2e
+def test_bench_sandbox_measures_starts() -> None:
+    """bench_sandbox.py's start part runs and reports (as root, with bubblewrap)."""
+    import os
+
+    from wizard_referee import sandbox
+
+    if os.geteuid() != 0 or sandbox.problems():
+        pytest.skip("confinement is measured as root, with bubblewrap")
+    script = str(ROOT / "bench" / "bench_sandbox.py")
+    out = subprocess.run(
+        [sys.executable, script, "--only", "starts", "--starts", "1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    starts = json.loads(out.stdout.splitlines()[0])
+    assert starts["part"] == "starts" and starts["true"]["confined_ms"] > 0

@@ -428,6 +428,56 @@ if netns.inside():
                 except subprocess.TimeoutExpired:
                     proc.kill()
 
+    def test_a_hostile_entrant_is_confined_on_both_nodes(cluster: Any, tmp_path: Path) -> None:
+        """``sandbox = "bwrap"`` with executor ray: each worker confines the
+        entrants it starts, on each node (the checks run there); the hostile
+        entrant's every escape fails on both, and the tournament finishes."""
+        import socket
+
+        from wizard_referee import sandbox
+
+        if os.geteuid() != 0 or sandbox.problems():
+            pytest.skip(f"confinement is tested as root: {sandbox.problems()}")
+        db = tmp_path / "confined.sqlite"
+        secret = tmp_path / "secret.txt"
+        secret.write_text("the organiser's\n")
+        listener = socket.create_server(("127.0.0.1", 0))
+        listener.setblocking(False)
+        hostile = {
+            "name": "hostile",
+            "command": [
+                *(sys.executable, "-m", "wizard_bots.misbehaving.hostile"),
+                *("--server", "{server}", "--token", "{token}", "--name", "{name}"),
+                *("--read", str(db), "--read", str(secret), "--read", "/etc/shadow"),
+                *("--write", str(tmp_path / "outside.txt")),
+                *("--connect", f"127.0.0.1:{listener.getsockname()[1]}"),
+                *("--processes", "40"),
+            ],
+            "max_processes": 32,
+        }
+        entrants = [*_entrants(delay=0.03)[:2], hostile]  # games of about a second
+        config = TournamentConfig.from_dict(
+            {
+                "tournament": _section(db, executor="ray", workers=2, sandbox="bwrap"),
+                "entrant": entrants,
+            }
+        )
+        try:
+            trio.run(run_tournament, config).close()
+            with pytest.raises(BlockingIOError):
+                listener.accept()
+        finally:
+            listener.close()
+        records = _records(db)
+        assert len(records) == 12
+        assert len({r.tags["node"] for r in records}) == 2
+        logs = sorted(Path(str(db) + ".logs").glob("worker-*/hostile-0.log"))
+        assert len(logs) == 2, logs  # a confined instance on each worker
+        for log in logs:
+            attempts = [x for x in log.read_text().splitlines() if x.startswith("HOSTILE ")]
+            assert len(attempts) == 6 and all(": denied (" in a for a in attempts), attempts
+        assert not (tmp_path / "outside.txt").exists()
+
     def test_a_node_lost_mid_tournament(
         cluster: Any, reference: list[tuple[Any, ...]], tmp_path: Path
     ) -> None:
@@ -460,3 +510,30 @@ if netns.inside():
         with sqlite3.connect(db) as con:
             counts = dict(con.execute("SELECT status, COUNT(*) FROM games GROUP BY status"))
         assert counts == {"finished": 12}
+
+
+if netns.inside():  # Ray imported in the namespace's run only (it loads grpc)
+
+    def test_a_node_without_bubblewrap_refuses_its_games_and_is_named(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A worker whose node cannot confine the entrants (no bubblewrap here)
+        plays none of their games: its ready() names the node and says why,
+        which the coordinator reports as the worker's start error; no bot starts."""
+        import shutil
+
+        from wizard_referee.cluster import workers
+
+        real = shutil.which
+        monkeypatch.setattr(
+            shutil, "which", lambda name, *a, **k: None if name == "bwrap" else real(name, *a, **k)
+        )
+        monkeypatch.setattr(workers, "where", lambda: {"host": "node-b", "ip": "10.0.0.2"})
+        config = _config(tmp_path / "t.sqlite", executor="ray", sandbox="bwrap")
+        worker = workers.HostWorker(config, "secret", 0, str(tmp_path / "logs"), "")
+        error = worker.ready()["error"]
+        assert error.startswith(
+            "node node-b (10.0.0.2) cannot confine the entrants, and plays none of their games: "
+            'sandbox = "bwrap" needs bubblewrap, which is not installed'
+        ), error
+        assert not list((tmp_path / "logs").glob("worker-0/*-0.log"))  # no bot started

@@ -9,6 +9,7 @@ import functools
 import io
 import json
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -310,11 +311,17 @@ def test_the_sandbox_keys_are_checked_with_the_others() -> None:
     ]
 
 
-def test_a_folder_is_relative_to_the_file_and_bwrap_is_for_the_local_executor(
-    tmp_path: Path,
+def test_a_folder_is_relative_to_the_file_and_ray_leaves_the_node_checks_to_its_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """With executor ray the coordinator checks the folders alone: bubblewrap,
+    cgroups and GPUs are each node's (its workers run node_problems)."""
     from wizard_referee.tournament.confine import sandbox_problems
 
+    real = shutil.which
+    monkeypatch.setattr(
+        shutil, "which", lambda name, *a, **k: None if name == "bwrap" else real(name, *a, **k)
+    )
     entrants = [{"name": n, "command": "x", "folder": f"bots/{n}"} for n in "abc"]
     for n in "abc":
         (tmp_path / "bots" / n).mkdir(parents=True)
@@ -322,9 +329,11 @@ def test_a_folder_is_relative_to_the_file_and_bwrap_is_for_the_local_executor(
     config = TournamentConfig.from_toml(_toml(tmp_path / "t.toml", tournament, entrants))
     assert config.entrants[0].folder == str(tmp_path / "bots" / "a")
     assert config.entrants[0].limits == sandbox.Limits()  # the documented defaults
-    assert sandbox_problems(config) == [
-        'sandbox = "bwrap" confines the entrants of executor = "local" only'
-    ]
+    assert sandbox_problems(config) == []  # no bubblewrap on the coordinator: its nodes'
+    local = TournamentConfig.from_toml(
+        _toml(tmp_path / "t.toml", {**tournament, "executor": "local"}, entrants)
+    )
+    assert "needs bubblewrap" in sandbox_problems(local)[0]
 
 
 def test_a_folder_that_holds_the_results_store_is_refused(tmp_path: Path) -> None:
@@ -461,3 +470,250 @@ def test_confined_sigkill_and_resume_give_the_unconfined_results(
     assert res.returncode == 0, res.stderr
     assert _results(db) == full
     assert not any(g.exists() for g in groups)  # swept by the resumed run
+
+
+def _hostile_attacks(tmp_path: Path, secret: Path, victim: int, port: int) -> list[str]:
+    """The escape attempts of a hostile bot under compare or check: each must fail."""
+    return [
+        *("--read", str(secret)),
+        *("--read", "/etc/shadow"),
+        *("--write", str(tmp_path / "outside.txt")),
+        *("--connect", f"127.0.0.1:{port}"),
+        *("--signal", str(victim)),
+        *("--environ", str(victim)),
+        *("--env", "WIZARD_ORGANISER_SECRET"),
+        *("--processes", str(PROCESSES + 8)),
+    ]
+
+
+@contextlib.contextmanager
+def _victims(tmp_path: Path) -> Any:
+    """A process to signal (it writes ``signalled`` when hit) and a loopback listener."""
+    signalled = tmp_path / "signalled"
+    victim = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import signal, sys, time\n"
+            "signal.signal(signal.SIGUSR1, lambda *a: open(sys.argv[1], 'w').write('hit'))\n"
+            "time.sleep(120)\n",
+            str(signalled),
+        ],
+        env={**os.environ, "VICTIM_SECRET": "v"},
+    )
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.setblocking(False)
+    try:
+        yield victim.pid, listener
+    finally:
+        victim.kill()
+        victim.wait()
+        listener.close()
+    assert not signalled.exists()
+
+
+def _all_denied(log: str, at_least: int) -> list[str]:
+    attempts = [line for line in log.splitlines() if line.startswith("HOSTILE ")]
+    done = [a for a in attempts if "trying" not in a]
+    assert len(done) >= at_least, log
+    assert all(": denied (" in a for a in done), done
+    return attempts
+
+
+@needs_sandbox
+@pytest.mark.e2e
+@pytest.mark.slow(seconds=4)
+def test_a_hostile_bot_under_compare_is_confined(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``compare --sandbox bwrap``: a hostile command bot (B) fails every
+    escape, its memory kill in one game is recorded with the limit, and the
+    comparison finishes; the bot given as a class (A) runs confined too."""
+    from wizard_referee.tournament.store import ResultsStore
+
+    (tmp_path / "a").mkdir()
+    secret = tmp_path / "a" / "secret.txt"
+    secret.write_text("a's code\n")
+    monkeypatch.setenv("WIZARD_ORGANISER_SECRET", "s3cret")
+    with _victims(tmp_path) as (victim, listener):
+        attacks = _hostile_attacks(tmp_path, secret, victim, listener.getsockname()[1])
+        attacks += ["--read", str(tmp_path / "compare.sqlite")]
+        attacks += ["--allocate", str(2 * MEMORY), "--in-game", "d1-B"]
+        hostile = " ".join([*HOSTILE, *attacks])
+        proc = subprocess.run(
+            [
+                *(sys.executable, "-m", "wizard_arena.cli", "compare"),
+                *("wizard_bots.random_bot:RandomBot", hostile),
+                *("--players", "3", "--round-sizes", "1,2,3", "--games", "4"),
+                *("--opponent", "wizard_bots.random_bot:RandomBot", "--parallel", "1"),
+                *("--move-time", "2", "--sandbox", "bwrap", "--folder", "A=a"),
+                *("--memory-limit", str(MEMORY), "--max-processes", str(PROCESSES)),
+                "--quiet",
+            ],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        with contextlib.suppress(BlockingIOError):
+            listener.accept()
+            pytest.fail("the hostile bot reached a loopback listener")
+    assert proc.returncode == 0, proc.stderr
+    assert "4 games" in proc.stdout
+    log = (tmp_path / "compare.sqlite.logs" / "B-0.log").read_text()
+    attempts = _all_denied(log, 9)
+    assert f"HOSTILE allocate {2 * MEMORY}: trying" in attempts  # and never "ok": killed
+    assert not (tmp_path / "outside.txt").exists()
+    store = ResultsStore(tmp_path / "compare.sqlite", read_only=True)
+    try:
+        crashes = [
+            rec.fault_details[rec.names.index("B")].get("crash") for rec in store.records_of("B")
+        ]
+    finally:
+        store.close()
+    assert [c for c in crashes if c] == [
+        "the bot's process was killed: out of memory: limit 128 MiB"
+    ], crashes
+
+
+@needs_sandbox
+def test_compare_refuses_a_folder_that_holds_its_database(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [
+            *(sys.executable, "-m", "wizard_arena.cli", "compare"),
+            *("wizard_bots.random_bot:RandomBot", "wizard_bots.random_bot:RandomBot"),
+            *("--sandbox", "bwrap", "--folder", "B=.", "--games", "4", "--quiet"),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert "error: bot 'B': its folder . holds the results store compare.sqlite" in proc.stderr
+    assert not (tmp_path / "compare.sqlite").exists()
+
+
+@needs_sandbox
+@pytest.mark.e2e
+def test_a_hostile_bot_under_check_is_confined_and_advised_about_its_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``check --sandbox bwrap``: the bot under test (a student's submission,
+    checked before it is entered) fails every escape; killed for its memory
+    limit in its second game, the check's advice names that limit."""
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    secret = tmp_path / "other-student.txt"
+    secret.write_text("someone else's code\n")
+    monkeypatch.setenv("WIZARD_ORGANISER_SECRET", "s3cret")
+    with _victims(tmp_path) as (victim, listener):
+        attacks = _hostile_attacks(tmp_path, secret, victim, listener.getsockname()[1])
+        attacks += ["--write", str(folder / "written.txt")]
+        attacks += ["--allocate", str(2 * MEMORY), "--in-game", "check-2"]
+        # its report lines to stderr, whose last lines the check's report shows
+        bot = [sys.executable, "-m", "wizard_bots.misbehaving.hostile", *ARGS, *attacks]
+        hostile = f"sh -c {shlex.quote(' '.join(bot) + ' 1>&2')}"
+        proc = subprocess.run(
+            [
+                *(sys.executable, "-m", "wizard_arena.cli", "check", "--command", hostile),
+                *("--players", "3", "--games", "2", "--round-sizes", "1,2,3", "--json"),
+                *("--sandbox", "bwrap", "--folder", str(folder)),
+                *("--memory-limit", "128M", "--max-processes", str(PROCESSES)),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=90,
+        )
+        with contextlib.suppress(BlockingIOError):
+            listener.accept()
+            pytest.fail("the hostile bot reached a loopback listener")
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    attempts = _all_denied("\n".join(report["stderr_tail"]), 9)
+    assert f"HOSTILE allocate {2 * MEMORY}: trying" in attempts  # and never "ok": killed
+    (crash,) = [p for p in report["problems"] if p["code"] == "crash"]
+    assert crash["detail"].startswith(
+        "the bot's process was killed: out of memory: limit 128 MiB"
+    ), crash
+    assert crash["advice"].startswith(
+        "your bot used more memory than its limit (out of memory: limit 128 MiB)"
+    )
+    assert not (tmp_path / "outside.txt").exists() and not (folder / "written.txt").exists()
+
+
+FAKE_DEV = [
+    "/dev/nvidia0",
+    "/dev/nvidia1",
+    "/dev/nvidia2",
+    "/dev/nvidiactl",
+    "/dev/nvidia-uvm",
+    "/dev/nvidia-uvm-tools",
+    "/dev/nvidia-caps",
+]
+
+
+def _dev_binds(argv: list[str]) -> list[str]:
+    return [argv[i + 1] for i, a in enumerate(argv) if a == "--dev-bind"]
+
+
+@pytest.mark.parametrize(
+    ("visible", "asks", "expected"),
+    [
+        ("2", [1.0], [("2",)]),  # what Ray assigned the worker
+        ("0,2", [1.0, 1.0], [("0",), ("2",)]),
+        (None, [0.5, 0.5, 1.0, 0.0], [("0",), ("0",), ("1",), ()]),  # the /dev/nvidia* here
+    ],
+)
+def test_an_entrant_gets_the_device_files_of_its_gpus_and_no_others(
+    visible: str | None,
+    asks: list[float],
+    expected: list[tuple[str, ...]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No GPU here: what bubblewrap is given. Each instance's sandbox has
+    /dev/nvidiaN of its own GPUs, the driver's shared files, and its
+    CUDA_VISIBLE_DEVICES naming them; an instance without GPUs, none."""
+    from wizard_referee.sandbox import bwrap
+    from wizard_referee.tournament.confine import instance_gpus
+
+    monkeypatch.setattr(bwrap.glob, "glob", lambda pattern: list(FAKE_DEV))
+    if visible is None:
+        monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    else:
+        monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
+    from wizard_referee.tournament import confine
+
+    monkeypatch.setattr(confine.glob, "glob", lambda pattern: list(FAKE_DEV))
+    shares = instance_gpus(asks)
+    assert shares == expected
+    shared = ["/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools"]
+    for own in shares:
+        confinement = sandbox.Confinement(uid=sandbox.UID_BASE, gpus=own)
+        argv, env = sandbox.confined_command(["true"], {"PATH": "/usr/bin"}, confinement)
+        dev = argv.index("--dev")
+        binds = _dev_binds(argv)
+        assert binds == ([f"/dev/nvidia{g}" for g in own] + shared if own else [])
+        assert all(argv.index(b) > dev for b in binds)  # into its fresh /dev
+        setenv = [
+            argv[i + 2]
+            for i, a in enumerate(argv)
+            if a == "--setenv" and argv[i + 1] == "CUDA_VISIBLE_DEVICES"
+        ]
+        assert setenv == ([",".join(own)] if own else [])
+        assert env.get("CUDA_VISIBLE_DEVICES") == (",".join(own) if own else None)
+
+
+def test_too_few_gpus_or_gpus_named_by_uuid_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    from wizard_referee.tournament import confine
+
+    monkeypatch.setattr(confine.glob, "glob", lambda pattern: [])
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    assert confine.instance_gpus([0.0, 0.0]) == [(), ()]
+    with pytest.raises(ValueError, match="ask for 1 GPUs, and CUDA_VISIBLE_DEVICES gives 0"):
+        confine.instance_gpus([1.0])
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "GPU-5d3c")
+    with pytest.raises(ValueError, match="by UUID"):
+        confine.instance_gpus([1.0])
+    with pytest.raises(ValueError, match="no /dev/nvidia3 here"):
+        sandbox.gpu_args(["3"], FAKE_DEV)

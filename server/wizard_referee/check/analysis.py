@@ -101,9 +101,11 @@ def analyse(
     connected: bool,
     stderr_text: str,
     sdk: SdkReport | None = None,
+    killed: str | None = None,
 ) -> None:
     """Fill ``report`` from the game records (the bot's seat in each), the
-    bot's stderr and, for a Python SDK bot, its ``--report``."""
+    bot's stderr and, for a Python SDK bot, its ``--report``; ``killed``:
+    the limit a confined bot exceeded ("out of memory: limit 512 MiB")."""
     sdk = sdk if sdk is not None else SdkReport()
     report.stderr_tail = stderr_text.splitlines()[-STDERR_TAIL:]
     if sdk.summary is not None:
@@ -126,7 +128,7 @@ def analyse(
             report.problems.append(Problem(code, n, detail, advice))
     errors = _bot_errors(report, sdk)
     hooks = _hook_errors(report, sdk)
-    _crash(report, connected, len(records), errors + hooks)
+    _crash(report, connected, len(records), errors + hooks, killed)
     _slow(report, decisions)
 
 
@@ -257,17 +259,21 @@ def _hook_errors(report: CheckReport, sdk: SdkReport) -> int:
     return count
 
 
-def _crash(report: CheckReport, connected: bool, played: int, sdk_errors: int) -> None:
+def _crash(
+    report: CheckReport, connected: bool, played: int, sdk_errors: int, killed: str | None
+) -> None:
     """The process ended on its own with a failure status, or before its
-    games were played."""
+    games were played (or was killed for a limit: the advice names it)."""
     # `wizard-arena bot` exits EXIT_BOT_ERRORS after its games when the bot (or a
     # hook) raised: that is the bot_error (hook_error) problem above, not a crash
     ended_ok = report.exit_code in (0, None) or (
         report.exit_code == EXIT_BOT_ERRORS and sdk_errors > 0
     )
-    if not connected or (ended_ok and played >= report.games_planned):
+    if not killed and (not connected or (ended_ok and played >= report.games_planned)):
         return
-    if report.exit_code is None:
+    if killed:
+        what = f"the bot's process was killed: {killed}"
+    elif report.exit_code is None:
         what = "the bot's connection ended and it did not come back"
     else:
         what = f"the bot process exited with status {report.exit_code}"
@@ -276,7 +282,7 @@ def _crash(report: CheckReport, connected: bool, played: int, sdk_errors: int) -
             "crash",
             1,
             f"{what} after {played} of {report.games_planned} games",
-            ADVICE["crash"],
+            limit_advice(what) or ADVICE["crash"],
         )
     )
 

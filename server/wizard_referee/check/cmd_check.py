@@ -55,7 +55,17 @@ The program must connect (Hello with that token) within
 ``--connect-timeout`` seconds, play, and should exit with status 0 after
 ``N`` games; one still running a few seconds after the last game is
 stopped (SIGTERM), which is not counted as a crash. It runs in the current
-directory; its stdout and stderr are captured.
+directory (``--folder`` another); its stdout and stderr are captured.
+
+**Confined** (``--sandbox bwrap``, with ``--memory-limit``,
+``--max-processes`` and ``--cpu-limit`` as a tournament's keys): the bot runs
+as a tournament confines an entrant (:mod:`wizard_referee.sandbox`): uid
+60001, its folder read-only, no network, the referee on a Unix socket bound
+into its sandbox (``{server}`` is ``unix:/run/wizard-arena/referee.sock``),
+a cgroup of its own entered by ``/bin/sh`` before bubblewrap's exec (this
+process runs gRPC: nothing runs between fork and exec); it may write only
+the folder of the SDK's records. Killed for a limit, its crash names the
+limit, and the advice is that limit's.
 
 This module is the verb and the running of the check; the analysis of what
 happened is :mod:`wizard_referee.check.analysis`, the report and its advice
@@ -65,6 +75,7 @@ happened is :mod:`wizard_referee.check.analysis`, the report and its advice
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
@@ -74,7 +85,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -88,6 +99,19 @@ from wizard_referee.referee.grpc_setup import prepare_referee_transport
 from wizard_referee.referee.logs import configure_logging
 from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import GameRecord
+from wizard_referee.sandbox import (
+    SOCKET_DIR,
+    UID_BASE,
+    Cgroup,
+    Confinement,
+    Limits,
+    SandboxError,
+    confined_command,
+    problems,
+    sweep,
+)
+from wizard_referee.sandbox.cli import add_sandbox_arguments, limits_from_args
+from wizard_referee.sandbox.probe import unreadable
 
 if TYPE_CHECKING:  # the referee and the SDK's client (and grpc) load in run(), after
     # the referee's listener is chosen (grpc_setup)
@@ -162,6 +186,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="how long the bot has to connect (default 30)",
     )
+    c = parser.add_argument_group("confinement (as a tournament's sandbox and limit keys)")
+    add_sandbox_arguments(c, "the bot under test")
+    c.add_argument(
+        "--folder",
+        metavar="PATH",
+        help="the folder the bot runs in (default: the current one); confined, all it sees "
+        "of your files, read-only",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.epilog = (
         "--command contract: {server} {name} {token} {games} in CMDLINE are replaced; "
@@ -181,6 +213,11 @@ class CheckOptions:
     seed: int
     connect_timeout: float
     workdir: str = "."
+    sandbox: str = "none"
+    """``bwrap``: the bot runs confined (docs/untrusted-bots.md)."""
+    limits: Limits = field(default_factory=Limits)
+    writable: tuple[str, ...] = ()
+    """Folders a confined bot may write (the SDK's report's)."""
 
     @property
     def players(self) -> int:
@@ -271,6 +308,8 @@ class CheckRun:
     """Whether the bot ever connected."""
     start_error: str = ""
     """Why the bot's program could not be started."""
+    killed: str | None = None
+    """The limit a confined bot exceeded ("out of memory: limit 512 MiB")."""
 
 
 async def run_check(
@@ -284,7 +323,7 @@ async def run_check(
     players = opts.players
     bot_token = secrets.token_hex(16)
     opp_tokens = [secrets.token_hex(16) for _ in range(players - 1)]
-    from wizard_referee.referee.arena import ArenaConfig, serve_arena
+    from wizard_referee.referee.arena import ArenaConfig
 
     config = ArenaConfig(
         host="127.0.0.1",
@@ -296,6 +335,34 @@ async def run_check(
     )
     classes = _load_opponents(opts.opponents)
     result = CheckRun(opponents=[c.__name__ for c in classes])
+    confined = opts.sandbox == "bwrap"
+    with tempfile.TemporaryDirectory(prefix="wizard-check-") as socket_dir:
+        if confined:  # the bot reaches the referee over a Unix socket only
+            os.chmod(socket_dir, 0o755)
+            config = replace(config, unix_socket=os.path.join(socket_dir, SOCKET_NAME))
+        tokens = (bot_token, opp_tokens)
+        await _referee_check(opts, config, tokens, classes, make_command, (stdout, stderr), result)
+    return result
+
+
+#: The referee's Unix socket in its folder (seen in the sandbox as SOCKET_DIR).
+SOCKET_NAME = "referee.sock"
+
+
+async def _referee_check(
+    opts: CheckOptions,
+    config: Any,
+    tokens: tuple[str, list[str]],
+    classes: list[Any],
+    make_command: Callable[[str, str, int], list[str]],
+    outputs: tuple[IO[bytes], IO[bytes]],
+    result: CheckRun,
+) -> None:
+    from wizard_referee.referee.arena import serve_arena
+
+    bot_token, opp_tokens = tokens
+    stdout, stderr = outputs
+    socket_dir = Path(config.unix_socket).parent if config.unix_socket else None
     async with trio.open_nursery() as nursery:
         arena: Arena = await nursery.start(serve_arena, config)
         lobby = _Lobby(arena, bot_token, opp_tokens)
@@ -304,13 +371,21 @@ async def run_check(
             name = f"{cls.__name__.removesuffix('Bot').lower() or 'bot'}-{i + 1}"
             lobby.names.append(name)
             nursery.start_soon(_opponent, cls(), arena.address, name, token)
-        cmd = make_command(arena.address, bot_token, opts.games)
+        address = f"unix:{SOCKET_DIR}/{SOCKET_NAME}" if socket_dir else arena.address
+        cmd = make_command(address, bot_token, opts.games)
+        group: Cgroup | None = None
         try:
-            proc = await _start_bot(cmd, arena.address, bot_token, opts, stdout, stderr)
-        except OSError as e:
+            if socket_dir is not None:
+                group = Cgroup.create(f"wizard-arena-{os.getpid()}-check", opts.limits)
+            proc = await _start_bot(
+                cmd, address, bot_token, opts, stdout, stderr, group, socket_dir
+            )
+        except (OSError, SandboxError, ValueError) as e:
             result.start_error = f"cannot start {cmd[0]!r}: {e}"
+            if group is not None:
+                group.remove()
             nursery.cancel_scope.cancel()
-            return result
+            return
         try:
             await _play_games(lobby, proc, opts, result)
             # let a bot that plays N games and leaves exit by itself
@@ -320,9 +395,20 @@ async def run_check(
         finally:
             with trio.CancelScope(shield=True):
                 result.stopped = await _stop(proc)
+                if group is not None:
+                    result.killed = group.exceeded()
+                    await _remove(group)
             nursery.cancel_scope.cancel()
     result.exit_code = None if result.stopped else proc.returncode
-    return result
+
+
+async def _remove(group: Cgroup) -> None:
+    """Kill what the bot left in its group and remove the group."""
+    for _ in range(50):
+        group.kill_all()
+        if group.remove():
+            return
+        await trio.sleep(0.02)
 
 
 async def _start_bot(
@@ -332,7 +418,11 @@ async def _start_bot(
     opts: CheckOptions,
     stdout: IO[bytes],
     stderr: IO[bytes],
+    group: Cgroup | None = None,
+    socket_dir: Path | None = None,
 ) -> trio.Process:
+    """Start the bot; confined (``group``: its cgroup) as the tournament
+    confines an entrant, its folder ``opts.workdir`` and uid UID_BASE."""
     env = dict(
         os.environ,
         WIZARD_ARENA_SERVER=address,
@@ -341,8 +431,19 @@ async def _start_bot(
         WIZARD_ARENA_GAMES=str(opts.games),
         PYTHONUNBUFFERED="1",
     )
+    cwd: str | None = opts.workdir
+    if group is not None:
+        confinement = Confinement(
+            uid=UID_BASE,
+            folder=Path(opts.workdir),
+            socket_dir=socket_dir,
+            limits=opts.limits,
+            writable=tuple(Path(w) for w in opts.writable),
+        )
+        argv, env = confined_command(cmd, env, confinement)
+        cmd, cwd = group.entering(argv), None
     return await trio.lowlevel.open_process(
-        cmd, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, env=env, cwd=opts.workdir
+        cmd, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, env=env, cwd=cwd
     )
 
 
@@ -424,7 +525,13 @@ def run(args: argparse.Namespace) -> int:
     logging.getLogger("wizard_arena.client").setLevel(logging.CRITICAL)
     with tempfile.TemporaryDirectory(prefix="wizard-check-") as tmp:
         out_path, err_path = Path(tmp) / "stdout", Path(tmp) / "stderr"
-        report_path = Path(tmp) / "report.jsonl"  # the SDK's records (MODULE:CLASS bots)
+        sdk_dir = Path(tmp) / "sdk"  # the SDK's records (MODULE:CLASS bots)
+        sdk_dir.mkdir()
+        report_path = sdk_dir / "report.jsonl"
+        if opts.sandbox == "bwrap":  # the one folder a confined bot may write
+            if os.geteuid() == 0:
+                os.chown(sdk_dir, UID_BASE, UID_BASE)
+            opts = replace(opts, writable=(str(sdk_dir),))
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             command = partial(_bot_command, args, str(report_path))
             done = trio.run(run_check, opts, command, out, err)
@@ -450,7 +557,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from wizard_referee.check.analysis import analyse
 
-    analyse(report, done.records, done.seats, done.connected, stderr_text, sdk)
+    analyse(report, done.records, done.seats, done.connected, stderr_text, sdk, done.killed)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
@@ -510,6 +617,11 @@ def _options(args: argparse.Namespace) -> CheckOptions:
             load_class(spec)
         except SpecError as e:
             raise UsageError(f"--opponent: {e}") from None
+    folder = args.folder or "."
+    if not Path(folder).is_dir():
+        raise UsageError(f"--folder {folder} does not exist")
+    if args.sandbox == "bwrap":
+        _check_sandbox(Path(folder))
     return CheckOptions(
         label=args.spec if args.spec is not None else args.command,
         rules=rules,
@@ -518,4 +630,28 @@ def _options(args: argparse.Namespace) -> CheckOptions:
         opponents=opponents,
         seed=args.seed,
         connect_timeout=args.connect_timeout,
+        workdir=folder,
+        sandbox=args.sandbox,
+        limits=limits_from_args(args),
     )
+
+
+def _check_sandbox(folder: Path) -> None:
+    """UsageError when the bot cannot run confined here (one line each)."""
+    found = [
+        x.replace('sandbox = "bwrap"', "--sandbox bwrap").replace(
+            'or set sandbox = "none"', "or leave out --sandbox"
+        )
+        for x in problems()
+    ]
+    if not found and os.geteuid() == 0:
+        bad = unreadable([folder], depth=16)
+        if bad:
+            found.append(
+                f"the bot's uid {UID_BASE} cannot read {', '.join(bad)}: make its folder "
+                "world-readable (chmod -R o+rX)"
+            )
+    if found:
+        raise UsageError("; ".join(found))
+    with contextlib.suppress(SandboxError, OSError):
+        sweep()  # the empty cgroups of a check killed with SIGKILL

@@ -3,7 +3,9 @@
 :class:`HostWorker` runs the local runner's machinery
 (:func:`wizard_referee.tournament.host.open_host`) in a trio thread of its
 own: a referee on a free loopback port, ``parallel`` instances of every
-command entrant (restarted when they crash, as in a local run), started
+command entrant (restarted when they crash, as in a local run; confined
+under ``sandbox = "bwrap"``, as in a local run, after the node's own checks:
+a node that cannot confine them refuses to play, naming itself), started
 once and kept warm. Each :meth:`HostWorker.play` call (up to ``parallel``
 at once: the actor is threaded) hands one game to that trio loop and
 returns its complete record, with the same rules, deadlines and fault
@@ -34,6 +36,8 @@ from wizard_referee.referee.grpc_setup import prepare_referee_transport
 from wizard_referee.referee.logs import configure_logging, get_logger, log_file
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.config import TournamentConfig
+from wizard_referee.tournament.config_keys import TournamentError
+from wizard_referee.tournament.confine import node_problems
 from wizard_referee.tournament.host import GameHost, open_host
 from wizard_referee.tournament.store import GameSpec
 
@@ -117,6 +121,15 @@ class HostWorker:
     async def _serve(self) -> None:
         log = get_logger(tournament=self.config.name, worker=self.index)
         self._token = trio.lowlevel.current_trio_token()
+        if self.config.sandbox == "bwrap":
+            # confined on every node, or not at all: a node that cannot refuses its games
+            found = node_problems(self.config)
+            if found:
+                here = where()
+                raise TournamentError(
+                    f"node {here['host']} ({here['ip']}) cannot confine the entrants, and "
+                    f"plays none of their games: {'; '.join(found)}"
+                )
         async with open_host(self.config, self.secret, self.logs, log, log.warning) as host:
             self._host = host
             self._started.set()

@@ -22,6 +22,7 @@ from wizard_referee.compare.plan import DEFAULT_OPPONENTS, BotSpec, ComparePlan,
 from wizard_referee.compare.session import CompareError, Comparison, Outcome, Progress
 from wizard_referee.compare.stats import Design, Verdict, difference_bound
 from wizard_referee.referee.grpc_setup import prepare_referee_transport
+from wizard_referee.sandbox.cli import add_sandbox_arguments, limits_from_args
 from wizard_referee.tournament.cmd_tournament import add_executor_arguments
 
 __all__ = ["DEFAULT_MAX_GAMES", "add_arguments", "run"]
@@ -51,6 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_rules_arguments(parser, players_help="table size, 3-6 (default 4)")
     _add_test_arguments(parser)
     _add_running_arguments(parser)
+    _add_sandbox_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress display")
 
@@ -153,6 +155,40 @@ def _add_running_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_sandbox_arguments(parser: argparse.ArgumentParser) -> None:
+    c = parser.add_argument_group(
+        "confinement (bots over the referee; as a tournament's sandbox and limit keys)"
+    )
+    add_sandbox_arguments(c, "the bots (each a process over the referee; classes too)")
+    c.add_argument(
+        "--folder",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="bot NAME's own folder (A, B, or an opponent's name as in the logs): where its "
+        "command runs and, confined, all it sees of your files, read-only; without one a "
+        "bot runs in the current folder (confined: in an empty /tmp of its own)",
+    )
+
+
+def _confining(args: argparse.Namespace, plan: ComparePlan) -> Any:
+    """The bots' confinement from the flags (a referee_play.Confining); ValueError
+    for a --folder of no bot."""
+    from wizard_referee.compare.referee_play import Confining
+
+    folders: dict[str, str] = {}
+    for text in args.folder:
+        name, sep, path = text.partition("=")
+        if not sep or not path:
+            raise ValueError(f"--folder takes NAME=PATH, not {text!r}")
+        if name not in plan.names:
+            raise ValueError(
+                f"--folder {text}: no bot is called {name!r} (the bots: {', '.join(plan.names)})"
+            )
+        folders[name] = path
+    return Confining(args.sandbox, limits_from_args(args), folders, args.database)
+
+
 def _opponents(texts: list[str], players: int) -> tuple[BotSpec, ...]:
     given = texts or list(DEFAULT_OPPONENTS)
     if len(given) > players - 1:
@@ -220,11 +256,14 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         plan, deals, design, sequential = _settings(args)
-        in_process = not args.referee and all(b.is_class for b in (plan.a, plan.b, *plan.opponents))
+        # confined bots run as processes over the referee, classes too
+        over_referee = args.referee or args.sandbox != "none" or bool(args.folder)
+        in_process = not over_referee and all(b.is_class for b in (plan.a, plan.b, *plan.opponents))
         _check_executor(args, in_process)
         if not in_process:
             prepare_referee_transport()  # before the referee (and grpc) load
-        _check_bots(plan, in_process)
+        confining = _confining(args, plan)
+        _check_bots(plan, in_process, confining)
         comparison = open_comparison(
             plan,
             Path(args.database),
@@ -243,7 +282,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(_header(comparison, _where(args, in_process)), file=sys.stderr)
         if not comparison.done:
-            _play(comparison, in_process, args, progress)
+            _play(comparison, in_process, args, progress, confining)
         progress.end()
     except CompareError as e:
         # a comparison that could not start leaves nothing behind (as a tournament)
@@ -264,7 +303,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_bots(plan: ComparePlan, in_process: bool) -> None:
+def _check_bots(plan: ComparePlan, in_process: bool, confining: Any) -> None:
     """ValueError, SpecError or CompareError for a bot that cannot play, before
     the comparison's database is created."""
     from wizard_arena.loader import load_class
@@ -280,7 +319,7 @@ def _check_bots(plan: ComparePlan, in_process: bool) -> None:
     if not in_process:
         from wizard_referee.compare.referee_play import problems
 
-        found = problems(plan)
+        found = problems(plan, confining)
         if found:
             raise CompareError("; ".join(found))
 
@@ -296,8 +335,8 @@ def _check_executor(args: argparse.Namespace, in_process: bool) -> None:
     if not in_process:
         raise ValueError(
             "--executor ray plays Python bot classes in-process on the cluster's workers; "
-            "bots given as commands (or --referee) play over a referee on this machine: "
-            "leave out --executor"
+            "bots given as commands (or --referee, --sandbox, --folder) play over a referee "
+            "on this machine: leave out --executor"
         )
     if args.parallel is not None:
         raise ValueError(
@@ -322,7 +361,11 @@ def _check_executor(args: argparse.Namespace, in_process: bool) -> None:
 
 
 def _play(
-    comparison: Comparison, in_process: bool, args: argparse.Namespace, progress: Progress
+    comparison: Comparison,
+    in_process: bool,
+    args: argparse.Namespace,
+    progress: Progress,
+    confining: Any,
 ) -> None:
     if (args.executor or "local") != "local":
         import importlib
@@ -347,7 +390,11 @@ def _play(
     try:
         trio.run(
             lambda: play_over_referee(
-                comparison, _parallel(args), progress, move_time=args.move_time
+                comparison,
+                _parallel(args),
+                progress,
+                move_time=args.move_time,
+                confining=confining,
             )
         )
     finally:
@@ -366,6 +413,10 @@ def _where(args: argparse.Namespace, in_process: bool) -> str:
         workers = f"{args.workers} workers" if args.workers else "a worker per CPU of the cluster"
         return f"in-process on {cluster}, {workers}, one game at a time each"
     how = "in-process" if in_process else "over the referee"
+    if args.sandbox == "bwrap":
+        how += f", confined ({limits_from_args(args).describe()} each)"
+    elif not in_process:
+        how += ", unconfined (as this user: --sandbox bwrap confines the bots)"
     return f"{how}, {_parallel(args)} at once"
 
 

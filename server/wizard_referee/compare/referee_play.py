@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +21,14 @@ import trio
 from wizard_referee.compare.plan import BotSpec, ComparePlan
 from wizard_referee.compare.session import CompareError, Comparison, Progress
 from wizard_referee.referee.logs import get_logger
+from wizard_referee.sandbox import Limits
 from wizard_referee.tournament.config import EntrantConfig, TournamentConfig
 from wizard_referee.tournament.config_keys import TournamentError
+from wizard_referee.tournament.confine import sandbox_problems
 from wizard_referee.tournament.entrants import preflight
 from wizard_referee.tournament.host import GameHost, open_host
 
-__all__ = ["REMEDY", "bot_command", "host_config", "play_over_referee", "problems"]
+__all__ = ["REMEDY", "Confining", "bot_command", "host_config", "play_over_referee", "problems"]
 
 #: What else a user can do about a bot that cannot start (compare has no file).
 REMEDY = "compare another bot"
@@ -48,12 +52,39 @@ def bot_command(bot: BotSpec) -> tuple[str, ...]:
     return tuple(cmd)
 
 
-def host_config(plan: ComparePlan, parallel: int, move_time: float) -> TournamentConfig:
+@dataclass(frozen=True)
+class Confining:
+    """How a comparison's bots run (``--sandbox``, the limits, ``--folder``)."""
+
+    sandbox: str = "none"
+    limits: Limits = field(default_factory=Limits)
+    folders: Mapping[str, str] = field(default_factory=dict)
+    """A bot's own folder by its name (``A``, ``B``, an opponent's): where it
+    runs, and what it sees of the files when confined; none: the current
+    folder (confined: none, it runs in its ``/tmp``)."""
+    database: str = "compare.sqlite"
+    """The results store (no confined bot's folder may hold it)."""
+
+
+def host_config(
+    plan: ComparePlan, parallel: int, move_time: float, confining: Confining | None = None
+) -> TournamentConfig:
     """The tournament host's settings for the comparison's games: its bots as
-    command entrants, its rules, the deadline, in the current folder."""
+    command entrants (each in its ``--folder``, confined with ``--sandbox
+    bwrap``), its rules, the deadline, in the current folder."""
+    how = confining or Confining()
     bots = (plan.a, plan.b, *plan.opponents)
+    lim = how.limits
     entrants = tuple(
-        EntrantConfig(name, bot_command(bot)) for name, bot in zip(plan.names, bots, strict=True)
+        EntrantConfig(
+            name,
+            bot_command(bot),
+            folder=how.folders.get(name, ""),
+            memory_limit=lim.memory,
+            max_processes=lim.processes,
+            cpu_limit=lim.cpus,
+        )
+        for name, bot in zip(plan.names, bots, strict=True)
     )
     rules: dict[str, Any] = dict(plan.rules.to_dict())
     if rules.get("round_sizes") is not None:
@@ -65,24 +96,51 @@ def host_config(plan: ComparePlan, parallel: int, move_time: float) -> Tournamen
         parallel=parallel,
         workdir=os.getcwd(),
         bot_seed_secret=plan.secret,
+        sandbox=how.sandbox,
+        database=how.database,
         **rules,
     )
     assert config.rules == plan.rules, (config.rules, plan.rules)
     return config
 
 
-def problems(plan: ComparePlan) -> list[str]:
-    """Why a bot's command could not start (checked before the comparison's
-    database is created)."""
-    return preflight(host_config(plan, 1, 1.0).entrants, os.getcwd(), REMEDY)
+def problems(plan: ComparePlan, confining: Confining | None = None) -> list[str]:
+    """Why a bot's command could not start, or could not start confined (a
+    ``--folder`` that does not exist or holds the database, bubblewrap
+    missing, ...), checked before the comparison's database is created."""
+    config = host_config(plan, 1, 1.0, confining)
+    found = sandbox_problems(config) or preflight(config.entrants, os.getcwd(), REMEDY)
+    return [in_compare_words(x) for x in found]
+
+
+def in_compare_words(line: str) -> str:
+    """A tournament's message in compare's words (flags, not keys).
+
+    >>> in_compare_words('sandbox = "bwrap" needs bubblewrap, or set sandbox = "none"')
+    '--sandbox bwrap needs bubblewrap, or leave out --sandbox'
+    """
+    for key, flag in (
+        ('or set sandbox = "none"', "or leave out --sandbox"),
+        ('sandbox = "bwrap"', "--sandbox bwrap"),
+        ("entrant '", "bot '"),
+        ("memory_limit", "--memory-limit"),
+        ("max_processes", "--max-processes"),
+    ):
+        line = line.replace(key, flag)
+    return line
 
 
 async def play_over_referee(
-    comparison: Comparison, parallel: int, progress: Progress, *, move_time: float = 1.0
+    comparison: Comparison,
+    parallel: int,
+    progress: Progress,
+    *,
+    move_time: float = 1.0,
+    confining: Confining | None = None,
 ) -> None:
     """Play the comparison's games on the tournament's host until it is done."""
     plan = comparison.plan
-    config = host_config(plan, parallel, move_time)
+    config = host_config(plan, parallel, move_time, confining)
     logs = Path(str(comparison.store.path) + ".logs")
     log = get_logger(compare=str(comparison.store.path))
     try:

@@ -17,6 +17,8 @@ The interface is small, so that every place that starts a bot can use it:
   limit 512 MiB"), :meth:`Cgroup.kill_all` and :meth:`Cgroup.remove` leave
   nothing behind, and :func:`sweep` removes the empty groups of a starter
   that was killed with SIGKILL;
+- :func:`share_gpus`, :func:`visible_gpus` and :func:`gpu_args`: an
+  instance's GPUs, and the device files of those alone in its sandbox;
 - :func:`problems` and :func:`probe` (:mod:`.probe`): whether confinement
   works here, each reason one line a user can act on.
 
@@ -30,7 +32,10 @@ from wizard_referee.sandbox.bwrap import (
     UID_BASE,
     Confinement,
     confined_command,
+    gpu_args,
     python_paths,
+    share_gpus,
+    visible_gpus,
 )
 from wizard_referee.sandbox.cgroups import Cgroup, Limits, SandboxError, size_text, sweep
 from wizard_referee.sandbox.probe import probe, problems
@@ -44,9 +49,12 @@ __all__ = [
     "Limits",
     "SandboxError",
     "confined_command",
+    "gpu_args",
     "probe",
     "problems",
     "python_paths",
+    "share_gpus",
     "size_text",
     "sweep",
+    "visible_gpus",
 ]

@@ -19,6 +19,8 @@ namespace instead and the command keeps the organiser's uid (mapped).
 
 from __future__ import annotations
 
+import glob
+import math
 import os
 import shutil
 import site
@@ -35,8 +37,11 @@ __all__ = [
     "UID_BASE",
     "Confinement",
     "confined_command",
+    "gpu_args",
     "python_paths",
+    "share_gpus",
     "system_paths",
+    "visible_gpus",
 ]
 
 #: The first confined uid: entrant k (from 0) runs as ``UID_BASE + k``.
@@ -63,6 +68,100 @@ class Confinement:
     limits: Limits = field(default_factory=Limits)
     readable: tuple[Path, ...] | None = None
     """Other read-only folders; ``None``: :func:`python_paths`."""
+    writable: tuple[Path, ...] = ()
+    """Folders it may write, seen where they are (``check``: the folder of
+    the SDK's report; a folder of their own, never one holding anything else)."""
+    gpus: tuple[str, ...] = ()
+    """Its GPUs, as CUDA_VISIBLE_DEVICES indices (:func:`share_gpus`): their
+    device files, and none other, are bound into its ``/dev``
+    (:func:`gpu_args`), and its CUDA_VISIBLE_DEVICES names them."""
+
+
+#: The NVIDIA driver's device files every GPU user needs (beside /dev/nvidiaN).
+GPU_SHARED = ("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset")
+
+
+def share_gpus(asks: Sequence[float], visible: str | None) -> list[tuple[str, ...]]:
+    """The GPUs of each instance, in order, from the devices a process was
+    given (``visible``: its CUDA_VISIBLE_DEVICES, what Ray assigns an actor
+    that reserves GPUs; ``None`` or empty: none). An instance asking for
+    ``g`` GPUs gets the next ones; fractions share a device. ValueError when
+    the asks exceed them, or a device is named by UUID.
+
+    >>> share_gpus([1, 1], "2,3")
+    [('2',), ('3',)]
+    >>> share_gpus([0.5, 0.5, 1, 0], "0,1")
+    [('0',), ('0',), ('1',), ()]
+    >>> share_gpus([2], "0")
+    Traceback (most recent call last):
+    ...
+    ValueError: the entrants ask for 2 GPUs, and CUDA_VISIBLE_DEVICES gives 1 ('0')
+    """
+    ids = [x.strip() for x in (visible or "").split(",") if x.strip()]
+    named = [x for x in ids if not x.isdigit()]
+    if named:
+        raise ValueError(
+            f"CUDA_VISIBLE_DEVICES names GPUs by UUID ({named[0]}): confinement binds "
+            "/dev/nvidiaN files, so it needs their indices"
+        )
+    total = sum(asks)
+    if total > len(ids) + 1e-9:
+        raise ValueError(
+            f"the entrants ask for {total:g} GPUs, and CUDA_VISIBLE_DEVICES gives "
+            f"{len(ids)} ({visible or 'none'!r})"
+        )
+    out: list[tuple[str, ...]] = []
+    used = 0.0
+    for ask in asks:
+        if ask <= 0:
+            out.append(())
+            continue
+        first, last = math.floor(used + 1e-9), math.ceil(used + ask - 1e-9)
+        out.append(tuple(ids[first:last]))
+        used += ask
+    return out
+
+
+def visible_gpus(env: Mapping[str, str], present: Iterable[str]) -> str:
+    """The GPUs a starter may hand out: its CUDA_VISIBLE_DEVICES when set
+    (what Ray assigns a worker that reserves GPUs), else every
+    ``/dev/nvidiaN`` among ``present``.
+
+    >>> visible_gpus({}, ["/dev/nvidia1", "/dev/nvidiactl", "/dev/nvidia0"])
+    '0,1'
+    >>> visible_gpus({"CUDA_VISIBLE_DEVICES": "3"}, ["/dev/nvidia0"])
+    '3'
+    """
+    if "CUDA_VISIBLE_DEVICES" in env:
+        return env["CUDA_VISIBLE_DEVICES"]
+    ids = [p.removeprefix("/dev/nvidia") for p in present]
+    return ",".join(sorted((i for i in ids if i.isdigit()), key=int))
+
+
+def gpu_args(gpus: Sequence[str], present: Iterable[str]) -> list[str]:
+    """bubblewrap's arguments that bind GPUs ``gpus`` (indices) into a
+    sandbox's ``/dev``: ``/dev/nvidiaN`` for each, and the driver's shared
+    files among ``present`` (the ``/dev/nvidia*`` files there are); no other
+    GPU's. ValueError for a GPU without its device file.
+
+    >>> gpu_args(["1"], ["/dev/nvidia0", "/dev/nvidia1", "/dev/nvidiactl", "/dev/nvidia-uvm"])
+    ['--dev-bind', '/dev/nvidia1', '/dev/nvidia1', '--dev-bind', '/dev/nvidiactl', \
+'/dev/nvidiactl', '--dev-bind', '/dev/nvidia-uvm', '/dev/nvidia-uvm']
+    >>> gpu_args([], ["/dev/nvidia0", "/dev/nvidiactl"])
+    []
+    """
+    if not gpus:
+        return []
+    there = set(present)
+    files = [f"/dev/nvidia{g}" for g in gpus]
+    missing = [f for f in files if f not in there]
+    if missing:
+        raise ValueError(f"GPU {missing[0].removeprefix('/dev/nvidia')}: no {missing[0]} here")
+    files += [f for f in GPU_SHARED if f in there]
+    args: list[str] = []
+    for f in files:
+        args += ["--dev-bind", f, f]
+    return args
 
 
 def _existing(paths: Iterable[str | Path]) -> list[Path]:
@@ -141,22 +240,24 @@ def _within(path: Path, others: Iterable[Path]) -> bool:
     return any(path == o or o in path.parents for o in others)
 
 
-def _binds(readable: Sequence[Path]) -> list[str]:
-    """``--ro-bind`` arguments for ``readable`` (nested ones once), each mount
-    point's folders made first with mode 0755 (bubblewrap makes them 0700 as
-    root, and the confined uid could not reach the bind)."""
+def _binds(readable: Sequence[Path], writable: Sequence[Path] = ()) -> list[str]:
+    """``--ro-bind`` arguments for ``readable`` (nested ones once) and
+    ``--bind`` for ``writable``, each mount point's folders made first with
+    mode 0755 (bubblewrap makes them 0700 as root, and the confined uid could
+    not reach the bind)."""
     args: list[str] = []
     bound: list[Path] = [*system_paths(), Path("/proc"), Path("/dev")]
     made: set[Path] = {Path("/tmp")}  # the start's own tmpfs, made before
-    for path in sorted(readable, key=lambda p: (len(p.parts), str(p))):
-        if path == Path("/") or _within(path, bound):
+    rw = set(writable)
+    for path in sorted({*readable, *rw}, key=lambda p: (len(p.parts), str(p))):
+        if path == Path("/") or (_within(path, bound) and path not in rw):
             continue  # never the whole filesystem (a PYTHONPATH of "/")
         for parent in reversed(path.parents):
             if parent == Path("/") or parent in made or _within(parent, bound):
                 continue
             args += ["--perms", "0755", "--dir", str(parent)]
             made.add(parent)
-        args += ["--ro-bind", str(path), str(path)]
+        args += ["--bind" if path in rw else "--ro-bind", str(path), str(path)]
         bound.append(path)
     return args
 
@@ -171,6 +272,8 @@ def confined_command(
     c = confinement
     kept = {k: v for k, v in env.items() if k in ENV_ALLOWED or k.startswith("WIZARD_ARENA_")}
     kept.update(HOME="/tmp", TMPDIR="/tmp")
+    if c.gpus:
+        kept["CUDA_VISIBLE_DEVICES"] = ",".join(c.gpus)
     root = os.geteuid() == 0
     argv = [
         shutil.which("bwrap") or "bwrap",
@@ -196,11 +299,12 @@ def confined_command(
         if p.is_symlink():
             argv += ["--symlink", os.readlink(p), str(p)]
     argv += ["--proc", "/proc", "--dev", "/dev"]
+    argv += gpu_args(c.gpus, glob.glob("/dev/nvidia*"))  # after --dev: into its fresh /dev
     argv += ["--perms", "1777", "--size", str(c.limits.memory), "--tmpfs", "/tmp"]
     readable = list(python_paths() if c.readable is None else c.readable)
     if c.folder is not None:
         readable.append(Path(os.path.abspath(c.folder)))
-    argv += _binds(_existing(readable))
+    argv += _binds(_existing(readable), _existing(c.writable))
     if c.socket_dir is not None:
         argv += ["--perms", "0755", "--dir", str(Path(SOCKET_DIR).parent)]
         argv += ["--ro-bind", str(c.socket_dir), SOCKET_DIR]

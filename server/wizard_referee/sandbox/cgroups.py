@@ -20,6 +20,7 @@ import contextlib
 import errno
 import os
 import signal
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -157,6 +158,16 @@ class Cgroup:
     def procs_files(self) -> tuple[str, ...]:
         """Write a pid to each of these to put that process in the group."""
         return tuple(sorted({str(f / "cgroup.procs") for f in self.folders.values()}))
+
+    def entering(self, argv: Sequence[str]) -> list[str]:
+        """A command that puts itself in the group, then execs ``argv`` (for a
+        starter that cannot run code between its fork and exec: a process
+        with gRPC threads). ``/bin/sh`` writes its pid to each of
+        :attr:`procs_files` and execs ``argv`` (same pid) only if it could."""
+        files = self.procs_files
+        quoted = " ".join(f'"${{{i}}}"' for i in range(1, len(files) + 1))
+        script = f'echo $$ | tee {quoted} > /dev/null || exit 125; shift {len(files)}; exec "$@"'
+        return ["/bin/sh", "-c", script, "sh", *files, *argv]
 
     @classmethod
     def create(cls, name: str, limits: Limits) -> Cgroup:

@@ -8,6 +8,11 @@ Short games (rounds of 1, 3, 5, 7 and 9 cards) keep it short while every bot
 plays enough deals for a 95% interval (10 or more): at tables of 3, 4 deals at
 each of the 4 tables, 6 seatings each (96 games; each bot plays 12 deals); at
 a table of 4, 10 deals of 12 seatings (120 games).
+
+The demo starts only the example bots (this project's own code, from the
+installed ``wizard_bots`` package), unconfined, so it has no ``--sandbox``:
+bots someone else wrote run confined under ``tournament``, ``compare`` and
+``check`` with ``--sandbox bwrap`` (docs/untrusted-bots.md).
 """
 
 from __future__ import annotations
@@ -38,6 +43,11 @@ DEMO_DEALS = {3: 4, 4: 10}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = (
+        "The demo starts only the example bots, unconfined (no --sandbox): confine bots "
+        "someone else wrote with tournament, compare or check --sandbox bwrap "
+        "(docs/untrusted-bots.md)."
+    )
     parser.add_argument(
         "--deal-sets",
         type=int,

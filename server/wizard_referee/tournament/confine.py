@@ -12,6 +12,7 @@ be made, a probe start that fails), each one line.
 
 from __future__ import annotations
 
+import glob
 import os
 import sys
 from collections.abc import Sequence
@@ -25,6 +26,8 @@ from wizard_referee.sandbox import (
     Limits,
     probe,
     problems,
+    share_gpus,
+    visible_gpus,
 )
 from wizard_referee.sandbox.probe import unreadable
 
@@ -32,6 +35,8 @@ __all__ = [
     "SOCKET_NAME",
     "confined_address",
     "confinement_for",
+    "instance_gpus",
+    "node_problems",
     "sandbox_problems",
     "unconfined_note",
 ]
@@ -57,14 +62,27 @@ def entrant_uid(entrants: Sequence[Any], entrant: Any) -> int:
     return UID_BASE + [e.name for e in entrants].index(entrant.name)
 
 
-def confinement_for(entrants: Sequence[Any], entrant: Any, socket_dir: Path) -> Confinement:
-    """What an instance of ``entrant`` sees and may use."""
+def confinement_for(
+    entrants: Sequence[Any], entrant: Any, socket_dir: Path, gpus: tuple[str, ...] = ()
+) -> Confinement:
+    """What an instance of ``entrant`` sees and may use (``gpus``: its GPUs)."""
     return Confinement(
         uid=entrant_uid(entrants, entrant),
         folder=Path(entrant.folder) if entrant.folder else None,
         socket_dir=socket_dir,
         limits=entrant.limits,
+        gpus=gpus,
     )
+
+
+def instance_gpus(asks: Sequence[float]) -> list[tuple[str, ...]]:
+    """The GPUs of each instance (``asks``: each one's ``num_gpus``), from
+    this process's CUDA_VISIBLE_DEVICES (a Ray worker's: what Ray assigned
+    it) or else the ``/dev/nvidiaN`` files here. ValueError (one line) when
+    there are too few."""
+    if not any(a > 0 for a in asks):
+        return [() for _ in asks]
+    return share_gpus(asks, visible_gpus(os.environ, glob.glob("/dev/nvidia*")))
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -81,8 +99,6 @@ def sandbox_problems(config: Any) -> list[str]:
     ]
     if config.sandbox != "bwrap" or not commands or out:
         return out
-    if config.executor != "local":
-        return ['sandbox = "bwrap" confines the entrants of executor = "local" only']
     database = Path(config.database).resolve()
     for e in commands:
         if e.folder and _inside(database, Path(e.folder).resolve()):
@@ -90,7 +106,22 @@ def sandbox_problems(config: Any) -> list[str]:
                 f"entrant {e.name!r}: its folder {_rel(e.folder)} holds the results store "
                 f"{_rel(database)}: give each entrant a folder of its own"
             )
-    out += problems()
+    if config.executor != "local":
+        return out  # the rest is each node's: node_problems, on every Ray worker
+    return out or node_problems(config)
+
+
+def node_problems(config: Any) -> list[str]:
+    """Why this machine cannot confine the command entrants (bubblewrap or
+    setpriv missing, cgroups it cannot make, too few GPUs, a probe start
+    that fails, a folder the entrants' uids cannot read), each one line: the
+    local runner's checks before any game, and each Ray worker's on its node."""
+    commands = [e for e in config.entrants if e.command is not None]
+    out = problems()
+    try:
+        instance_gpus([e.num_gpus for e in commands for _ in range(config.parallel)])
+    except ValueError as short:
+        out.append(f'sandbox = "bwrap" binds each entrant\'s GPUs (num_gpus) alone: {short}')
     if out:
         return out
     check = [sys.executable, "-c", "import wizard_arena.client"]

@@ -28,7 +28,12 @@ from wizard_referee.referee.record import GameRecord
 from wizard_referee.sandbox import SandboxError, sweep
 from wizard_referee.tournament.config import TournamentConfig
 from wizard_referee.tournament.config_keys import TournamentError
-from wizard_referee.tournament.confine import SOCKET_NAME, confined_address, confinement_for
+from wizard_referee.tournament.confine import (
+    SOCKET_NAME,
+    confined_address,
+    confinement_for,
+    instance_gpus,
+)
 from wizard_referee.tournament.entrants import (
     Instance,
     log_name,
@@ -201,8 +206,12 @@ async def open_host(
     with _socket_folder(confined) as socket_dir:
         if socket_dir is not None:  # confined entrants reach the referee there only
             settings = replace(settings, unix_socket=str(socket_dir / SOCKET_NAME))
-            for inst in instances:
-                inst.confinement = confinement_for(config.entrants, inst.entrant, socket_dir)
+            try:
+                gpus = instance_gpus([inst.entrant.num_gpus for inst in instances])
+            except ValueError as e:
+                raise TournamentError(f"the entrants' GPUs (num_gpus): {e}") from None
+            for inst, own in zip(instances, gpus, strict=True):
+                inst.confinement = confinement_for(config.entrants, inst.entrant, socket_dir, own)
         async with open_launcher() as launcher, trio.open_nursery() as nursery:
             arena: Arena = await nursery.start(serve_arena, settings)
             if on_arena is not None:
