@@ -538,7 +538,8 @@ def test_a_hostile_bot_under_compare_is_confined(
     with _victims(tmp_path) as (victim, listener):
         attacks = _hostile_attacks(tmp_path, secret, victim, listener.getsockname()[1])
         attacks += ["--read", str(tmp_path / "compare.sqlite")]
-        attacks += ["--allocate", str(2 * MEMORY), "--in-game", "d1-B"]
+        # the bots are told opaque game ids: d1-B's under the comparison's secret
+        attacks += ["--allocate", str(2 * MEMORY), "--in-game", bot_game_id("c", "d1-B")]
         hostile = " ".join([*HOSTILE, *attacks])
         proc = subprocess.run(
             [
@@ -548,7 +549,7 @@ def test_a_hostile_bot_under_compare_is_confined(
                 *("--opponent", "wizard_bots.random_bot:RandomBot", "--parallel", "1"),
                 *("--move-time", "2", "--sandbox", "bwrap", "--folder", "A=a"),
                 *("--memory-limit", str(MEMORY), "--max-processes", str(PROCESSES)),
-                "--quiet",
+                *("--bot-seed-secret", "c", "--quiet"),
             ],
             cwd=tmp_path,
             capture_output=True,
