@@ -138,8 +138,12 @@ def _init_problem(address: str, e: BaseException, said: str) -> str:
     if "invalidauthtoken" in text or "unauthenticated" in text or "authentication" in text:
         return f"{where} refused this process: it uses token authentication; {TOKEN_HELP}"
     lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+    if any("Traceback" in line for line in lines):
+        # a traceback from the other side (Ray Client's server): its head, and
+        # its last line, which says what went wrong
+        lines = [lines[0].partition("Traceback")[0].strip(" :"), lines[-1]]
     said_lines = [line.strip() for line in said.splitlines() if " E " in line or "Error" in line]
-    why = " ".join((lines or [type(e).__name__])[:3] + said_lines[-1:])
+    why = " ".join([x for x in (lines or [type(e).__name__])[:3] if x] + said_lines[-1:])
     return f"could not join {where}: {why[:400]}"
 
 
