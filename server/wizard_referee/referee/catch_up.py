@@ -35,12 +35,13 @@ def send_game_so_far(table: _Table, st: _SeatState, conn: Seat) -> int:
         )
         conn.send(round_start(table.game_id, view, pending))
         sent += 1
-    if st.open_request is not None:
+    asked = st.pending
+    if asked is not None:
         now = trio.current_time()
-        move_left = max(0.0, st.started + table.move_time - now)
-        bank_left = max(0.0, min(st.bank, st.deadline - now))
+        move_left = max(0.0, asked.start + table.move_time - now)
+        bank_left = max(0.0, min(st.bank, asked.deadline - now))
         request = DecisionRequest(
-            st.open_request, table.game_id, view.with_time_left(move_left), bank_left
+            asked.request_id, table.game_id, view.with_time_left(move_left), bank_left
         )
         conn.send(request)
         sent += 1

@@ -30,9 +30,12 @@ def stray(table: _Table, st: _SeatState, msg: BotMsg | Malformed) -> None:
         table._reject(st, "", RejectCode.MALFORMED, detail, table._time_left(st))
         return
     rid = msg.request_id
+    asked = st.pending
     if rid in st.spec.issued or rid in st.spec.earlier:
         table.log.info("late_or_duplicate_answer", seat=st.seat, bot=st.spec.name, request_id=rid)
-    elif st.open_request is None:
+    elif asked is None or not asked.open():
+        # (a decision whose wait has ended is no longer open, though it has
+        # not run yet: the same at the deadline whichever trio runs first)
         text = action_text(msg.action) if msg.action is not None else "an action"
         table._fault(st, FaultCode.ILLEGAL, f"{text} out of turn")
         table._reject(
@@ -48,6 +51,6 @@ def stray(table: _Table, st: _SeatState, msg: BotMsg | Malformed) -> None:
             st,
             rid,
             RejectCode.UNKNOWN_REQUEST,
-            f"seat {st.seat}: request id {rid!r} is not the open request {st.open_request!r}",
+            f"seat {st.seat}: request id {rid!r} is not the open request {asked.request_id!r}",
             table._time_left(st),
         )

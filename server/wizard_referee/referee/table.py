@@ -49,13 +49,14 @@ from wizard_arena.rules import (
     default_action,
     rank_totals,
 )
-from wizard_referee.referee.alarm import Alarm, expire
+from wizard_referee.referee.alarm import Alarm
 from wizard_referee.referee.broadcast import send_new_events
 from wizard_referee.referee.catch_up import send_game_so_far
 from wizard_referee.referee.counters import ArenaCounters
 from wizard_referee.referee.faults import FaultBook, Sanction
 from wizard_referee.referee.live import LiveTable
 from wizard_referee.referee.logs import get_logger, log_decision
+from wizard_referee.referee.pending import Offer, Pending
 from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import GameRecord, MoveRecord, RoundRecord
 from wizard_referee.referee.seat import CloseCode, Malformed, Seat, SeatSpec
@@ -70,22 +71,12 @@ class _SeatState:
     seat: int
     send_answer: trio.MemorySendChannel[ActionMsg | None]
     answers: trio.MemoryReceiveChannel[ActionMsg | None]
-    """The answers to the open request (None: a wake-up, see ``expired``)."""
-    open_request: str | None = None
-    deadline: float = 0.0
-    """trio time at which the open request expires."""
+    """The answers to the open request (None: a wake-up, see :meth:`Pending.expire`)."""
+    pending: Pending | None = None
+    """The open request, while a decision waits for its answer."""
     gone: bool = False
     bank: float = 0.0
     """Seconds left in the seat's time bank (at the open request's start)."""
-    started: float = 0.0
-    """trio time the open request was issued."""
-    waiting: bool = False
-    """A decision waits for the answer to the open request (:meth:`_Table._answer`)."""
-    receiving: bool = False
-    """That decision is parked on ``answers`` (an answer can go straight to it)."""
-    expired: str | None = None
-    """The open request whose wait was ended: its deadline passed, or a
-    fault benched the seat (:func:`~wizard_referee.referee.alarm.expire`)."""
     counters: ArenaCounters | None = None
 
     @property
@@ -106,6 +97,10 @@ class _SeatState:
 
 
 class _Table:
+    pending_type: type[Pending] = Pending
+    """What a decision waits on (``tests/test_pending.py`` puts its
+    reference version, a ``trio.move_on_at`` around the wait, here)."""
+
     def __init__(
         self,
         game_id: str,
@@ -175,7 +170,8 @@ class _Table:
             return
         event = "round_forfeited" if sanction is Sanction.FORFEIT_ROUND else "seat_removed"
         self.log.warning(event, round=max(rnd, 1), seat=seat, bot=st.spec.name)
-        expire(st)  # the open decision is the default policy's too
+        if st.pending is not None:
+            st.pending.expire()  # the open decision is the default policy's too
 
     def _benched(self, st: _SeatState) -> str | None:
         """Why the default policy plays the seat's decisions now, if it does."""
@@ -194,9 +190,7 @@ class _Table:
     @staticmethod
     def _time_left(st: _SeatState) -> float:
         """Seconds left on the seat's open request (0 when none is open)."""
-        if st.open_request is None:
-            return 0.0
-        return max(0.0, st.deadline - trio.current_time())
+        return 0.0 if st.pending is None else st.pending.time_left()
 
     def _mark_gone(self, st: _SeatState, conn: Seat | None) -> None:
         if st.gone or conn is not st.spec.conn:
@@ -251,36 +245,23 @@ class _Table:
 
     def _take_answer(self, st: _SeatState, conn: Seat, msg: BotMsg | Malformed) -> bool:
         """The seat's connection's ``route`` while the game runs: the answer
-        to the open request goes straight to the decision if it is waiting
-        for one (:meth:`_answer`); anything else, and an answer while the
-        decision is busy with another, is left to :meth:`_read`, which
-        handles it as before (so messages still queue, and count against
-        the stream's inbound limit, while the referee reads none).
-        An answer that comes at or after the deadline is not taken, even
-        before the alarm has rung (:meth:`_in_time`)."""
+        to the open request goes straight to the decision if it is parked
+        waiting for one (:meth:`Pending.offer`); anything else, and an
+        answer while the decision is busy with another, is left to
+        :meth:`_read`, which handles it as before (so messages still queue,
+        and count against the stream's inbound limit, while the referee
+        reads none)."""
+        pending = st.pending
         if (
-            type(msg) is ActionMsg
-            and msg.request_id == st.open_request
+            pending is not None
+            and type(msg) is ActionMsg
             and conn is st.spec.conn
             and not st.gone
-            and st.receiving
-            and self._in_time(st)
+            and pending.offer(msg, arriving=True) is Offer.TAKEN
         ):
-            try:
-                st.send_answer.send_nowait(msg)
-            except (trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
-                return False
-            st.receiving = False  # woken with this answer: the next one queues
             self.counters.messages_in += 1
             return True
         return False
-
-    @staticmethod
-    def _in_time(st: _SeatState) -> bool:
-        """Whether an answer coming now to the open request is in time: the
-        deadline is kept to the instant whichever of the alarm and the
-        answer trio runs first (a late answer is a stray: logged)."""
-        return trio.current_time() < st.deadline
 
     async def _read(self, st: _SeatState, conn: Seat) -> None:
         while True:
@@ -292,16 +273,14 @@ class _Table:
             self.counters.messages_in += 1
             if conn is not st.spec.conn:
                 return  # a stale stream: the seat was resumed on another
-            if (
-                isinstance(msg, ActionMsg)
-                and msg.request_id == st.open_request
-                and self._in_time(st)
-            ):
-                try:
-                    st.send_answer.send_nowait(msg)
-                except trio.WouldBlock:
+            pending = st.pending
+            if pending is not None and isinstance(msg, ActionMsg):
+                offered = pending.offer(msg, arriving=False)
+                if offered is Offer.TAKEN:
+                    continue
+                if offered is Offer.FULL:
                     self._fault(st, FaultCode.FLOODING, "too many answers to one request")
-                continue
+                    continue
             stray(self, st, msg)
 
     # -- one decision -----------------------------------------------------------------------
@@ -316,15 +295,17 @@ class _Table:
         self._requests += 1
         rid = f"{self.game_id}-{self._requests}"
         st.spec.issued.add(rid)
-        st.open_request = rid
-        start = st.started = trio.current_time()
-        st.deadline = deadline = start + self.move_time + st.bank
+        start = trio.current_time()
+        deadline = start + self.move_time + st.bank
+        pending = st.pending = self.pending_type(rid, start, deadline, st.send_answer)
         self._alarm.asked(deadline)
         self.counters.referee_seconds.observe(start - self._ready)
         # (the view carries the move time already: _turn)
         st.send(DecisionRequest(rid, self.game_id, view, st.bank))
-        answer, dropped = await self._answer(st, rid)
-        st.open_request = None
+        try:
+            answer, dropped = await self._answer(st, pending)
+        finally:
+            st.pending = None
         took = trio.current_time() - start
         if answer is not None:
             self.counters.bot_seconds.observe(took)
@@ -336,47 +317,36 @@ class _Table:
         self.game.apply(st.seat, action)
         return action, took * 1000, fault
 
-    async def _answer(self, st: _SeatState, rid: str) -> tuple[Action | None, bool]:
-        """Wait for a legal answer to request ``rid`` and apply it: ``(action,
-        False)``; ``(None, True)`` if the bot went, ``(None, False)`` at the
-        deadline (or when a fault benched the seat meanwhile). Illegal and
-        malformed answers are rejected and faulted; the bot may retry in time.
+    async def _answer(self, st: _SeatState, pending: Pending) -> tuple[Action | None, bool]:
+        """Wait for a legal answer to the ``pending`` request and apply it:
+        ``(action, False)``; ``(None, True)`` if the bot went, ``(None,
+        False)`` at the deadline (or when a fault benched the seat
+        meanwhile). Illegal and malformed answers are rejected and faulted;
+        the bot may retry in time.
 
-        The deadline is kept by the table's :class:`~.alarm.Alarm`, which
-        calls :func:`~.alarm.expire`."""
+        The deadline is kept by the table's :class:`~.alarm.Alarm`."""
         game = self.game
         seat = st.seat
-        deadline = st.deadline
-        st.waiting = True
-        try:
-            while st.expired != rid:
-                st.receiving = True
-                try:
-                    msg = await st.answers.receive()
-                except (trio.EndOfChannel, trio.ClosedResourceError):
-                    return None, True
-                finally:
-                    st.receiving = False
-                if msg is None or msg.request_id != rid:
-                    continue  # a wake-up (or a stale one), or a stale answer
-                # taken before the wait was ended (the loop's test), so in
-                # time even if expire() ran since: it was handed to this
-                # decision (or queued) before expire() queued its wake-up
-                if msg.action is None:
-                    self._fault(st, FaultCode.MALFORMED, msg.error)
-                    left = deadline - trio.current_time()
-                    self._reject(st, rid, RejectCode.MALFORMED, f"seat {seat}: {msg.error}", left)
-                    continue
-                try:
-                    game.apply(seat, msg.action)
-                except RuleError as e:
-                    self._fault(st, FaultCode.ILLEGAL, str(e))
-                    self._reject(st, rid, e.code, str(e), deadline - trio.current_time())
-                    continue
-                return msg.action, False
-            return None, False
-        finally:
-            st.waiting = False
+        rid, deadline = pending.request_id, pending.deadline
+        while True:
+            try:
+                msg = await pending.next_answer(st.answers)
+            except (trio.EndOfChannel, trio.ClosedResourceError):
+                return None, True
+            if msg is None:
+                return None, False
+            if msg.action is None:
+                self._fault(st, FaultCode.MALFORMED, msg.error)
+                left = deadline - trio.current_time()
+                self._reject(st, rid, RejectCode.MALFORMED, f"seat {seat}: {msg.error}", left)
+                continue
+            try:
+                game.apply(seat, msg.action)
+            except RuleError as e:
+                self._fault(st, FaultCode.ILLEGAL, str(e))
+                self._reject(st, rid, e.code, str(e), deadline - trio.current_time())
+                continue
+            return msg.action, False
 
     def _unanswered(self, st: _SeatState, dropped: bool, took: float) -> str:
         """Why the seat's open decision had no answer (the move's fault):
