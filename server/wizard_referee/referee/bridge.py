@@ -168,16 +168,6 @@ class Connection:
         self._unread -= 1
         return msg
 
-    def receive_nowait(self) -> BotMsg | Malformed:
-        try:
-            msg = self._recv_ch.receive_nowait()
-        except trio.EndOfChannel:
-            self._end_after_leaving()
-            raise
-        self._first_unread = False
-        self._unread -= 1
-        return msg
-
     def send(self, msg: ServerMsg) -> None:
         """Queue ``msg`` for the bot (dropped silently once the stream is
         closed); a DecisionRequest goes serialized (:meth:`Bridge._encode`)."""

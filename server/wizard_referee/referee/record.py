@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -308,12 +308,3 @@ def verify_record(record: GameRecord) -> list[str]:
         elif ranks != record.ranks:
             problems.append(f"ranks: recorded {record.ranks}, rules and penalties give {ranks}")
     return problems
-
-
-def fault_counts(records: list[GameRecord]) -> Counter[str]:
-    """Faults by code over ``records``."""
-    c: Counter[str] = Counter()
-    for r in records:
-        for f in r.faults:
-            c.update(f)
-    return c
