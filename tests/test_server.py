@@ -39,12 +39,8 @@ from wizard_arena.rules import (
     default_action,
     suit_to_follow,
 )
-from wizard_referee.referee.record import (
-    FAULT_CODES,
-    GameRecord,
-    parse_action,
-    verify_record,
-)
+from wizard_referee.referee.faults import FAULT_CODES
+from wizard_referee.referee.record import GameRecord, parse_action, verify_record
 from wizard_referee.referee.seat import CloseCode
 
 from .memory_bots import MemBot, memory_arena, on_mock_clock, play

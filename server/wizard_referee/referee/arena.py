@@ -115,9 +115,9 @@ class Arena:
         self.games_played = 0
         self.active_tables = 0
         self.live_tables: dict[str, LiveTable] = {}
+        """The games being played, by id (read them through ``game.public_view()``)."""
         self.counters = ArenaCounters()
         """Decisions, latency, faults, messages, refusals (for metrics)."""
-        """The games being played, by id (read them through ``game.public_view()``)."""
         self.on_game_end: list[Callable[[GameRecord], None]] = []
         self.on_session: list[Callable[[Session], None]] = []
         self.connections: set[Seat] = set()

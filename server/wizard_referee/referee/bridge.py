@@ -74,8 +74,6 @@ __all__ = [
     "open_bridge",
 ]
 
-#: Seconds a stream closed by the server may take to send what was queued
-#: before the close; then the rest is dropped and the status sent.
 #: The server's HTTP/2 keepalive (gRPC channel arguments), as documented for
 #: clients in docs/protocol.md ("Connections: keepalive and dropped streams"):
 #: the server pings a quiet connection every minute, also in the lobby, and
@@ -90,6 +88,8 @@ KEEPALIVE_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.http2.max_ping_strikes", 2),
 )
 
+#: Seconds a stream closed by the server may take to send what was queued
+#: before the close; then the rest is dropped and the status sent.
 CLOSE_GRACE = 10.0
 
 #: Seconds the reader waits, at the clean end of a bot's messages, for gRPC

@@ -29,10 +29,8 @@ from wizard_arena.rules import (
     Suit,
     rank_totals,
 )
-from wizard_referee.referee.faults import FAULT_CODES  # (where `check` looks them up)
 
 __all__ = [
-    "FAULT_CODES",
     "GameRecord",
     "MoveRecord",
     "RecordLog",
