@@ -143,7 +143,7 @@ class _Table:
             self.states.append(st)
         names = [s.name for s in seats]
         self.record = GameRecord.begin(game_id, self.game, names, seed, policy.fault_policy, tags)
-        self.faults = FaultBook(policy.fault_policy, policy.max_faults, self.record)
+        self.faults = FaultBook(policy.fault_policy, policy.max_faults, n)
         self.live = LiveTable(game_id, names, self.game, self.record)
         self._requests = 0
         self._moves: list[tuple[int, int, str, float, str | None]] = []
@@ -165,6 +165,7 @@ class _Table:
         self.counters.faults[code] += 1
         rnd = self.game.round
         sanction = self.faults.charge(seat, code, detail, rnd)
+        self.faults.write(self.record)  # (a game in progress shows its faults)
         self.log.warning("fault", round=rnd, seat=seat, bot=st.spec.name, code=code, detail=detail)
         if sanction is None:
             return
@@ -467,7 +468,8 @@ class _Table:
         rec.results = [
             [list(r.bids), list(r.tricks), list(r.points), list(r.totals)] for r in game.results
         ]
-        self.faults.add_penalties(game.results)
+        self.faults.add_penalties(game.results, [[len(h) for h in r.hands] for r in rec.rounds])
+        self.faults.write(rec)
         extra = rec.penalty_totals()
         rec.totals = [t + p for t, p in zip(game.totals, extra, strict=True)]
         rec.ranks = rank_totals(rec.totals)
