@@ -52,7 +52,7 @@ class Offer(enum.Enum):
     FULL = "full"
     """The answers queue is full (the bot floods)."""
     STRAY = "stray"
-    """Not the answer to this request in time: a stray (:mod:`.strays`)."""
+    """Not the answer to this request in time: a stray (:meth:`.seat_state.SeatState.stray`)."""
 
 
 class Pending:

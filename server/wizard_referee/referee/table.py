@@ -22,16 +22,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import trio
 
 from wizard_arena.bot import GameInfo
-from wizard_arena.protocol.codes import EventStream, FaultCode, RejectCode
+from wizard_arena.protocol.codes import FaultCode, RejectCode
 from wizard_arena.protocol.messages import (
     ActionMsg,
-    ActionRejected,
     BotMsg,
     DecisionRequest,
     FaultSummary,
@@ -51,7 +49,6 @@ from wizard_arena.rules import (
 )
 from wizard_referee.referee.alarm import Alarm
 from wizard_referee.referee.broadcast import send_new_events
-from wizard_referee.referee.catch_up import send_game_so_far
 from wizard_referee.referee.counters import ArenaCounters
 from wizard_referee.referee.faults import FaultBook, Sanction
 from wizard_referee.referee.live import LiveTable
@@ -60,40 +57,9 @@ from wizard_referee.referee.pending import Offer, Pending
 from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import GameRecord, MoveRecord, RoundRecord
 from wizard_referee.referee.seat import CloseCode, Malformed, Seat, SeatSpec
-from wizard_referee.referee.strays import stray
+from wizard_referee.referee.seat_state import SeatState
 
 __all__ = ["SeatSpec", "run_table"]
-
-
-@dataclass
-class _SeatState:
-    spec: SeatSpec
-    seat: int
-    send_answer: trio.MemorySendChannel[ActionMsg | None]
-    answers: trio.MemoryReceiveChannel[ActionMsg | None]
-    """The answers to the open request (None: a wake-up, see :meth:`Pending.expire`)."""
-    pending: Pending | None = None
-    """The open request, while a decision waits for its answer."""
-    gone: bool = False
-    bank: float = 0.0
-    """Seconds left in the seat's time bank (at the open request's start)."""
-    counters: ArenaCounters | None = None
-
-    @property
-    def conn(self) -> Seat | None:
-        return None if self.gone else self.spec.conn
-
-    @property
-    def all_events(self) -> bool:
-        """Whether the bot gets the table's public events (not the lean stream)."""
-        return self.spec.event_stream is not EventStream.LEAN
-
-    def send(self, msg: Any) -> None:
-        conn = self.conn
-        if conn is not None:
-            conn.send(msg)
-            if self.counters is not None:
-                self.counters.messages_out += 1
 
 
 class _Table:
@@ -134,10 +100,10 @@ class _Table:
             self.bot_seeds = [bot_seed(secret, game_id, s) for s in range(n)]
         """GameStarted.bot_seed by seat (from the secret, never from the deal's seed)."""
         self.log = get_logger(game_id=game_id)
-        self.states: list[_SeatState] = []
+        self.states: list[SeatState] = []
         for s, spec in enumerate(seats):
             send, recv = trio.open_memory_channel[ActionMsg | None](64)
-            st = _SeatState(spec, s, send, recv, bank=policy.time_bank, counters=self.counters)
+            st = SeatState(self, spec, s, send, recv, self.counters, bank=policy.time_bank)
             if spec.conn is None or spec.conn.closed:
                 st.gone = True
             self.states.append(st)
@@ -152,13 +118,15 @@ class _Table:
         self._alarm = Alarm(self.states)
         for st in self.states:
             if st.gone and st.spec.conn is not None:
-                self._fault(st, FaultCode.DISCONNECT, "not connected when the game started")
+                self.fault(st, FaultCode.DISCONNECT, "not connected when the game started")
             if st.spec.conn is not None:
                 st.spec.reattach = lambda conn, st=st: self._reattach(st, conn)
 
     # -- faults and messages ------------------------------------------------------------
 
-    def _fault(self, st: _SeatState, code: FaultCode, detail: str) -> None:
+    def fault(self, st: SeatState, code: FaultCode, detail: str) -> None:
+        """Hold a fault against the seat: recorded, and what the fault
+        policy makes it cost (its open decision is then the default's)."""
         seat = st.seat
         if self.faults.removed(seat):
             return  # out of the game: nothing more is held against it
@@ -174,7 +142,7 @@ class _Table:
         if st.pending is not None:
             st.pending.expire()  # the open decision is the default policy's too
 
-    def _benched(self, st: _SeatState) -> str | None:
+    def _benched(self, st: SeatState) -> str | None:
         """Why the default policy plays the seat's decisions now, if it does."""
         sanction = self.faults.benched(st.seat, self.game.round)
         if sanction is not None:
@@ -183,30 +151,20 @@ class _Table:
             return FaultCode.DISCONNECT
         return None
 
-    def _reject(
-        self, st: _SeatState, request_id: str, code: str, message: str, left: float
-    ) -> None:
-        st.send(ActionRejected(request_id, self.game_id, code, message, max(0.0, left)))
-
-    @staticmethod
-    def _time_left(st: _SeatState) -> float:
-        """Seconds left on the seat's open request (0 when none is open)."""
-        return 0.0 if st.pending is None else st.pending.time_left()
-
-    def _mark_gone(self, st: _SeatState, conn: Seat | None) -> None:
+    def _mark_gone(self, st: SeatState, conn: Seat | None) -> None:
         if st.gone or conn is not st.spec.conn:
             return  # already gone, or the seat has been taken back on a new stream
         st.gone = True
         if conn is not None and conn.flooded:
-            self._fault(st, FaultCode.FLOODING, conn.close_reason)
+            self.fault(st, FaultCode.FLOODING, conn.close_reason)
         else:
             reason = conn.close_reason if conn is not None else "not connected"
-            self._fault(st, FaultCode.DISCONNECT, reason or "the connection dropped")
+            self.fault(st, FaultCode.DISCONNECT, reason or "the connection dropped")
         st.send_answer.close()
 
     # -- a seat taken back on a new connection ------------------------------------------
 
-    def _reattach(self, st: _SeatState, conn: Seat) -> None:
+    def _reattach(self, st: SeatState, conn: Seat) -> None:
         """The seat's bot is back on ``conn`` (a resumed session): route its
         messages again and send it the game in progress."""
         if self._nursery is None or self.game.is_over:
@@ -214,7 +172,7 @@ class _Table:
         old = st.spec.conn
         if not st.gone and old is not None and old is not conn:
             # the bot came back before its old stream was seen to drop: a drop all the same
-            self._fault(st, FaultCode.DISCONNECT, "resumed on a new stream")
+            self.fault(st, FaultCode.DISCONNECT, "resumed on a new stream")
         st.spec.conn = conn
         if st.gone:
             # the answers channel was closed when the bot went: a fresh one
@@ -224,12 +182,12 @@ class _Table:
             old.close(CloseCode.UNAVAILABLE, "the session was resumed on another stream")
         st.spec.timeouts_in_a_row = 0  # connected again
         self.log.info("seat_resumed", seat=st.seat, bot=st.spec.name, conn=conn.id)
-        self.counters.messages_out += send_game_so_far(self, st, conn)
+        self.counters.messages_out += st.catch_up(conn)
         self._nursery.start_soon(self._reader, st)
 
     # -- per-seat reader: routes everything a bot sends -----------------------------------
 
-    async def _reader(self, st: _SeatState) -> None:
+    async def _reader(self, st: SeatState) -> None:
         conn = st.spec.conn
         if conn is None or st.gone:
             return
@@ -244,7 +202,7 @@ class _Table:
             if conn.route is take_answer:
                 conn.route = None
 
-    def _take_answer(self, st: _SeatState, conn: Seat, msg: BotMsg | Malformed) -> bool:
+    def _take_answer(self, st: SeatState, conn: Seat, msg: BotMsg | Malformed) -> bool:
         """The seat's connection's ``route`` while the game runs: the answer
         to the open request goes straight to the decision if it is parked
         waiting for one (:meth:`Pending.offer`); anything else, and an
@@ -264,7 +222,7 @@ class _Table:
             return True
         return False
 
-    async def _read(self, st: _SeatState, conn: Seat) -> None:
+    async def _read(self, st: SeatState, conn: Seat) -> None:
         while True:
             try:
                 msg = await conn.receive()
@@ -280,13 +238,13 @@ class _Table:
                 if offered is Offer.TAKEN:
                     continue
                 if offered is Offer.FULL:
-                    self._fault(st, FaultCode.FLOODING, "too many answers to one request")
+                    self.fault(st, FaultCode.FLOODING, "too many answers to one request")
                     continue
-            stray(self, st, msg)
+            st.stray(msg)
 
     # -- one decision -----------------------------------------------------------------------
 
-    async def _decide(self, st: _SeatState, view: SeatView) -> tuple[Action, float, str | None]:
+    async def _decide(self, st: SeatState, view: SeatView) -> tuple[Action, float, str | None]:
         """Get a legal action from the seat (applying it) or play the default."""
         benched = self._benched(st)
         if benched is not None:
@@ -318,7 +276,7 @@ class _Table:
         self.game.apply(st.seat, action)
         return action, took * 1000, fault
 
-    async def _answer(self, st: _SeatState, pending: Pending) -> tuple[Action | None, bool]:
+    async def _answer(self, st: SeatState, pending: Pending) -> tuple[Action | None, bool]:
         """Wait for a legal answer to the ``pending`` request and apply it:
         ``(action, False)``; ``(None, True)`` if the bot went, ``(None,
         False)`` at the deadline (or when a fault benched the seat
@@ -337,19 +295,19 @@ class _Table:
             if msg is None:
                 return None, False
             if msg.action is None:
-                self._fault(st, FaultCode.MALFORMED, msg.error)
+                self.fault(st, FaultCode.MALFORMED, msg.error)
                 left = deadline - trio.current_time()
-                self._reject(st, rid, RejectCode.MALFORMED, f"seat {seat}: {msg.error}", left)
+                st.reject(rid, RejectCode.MALFORMED, f"seat {seat}: {msg.error}", left)
                 continue
             try:
                 game.apply(seat, msg.action)
             except RuleError as e:
-                self._fault(st, FaultCode.ILLEGAL, str(e))
-                self._reject(st, rid, e.code, str(e), deadline - trio.current_time())
+                self.fault(st, FaultCode.ILLEGAL, str(e))
+                st.reject(rid, e.code, str(e), deadline - trio.current_time())
                 continue
             return msg.action, False
 
-    def _unanswered(self, st: _SeatState, dropped: bool, took: float) -> str:
+    def _unanswered(self, st: SeatState, dropped: bool, took: float) -> str:
         """Why the seat's open decision had no answer (the move's fault):
         its bot went, a fault benched it meanwhile, or time ran out (a
         timeout fault; the time bank is spent)."""
@@ -361,11 +319,11 @@ class _Table:
             return sanction  # benched while it was asked
         bank = f" and the {st.bank:g} s time bank" if st.bank else ""
         st.bank = 0.0
-        self._fault(st, FaultCode.TIMEOUT, f"no legal answer within {self.move_time:g} s{bank}")
+        self.fault(st, FaultCode.TIMEOUT, f"no legal answer within {self.move_time:g} s{bank}")
         self._count_timeout(st)
         return FaultCode.TIMEOUT
 
-    def _count_timeout(self, st: _SeatState) -> None:
+    def _count_timeout(self, st: SeatState) -> None:
         """One more decision of the seat timed out: after
         ``max_consecutive_timeouts`` in a row its stream is closed (the bot
         is not answering; it is not seated again, and may connect again)."""
@@ -382,7 +340,8 @@ class _Table:
             self.log.warning("not_answering", seat=st.seat, bot=spec.name, timeouts=limit)
             conn.close(CloseCode.DEADLINE_EXCEEDED, details)
 
-    def _game_info(self, st: _SeatState) -> GameInfo:
+    def game_info(self, st: SeatState) -> GameInfo:
+        """The seat's GameStarted."""
         names, seat = tuple(self.record.names), st.seat
         return GameInfo(
             self.game_id, self.rules, seat, names, self.move_time, st.bank, self.bot_seeds[seat]
@@ -416,7 +375,7 @@ class _Table:
 
     async def run(self) -> GameRecord:
         for st in self.states:
-            st.send(self._game_info(st))
+            st.send(self.game_info(st))
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             nursery.start_soon(self._alarm.run)
