@@ -71,12 +71,7 @@ class ReferencePending(Pending):
             return None
         with trio.move_on_at(self.deadline) as self._scope:
             while True:
-                self.stage = Stage.PARKED
-                try:
-                    msg = await answers.receive()
-                finally:
-                    if self.stage is Stage.PARKED:
-                        self.stage = Stage.BUSY
+                msg = await self._parked(answers)
                 if msg is not None and msg.request_id == self.request_id:
                     return msg
         return None

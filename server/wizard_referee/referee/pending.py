@@ -119,16 +119,23 @@ class Pending:
         Raises :class:`trio.EndOfChannel` (or ``ClosedResourceError``) once
         the bot has gone."""
         while self.stage is not Stage.ENDED:
-            self.stage = Stage.PARKED
-            try:
-                msg = await answers.receive()
-            finally:
-                if self.stage is Stage.PARKED:
-                    self.stage = Stage.BUSY
+            msg = await self._parked(answers)
             if msg is not None and msg.request_id == self.request_id:
                 return msg
             # a wake-up (or a stale one), or a stale answer
         return None
+
+    async def _parked(
+        self, answers: trio.MemoryReceiveChannel[ActionMsg | None]
+    ) -> ActionMsg | None:
+        """The next item on ``answers``, waited for parked (an answer in
+        time may be handed straight to the decision meanwhile: :meth:`offer`)."""
+        self.stage = Stage.PARKED
+        try:
+            return await answers.receive()
+        finally:
+            if self.stage is Stage.PARKED:
+                self.stage = Stage.BUSY
 
     def expire(self) -> None:
         """End the wait (a fault benched the seat, or the deadline passed):
