@@ -5,15 +5,15 @@ already over, or ended by a fault, is left alone."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import pytest
 import trio
 import trio.testing
 
-from wizard_arena.protocol.messages import ActionRejected, DecisionRequest
-from wizard_arena.rules import Rules
-from wizard_referee.referee.alarm import Alarm, expire
+from wizard_arena.protocol.messages import ActionMsg, ActionRejected, DecisionRequest
+from wizard_arena.rules import Bid, Rules
+from wizard_referee.referee.alarm import Alarm
+from wizard_referee.referee.pending import Pending, Stage
 
 from .memory_bots import MemBot, memory_arena, on_mock_clock, play
 
@@ -22,29 +22,30 @@ from .memory_bots import MemBot, memory_arena, on_mock_clock, play
 class _Seat:
     """The seat state the alarm reads (as the table's), with its answers channel."""
 
-    send_answer: trio.MemorySendChannel[Any]
-    answers: trio.MemoryReceiveChannel[Any]
-    open_request: str | None = None
-    deadline: float = 0.0
-    waiting: bool = False
-    expired: str | None = None
+    send_answer: trio.MemorySendChannel[ActionMsg | None]
+    answers: trio.MemoryReceiveChannel[ActionMsg | None]
+    pending: Pending | None = None
     ended_at: list[float] = field(default_factory=list)
 
     @classmethod
     def new(cls, buffer: int = 8) -> _Seat:
-        send, recv = trio.open_memory_channel[Any](buffer)
+        send, recv = trio.open_memory_channel[ActionMsg | None](buffer)
         return cls(send, recv)
+
+    def ask(self, rid: str, deadline: float, alarm: Alarm | None = None) -> Pending:
+        self.pending = Pending(rid, trio.current_time(), deadline, self.send_answer)
+        if alarm is not None:
+            alarm.asked(deadline)
+        return self.pending
 
 
 async def _wait(seat: _Seat, rid: str, deadline: float, alarm: Alarm) -> None:
     """A decision as the table waits for one: ask, then wait to be woken."""
-    seat.open_request, seat.deadline, seat.waiting = rid, deadline, True
-    alarm.asked(deadline)
+    pending = seat.ask(rid, deadline, alarm)
     try:
-        while seat.expired != rid:
-            await seat.answers.receive()
+        assert await pending.next_answer(seat.answers) is None
     finally:
-        seat.waiting = False
+        seat.pending = None
         seat.ended_at.append(trio.current_time())
 
 
@@ -66,7 +67,6 @@ async def test_each_wait_ends_at_its_own_deadline_even_when_an_earlier_one_comes
     assert b.ended_at == [start + 4.0]
     assert c.ended_at == [start + 6.25]
     assert a.ended_at == [start + 9.0]
-    assert (a.expired, b.expired, c.expired) == ("a-1", "b-1", "c-1")
 
 
 @on_mock_clock
@@ -76,10 +76,12 @@ async def test_an_answered_decision_is_not_expired_and_the_next_keeps_its_deadli
     start = trio.current_time()
     async with trio.open_nursery() as nursery:
         nursery.start_soon(alarm.run)
-        # the first decision is answered at once (its wait never starts):
-        # the alarm stays set for its deadline, 5 s on
-        seat.open_request, seat.deadline = "r-1", start + 5.0
-        alarm.asked(seat.deadline)
+        # the first decision is answered at once: the alarm stays set for
+        # its deadline, 5 s on
+        first = seat.ask("r-1", start + 5.0, alarm)
+        assert first.offer(ActionMsg("r-1", Bid(0)), arriving=False).value == "taken"
+        assert await first.next_answer(seat.answers) == ActionMsg("r-1", Bid(0))
+        seat.pending = None
         await trio.sleep(1.0)
         # the second is asked at 1 s and never answered: due at 6 s, later
         # than the alarm, which rings at 5 s for nothing and is set again
@@ -87,47 +89,71 @@ async def test_an_answered_decision_is_not_expired_and_the_next_keeps_its_deadli
         await trio.sleep(30)
         nursery.cancel_scope.cancel()
     assert seat.ended_at == [start + 6.0]
-    assert seat.expired == "r-2"
+    assert first.stage is Stage.BUSY  # never expired
 
 
 @on_mock_clock
-async def test_expire_ends_a_wait_at_once_once_and_not_a_wait_for_another_request() -> None:
+async def test_expire_ends_a_wait_at_once_once() -> None:
     seat = _Seat.new(buffer=1)
     alarm = Alarm([seat])
     start = trio.current_time()
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_wait, seat, "r-1", start + 5.0, alarm)
         await trio.sleep(1.0)
-        expire(seat)  # a fault benched the seat
-        expire(seat)  # twice: nothing more is sent
+        pending = seat.pending
+        assert pending is not None
+        pending.expire()  # a fault benched the seat
+        pending.expire()  # twice: nothing more is sent
+        assert pending.stage is Stage.ENDED
     assert seat.ended_at == [start + 1.0]
-    assert seat.expired == "r-1"
     assert seat.answers.statistics().current_buffer_used == 0  # one wake-up, taken
-    # no decision waits: expire changes nothing
-    seat.open_request = "r-2"
-    expire(seat)
-    assert seat.expired == "r-1"
 
 
 @on_mock_clock
 async def test_a_full_answers_queue_still_ends_the_wait() -> None:
     seat = _Seat.new(buffer=1)
-    seat.send_answer.send_nowait("an answer to take first")
-    ended: list[str] = []
+    seat.send_answer.send_nowait(ActionMsg("r-0", Bid(0)))  # a stale answer fills the queue
+    pending = seat.ask("r-1", trio.current_time() + 5.0)
+    pending.expire()  # the queue is full: marked, not sent
+    assert pending.stage is Stage.ENDED
+    assert await pending.next_answer(seat.answers) is None
+    assert seat.answers.statistics().current_buffer_used == 1
+
+
+@on_mock_clock
+async def test_an_answer_handed_over_before_the_wait_ended_counts_one_queued_does_not() -> None:
+    seat = _Seat.new()
+    pending = seat.ask("r-1", trio.current_time() + 5.0)
+    answer = ActionMsg("r-1", Bid(1))
+    assert pending.offer(answer, arriving=True).value == "not now"  # not parked yet
+    got: list[ActionMsg | None] = []
 
     async def decision() -> None:
-        seat.open_request, seat.waiting = "r-1", True
-        taken = [await seat.answers.receive()]  # the queued answer; then the wake-up
-        while seat.expired != "r-1":
-            taken.append(await seat.answers.receive())
-        ended.extend(str(x) for x in taken)
+        got.append(await pending.next_answer(seat.answers))
 
     async with trio.open_nursery() as nursery:
-        seat.open_request, seat.waiting = "r-1", True
-        expire(seat)  # the queue is full: marked, not sent
-        assert seat.expired == "r-1"
         nursery.start_soon(decision)
-    assert ended == ["an answer to take first"]
+        await trio.testing.wait_all_tasks_blocked()
+        assert pending.stage is Stage.PARKED
+        assert pending.offer(answer, arriving=True).value == "taken"  # handed over
+        assert pending.stage is Stage.BUSY
+        pending.expire()  # before the decision runs: the answer counts
+    assert got == [answer]
+    # queued while the decision is busy, then the wait ends: not taken
+    later = seat.ask("r-2", trio.current_time() + 5.0)
+    assert later.offer(ActionMsg("r-2", Bid(1)), arriving=False).value == "taken"
+    later.expire()
+    assert await later.next_answer(seat.answers) is None
+
+
+@on_mock_clock
+async def test_an_answer_at_the_deadline_or_to_another_request_is_a_stray() -> None:
+    seat = _Seat.new()
+    pending = seat.ask("r-1", trio.current_time() + 5.0)
+    assert pending.offer(ActionMsg("r-0", Bid(1)), arriving=False).value == "stray"
+    await trio.sleep(5.0)
+    assert pending.time_left() == 0.0
+    assert pending.offer(ActionMsg("r-1", Bid(1)), arriving=False).value == "stray"
 
 
 # -- at a table ----------------------------------------------------------------------------

@@ -229,9 +229,9 @@ def handshake_in_process(
                 arena.accept(conn)
                 conn._deliver(msg)
                 if then_leave:
-                    conn._mark_closed("the bot closed the stream")
+                    conn._bot_left("the bot closed the stream")
                 await trio.testing.wait_all_tasks_blocked()
-                assert conn.closed and conn._close_sent
+                assert conn.closed and conn._finished
                 if not then_leave:
                     assert conn.close_reason.startswith("closed by server: "), conn.close_reason
                     assert " OK" not in conn.close_reason

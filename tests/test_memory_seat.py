@@ -1,77 +1,20 @@
-"""The in-memory transport behaves as the gRPC one does for the referee:
-the end of a stream, flooding, a bot that does not read, leaving; and the
-table sees an in-memory seat's faults as it sees a gRPC stream's."""
+"""The in-memory transport's own part (a bot that does not read, an abrupt
+disconnect), and the table sees an in-memory seat's faults as it sees a
+gRPC stream's. What it shares with the gRPC stream (the seat contract) is
+tested on both in test_seat_contract.py."""
 
 from __future__ import annotations
 
 import pytest
 import trio
 
-from wizard_arena.protocol.messages import ActionMsg, DecisionRequest, Hello, Welcome
+from wizard_arena.protocol.messages import DecisionRequest, Welcome
 from wizard_arena.rules import Bid
 from wizard_referee.referee.memory import MemorySeat, connect
 from wizard_referee.referee.policy import RefereePolicy
-from wizard_referee.referee.seat import CloseCode, Malformed, Seat
+from wizard_referee.referee.seat import CloseCode
 
 from .memory_bots import MemBot, memory_arena, on_mock_clock, play, start, wait_until
-
-
-@on_mock_clock
-async def test_messages_flow_both_ways_and_the_close_comes_after_them() -> None:
-    ended: list[Seat] = []
-    seat = MemorySeat()
-    seat.on_closed = ended.append
-    bot = seat.bot
-    bot.send(Hello("me"))
-    bot.send(Malformed("garbled"))
-    assert await seat.receive() == Hello("me")
-    assert await seat.receive() == Malformed("garbled")
-    seat.send(Welcome(1, "s1", "0"))
-    seat.close(CloseCode.FAILED_PRECONDITION, "no")
-    seat.send(Welcome(1, "s2", "0"))  # after the close: dropped
-    assert seat.closed and seat.close_reason == "closed by server: FAILED_PRECONDITION no"
-    assert ended == [seat]
-    assert await bot.receive() == Welcome(1, "s1", "0")
-    with pytest.raises(trio.EndOfChannel):
-        await bot.receive()
-    assert bot.closed_with == (CloseCode.FAILED_PRECONDITION, "no")
-    bot.send(Hello("again"))  # nothing is delivered any more
-    with pytest.raises(trio.EndOfChannel):
-        await seat.receive()
-
-
-@on_mock_clock
-async def test_a_bot_that_leaves_ends_its_stream_with_ok_once_read() -> None:
-    seat = MemorySeat()
-    seat.bot.send(Hello("me"))
-    seat.bot.leave()
-    assert seat.closed and seat.close_reason == "the bot closed the stream"
-    assert seat.bot.closed_with is None  # its first message is unread: the reader decides
-    assert await seat.receive() == Hello("me")
-    with pytest.raises(trio.EndOfChannel):
-        await seat.receive()
-    assert seat.bot.closed_with == (CloseCode.OK, "")
-
-
-@on_mock_clock
-async def test_a_refusal_reaches_a_bot_that_left_before_it_was_read() -> None:
-    seat = MemorySeat()
-    seat.bot.send(Hello("me"))
-    seat.bot.leave()
-    seat.close(CloseCode.UNAUTHENTICATED, "missing access token")
-    assert seat.bot.closed_with == (CloseCode.UNAUTHENTICATED, "missing access token")
-
-
-@on_mock_clock
-async def test_a_bot_sending_faster_than_the_referee_reads_is_cut_off() -> None:
-    seat = MemorySeat(inbound_limit=3)
-    for i in range(4):
-        seat.bot.send(ActionMsg(f"r{i}", Bid(0)))
-    assert seat.flooded and seat.closed
-    why = "inbound queue full (3 messages): the bot sent faster than the referee reads"
-    assert seat.bot.closed_with == (CloseCode.RESOURCE_EXHAUSTED, why)
-    got = [await seat.receive() for _ in range(3)]
-    assert got == [ActionMsg(f"r{i}", Bid(0)) for i in range(3)]
 
 
 @on_mock_clock
@@ -130,32 +73,6 @@ async def test_the_arena_accepts_an_in_memory_seat_as_a_stream() -> None:
         assert session.conn in arena.connections
         bot.leave()
     assert len(arena.sessions) == 0 and len(arena.connections) == 0
-
-
-@on_mock_clock
-async def test_route_takes_a_message_only_while_none_is_queued() -> None:
-    """Seat.route is offered each message as it arrives, while no earlier
-    message waits in the queue (so the reader still sees them in order)."""
-    seat = MemorySeat()
-    offered: list[object] = []
-
-    def route(msg: object) -> bool:
-        offered.append(msg)
-        return isinstance(msg, ActionMsg) and msg.request_id == "take"
-
-    seat.route = route
-    take, keep = ActionMsg("take", Bid(0)), ActionMsg("keep", Bid(0))
-    seat.bot.send(take)  # taken: not queued
-    seat.bot.send(keep)  # declined: queued
-    seat.bot.send(take)  # not offered: a message is queued before it
-    assert offered == [take, keep]
-    assert await seat.receive() is keep
-    assert await seat.receive() is take
-    seat.bot.send(take)  # nothing queued: offered, and taken, again
-    assert offered == [take, keep, take]
-    seat.route = None
-    seat.bot.send(take)
-    assert await seat.receive() is take
 
 
 @on_mock_clock

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from wizard_arena.protocol.messages import REJECT_CODES
-from wizard_referee.referee.record import FAULT_CODES
+from wizard_referee.referee.faults import FAULT_CODES
 
 from .conftest import ROOT
 

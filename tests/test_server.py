@@ -9,9 +9,7 @@ on trio's virtual clock with in-memory seats (:mod:`tests.memory_bots`).
 from __future__ import annotations
 
 import functools
-import re
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +22,6 @@ from wizard_arena.protocol import wire
 from wizard_arena.protocol.messages import (
     ActionRejected,
     DecisionRequest,
-    GameEnd,
     RoundStart,
     TableEvent,
 )
@@ -33,27 +30,21 @@ from wizard_arena.rules import (
     Bid,
     BidMade,
     Card,
-    CardPlayed,
     ChooseTrump,
     Game,
     Phase,
     Play,
     Rules,
     Suit,
-    TrickWon,
     default_action,
     suit_to_follow,
 )
-from wizard_referee.referee.record import (
-    FAULT_CODES,
-    GameRecord,
-    parse_action,
-    verify_record,
-)
+from wizard_referee.referee.faults import FAULT_CODES
+from wizard_referee.referee.record import GameRecord, parse_action, verify_record
 from wizard_referee.referee.seat import CloseCode
 
 from .memory_bots import MemBot, memory_arena, on_mock_clock, play
-from .support import RawBot, ServerThread, run_bots, spawn_aio_bots
+from .support import RawBot, ServerThread, check_information, run_bots, spawn_aio_bots
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -102,95 +93,6 @@ def replay(record: GameRecord) -> list[Snap]:
             out.append(Snap(tuple(game.legal_actions()), len(game.trick), i, mv))
             game.apply(mv.seat, parse_action(mv.action))
     return out
-
-
-# -- what a seat may see: the information check -------------------------------------------
-
-#: A suited card's text, or a suited Wizard's (tricksy_suited): its printed suit is information.
-_CARD_TEXT = re.compile(r"\b(?:(?:1[0-3]|[1-9])[SHDC]|W[SHDC])\b")
-
-
-def _cards_in(msg: Any, path: str = "") -> Iterator[tuple[str, Card]]:
-    """Every Card anywhere in a protobuf message, and every card named in its text."""
-    for fd, value in msg.ListFields():
-        where = f"{path}.{fd.name}"
-        values = value if fd.is_repeated else [value]
-        for v in values:
-            if fd.message_type is not None:
-                if fd.message_type.name == "Card":
-                    yield where, wire.card_from_pb(v)
-                else:
-                    yield from _cards_in(v, where)
-            elif isinstance(v, str):
-                for token in _CARD_TEXT.findall(v):
-                    yield where, Card(token)
-
-
-def check_information(bot: RawBot, record: GameRecord) -> None:
-    """Fail if ``bot`` was shown a card of another seat's hand before it was played.
-
-    Every card in every message (any field, any text) must be in the seat's
-    own deal, be the turned card, or have been played this round; hands,
-    tricks and plays must match the server's record exactly.
-    """
-    seat = None
-    round_no = 0
-    own: Counter[Card] = Counter()
-    turned: Card | None = None
-    played: list[tuple[int, Card]] = []
-    record_plays: list[tuple[int, Card]] = []
-    in_game = False
-    checked = 0
-    for rec in bot.received:
-        msg = rec.msg
-        assert msg is not None, f"{bot.name}: undecodable message {rec.raw} ({rec.error})"
-        if isinstance(msg, GameInfo):
-            in_game = msg.game_id == record.game_id
-            seat = msg.seat
-            continue
-        if not in_game:
-            continue
-        assert seat is not None
-        if isinstance(msg, RoundStart):
-            round_no = msg.round
-            rr = record.rounds[round_no - 1]
-            dealt = [Card(c) for c in rr.hands[seat]]
-            assert list(msg.hand) == dealt, f"round {round_no}: hand differs from the deal"
-            own = Counter(dealt)
-            turned = Card(rr.turned_card) if rr.turned_card else None
-            assert msg.turned_card == turned
-            played = []
-            record_plays = [
-                (m.seat, parse_action(m.action).card)  # type: ignore[union-attr]
-                for m in rr.moves
-                if m.action.startswith("play ")
-            ]
-        elif isinstance(msg, TableEvent) and isinstance(msg.event, CardPlayed):
-            ev = msg.event
-            played.append((ev.seat, ev.card))
-            assert played == record_plays[: len(played)], "plays differ from the record"
-        allowed = set(own) | {c for _, c in played}
-        if turned is not None:
-            allowed.add(turned)
-        for where, card in _cards_in(rec.raw):
-            assert card in allowed, (
-                f"{bot.name} (seat {seat}) saw {card} in {where} of {type(msg).__name__} "
-                f"in round {round_no} before it was played"
-            )
-            checked += 1
-        if isinstance(msg, DecisionRequest):
-            v = msg.view
-            mine = own - Counter(c for s, c in played if s == seat)
-            assert Counter(v.hand) == mine, "the view's hand is not the seat's own hand"
-            assert [c for _, c in v.plays] == [c for _, c in played]
-            assert set(v.legal_cards) <= set(v.hand)
-            assert v.turned_card == turned
-        elif isinstance(msg, TableEvent) and isinstance(msg.event, TrickWon):
-            cards = msg.event.trick.cards
-            assert list(cards) == [c for _, c in played[-len(cards) :]]
-        elif isinstance(msg, GameEnd):
-            in_game = False
-    assert checked > 0
 
 
 # -- full games -------------------------------------------------------------------------

@@ -17,7 +17,8 @@ from typing import Any
 from wizard_arena.client.cmd_bot import EXIT_BOT_ERRORS
 from wizard_arena.client.results import ClientRecord, RecordKind
 from wizard_referee.check.report import ADVICE, CheckReport, Problem, limit_advice
-from wizard_referee.referee.record import FAULT_CODES, GameRecord
+from wizard_referee.referee.faults import FAULT_CODES
+from wizard_referee.referee.record import GameRecord
 from wizard_referee.stats import percentile
 
 __all__ = ["SLOW_SHARE", "STDERR_TAIL", "SdkReport", "analyse"]

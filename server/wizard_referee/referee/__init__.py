@@ -7,10 +7,9 @@
   :mod:`.memory`: an in-memory transport (tests, no gRPC);
 - :mod:`.arena`: the lobby, matchmaking, serving; :mod:`.handshake`: what a
   new stream must say; :mod:`.sessions`: sessions and resume tokens;
-  :mod:`.table`: one game (:mod:`.alarm`: the table's one alarm for the
-  per-move deadlines; :mod:`.broadcast`: what each seat is sent of the
-  game's events; :mod:`.catch_up`: a seat taken back is sent the game so
-  far; :mod:`.strays`: a message that answers no open request);
+  :mod:`.table`: one game (:mod:`.seat_state`: one seat at a table, its
+  strays and its catch-up; :mod:`.pending`: a seat's pending decision;
+  :mod:`.alarm`: the deadlines; :mod:`.broadcast`: what each seat is sent);
   :mod:`.live`: the games in progress, for spectators;
   :mod:`.counters`: the counts the metrics are made of;
 - :mod:`.policy`: the :class:`~.policy.RefereePolicy` (deadlines, time bank,

@@ -46,7 +46,15 @@ from wizard_arena.rules import Rules
 from wizard_referee.referee.bridge import Bridge, open_bridge
 from wizard_referee.referee.counters import ArenaCounters
 from wizard_referee.referee.grpc_setup import listener_in_use
-from wizard_referee.referee.handshake import greet, missing_options
+from wizard_referee.referee.handshake import (
+    Door,
+    Refuse,
+    Resume,
+    first_hello,
+    judge,
+    left_after_hello,
+    missing_options,
+)
 from wizard_referee.referee.live import LiveTable
 from wizard_referee.referee.logs import get_logger
 from wizard_referee.referee.policy import RefereePolicy
@@ -119,9 +127,9 @@ class Arena:
         self.games_played = 0
         self.active_tables = 0
         self.live_tables: dict[str, LiveTable] = {}
+        """The games being played, by id (read them through ``game.public_view()``)."""
         self.counters = ArenaCounters()
         """Decisions, latency, faults, messages, refusals (for metrics)."""
-        """The games being played, by id (read them through ``game.public_view()``)."""
         self.on_game_end: list[Callable[[GameRecord], None]] = []
         self.on_session: list[Callable[[Session], None]] = []
         self.connections: set[Seat] = set()
@@ -139,6 +147,15 @@ class Arena:
         self.bot_seed_secret = config.bot_seed_secret or new_secret()
         """The secret of the bots' per-game seeds (ArenaConfig.bot_seed_secret)."""
         self.log = get_logger()
+        policy = config.policy
+        self._door = Door(
+            config.rules,
+            config.tokens,
+            policy.max_sessions_per_token,
+            self._using,
+            self.resume_tokens.issued_here,
+        )
+        """What the handshake asks of the arena."""
 
     @property
     def port(self) -> int:
@@ -194,7 +211,53 @@ class Arena:
             return
         self.connections.add(seat)
         seat.on_closed = self._on_closed
-        self._nursery.start_soon(greet, self, seat)
+        self._nursery.start_soon(self._greet, seat)
+
+    async def _greet(self, seat: Seat) -> None:
+        """Read the first message of a new stream and act on the handshake's
+        verdict (:mod:`.handshake`): refuse the stream, give the bot its
+        session back, or a new one."""
+        log = self.log.bind(conn=seat.id, peer=seat.peer)
+        hello = await first_hello(seat, self.config.policy.hello_timeout)
+        if hello is None:
+            log.info("left_before_hello")
+            return
+        if isinstance(hello, Refuse):
+            self._refuse(seat, hello, log)
+            return
+        self.counters.messages_in += 1
+        verdict = judge(hello, self._door)
+        if isinstance(verdict, Resume):
+            if left_after_hello(seat, log) or self.resume(seat, hello, verdict.common, log):
+                return
+            verdict = verdict.otherwise
+        if isinstance(verdict, Refuse):
+            self._refuse(seat, verdict, log, hello)
+        elif not left_after_hello(seat, log):
+            self.admit(seat, hello, verdict.version, log)
+
+    def _refuse(self, seat: Seat, refusal: Refuse, log: Any, hello: Hello | None = None) -> None:
+        """Close a new stream with the handshake's refusal, counted and logged."""
+        seat.close(refusal.code, refusal.details)
+        self.counters.refused[refusal.reason] += 1
+        extra: dict[str, Any] = {}
+        if hello is not None:
+            extra["bot"] = display_name(hello.bot_name)
+        if refusal.missing:
+            extra["missing"] = refusal.missing
+        if refusal.detail:
+            extra["detail"] = refusal.detail
+        log.info("refused", reason=refusal.reason, **extra)
+        if hello is not None and refusal.missing and self.config.tokens is not None:
+            # an access token of this server: bounded by their number
+            self.refused_options[hello.token] = (
+                f"refused: it cannot play the rule option(s) {', '.join(refusal.missing)}"
+            )
+            self.notify()
+
+    def _using(self, token: str) -> int:
+        """The live sessions of an access token."""
+        return sum(1 for s in self.sessions.values() if s.alive and s.hello.token == token)
 
     def admit(self, seat: Seat, hello: Hello, version: int, log: Any) -> Session:
         """A new session for the bot greeting on ``seat``: welcome it to the lobby."""

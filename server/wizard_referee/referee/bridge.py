@@ -64,7 +64,7 @@ from wizard_arena.protocol.messages import (
     ServerMsg,
     Welcome,
 )
-from wizard_referee.referee.seat import CloseCode, Malformed, Seat
+from wizard_referee.referee.seat import CloseCode, Malformed, SeatBase
 
 __all__ = [
     "KEEPALIVE_OPTIONS",
@@ -75,8 +75,6 @@ __all__ = [
     "open_bridge",
 ]
 
-#: Seconds a stream closed by the server may take to send what was queued
-#: before the close; then the rest is dropped and the status sent.
 #: The server's HTTP/2 keepalive (gRPC channel arguments), as documented for
 #: clients in docs/protocol.md ("Connections: keepalive and dropped streams"):
 #: the server pings a quiet connection every minute, also in the lobby, and
@@ -91,6 +89,8 @@ KEEPALIVE_OPTIONS: tuple[tuple[str, int], ...] = (
     ("grpc.http2.max_ping_strikes", 2),
 )
 
+#: Seconds a stream closed by the server may take to send what was queued
+#: before the close; then the rest is dropped and the status sent.
 CLOSE_GRACE = 10.0
 
 #: Seconds the reader waits, at the clean end of a bot's messages, for gRPC
@@ -108,38 +108,16 @@ class _Close:
     details: str
 
 
-class Connection:
-    """The trio-side handle on one bot stream (a :class:`~wizard_referee.referee.seat.Seat`).
-
-    ``receive()`` yields decoded bot messages (or :class:`Malformed`) and
-    raises :class:`trio.EndOfChannel` once the bot has gone and everything it
-    sent has been read. ``send()`` and ``close()`` never block.
-
-    When the bot half-closes its side (it is leaving) the stream ends with
-    ``OK``, except while its first message is still unread: then it ends
-    when that message has been read, with the status the reader gives it
-    (``close()``; or ``OK`` once ``receive()`` reaches the end), so a bot
-    that sends one message and half-closes still learns why it was refused.
-    """
+class Connection(SeatBase):
+    """The trio-side handle on one bot stream (a :class:`~wizard_referee.referee.seat.Seat`:
+    its trio side is :class:`~wizard_referee.referee.seat.SeatBase`'s, as the
+    in-memory seat's). ``send()`` and ``close()`` hand what goes out to the
+    stream's writer in the asyncio thread; the asyncio side delivers what the
+    bot sends, and says when the bot has gone (``_bot_left``)."""
 
     def __init__(self, bridge: Bridge, conn_id: str, peer: str, inbound_limit: int) -> None:
+        super().__init__(conn_id, peer, inbound_limit)
         self._bridge = bridge
-        self.id = conn_id
-        self.peer = peer
-        self.closed = False
-        """True once the stream has ended (bot left, or closed by the server)."""
-        self.close_reason = ""
-        self.flooded = False
-        self._close_sent = False
-        self._first_unread = True
-        self.on_closed: Callable[[Seat], None] | None = None
-        """Called (in trio) once, when the stream ends for any reason."""
-        self.route: Callable[[BotMsg | Malformed], bool] | None = None
-        """Offered each message before it is queued (:class:`Seat`)."""
-        self._unread = 0
-        """Messages queued and not yet returned by ``receive()``: ``route``
-        is offered none while one is (the reader sees them in order)."""
-        self._send_ch, self._recv_ch = trio.open_memory_channel[BotMsg | Malformed](inbound_limit)
         # asyncio side: outbound queue and its wake-up, both used in the asyncio
         # thread only; the writer, finding the queue empty, waits on a bare
         # future that the first item put into the queue completes
@@ -158,27 +136,6 @@ class Connection:
 
     # -- trio side ----------------------------------------------------------------
 
-    async def receive(self) -> BotMsg | Malformed:
-        """The next message from the bot; EndOfChannel when it has gone."""
-        try:
-            msg = await self._recv_ch.receive()
-        except trio.EndOfChannel:
-            self._end_after_leaving()
-            raise
-        self._first_unread = False
-        self._unread -= 1
-        return msg
-
-    def receive_nowait(self) -> BotMsg | Malformed:
-        try:
-            msg = self._recv_ch.receive_nowait()
-        except trio.EndOfChannel:
-            self._end_after_leaving()
-            raise
-        self._first_unread = False
-        self._unread -= 1
-        return msg
-
     def send(self, msg: ServerMsg) -> None:
         """Queue ``msg`` for the bot (dropped silently once the stream is
         closed); a DecisionRequest goes serialized (:meth:`Bridge._encode`)."""
@@ -186,51 +143,16 @@ class Connection:
             item = wire.encode_server_bytes(msg) if type(msg) is DecisionRequest else msg
             self._bridge._to_aio(self._put, item)
 
-    def close(self, code: CloseCode = CloseCode.OK, details: str = "") -> None:
-        """End the stream with ``code`` after everything already sent."""
-        if self._close_sent:
-            return
-        self._close_sent = True
-        self._mark_closed(f"closed by server: {code.name} {details}".strip())
-        self._bridge._to_aio(self._put, _Close(code, details))
+    def _finish(self, code: CloseCode | None, details: str) -> None:
+        """The status goes after everything already queued (the handler
+        has finished if the bot dropped the stream)."""
+        self._bridge._to_aio(self._put, _Close(code or CloseCode.OK, details))
 
-    # -- called in trio by the asyncio side -----------------------------------------
-
-    def _deliver(self, msg: BotMsg | Malformed) -> None:
-        if self.closed:
-            return
-        route = self.route
-        if route is not None and not self._unread and route(msg):
-            self._first_unread = False  # read: by the table it was routed to
-            return
-        try:
-            self._send_ch.send_nowait(msg)
-            self._unread += 1
-        except trio.WouldBlock:
-            self.flooded = True
-            self.close(
-                CloseCode.RESOURCE_EXHAUSTED,
-                f"inbound queue full ({self._recv_ch.statistics().max_buffer_size} messages): "
-                "the bot sent faster than the referee reads",
-            )
-
-    def _mark_closed(self, reason: str) -> None:
-        if not self.closed:
-            self.closed = True
-            self.close_reason = reason
-            if self.on_closed is not None:
-                self.on_closed(self)
-        self._send_ch.close()
-        if self._first_unread:
-            # the reader of the first message ends the stream (it may be
-            # handed over already, yet unread: the channel's buffer is empty)
-            return
-        self._end_after_leaving()
-
-    def _end_after_leaving(self) -> None:
-        if not self._close_sent:  # the bot left: let the asyncio handler finish too
-            self._close_sent = True
-            self._bridge._to_aio(self._put, _Close(CloseCode.OK, ""))
+    def _closed_by_aio(self, close: _Close) -> None:
+        """trio: the asyncio side ended the stream (:meth:`_end_now`)."""
+        if not self._finished:
+            self._finished = True
+            self._mark_closed(f"closed by server: {close.code.name} {close.details}")
 
     # -- asyncio side -----------------------------------------------------------------
 
@@ -277,12 +199,6 @@ class Connection:
         self._out.append(close)
         self._cut = True
         writer.cancel()
-
-    def _closed_by_aio(self, close: _Close) -> None:
-        """trio: the asyncio side ended the stream (:meth:`_end_now`)."""
-        if not self._close_sent:
-            self._close_sent = True
-            self._mark_closed(f"closed by server: {close.code.name} {close.details}")
 
     def __repr__(self) -> str:
         return f"<Connection {self.id} {self.peer}{' closed' if self.closed else ''}>"
@@ -354,7 +270,7 @@ class _Servicer:
         finally:
             bridge.open_streams -= 1
             reader.cancel()
-            bridge._to_trio(conn._mark_closed, ended)
+            bridge._to_trio(conn._bot_left, ended)
 
     async def _read(self, request_iterator: AsyncIterator[Any], conn: Connection) -> None:
         bridge = self._bridge
@@ -387,7 +303,7 @@ class _Servicer:
         except Exception as e:
             reason = f"stream failed: {type(e).__name__}: {e}"
         finally:
-            bridge._to_trio(conn._mark_closed, reason)
+            bridge._to_trio(conn._bot_left, reason)
 
 
 class Bridge:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from wizard_arena.protocol.codes import FaultCode
 
@@ -79,37 +79,46 @@ FORFEIT_POINTS_PER_CARD = -10
 
 
 class FaultBook:
-    """The faults of one game and what they cost, kept in its record
-    (``faults``, ``fault_details``, ``removed``, ``penalties``)."""
+    """The faults of one game and what they cost, kept here: by seat the
+    count of each fault code and the detail of its first occurrence, the
+    round the seat was removed in (fault policy ``remove``) and the rounds
+    it forfeited (``forfeit_round``), and the penalties those rounds cost;
+    :meth:`write` puts them in the game's record."""
 
-    def __init__(self, policy: FaultPolicy, max_faults: int, record: GameRecord) -> None:
+    def __init__(self, policy: FaultPolicy, max_faults: int, seats: int) -> None:
         self.policy = policy
         self.max_faults = max_faults
-        self.record = record
-        self.forfeited: list[set[int]] = [set() for _ in record.names]
+        self.counts: list[dict[str, int]] = [{} for _ in range(seats)]
+        """By seat: fault code -> count."""
+        self.details: list[dict[str, str]] = [{} for _ in range(seats)]
+        """By seat: fault code -> the detail of its first occurrence."""
+        self.removed_in: list[int | None] = [None] * seats
+        """By seat: the round it was removed in (fault policy ``remove``), or None."""
+        self.forfeited: list[set[int]] = [set() for _ in range(seats)]
         """By seat: the rounds it forfeited (fault policy ``forfeit_round``)."""
+        self.penalties: list[dict[str, Any]] = []
+        """The referee penalties (:attr:`GameRecord.penalties`), once added."""
 
     def removed(self, seat: int) -> bool:
         """Whether the seat is out of the game (nothing more is held against it)."""
-        return self.record.removed[seat] is not None
+        return self.removed_in[seat] is not None
 
     def charge(self, seat: int, code: FaultCode, detail: str, round_: int) -> Sanction | None:
-        """Record a fault of ``seat`` in round ``round_`` (0: before the first
+        """Count a fault of ``seat`` in round ``round_`` (0: before the first
         deal, which counts as round 1). Returns the sanction the fault puts in
         force now (the seat's open decision, if any, is the default
         policy's too), or None. Call only for a seat not :meth:`removed`."""
-        record = self.record
-        record.add_fault(seat, code, detail)
+        counts = self.counts[seat]
+        counts[code] = counts.get(code, 0) + 1
+        self.details[seat].setdefault(code, detail)
         rnd = max(round_, 1)
         if self.policy is FaultPolicy.FORFEIT_ROUND:
             if rnd in self.forfeited[seat]:
                 return None  # a forfeited round costs nothing more
             self.forfeited[seat].add(rnd)
             return Sanction.FORFEIT_ROUND
-        if self.policy is FaultPolicy.REMOVE and sum(record.faults[seat].values()) >= (
-            self.max_faults
-        ):
-            record.removed[seat] = rnd
+        if self.policy is FaultPolicy.REMOVE and sum(counts.values()) >= self.max_faults:
+            self.removed_in[seat] = rnd
             return Sanction.REMOVED
         return None
 
@@ -122,22 +131,30 @@ class FaultBook:
             return Sanction.FORFEIT_ROUND
         return None
 
-    def add_penalties(self, results: Sequence[RoundResult]) -> None:
-        """Record the referee penalties (fault policy ``forfeit_round``) that
+    def add_penalties(self, results: Sequence[RoundResult], dealt: Sequence[Sequence[int]]) -> None:
+        """Add the referee penalties (fault policy ``forfeit_round``) that
         make each forfeited round of a seat score FORFEIT_POINTS_PER_CARD per
-        card dealt, for the rounds played (``results``: the rules' own)."""
-        record = self.record
+        card dealt (``dealt``: by round, the cards each seat was dealt), for
+        the rounds played (``results``: the rules' own)."""
         for seat, rounds in enumerate(self.forfeited):
             for rnd in sorted(rounds):
                 if rnd > len(results):
                     continue
-                cards = len(record.rounds[rnd - 1].hands[seat])
                 scored = results[rnd - 1].points[seat]
-                record.penalties.append(
+                self.penalties.append(
                     {
                         "round": rnd,
                         "seat": seat,
-                        "points": FORFEIT_POINTS_PER_CARD * cards - scored,
+                        "points": FORFEIT_POINTS_PER_CARD * dealt[rnd - 1][seat] - scored,
                         "reason": Sanction.FORFEIT_ROUND,
                     }
                 )
+
+    def write(self, record: GameRecord) -> None:
+        """Put the faults so far in ``record`` (``faults``, ``fault_details``,
+        ``removed``, ``penalties``): after each fault, so that a game in
+        progress shows them (spectators), and at its end."""
+        record.faults = [dict(c) for c in self.counts]
+        record.fault_details = [dict(d) for d in self.details]
+        record.removed = list(self.removed_in)
+        record.penalties = list(self.penalties)

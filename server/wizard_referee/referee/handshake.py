@@ -8,14 +8,18 @@ resume token of this server takes its session back if it may
 (:meth:`Arena.resume`); one quoting a token never issued here is refused.
 Everything else is refused with a status that says why (docs/protocol.md,
 "Refused streams"), and nothing is kept for the stream.
+
+The handshake decides; the arena acts. :func:`first_hello` reads the first
+message, :func:`judge` gives the verdict on a Hello (:class:`Refuse`,
+:class:`Admit` or :class:`Resume`) from what it is shown of the server (a
+:class:`Door`), and :meth:`Arena._greet <.arena.Arena._greet>` carries it out.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import trio
 
@@ -24,10 +28,17 @@ from wizard_arena.rules import Rules
 from wizard_referee.referee.seat import CloseCode, Malformed, Seat
 from wizard_referee.referee.sessions import display_name
 
-if TYPE_CHECKING:
-    from wizard_referee.referee.arena import Arena
-
-__all__ = ["greet", "missing_options"]
+__all__ = [
+    "Admit",
+    "Door",
+    "Refuse",
+    "Resume",
+    "Verdict",
+    "first_hello",
+    "judge",
+    "left_after_hello",
+    "missing_options",
+]
 
 
 def missing_options(rules: Rules, supported: Sequence[str]) -> list[str]:
@@ -42,81 +53,97 @@ def missing_options(rules: Rules, supported: Sequence[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
-class _Refusal:
+class Refuse:
+    """Refuse the stream: close it with ``code`` and ``details``."""
+
     code: CloseCode
     details: str
     """The status details the bot receives."""
     reason: str
-    """The ``reason`` of the server's ``refused`` log event."""
+    """The ``reason`` of the server's ``refused`` log event (and its count)."""
     missing: list[str] = field(default_factory=list)
     """The rule options the bot cannot play (a refusal for rule options)."""
+    detail: str = ""
+    """What did not decode (a first message that is not a Hello)."""
 
 
-async def greet(arena: Arena, seat: Seat) -> None:
-    """Read the first message of a new stream and give it a session (or its
-    session back), or refuse it."""
-    log = arena.log.bind(conn=seat.id, peer=seat.peer)
-    hello = await _first_hello(seat, arena.config.policy.hello_timeout, log, arena.counters.refused)
-    if hello is None:
-        return
-    arena.counters.messages_in += 1
-    common = [v for v in PROTOCOL_VERSIONS if hello.min_version <= v <= hello.max_version]
-    refusal = _version(hello, common) or _token(arena, hello)
-    if refusal is None and hello.resume_token:
-        if not arena.resume_tokens.issued_here(hello.resume_token):
-            unknown = "unknown resume token"
-            refusal = _Refusal(CloseCode.FAILED_PRECONDITION, unknown, "resume token")
-        elif _left_after_hello(seat, log) or arena.resume(seat, hello, common, log):
-            return
-    if refusal is None:
-        refusal = _sessions_per_token(arena, hello) or _rule_options(arena, hello)
-    if refusal is not None:
-        seat.close(refusal.code, refusal.details)
-        arena.counters.refused[refusal.reason] += 1
-        extra: dict[str, Any] = {"missing": refusal.missing} if refusal.missing else {}
-        log.info("refused", reason=refusal.reason, bot=display_name(hello.bot_name), **extra)
-        if refusal.missing and arena.config.tokens is not None:
-            # an access token of this server: bounded by their number
-            arena.refused_options[hello.token] = (
-                f"refused: it cannot play the rule option(s) {', '.join(refusal.missing)}"
-            )
-            arena.notify()
-        return
-    if _left_after_hello(seat, log):
-        return
-    arena.admit(seat, hello, max(common), log)
+@dataclass(frozen=True)
+class Admit:
+    """Give the bot a new session, speaking protocol ``version``."""
+
+    version: int
 
 
-async def _first_hello(seat: Seat, timeout: float, log: Any, refused: Counter[str]) -> Hello | None:
-    """The bot's first message if it is a Hello; otherwise the stream is
-    refused (or the bot left) and None."""
+@dataclass(frozen=True)
+class Resume:
+    """The bot quotes a resume token of this server: give its session back
+    if it may still be resumed (versions in ``common``), else ``otherwise``."""
+
+    common: list[int]
+    otherwise: Refuse | Admit
+
+
+Verdict = Refuse | Admit | Resume
+
+
+@dataclass(frozen=True)
+class Door:
+    """What the handshake asks of the server (the arena)."""
+
+    rules: Rules
+    tokens: frozenset[str] | None
+    """Access tokens accepted (None: any bot)."""
+    sessions_per_token: int
+    """Sessions one access token may hold at once (0: any number)."""
+    using: Callable[[str], int]
+    """The live sessions of an access token."""
+    issued_here: Callable[[str], bool]
+    """Whether this server issued a resume token (perhaps expired since)."""
+
+
+async def first_hello(seat: Seat, timeout: float) -> Hello | Refuse | None:
+    """The bot's first message if it is a Hello within ``timeout``; a
+    refusal if it is not; None if the bot left first."""
     msg: Any = None
     with trio.move_on_after(timeout):
         try:
             msg = await seat.receive()
         except trio.EndOfChannel:
-            log.info("left_before_hello")
             return None
     if msg is None:
-        seat.close(CloseCode.INVALID_ARGUMENT, "no Hello within the hello timeout")
-        log.info("refused", reason="hello timeout")
-        refused["hello timeout"] += 1
-        return None
+        return Refuse(
+            CloseCode.INVALID_ARGUMENT, "no Hello within the hello timeout", "hello timeout"
+        )
     if isinstance(msg, Malformed):
         details = f"the first message must be a Hello: {msg.detail}"
-        seat.close(CloseCode.INVALID_ARGUMENT, details)
-        log.info("refused", reason="first message not a hello", detail=msg.detail)
-        refused["first message not a hello"] += 1
-        return None
+        return Refuse(
+            CloseCode.INVALID_ARGUMENT, details, "first message not a hello", detail=msg.detail
+        )
     if not isinstance(msg, Hello):
-        seat.close(CloseCode.INVALID_ARGUMENT, "the first message must be a Hello")
-        log.info("refused", reason="first message not a hello")
-        refused["first message not a hello"] += 1
-        return None
+        details = "the first message must be a Hello"
+        return Refuse(CloseCode.INVALID_ARGUMENT, details, "first message not a hello")
     return msg
 
 
-def _left_after_hello(seat: Seat, log: Any) -> bool:
+def judge(hello: Hello, door: Door) -> Verdict:
+    """What the server does with a stream that greets it with ``hello``: a
+    version in common, an accepted access token; a resume token of this
+    server takes its session back if it may; then the sessions per token and
+    the rule options."""
+    common = [v for v in PROTOCOL_VERSIONS if hello.min_version <= v <= hello.max_version]
+    refusal = _version(hello, common) or _token(door, hello)
+    if refusal is not None:
+        return refusal
+    otherwise = _sessions_per_token(door, hello) or _rule_options(door, hello)
+    verdict: Refuse | Admit = otherwise or Admit(max(common))
+    if hello.resume_token:
+        if not door.issued_here(hello.resume_token):
+            return Refuse(CloseCode.FAILED_PRECONDITION, "unknown resume token", "resume token")
+        return Resume(common, verdict)
+    return verdict
+
+
+def left_after_hello(seat: Seat, log: Any) -> bool:
     """Whether the bot half-closed right after its hello: then nothing
     is kept for it and its stream ends with OK."""
     if not seat.closed:
@@ -126,7 +153,7 @@ def _left_after_hello(seat: Seat, log: Any) -> bool:
     return True
 
 
-def _version(hello: Hello, common: list[int]) -> _Refusal | None:
+def _version(hello: Hello, common: list[int]) -> Refuse | None:
     if common:
         return None
     details = (
@@ -134,26 +161,25 @@ def _version(hello: Hello, common: list[int]) -> _Refusal | None:
         f"{hello.min_version}..{hello.max_version}, this server speaks "
         + ", ".join(map(str, PROTOCOL_VERSIONS))
     )
-    return _Refusal(CloseCode.FAILED_PRECONDITION, details, "version")
+    return Refuse(CloseCode.FAILED_PRECONDITION, details, "version")
 
 
-def _token(arena: Arena, hello: Hello) -> _Refusal | None:
-    tokens = arena.config.tokens
+def _token(door: Door, hello: Hello) -> Refuse | None:
+    tokens = door.tokens
     if tokens is None or hello.token in tokens:
         return None
     details = "missing access token" if not hello.token else "invalid access token"
-    return _Refusal(CloseCode.UNAUTHENTICATED, details, "token")
+    return Refuse(CloseCode.UNAUTHENTICATED, details, "token")
 
 
-def _sessions_per_token(arena: Arena, hello: Hello) -> _Refusal | None:
-    per_token = arena.config.policy.max_sessions_per_token
+def _sessions_per_token(door: Door, hello: Hello) -> Refuse | None:
+    per_token = door.sessions_per_token
     if not per_token or not hello.token:
         return None
-    using = [s for s in arena.sessions.values() if s.alive and s.hello.token == hello.token]
-    if len(using) < per_token:
+    if door.using(hello.token) < per_token:
         return None
     details = f"too many sessions with this access token ({per_token} at most)"
-    return _Refusal(CloseCode.RESOURCE_EXHAUSTED, details, "sessions per token")
+    return Refuse(CloseCode.RESOURCE_EXHAUSTED, details, "sessions per token")
 
 
 #: Characters of the bot's own ``Hello.rule_options`` quoted back in a refusal
@@ -161,8 +187,8 @@ def _sessions_per_token(arena: Arena, hello: Hello) -> _Refusal | None:
 MAX_OPTIONS_SHOWN = 200
 
 
-def _rule_options(arena: Arena, hello: Hello) -> _Refusal | None:
-    rules = arena.config.rules
+def _rule_options(door: Door, hello: Hello) -> Refuse | None:
+    rules = door.rules
     missing = missing_options(rules, hello.rule_options)
     if not missing:
         return None
@@ -175,4 +201,4 @@ def _rule_options(arena: Arena, hello: Hello) -> _Refusal | None:
         f"({rules.describe()}); the bot's Hello.rule_options "
         f"({given}) do not include them"
     )
-    return _Refusal(CloseCode.FAILED_PRECONDITION, details, "rule options", missing)
+    return Refuse(CloseCode.FAILED_PRECONDITION, details, "rule options", missing)

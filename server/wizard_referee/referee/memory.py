@@ -8,8 +8,9 @@ the arena accepts exactly as it accepts a gRPC stream
 whole server (handshake, resume, matchmaking, tables) runs on trio's
 virtual clock (``trio.testing.MockClock``): deterministic, no threads, no ports.
 
-The stream behaves as the gRPC transport's (:mod:`wizard_referee.referee.bridge`)
-does, short of the bytes: a bot that sends more than ``inbound_limit``
+Its trio side is the gRPC transport's (:class:`~wizard_referee.referee.seat.SeatBase`,
+the base of both; ``tests/test_seat_contract.py``), short of the bytes: a
+bot that sends more than ``inbound_limit``
 messages the referee has not read is cut off (``flooded``,
 RESOURCE_EXHAUSTED); a bot that leaves ends its stream with OK, except
 while its first message is unread (then the referee's close, if any, is
@@ -41,52 +42,26 @@ import trio
 
 from wizard_arena.protocol.messages import BotMsg, ServerMsg
 from wizard_referee.referee.policy import RefereePolicy
-from wizard_referee.referee.seat import CloseCode, Malformed, Seat
+from wizard_referee.referee.seat import CloseCode, Malformed, Seat, SeatBase
 
 __all__ = ["MemoryBot", "MemorySeat", "connect"]
 
 _ids = itertools.count(1)
 
 
-class MemorySeat:
+class MemorySeat(SeatBase):
     """The referee's end of an in-memory bot connection (a :class:`Seat`)."""
 
     def __init__(
         self, *, inbound_limit: int = 64, outbound_limit: int = 256, peer: str = "memory"
     ) -> None:
-        self.id = f"m{next(_ids)}"
-        self.peer = peer
-        self.closed = False
-        self.close_reason = ""
-        self.flooded = False
-        self.on_closed: Callable[[Seat], None] | None = None
-        self.route: Callable[[BotMsg | Malformed], bool] | None = None
-        self._unread = 0
-        """Messages queued and not yet returned by ``receive()`` (as in the
-        gRPC transport: ``route`` is offered none while one is)."""
-        self.inbound_limit = inbound_limit
+        super().__init__(f"m{next(_ids)}", peer, inbound_limit)
         self.outbound_limit = outbound_limit
         self.closed_with: tuple[CloseCode, str] | None = None
         """How the stream ended for the bot (None while it is open, and for a
         bot that disconnected abruptly)."""
-        self._in, self._inbox = trio.open_memory_channel[BotMsg | Malformed](inbound_limit)
         self._out, self._outbox = trio.open_memory_channel[ServerMsg](math.inf)
-        self._first_unread = True
-        self._ended = False
-        """The outbound side is closed: the bot reads what is left, then the end."""
         self.bot = MemoryBot(self)
-
-    # -- the Seat protocol (the referee's side) ------------------------------------------
-
-    async def receive(self) -> BotMsg | Malformed:
-        try:
-            msg = await self._inbox.receive()
-        except trio.EndOfChannel:
-            self._end(CloseCode.OK, "")  # the bot left and everything was read
-            raise
-        self._first_unread = False
-        self._unread -= 1
-        return msg
 
     def send(self, msg: ServerMsg) -> None:
         if self.closed:
@@ -101,52 +76,9 @@ class MemorySeat:
             return
         self._out.send_nowait(msg)
 
-    def close(self, code: CloseCode = CloseCode.OK, details: str = "") -> None:
-        if self._ended:
-            return
-        self._mark_closed(f"closed by server: {code.name} {details}".strip())
-        self._end(code, details)
-
-    # -- what the bot's end does ---------------------------------------------------------
-
-    def _deliver(self, msg: BotMsg | Malformed) -> None:
-        if self.closed:
-            return
-        route = self.route
-        if route is not None and not self._unread and route(msg):
-            self._first_unread = False  # read: by the table it was routed to
-            return
-        try:
-            self._in.send_nowait(msg)
-            self._unread += 1
-        except trio.WouldBlock:
-            self.flooded = True
-            self.close(
-                CloseCode.RESOURCE_EXHAUSTED,
-                f"inbound queue full ({self.inbound_limit} messages): "
-                "the bot sent faster than the referee reads",
-            )
-
-    def _mark_closed(self, reason: str) -> None:
-        if not self.closed:
-            self.closed = True
-            self.close_reason = reason
-            if self.on_closed is not None:
-                self.on_closed(self)
-        self._in.close()
-
-    def _left(self) -> None:
-        """The bot half-closed: the stream ends with OK, or, while its first
-        message is unread, with what the referee makes of it."""
-        self._mark_closed("the bot closed the stream")
-        if not self._first_unread:
-            self._end(CloseCode.OK, "")
-
-    def _end(self, code: CloseCode | None, details: str = "") -> None:
-        """End the outbound side (``code`` None: the bot dropped it)."""
-        if self._ended:
-            return
-        self._ended = True
+    def _finish(self, code: CloseCode | None, details: str) -> None:
+        """End the outbound side: the bot reads what is left, then the end
+        (``code`` None: the bot dropped it)."""
         if code is not None:
             self.closed_with = (code, details)
         self._out.close()
@@ -194,14 +126,14 @@ class MemoryBot:
         """Half-close: the bot sends nothing more and leaves (reading goes on)."""
         if not self._leaving:
             self._leaving = True
-            self.seat._left()
+            self.seat._bot_left("the bot closed the stream")
 
     def disconnect(self) -> None:
         """Drop the connection abruptly, as a crashing client would."""
         if not self.cancelled:
             self.cancelled = True
             self.seat._mark_closed("stream cancelled")
-            self.seat._end(None)
+            self.seat._end(None)  # (what was sent before is lost with it)
 
 
 def connect(accept: Callable[[Seat], None], policy: RefereePolicy | None = None) -> MemoryBot:

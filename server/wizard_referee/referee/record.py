@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -29,10 +29,8 @@ from wizard_arena.rules import (
     Suit,
     rank_totals,
 )
-from wizard_referee.referee.faults import FAULT_CODES  # (where `check` looks them up)
 
 __all__ = [
-    "FAULT_CODES",
     "GameRecord",
     "MoveRecord",
     "RecordLog",
@@ -308,12 +306,3 @@ def verify_record(record: GameRecord) -> list[str]:
         elif ranks != record.ranks:
             problems.append(f"ranks: recorded {record.ranks}, rules and penalties give {ranks}")
     return problems
-
-
-def fault_counts(records: list[GameRecord]) -> Counter[str]:
-    """Faults by code over ``records``."""
-    c: Counter[str] = Counter()
-    for r in records:
-        for f in r.faults:
-            c.update(f)
-    return c

@@ -7,6 +7,13 @@ It is implemented by the gRPC transport
 seat of :mod:`wizard_referee.referee.memory`, so the whole referee runs with
 no transport at all, on trio's virtual clock in tests.
 
+Both are written on one base, :class:`SeatBase`: the trio side of a
+stream (the inbound queue and its limit, ``route``, the end of the stream
+as the referee sees it), so the mock-clock tests, run on in-memory seats,
+hold for the gRPC stream too (``tests/test_seat_contract.py`` runs the
+same contract on both). A transport adds how messages go out and how the
+stream ends for the bot (:meth:`SeatBase._finish`).
+
 Deadlines are the caller's (a table's :mod:`~wizard_referee.referee.alarm`),
 so the transport knows nothing of time.
 """
@@ -18,10 +25,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+import trio
+
 from wizard_arena.protocol.codes import EventStream
 from wizard_arena.protocol.messages import BotMsg, ServerMsg
 
-__all__ = ["CloseCode", "Malformed", "Seat", "SeatSpec"]
+__all__ = ["CloseCode", "Malformed", "Seat", "SeatBase", "SeatSpec"]
 
 
 class CloseCode(enum.Enum):
@@ -83,6 +92,113 @@ class Seat(Protocol):
     def close(self, code: CloseCode = CloseCode.OK, details: str = "") -> None:
         """End the stream with ``code`` after everything already sent."""
         ...
+
+
+class SeatBase:
+    """The trio side of one bot's stream (a :class:`Seat` but for ``send``):
+    what the transport delivers (:meth:`_deliver`, in trio) is offered to
+    ``route`` or queued for :meth:`receive`; more than ``inbound_limit``
+    messages unread cut the bot off (``flooded``, RESOURCE_EXHAUSTED).
+
+    How the stream ends: :meth:`close` (the server), :meth:`_bot_left` (the
+    bot half-closed, or the stream ended under it), or the end of the queue
+    read (:meth:`receive`). When the bot leaves the stream ends with OK,
+    except while its first message is unread: then it ends when that
+    message has been read, with the status the reader gives it (``close()``;
+    or OK once ``receive()`` reaches the end), so a bot that sends one
+    message and half-closes still learns why it was refused. A transport
+    ends the stream for the bot in :meth:`_finish`, called once."""
+
+    def __init__(self, conn_id: str, peer: str, inbound_limit: int) -> None:
+        self.id = conn_id
+        self.peer = peer
+        self.closed = False
+        """True once the stream has ended (bot left, or closed by the server)."""
+        self.close_reason = ""
+        self.flooded = False
+        self.on_closed: Callable[[Seat], None] | None = None
+        """Called (in trio) once, when the stream ends for any reason."""
+        self.route: Callable[[BotMsg | Malformed], bool] | None = None
+        """Offered each message before it is queued (:class:`Seat`)."""
+        self.inbound_limit = inbound_limit
+        self._unread = 0
+        """Messages queued and not yet returned by ``receive()``: ``route``
+        is offered none while one is (the reader sees them in order)."""
+        self._first_unread = True
+        self._finished = False
+        """The end of the stream for the bot is decided (:meth:`_end`)."""
+        self._in, self._inbox = trio.open_memory_channel[BotMsg | Malformed](inbound_limit)
+
+    async def receive(self) -> BotMsg | Malformed:
+        """The next message from the bot; EndOfChannel when it has gone."""
+        try:
+            msg = await self._inbox.receive()
+        except trio.EndOfChannel:
+            self._end(CloseCode.OK)  # the bot left and everything was read
+            raise
+        self._first_unread = False
+        self._unread -= 1
+        return msg
+
+    def send(self, msg: ServerMsg) -> None:
+        """The transport's: queue ``msg`` for the bot (dropped once closed)."""
+        raise NotImplementedError
+
+    def close(self, code: CloseCode = CloseCode.OK, details: str = "") -> None:
+        """End the stream with ``code`` after everything already sent."""
+        if self._finished:
+            return
+        self._mark_closed(f"closed by server: {code.name} {details}".strip())
+        self._end(code, details)
+
+    # -- what the transport calls, in trio ---------------------------------------
+
+    def _deliver(self, msg: BotMsg | Malformed) -> None:
+        """A message from the bot."""
+        if self.closed:
+            return
+        route = self.route
+        if route is not None and not self._unread and route(msg):
+            self._first_unread = False  # read: by the table it was routed to
+            return
+        try:
+            self._in.send_nowait(msg)
+            self._unread += 1
+        except trio.WouldBlock:
+            self.flooded = True
+            self.close(
+                CloseCode.RESOURCE_EXHAUSTED,
+                f"inbound queue full ({self.inbound_limit} messages): "
+                "the bot sent faster than the referee reads",
+            )
+
+    def _bot_left(self, reason: str) -> None:
+        """The bot sends nothing more (it half-closed, or the stream ended
+        under it: ``reason``): the stream ends with OK, unless its first
+        message is unread (then the reader ends it)."""
+        self._mark_closed(reason)
+        if not self._first_unread:
+            self._end(CloseCode.OK)
+
+    def _mark_closed(self, reason: str) -> None:
+        """The stream is closed (``reason``): nothing more is delivered."""
+        if not self.closed:
+            self.closed = True
+            self.close_reason = reason
+            if self.on_closed is not None:
+                self.on_closed(self)
+        self._in.close()
+
+    def _end(self, code: CloseCode | None, details: str = "") -> None:
+        """End the stream for the bot, once (``code`` None: it dropped it)."""
+        if not self._finished:
+            self._finished = True
+            self._finish(code, details)
+
+    def _finish(self, code: CloseCode | None, details: str) -> None:
+        """The transport's: end the stream for the bot with ``code`` after
+        what was sent (None: the bot dropped the connection)."""
+        raise NotImplementedError
 
 
 @dataclass

@@ -22,16 +22,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import trio
 
 from wizard_arena.bot import GameInfo
-from wizard_arena.protocol.codes import EventStream, FaultCode, RejectCode
+from wizard_arena.protocol.codes import FaultCode, RejectCode
 from wizard_arena.protocol.messages import (
     ActionMsg,
-    ActionRejected,
     BotMsg,
     DecisionRequest,
     FaultSummary,
@@ -49,63 +47,26 @@ from wizard_arena.rules import (
     default_action,
     rank_totals,
 )
-from wizard_referee.referee.alarm import Alarm, expire
+from wizard_referee.referee.alarm import Alarm
 from wizard_referee.referee.broadcast import send_new_events
-from wizard_referee.referee.catch_up import send_game_so_far
 from wizard_referee.referee.counters import ArenaCounters
 from wizard_referee.referee.faults import FaultBook, Sanction
 from wizard_referee.referee.live import LiveTable
 from wizard_referee.referee.logs import get_logger, log_decision
+from wizard_referee.referee.pending import Offer, Pending
 from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import GameRecord, MoveRecord, RoundRecord
 from wizard_referee.referee.seat import CloseCode, Malformed, Seat, SeatSpec
-from wizard_referee.referee.strays import stray
+from wizard_referee.referee.seat_state import SeatState
 
 __all__ = ["SeatSpec", "run_table"]
 
 
-@dataclass
-class _SeatState:
-    spec: SeatSpec
-    seat: int
-    send_answer: trio.MemorySendChannel[ActionMsg | None]
-    answers: trio.MemoryReceiveChannel[ActionMsg | None]
-    """The answers to the open request (None: a wake-up, see ``expired``)."""
-    open_request: str | None = None
-    deadline: float = 0.0
-    """trio time at which the open request expires."""
-    gone: bool = False
-    bank: float = 0.0
-    """Seconds left in the seat's time bank (at the open request's start)."""
-    started: float = 0.0
-    """trio time the open request was issued."""
-    waiting: bool = False
-    """A decision waits for the answer to the open request (:meth:`_Table._answer`)."""
-    receiving: bool = False
-    """That decision is parked on ``answers`` (an answer can go straight to it)."""
-    expired: str | None = None
-    """The open request whose wait was ended: its deadline passed, or a
-    fault benched the seat (:func:`~wizard_referee.referee.alarm.expire`)."""
-    counters: ArenaCounters | None = None
-
-    @property
-    def conn(self) -> Seat | None:
-        return None if self.gone else self.spec.conn
-
-    @property
-    def all_events(self) -> bool:
-        """Whether the bot gets the table's public events (not the lean stream)."""
-        return self.spec.event_stream is not EventStream.LEAN
-
-    def send(self, msg: Any) -> None:
-        conn = self.conn
-        if conn is not None:
-            conn.send(msg)
-            if self.counters is not None:
-                self.counters.messages_out += 1
-
-
 class _Table:
+    pending_type: type[Pending] = Pending
+    """What a decision waits on (``tests/test_pending.py`` puts its
+    reference version, a ``trio.move_on_at`` around the wait, here)."""
+
     def __init__(
         self,
         game_id: str,
@@ -142,16 +103,16 @@ class _Table:
             self.bot_seeds = [bot_seed(secret, game_id, s) for s in range(n)]
         """GameStarted.bot_seed by seat (from the secret, never from the deal's seed)."""
         self.log = get_logger(game_id=game_id)
-        self.states: list[_SeatState] = []
+        self.states: list[SeatState] = []
         for s, spec in enumerate(seats):
             send, recv = trio.open_memory_channel[ActionMsg | None](64)
-            st = _SeatState(spec, s, send, recv, bank=policy.time_bank, counters=self.counters)
+            st = SeatState(self, spec, s, send, recv, self.counters, bank=policy.time_bank)
             if spec.conn is None or spec.conn.closed:
                 st.gone = True
             self.states.append(st)
         names = [s.name for s in seats]
         self.record = GameRecord.begin(game_id, self.game, names, seed, policy.fault_policy, tags)
-        self.faults = FaultBook(policy.fault_policy, policy.max_faults, self.record)
+        self.faults = FaultBook(policy.fault_policy, policy.max_faults, n)
         self.live = LiveTable(game_id, names, self.game, self.record)
         self._requests = 0
         self._moves: list[tuple[int, int, str, float, str | None]] = []
@@ -160,27 +121,31 @@ class _Table:
         self._alarm = Alarm(self.states)
         for st in self.states:
             if st.gone and st.spec.conn is not None:
-                self._fault(st, FaultCode.DISCONNECT, "not connected when the game started")
+                self.fault(st, FaultCode.DISCONNECT, "not connected when the game started")
             if st.spec.conn is not None:
                 st.spec.reattach = lambda conn, st=st: self._reattach(st, conn)
 
     # -- faults and messages ------------------------------------------------------------
 
-    def _fault(self, st: _SeatState, code: FaultCode, detail: str) -> None:
+    def fault(self, st: SeatState, code: FaultCode, detail: str) -> None:
+        """Hold a fault against the seat: recorded, and what the fault
+        policy makes it cost (its open decision is then the default's)."""
         seat = st.seat
         if self.faults.removed(seat):
             return  # out of the game: nothing more is held against it
         self.counters.faults[code] += 1
         rnd = self.game.round
         sanction = self.faults.charge(seat, code, detail, rnd)
+        self.faults.write(self.record)  # (a game in progress shows its faults)
         self.log.warning("fault", round=rnd, seat=seat, bot=st.spec.name, code=code, detail=detail)
         if sanction is None:
             return
         event = "round_forfeited" if sanction is Sanction.FORFEIT_ROUND else "seat_removed"
         self.log.warning(event, round=max(rnd, 1), seat=seat, bot=st.spec.name)
-        expire(st)  # the open decision is the default policy's too
+        if st.pending is not None:
+            st.pending.expire()  # the open decision is the default policy's too
 
-    def _benched(self, st: _SeatState) -> str | None:
+    def _benched(self, st: SeatState) -> str | None:
         """Why the default policy plays the seat's decisions now, if it does."""
         sanction = self.faults.benched(st.seat, self.game.round)
         if sanction is not None:
@@ -189,32 +154,20 @@ class _Table:
             return FaultCode.DISCONNECT
         return None
 
-    def _reject(
-        self, st: _SeatState, request_id: str, code: str, message: str, left: float
-    ) -> None:
-        st.send(ActionRejected(request_id, self.bot_game_id, code, message, max(0.0, left)))
-
-    @staticmethod
-    def _time_left(st: _SeatState) -> float:
-        """Seconds left on the seat's open request (0 when none is open)."""
-        if st.open_request is None:
-            return 0.0
-        return max(0.0, st.deadline - trio.current_time())
-
-    def _mark_gone(self, st: _SeatState, conn: Seat | None) -> None:
+    def _mark_gone(self, st: SeatState, conn: Seat | None) -> None:
         if st.gone or conn is not st.spec.conn:
             return  # already gone, or the seat has been taken back on a new stream
         st.gone = True
         if conn is not None and conn.flooded:
-            self._fault(st, FaultCode.FLOODING, conn.close_reason)
+            self.fault(st, FaultCode.FLOODING, conn.close_reason)
         else:
             reason = conn.close_reason if conn is not None else "not connected"
-            self._fault(st, FaultCode.DISCONNECT, reason or "the connection dropped")
+            self.fault(st, FaultCode.DISCONNECT, reason or "the connection dropped")
         st.send_answer.close()
 
     # -- a seat taken back on a new connection ------------------------------------------
 
-    def _reattach(self, st: _SeatState, conn: Seat) -> None:
+    def _reattach(self, st: SeatState, conn: Seat) -> None:
         """The seat's bot is back on ``conn`` (a resumed session): route its
         messages again and send it the game in progress."""
         if self._nursery is None or self.game.is_over:
@@ -222,7 +175,7 @@ class _Table:
         old = st.spec.conn
         if not st.gone and old is not None and old is not conn:
             # the bot came back before its old stream was seen to drop: a drop all the same
-            self._fault(st, FaultCode.DISCONNECT, "resumed on a new stream")
+            self.fault(st, FaultCode.DISCONNECT, "resumed on a new stream")
         st.spec.conn = conn
         if st.gone:
             # the answers channel was closed when the bot went: a fresh one
@@ -232,12 +185,12 @@ class _Table:
             old.close(CloseCode.UNAVAILABLE, "the session was resumed on another stream")
         st.spec.timeouts_in_a_row = 0  # connected again
         self.log.info("seat_resumed", seat=st.seat, bot=st.spec.name, conn=conn.id)
-        self.counters.messages_out += send_game_so_far(self, st, conn)
+        self.counters.messages_out += st.catch_up(conn)
         self._nursery.start_soon(self._reader, st)
 
     # -- per-seat reader: routes everything a bot sends -----------------------------------
 
-    async def _reader(self, st: _SeatState) -> None:
+    async def _reader(self, st: SeatState) -> None:
         conn = st.spec.conn
         if conn is None or st.gone:
             return
@@ -252,40 +205,27 @@ class _Table:
             if conn.route is take_answer:
                 conn.route = None
 
-    def _take_answer(self, st: _SeatState, conn: Seat, msg: BotMsg | Malformed) -> bool:
+    def _take_answer(self, st: SeatState, conn: Seat, msg: BotMsg | Malformed) -> bool:
         """The seat's connection's ``route`` while the game runs: the answer
-        to the open request goes straight to the decision if it is waiting
-        for one (:meth:`_answer`); anything else, and an answer while the
-        decision is busy with another, is left to :meth:`_read`, which
-        handles it as before (so messages still queue, and count against
-        the stream's inbound limit, while the referee reads none).
-        An answer that comes at or after the deadline is not taken, even
-        before the alarm has rung (:meth:`_in_time`)."""
+        to the open request goes straight to the decision if it is parked
+        waiting for one (:meth:`Pending.offer`); anything else, and an
+        answer while the decision is busy with another, is left to
+        :meth:`_read`, which handles it as before (so messages still queue,
+        and count against the stream's inbound limit, while the referee
+        reads none)."""
+        pending = st.pending
         if (
-            type(msg) is ActionMsg
-            and msg.request_id == st.open_request
+            pending is not None
+            and type(msg) is ActionMsg
             and conn is st.spec.conn
             and not st.gone
-            and st.receiving
-            and self._in_time(st)
+            and pending.offer(msg, arriving=True) is Offer.TAKEN
         ):
-            try:
-                st.send_answer.send_nowait(msg)
-            except (trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
-                return False
-            st.receiving = False  # woken with this answer: the next one queues
             self.counters.messages_in += 1
             return True
         return False
 
-    @staticmethod
-    def _in_time(st: _SeatState) -> bool:
-        """Whether an answer coming now to the open request is in time: the
-        deadline is kept to the instant whichever of the alarm and the
-        answer trio runs first (a late answer is a stray: logged)."""
-        return trio.current_time() < st.deadline
-
-    async def _read(self, st: _SeatState, conn: Seat) -> None:
+    async def _read(self, st: SeatState, conn: Seat) -> None:
         while True:
             try:
                 msg = await conn.receive()
@@ -295,21 +235,19 @@ class _Table:
             self.counters.messages_in += 1
             if conn is not st.spec.conn:
                 return  # a stale stream: the seat was resumed on another
-            if (
-                isinstance(msg, ActionMsg)
-                and msg.request_id == st.open_request
-                and self._in_time(st)
-            ):
-                try:
-                    st.send_answer.send_nowait(msg)
-                except trio.WouldBlock:
-                    self._fault(st, FaultCode.FLOODING, "too many answers to one request")
-                continue
-            stray(self, st, msg)
+            pending = st.pending
+            if pending is not None and isinstance(msg, ActionMsg):
+                offered = pending.offer(msg, arriving=False)
+                if offered is Offer.TAKEN:
+                    continue
+                if offered is Offer.FULL:
+                    self.fault(st, FaultCode.FLOODING, "too many answers to one request")
+                    continue
+            st.stray(msg)
 
     # -- one decision -----------------------------------------------------------------------
 
-    async def _decide(self, st: _SeatState, view: SeatView) -> tuple[Action, float, str | None]:
+    async def _decide(self, st: SeatState, view: SeatView) -> tuple[Action, float, str | None]:
         """Get a legal action from the seat (applying it) or play the default."""
         benched = self._benched(st)
         if benched is not None:
@@ -319,15 +257,17 @@ class _Table:
         self._requests += 1
         rid = f"{self.bot_game_id}-{self._requests}"
         st.spec.issued.add(rid)
-        st.open_request = rid
-        start = st.started = trio.current_time()
-        st.deadline = deadline = start + self.move_time + st.bank
+        start = trio.current_time()
+        deadline = start + self.move_time + st.bank
+        pending = st.pending = self.pending_type(rid, start, deadline, st.send_answer)
         self._alarm.asked(deadline)
         self.counters.referee_seconds.observe(start - self._ready)
         # (the view carries the move time already: _turn)
         st.send(DecisionRequest(rid, self.bot_game_id, view, st.bank))
-        answer, dropped = await self._answer(st, rid)
-        st.open_request = None
+        try:
+            answer, dropped = await self._answer(st, pending)
+        finally:
+            st.pending = None
         took = trio.current_time() - start
         if answer is not None:
             self.counters.bot_seconds.observe(took)
@@ -339,49 +279,38 @@ class _Table:
         self.game.apply(st.seat, action)
         return action, took * 1000, fault
 
-    async def _answer(self, st: _SeatState, rid: str) -> tuple[Action | None, bool]:
-        """Wait for a legal answer to request ``rid`` and apply it: ``(action,
-        False)``; ``(None, True)`` if the bot went, ``(None, False)`` at the
-        deadline (or when a fault benched the seat meanwhile). Illegal and
-        malformed answers are rejected and faulted; the bot may retry in time.
+    async def _answer(self, st: SeatState, pending: Pending) -> tuple[Action | None, bool]:
+        """Wait for a legal answer to the ``pending`` request and apply it:
+        ``(action, False)``; ``(None, True)`` if the bot went, ``(None,
+        False)`` at the deadline (or when a fault benched the seat
+        meanwhile). Illegal and malformed answers are rejected and faulted;
+        the bot may retry in time.
 
-        The deadline is kept by the table's :class:`~.alarm.Alarm`, which
-        calls :func:`~.alarm.expire`."""
+        The deadline is kept by the table's :class:`~.alarm.Alarm`."""
         game = self.game
         seat = st.seat
-        deadline = st.deadline
-        st.waiting = True
-        try:
-            while st.expired != rid:
-                st.receiving = True
-                try:
-                    msg = await st.answers.receive()
-                except (trio.EndOfChannel, trio.ClosedResourceError):
-                    return None, True
-                finally:
-                    st.receiving = False
-                if msg is None or msg.request_id != rid:
-                    continue  # a wake-up (or a stale one), or a stale answer
-                # taken before the wait was ended (the loop's test), so in
-                # time even if expire() ran since: it was handed to this
-                # decision (or queued) before expire() queued its wake-up
-                if msg.action is None:
-                    self._fault(st, FaultCode.MALFORMED, msg.error)
-                    left = deadline - trio.current_time()
-                    self._reject(st, rid, RejectCode.MALFORMED, f"seat {seat}: {msg.error}", left)
-                    continue
-                try:
-                    game.apply(seat, msg.action)
-                except RuleError as e:
-                    self._fault(st, FaultCode.ILLEGAL, str(e))
-                    self._reject(st, rid, e.code, str(e), deadline - trio.current_time())
-                    continue
-                return msg.action, False
-            return None, False
-        finally:
-            st.waiting = False
+        rid, deadline = pending.request_id, pending.deadline
+        while True:
+            try:
+                msg = await pending.next_answer(st.answers)
+            except (trio.EndOfChannel, trio.ClosedResourceError):
+                return None, True
+            if msg is None:
+                return None, False
+            if msg.action is None:
+                self.fault(st, FaultCode.MALFORMED, msg.error)
+                left = deadline - trio.current_time()
+                st.reject(rid, RejectCode.MALFORMED, f"seat {seat}: {msg.error}", left)
+                continue
+            try:
+                game.apply(seat, msg.action)
+            except RuleError as e:
+                self.fault(st, FaultCode.ILLEGAL, str(e))
+                st.reject(rid, e.code, str(e), deadline - trio.current_time())
+                continue
+            return msg.action, False
 
-    def _unanswered(self, st: _SeatState, dropped: bool, took: float) -> str:
+    def _unanswered(self, st: SeatState, dropped: bool, took: float) -> str:
         """Why the seat's open decision had no answer (the move's fault):
         its bot went, a fault benched it meanwhile, or time ran out (a
         timeout fault; the time bank is spent)."""
@@ -393,11 +322,11 @@ class _Table:
             return sanction  # benched while it was asked
         bank = f" and the {st.bank:g} s time bank" if st.bank else ""
         st.bank = 0.0
-        self._fault(st, FaultCode.TIMEOUT, f"no legal answer within {self.move_time:g} s{bank}")
+        self.fault(st, FaultCode.TIMEOUT, f"no legal answer within {self.move_time:g} s{bank}")
         self._count_timeout(st)
         return FaultCode.TIMEOUT
 
-    def _count_timeout(self, st: _SeatState) -> None:
+    def _count_timeout(self, st: SeatState) -> None:
         """One more decision of the seat timed out: after
         ``max_consecutive_timeouts`` in a row its stream is closed (the bot
         is not answering; it is not seated again, and may connect again)."""
@@ -414,7 +343,8 @@ class _Table:
             self.log.warning("not_answering", seat=st.seat, bot=spec.name, timeouts=limit)
             conn.close(CloseCode.DEADLINE_EXCEEDED, details)
 
-    def _game_info(self, st: _SeatState) -> GameInfo:
+    def game_info(self, st: SeatState) -> GameInfo:
+        """The seat's GameStarted."""
         names, seat = tuple(self.record.names), st.seat
         return GameInfo(
             self.bot_game_id,
@@ -454,7 +384,7 @@ class _Table:
 
     async def run(self) -> GameRecord:
         for st in self.states:
-            st.send(self._game_info(st))
+            st.send(self.game_info(st))
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             nursery.start_soon(self._alarm.run)
@@ -506,7 +436,8 @@ class _Table:
         rec.results = [
             [list(r.bids), list(r.tricks), list(r.points), list(r.totals)] for r in game.results
         ]
-        self.faults.add_penalties(game.results)
+        self.faults.add_penalties(game.results, [[len(h) for h in r.hands] for r in rec.rounds])
+        self.faults.write(rec)
         extra = rec.penalty_totals()
         rec.totals = [t + p for t, p in zip(game.totals, extra, strict=True)]
         rec.ranks = rank_totals(rec.totals)
@@ -562,10 +493,9 @@ async def run_table(
     seat's seed instead (two games may then share some seats' seeds).
 
     ``live``: the game is listed there (by id) while it runs (spectators);
-    ``counters``: where its decisions, latency, faults and messages are counted.
-    ``bot_game_id``: the game id the bots are told, in every message and
-    request id (default ``game_id``; a tournament's names neither deal nor
-    rotation); the record, the log and ``live`` keep ``game_id``.
+    ``counters``: where its decisions, latency, faults and messages are counted;
+    ``bot_game_id``: the id the bots are told (default ``game_id``; the record,
+    the log and ``live`` keep ``game_id``).
 
     An unexpected internal error does not propagate: the record comes back
     with ``status="aborted"`` and the error, and the other tables go on.
