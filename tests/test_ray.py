@@ -274,8 +274,8 @@ if netns.inside():
             )
             # Ray Client's proxy starts a server process for each client, with a
             # fixed wait that a busy machine can miss ("Starting Ray client server
-            # failed"): once more, from a clean slate (nothing was written)
-            if attempt or "Ray client server failed" not in res.stderr:
+            # failed", or its process found a zombie): once more, from a clean slate
+            if attempt or "Initialization failure from server" not in res.stderr:
                 break
             assert not db.exists()
         assert res.returncode == 0, res.stderr[-3000:]
