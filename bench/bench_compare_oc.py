@@ -22,12 +22,11 @@ defaults: -20, 0, 10, 20, 40). An error is "A is stronger" (``A-B > h0``
 shown) where the true mean is at most ``h0``, and "A is not stronger by h1"
 (``A-B < h1`` shown) where it is at least ``h1``; each rate is printed with
 its upper 99% Clopper-Pearson bound, which must not exceed alpha (beta).
-For reference the sequential probability ratio test the command used
-before (normal likelihood, variance estimated, floored at 1e-6, at least 10
-deals) runs on every shape at ``h0`` and ``h1``: its error rates, and on the
-normal shape its expected games, which this test's must stay within 2.2
-times of. "undecided" is the share of runs that
-reach ``--max-games`` (default: the command's).
+For reference the normal SPRT (Wald's test on a normal likelihood, the
+variance estimated, floored at 1e-6, at least 10 deals) runs on every shape
+at ``h0`` and ``h1``: its error rates, and on the normal shape its expected
+games, which this test's must stay within 2.2 times of. "undecided" is the
+share of runs that reach ``--max-games`` (default: the command's).
 
     python bench/bench_compare_oc.py [--runs 10000] [--sd 200] [--players 4] [--json]
 """
@@ -101,7 +100,7 @@ def simulate(draw: Draw, design: Design, bound: float, runs: int, max_deals: int
 
 
 def simulate_sprt(draw: Draw, h0: float, h1: float, runs: int, max_deals: int) -> Result:
-    """The former test, for reference: Wald's SPRT on normal differences with
+    """The normal SPRT, for reference: Wald's SPRT on normal differences with
     the variance estimated (times 1 + 4/n, floored at 1e-6), alpha = beta =
     0.05, never before 10 deals."""
     upper = math.log(0.95 / 0.05)
@@ -288,12 +287,12 @@ def main(argv: list[str] | None = None) -> int:
         )
     for shape, (at_h0, at_h1) in sprt_errors.items():
         print(
-            f"former SPRT, {shape}: 'A is stronger' at h0 {at_h0:.4f}, 'no difference' at h1 "
+            f"normal SPRT, {shape}: 'A is stronger' at h0 {at_h0:.4f}, 'no difference' at h1 "
             f"{at_h1:.4f} (nominal {design.alpha:g} and {design.beta:g})"
         )
     for m, g in sprt.items():
         print(
-            f"former SPRT, normal, mean {m:+g}: {g:.0f} games on average; this test "
+            f"normal SPRT, normal shape, mean {m:+g}: {g:.0f} games on average; this test "
             f"{ratios[m]:.2f} times that"
         )
     print(
