@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from wizard_referee.tournament.store import ResultsStore, StoreError
+from wizard_referee.tournament.store import ResultsStore, StoreError, open_existing
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,11 +53,8 @@ def export_games(store: ResultsStore, out: TextIO) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not args.database.exists():
-        print(f"error: no database {args.database}", file=sys.stderr)
-        return 2
     try:
-        store = ResultsStore(args.database, create=False)
+        store = open_existing(args.database)
     except StoreError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -9,7 +9,7 @@ from pathlib import Path
 from wizard_arena.rules import Game, RuleError, Rules
 from wizard_referee.referee.record import GameRecord, verify_record
 from wizard_referee.tournament.replay import RoundBegins, describe, draw_line, walk
-from wizard_referee.tournament.store import ResultsStore, StoreError
+from wizard_referee.tournament.store import StoreError, open_existing
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -66,11 +66,8 @@ def render(record: GameRecord) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not args.database.exists():
-        print(f"error: no database {args.database}", file=sys.stderr)
-        return 2
     try:
-        store = ResultsStore(args.database, create=False)
+        store = open_existing(args.database)
     except StoreError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -28,7 +28,7 @@ from typing import Any
 
 from wizard_referee.referee.record import GameRecord
 
-__all__ = ["GameSpec", "ResultsStore", "SeatResult", "StoreError"]
+__all__ = ["GameSpec", "ResultsStore", "SeatResult", "StoreError", "open_existing"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournament (
@@ -107,6 +107,14 @@ class SeatResult:
 
 class StoreError(ValueError):
     """A file that is not a results database (the message says which and why)."""
+
+
+def open_existing(path: Path) -> ResultsStore:
+    """The store at ``path``, which must exist (the ``replay`` and ``export``
+    verbs); StoreError with one line saying why not."""
+    if not path.exists():
+        raise StoreError(f"no database {path}")
+    return ResultsStore(path, create=False)
 
 
 class ResultsStore:
