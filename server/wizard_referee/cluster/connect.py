@@ -36,6 +36,7 @@ __all__ = [
     "LOOPBACK",
     "RayConnectError",
     "address_problem",
+    "first_line",
     "open_ray",
     "runtime_env",
 ]
@@ -102,7 +103,7 @@ def address_problem(address: str) -> str | None:
         except Exception as e:  # Ray's own words: ConnectionError, usually
             return (
                 f"--ray-address auto: no Ray cluster was started on this machine "
-                f"({_first_line(e)}); start one with 'ray start --head', or leave out "
+                f"({first_line(e)}); start one with 'ray start --head', or leave out "
                 "--ray-address to start Ray for this run"
             )
     host, sep, port = target.removeprefix("ray://").rpartition(":")
@@ -125,7 +126,8 @@ def address_problem(address: str) -> str | None:
     return None
 
 
-def _first_line(e: BaseException) -> str:
+def first_line(e: BaseException) -> str:
+    """An exception's first non-empty line (its type's name if none)."""
     lines = [line.strip() for line in str(e).splitlines() if line.strip()]
     return lines[0] if lines else type(e).__name__
 

@@ -23,6 +23,7 @@ import ray
 import trio
 from ray.exceptions import RayActorError, RayError, RayTaskError
 
+from wizard_referee.cluster.connect import first_line
 from wizard_referee.cluster.workers import WorkerStopped
 from wizard_referee.referee.record import GameRecord
 
@@ -145,7 +146,7 @@ class Coordinator(Generic[T]):
             try:
                 info = ray.get(ref)
             except RayError as e:
-                self._lose(worker, _first_line(e))
+                self._lose(worker, first_line(e))
                 return
             if "error" in info:
                 raise WorkerStartError(f"{worker.label}: {info['error']}")
@@ -157,7 +158,7 @@ class Coordinator(Generic[T]):
             record = ray.get(ref)
         except RayActorError as e:  # the worker's process or node died
             worker.running[ref] = item
-            self._lose(worker, _first_line(e))
+            self._lose(worker, first_line(e))
             return
         except RayTaskError as e:  # the game broke on a live worker
             if isinstance(getattr(e, "cause", None), WorkerStopped):
@@ -165,7 +166,7 @@ class Coordinator(Generic[T]):
                 # be kept running): the tournament stops with the reason, as it would
                 # locally, rather than charging the cluster with its games
                 raise WorkerStartError(f"{worker.label}: {e.cause}") from None
-            self._again(item, f"{worker.label}: {_first_line(e)}")
+            self._again(item, f"{worker.label}: {first_line(e)}")
             return
         done(item, record, worker)
 
@@ -206,8 +207,3 @@ def _wait(refs: list[Any]) -> list[Any]:
 def _kill(actor: Any) -> None:
     with contextlib.suppress(RayError, ValueError):  # already gone
         ray.kill(actor, no_restart=True)
-
-
-def _first_line(e: BaseException) -> str:
-    lines = [line.strip() for line in str(e).splitlines() if line.strip()]
-    return lines[0] if lines else type(e).__name__
