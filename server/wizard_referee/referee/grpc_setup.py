@@ -45,6 +45,7 @@ __all__ = [
     "MEASURED_GRPCIO",
     "UVLOOP_ENV",
     "choose_listener",
+    "default_reason",
     "grpcio_version",
     "listener_in_use",
     "new_event_loop",
@@ -74,16 +75,29 @@ def grpcio_version() -> str | None:
     return found[1] if found else None
 
 
-def choose_listener(environ: dict[str, str] | os._Environ[str] = os.environ) -> bool:
-    """Ask grpc core for the iomgr listener (``GRPC_EXPERIMENTS``) unless
-    grpc is loaded already, the experiment is set, switched off by
-    :data:`LISTENER_ENV`, or the installed grpcio was not measured. True if set."""
-    if "grpc" in sys.modules or "GRPC_EXPERIMENTS" in environ:
-        return False
+def default_reason(environ: dict[str, str] | os._Environ[str] = os.environ) -> str | None:
+    """Why grpc core's default listener stays (None: the iomgr one may be
+    asked for): grpc is loaded already, the experiment is set, it is switched
+    off by :data:`LISTENER_ENV`, or the installed grpcio was not measured."""
+    if "grpc" in sys.modules:
+        return "grpc was loaded before the referee chose its listener"
+    if "GRPC_EXPERIMENTS" in environ:
+        return f"GRPC_EXPERIMENTS={environ['GRPC_EXPERIMENTS']} given"
     if environ.get(LISTENER_ENV, "") == "event_engine":
-        return False
+        return f"{LISTENER_ENV}=event_engine"
     version = grpcio_version()
     if version is None or ".".join(version.split(".")[:2]) not in MEASURED_GRPCIO:
+        return (
+            f"grpcio {version or '(unknown version)'} is not one the iomgr listener "
+            f"was measured with ({', '.join(MEASURED_GRPCIO)})"
+        )
+    return None
+
+
+def choose_listener(environ: dict[str, str] | os._Environ[str] = os.environ) -> bool:
+    """Ask grpc core for the iomgr listener (``GRPC_EXPERIMENTS``) unless
+    :func:`default_reason` gives a reason not to. True if set."""
+    if default_reason(environ) is not None:
         return False
     environ["GRPC_EXPERIMENTS"] = _EXPERIMENT
     return True
@@ -100,26 +114,15 @@ def prepare_referee_transport() -> bool:
     grpc with it, and leave the environment as it was; once. True if the
     iomgr listener was asked for. Call it before anything loads grpc."""
     global _why_default, _set_here
-    if _set_here or "grpc" in sys.modules:
-        if not _set_here:
-            _why_default = "grpc was loaded before the referee chose its listener"
-        return _set_here
-    given = os.environ.get("GRPC_EXPERIMENTS")
-    if given is not None:
-        _why_default = f"GRPC_EXPERIMENTS={given} given"
-    elif os.environ.get(LISTENER_ENV, "") == "event_engine":
-        _why_default = f"{LISTENER_ENV}=event_engine"
-    elif choose_listener(os.environ):
+    if _set_here:
+        return True
+    _why_default = default_reason(os.environ)
+    if _why_default is None and choose_listener(os.environ):
         try:
             importlib.import_module("grpc")  # grpc core reads GRPC_EXPERIMENTS now
         finally:
             del os.environ["GRPC_EXPERIMENTS"]
-        _set_here, _why_default = True, None
-    else:
-        _why_default = (
-            f"grpcio {grpcio_version() or '(unknown version)'} is not one the iomgr listener "
-            f"was measured with ({', '.join(MEASURED_GRPCIO)})"
-        )
+        _set_here = True
     return _set_here
 
 
