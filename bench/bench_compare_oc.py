@@ -88,15 +88,30 @@ def simulate(draw: Draw, design: Design, bound: float, runs: int, max_deals: int
         spread[active] += (x - m) ** 2
         mean[active] = m + (x - m) / (t + 1)
         above, below = u >= log_alpha, d >= log_beta
-        stopped = above | below
-        if stopped.any():
-            idx = active[stopped]
-            verdicts[idx] = np.where(above[stopped], 1, -1)
-            deals[idx] = t + 1
-            active = active[~stopped]
-            if active.size == 0:
-                break
+        active = _stop(active, above, below, verdicts, deals, t + 1)
+        if active.size == 0:
+            break
     return Result(verdicts, deals)
+
+
+def _stop(
+    active: np.ndarray,
+    above: np.ndarray,
+    below: np.ndarray,
+    verdicts: np.ndarray,
+    deals: np.ndarray,
+    deal: int,
+) -> np.ndarray:
+    """Record the verdict and deal of the active runs that stopped at ``deal``
+    (``above``: "A-B > h0" shown; else ``below``); the runs still active."""
+    stopped = above | below
+    if not stopped.any():
+        return active
+    idx = active[stopped]
+    verdicts[idx] = np.where(above[stopped], 1, -1)
+    deals[idx] = deal
+    left: np.ndarray = active[~stopped]
+    return left
 
 
 def simulate_sprt(draw: Draw, h0: float, h1: float, runs: int, max_deals: int) -> Result:
@@ -121,14 +136,9 @@ def simulate_sprt(draw: Draw, h0: float, h1: float, runs: int, max_deals: int) -
         var = np.maximum((q - n * m * m) / (n - 1) * (1 + 4 / n), 1e-6)
         llr = n * (h1 - h0) * (2 * m - h0 - h1) / (2 * var)
         above, below = llr >= upper, llr <= -upper
-        stopped = above | below
-        if stopped.any():
-            idx = active[stopped]
-            verdicts[idx] = np.where(above[stopped], 1, -1)
-            deals[idx] = n
-            active = active[~stopped]
-            if active.size == 0:
-                break
+        active = _stop(active, above, below, verdicts, deals, n)
+        if active.size == 0:
+            break
     return Result(verdicts, deals)
 
 
