@@ -29,6 +29,7 @@ import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import grpc
@@ -447,3 +448,17 @@ def wait_for_finished_games(
             with contextlib.suppress(sqlite3.Error), sqlite3.connect(db) as con:
                 finished = con.execute(query).fetchone()[0]
     return finished
+
+
+def load_bench(name: str) -> ModuleType:
+    """``bench/NAME.py`` as a module, registered in ``sys.modules`` (its
+    dataclasses look their module up there)."""
+    import importlib.util
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location(name, root / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -10,24 +10,13 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from .conftest import ROOT
+from .support import load_bench
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-
-
-def _bench_server() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "bench_server", ROOT / "bench" / "bench_server.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.e2e
@@ -36,7 +25,7 @@ def _bench_server() -> ModuleType:
     ["arena-lean", "arena", "floor-bridge", "floor-table", "floor-table-lean", "floor-bridge-lean"],
 )
 def test_bench_server_kinds_serve_tables(kind: str, tmp_path: Path) -> None:
-    bench = _bench_server()
+    bench = load_bench("bench_server")
     gc_log = tmp_path / "gc.json"
     server = bench.ServerProcess(bench.server_argv(kind, str(gc_log)))
     try:
@@ -76,7 +65,7 @@ def test_bench_server_kinds_serve_tables(kind: str, tmp_path: Path) -> None:
 def test_bench_server_summary_prints_the_lean_floors(capsys: pytest.CaptureFixture[str]) -> None:
     """The SUMMARY gives the target's ratio and, when the lean floors ran,
     where its bound lies (the architecture's own floor)."""
-    _bench_server()  # puts bench/ on sys.path
+    load_bench("bench_server")  # puts bench/ on sys.path
     report = importlib.import_module("server_report")
 
     def row(kind: str, rate: float) -> dict[str, object]:
@@ -104,11 +93,7 @@ def test_bench_oracle_gives_the_true_deal_only_where_asked() -> None:
     from wizard_arena.rules import Game, Phase, Rules
     from wizard_bots.sampling import consistency_problem
 
-    path = ROOT / "bench" / "bench_oracle.py"
-    spec = importlib.util.spec_from_file_location("bench_oracle", path)
-    assert spec is not None and spec.loader is not None
-    oracle = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(oracle)
+    oracle = load_bench("bench_oracle")
     game = Game(Rules(players=4), seed=3)
     for _ in range(2):  # two rounds played: round 3 deals 3 cards a hand, and a stock
         game.deal()

@@ -10,7 +10,6 @@ opponents (the example bots, Monte Carlo among them: minutes, not seconds).
 from __future__ import annotations
 
 import collections
-import importlib.util
 import json
 import os
 import random
@@ -18,7 +17,6 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -34,6 +32,7 @@ from wizard_referee.tournament.store import ResultsStore
 
 from .cli_here import cli_here
 from .conftest import ROOT
+from .support import load_bench
 
 FULL = os.environ.get("WIZARD_ARENA_TEST_SIZE") == "full"
 #: The test-size setting: short games against fast opponents, or whole games
@@ -81,17 +80,6 @@ def _plan(**kw: object) -> ComparePlan:
 
 
 # --------------------------------------------------------------------------- statistics
-
-
-def _bench_oc() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "bench_compare_oc", ROOT / "bench" / "bench_compare_oc.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 def _run(cs: ConfidenceSequence, draw: Callable[[], float], most: int) -> tuple[Verdict, int]:
@@ -154,7 +142,7 @@ def test_the_vectorised_simulation_is_the_module_test() -> None:
     the same deal as ConfidenceSequence, on zero-inflated, heavy-tailed and
     normal differences (its figures stand for the command's test)."""
     np = pytest.importorskip("numpy")
-    bench = _bench_oc()
+    bench = load_bench("bench_compare_oc")
     rng = np.random.default_rng(5)
     for design, bound in ((Design(), 2700.0), (Design.non_inferiority(30, 0.1, 0.05), 400.0)):
         for shape, mean in (("zero10", 30.0), ("t3", 10.0), ("normal", -20.0), ("skewed", 40.0)):
@@ -177,7 +165,7 @@ def test_error_rates_by_simulation_stay_within_nominal() -> None:
     differences. The bound 0.062 is 5% plus 2.5 standard errors; the test
     errs about 3.5% (normal) and 0-3% (the others) in 10,000 runs each."""
     np = pytest.importorskip("numpy")
-    bench = _bench_oc()
+    bench = load_bench("bench_compare_oc")
     rng = np.random.default_rng(8)
     design = Design()
     for shape in ("normal", "zero10", "t3"):
