@@ -76,6 +76,35 @@ def test_node_bot_plays_full_games(node_bot: list[str]) -> None:
         print(f"node bot: 2 games of 3 players in {took:.2f} s (including node start-up)")
 
 
+def _node_and_pythons_play(
+    node_bot: list[str], address: str, *options: str, timeout: float
+) -> None:
+    """One game at ``address``: the Node.js bot (with ``options``) and two
+    Python random bots; both sides end without an error."""
+    box: list[Any] = []
+    pythons = threading.Thread(
+        target=lambda: box.append(
+            run_bots([RandomBot(seed=1), RandomBot(seed=2)], address, games=1)
+        ),
+        daemon=True,
+    )
+    node = subprocess.Popen(
+        [*node_bot, "--server", address, "--name", "node-js", "--games", "1", *options],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    pythons.start()
+    try:
+        _, err = node.communicate(timeout=timeout)
+    finally:
+        if node.poll() is None:
+            node.kill()
+    pythons.join(30)
+    ok(box[0])
+    assert node.returncode == 0, err
+
+
 @pytest.mark.e2e
 def test_node_and_python_bots_play_over_a_unix_socket(node_bot: list[str], tmp_path: Path) -> None:
     """A confined entrant reaches the referee over a Unix socket only
@@ -86,28 +115,7 @@ def test_node_and_python_bots_play_over_a_unix_socket(node_bot: list[str], tmp_p
         address = f"unix:{socket_path}"
         assert server.arena is not None and server.arena.unix_address == address
         assert socket_path.stat().st_mode & 0o777 == 0o666  # any uid may connect
-        box: list[Any] = []
-        pythons = threading.Thread(
-            target=lambda: box.append(
-                run_bots([RandomBot(seed=1), RandomBot(seed=2)], address, games=1)
-            ),
-            daemon=True,
-        )
-        node = subprocess.Popen(
-            [*node_bot, "--server", address, "--name", "node-js", "--games", "1"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        pythons.start()
-        try:
-            _, err = node.communicate(timeout=60)
-        finally:
-            if node.poll() is None:
-                node.kill()
-        pythons.join(30)
-        ok(box[0])
-        assert node.returncode == 0, err
+        _node_and_pythons_play(node_bot, address, timeout=60)
         (rec,) = finished_records(server, 1)
         assert rec.status == "finished" and all(f == {} for f in rec.faults)
 
@@ -126,29 +134,8 @@ def test_node_bot_plays_the_rule_forms(node_bot: list[str]) -> None:
         hand_sizes=(3, 12, 20),
     )
     with ArenaThread(arena_config(rules=rules, move_time=5.0, seed=11)) as server:
-        box: list[Any] = []
-        pythons = threading.Thread(
-            target=lambda: box.append(
-                run_bots([RandomBot(seed=1), RandomBot(seed=2)], server.address, games=1)
-            ),
-            daemon=True,
-        )
         options = ["--rule-options", ",".join(rules.options)]
-        node = subprocess.Popen(
-            [*node_bot, "--server", server.address, "--name", "node-js", "--games", "1", *options],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        pythons.start()
-        try:
-            _, err = node.communicate(timeout=90)
-        finally:
-            if node.poll() is None:
-                node.kill()
-        pythons.join(30)
-        ok(box[0])
-        assert node.returncode == 0, err
+        _node_and_pythons_play(node_bot, server.address, *options, timeout=90)
         (rec,) = finished_records(server, 1)
     assert rec.status == "finished" and Rules.from_dict(rec.rules) == rules
     seat = rec.names.index("node-js")
