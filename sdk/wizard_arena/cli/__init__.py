@@ -18,6 +18,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from wizard_arena.extras import MissingExtraError, require
 
@@ -81,6 +82,22 @@ def _parser() -> argparse.ArgumentParser:
     )
 
 
+def verb_parser(name: str) -> tuple[argparse.ArgumentParser, ModuleType]:
+    """The argument parser of the verb *name* and the module that runs it.
+
+    Raises :class:`~wizard_arena.extras.MissingExtraError` when the verb's
+    extra is not installed. Used by :func:`main` and by the generator of the
+    CLI reference (``scripts/gen_cli_reference.py``).
+    """
+    module_name, text = COMMANDS[name]
+    if name in EXTRA_OF:  # its own extra first: it brings the server's too
+        require(EXTRA_OF[name], f"wizard-arena {name}")
+    module = importlib.import_module(module_name)
+    parser = argparse.ArgumentParser(prog=f"wizard-arena {name}", description=text)
+    module.add_arguments(parser)
+    return parser, module
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     top = _parser()
@@ -100,16 +117,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    module_name, text = COMMANDS[name]
     try:
-        if name in EXTRA_OF:  # its own extra first: it brings the server's too
-            require(EXTRA_OF[name], f"wizard-arena {name}")
-        module = importlib.import_module(module_name)
+        parser, module = verb_parser(name)
     except MissingExtraError as e:  # e.g. `serve` after a bot author's plain install
         print(f"wizard-arena {name}: {e}", file=sys.stderr)
         return 2
-    parser = argparse.ArgumentParser(prog=f"wizard-arena {name}", description=text)
-    module.add_arguments(parser)
     ns = parser.parse_args(args[1:])
     ns.command_line = args  # as typed, for messages that say how to run it again
     try:

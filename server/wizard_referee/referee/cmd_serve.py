@@ -63,9 +63,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "its last game can leave first (default 0.5)",
     )
     parser.add_argument(
-        "--log-level", default="info", choices=["debug", "info", "warning", "error"]
+        "--log-level",
+        default="info",
+        choices=["debug", "info", "warning", "error"],
+        help="the least severe log events written",
     )
-    parser.add_argument("--log-format", default="auto", choices=["auto", "json", "console"])
+    parser.add_argument(
+        "--log-format",
+        default="auto",
+        choices=["auto", "json", "console"],
+        help="how log events are written to standard error: JSON lines, or for people "
+        "(auto: console on a terminal, JSON otherwise)",
+    )
     add_web_arguments(parser)
 
 

@@ -57,7 +57,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--players", type=int, default=3, choices=range(3, 5), help="table size (default 3)"
     )
-    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=2026,
+        help="seed of the plan and every deal (the same seed: the same games)",
+    )
     parser.add_argument("--database", help="keep the results in this SQLite file")
     parser.add_argument("--quiet", action="store_true", help="no progress display")
 

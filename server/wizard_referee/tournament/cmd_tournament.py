@@ -100,7 +100,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     o.add_argument(
         "--bid-restriction", choices=[b.value for b in BidRestriction], help=BID_RESTRICTION_HELP
     )
-    o.add_argument("--seed", type=int)
+    o.add_argument("--seed", type=int, help="seed of the plan (tables, seatings) and every deal")
     o.add_argument("--parallel", type=int, metavar="N", help="tables played at once")
     o.add_argument("--database", metavar="PATH", help="results database (SQLite)")
     o.add_argument("--port", type=port_number, help="server port (default: any free port)")
