@@ -7,8 +7,8 @@ deadline (:meth:`Pending.ring <.pending.Pending.ring>`).
 
 Why not a trio cancel scope (``trio.move_on_at``) around each wait: entering
 and leaving a cancel scope, once per decision, cost about a tenth of the
-trio thread's time per decision with lean bots (docs/performance.md, "The
-fast target"). The alarm sleeps until the earliest deadline it knows; a
+trio thread's time per decision with lean bots (docs/performance.md, "What
+keeps it fast"). The alarm sleeps until the earliest deadline it knows; a
 decision asked meanwhile moves it only if its deadline is earlier (rare: a
 table's deadlines come later and later), so it rings about once per move
 time, not once per decision, and a deadline is kept to the same instant of
