@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Render the message reference of docs/protocol.md from proto/wizard_arena/v1/arena.proto.
+"""Render docs/protocol-reference.md's messages from proto/wizard_arena/v1/arena.proto.
 
     python scripts/gen_protocol_doc.py           # rewrite the generated section
     python scripts/gen_protocol_doc.py --check   # exit 1 if it is out of date
 
-Only the part of docs/protocol.md between the BEGIN/END GENERATED markers is
+Only the part of docs/protocol-reference.md between the BEGIN/END GENERATED markers is
 written; the rest of the file is hand-written. The .proto is compiled with
 protoc (grpcio-tools, the dev extra) into a descriptor set with source
 info, so every service, message, field, enum and value appears with the
@@ -23,7 +23,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 PROTO_ROOT = ROOT / "proto"
 PROTO = "wizard_arena/v1/arena.proto"
-DOC = ROOT / "docs" / "protocol.md"
+DOC = ROOT / "docs" / "protocol-reference.md"
 BEGIN = "<!-- BEGIN GENERATED: scripts/gen_protocol_doc.py; do not edit by hand -->"
 END = "<!-- END GENERATED -->"
 
@@ -179,15 +179,19 @@ def main() -> int:
     if args.check:
         if new != doc:
             diff = difflib.unified_diff(
-                doc.splitlines(), new.splitlines(), "docs/protocol.md", "generated", lineterm=""
+                doc.splitlines(),
+                new.splitlines(),
+                "docs/protocol-reference.md",
+                "generated",
+                lineterm="",
             )
             print("\n".join(list(diff)[:60]))
             print(
-                "docs/protocol.md is out of date: run python scripts/gen_protocol_doc.py",
+                "docs/protocol-reference.md is out of date: run python scripts/gen_protocol_doc.py",
                 file=sys.stderr,
             )
             return 1
-        print("docs/protocol.md is current")
+        print("docs/protocol-reference.md is current")
         return 0
     if new != doc:
         DOC.write_text(new, encoding="utf-8")

@@ -29,13 +29,13 @@ measured over 256 deals of whole games, the cyclic bias is nil in rounds of
 1 to 5 cards and about 5 points a round from 6 cards on, while a round's
 spread and cost grow with its cards. These 8 rounds cost a third of a whole
 game and keep the bias as sharp, 0.6 standard deviations of a deal
-(docs/tournament.md, "Calibration", has the figures).
+(docs/statistics.md, "Calibration", has the figures).
 
 And in one tournament of a clearly stronger bot (the plain heuristic)
 beside weaker ones at 4 players, the leaderboard ranks it first with its
 95% interval clear of everyone else's.
 
-The figures are in docs/tournament.md ("Calibration"); pytest -s prints them.
+The figures are in docs/statistics.md ("Calibration"); pytest -s prints them.
 
 That check is a detector of seat bias, not a calibration: 13 of 16 passes a
 procedure that truly covers 85% of the time with probability 0.79. The
@@ -184,7 +184,7 @@ def test_printed_intervals_hold_the_truth_at_the_fewest_deals() -> None:
       with P(X <= 208 | n=230, p=0.852) = 0.9926 by one series alone
       (0.9995 at p = 0.830).
 
-    Measured over 500 tournaments (docs/tournament.md, "Calibration"):
+    Measured over 500 tournaments (docs/statistics.md, "Calibration"):
     94.3% of the printed rating intervals hold the truth (90.0% without
     the widening of ratings/intervals.py), 94.5% of the neighbour ones.
     The same tournaments with every interval narrowed 30% are flagged
@@ -199,7 +199,7 @@ def test_printed_intervals_hold_the_truth_at_the_fewest_deals() -> None:
 
 
 def test_the_sizing_in_the_docstring_is_the_binomial_arithmetic() -> None:
-    """The figures of the docstring above and of docs/tournament.md, worked
+    """The figures of the docstring above and of docs/statistics.md, worked
     out again: false alarm, the coverage of an interval 30% too narrow, power."""
     from math import comb
 
@@ -214,5 +214,5 @@ def test_the_sizing_in_the_docstring_is_the_binomial_arithmetic() -> None:
     assert round(below(0.95), 4) == 0.0029 and 1 - (1 - below(0.95)) ** 2 < 0.01
     assert below(0.95, MIN_HELD + 1) > 0.005  # the strictest rule within 0.5% a series
     assert round(below(narrow), 4) == 0.9926 and round(below(0.830), 4) == 0.9995
-    docs = (ROOT / "docs" / "tournament.md").read_text(encoding="utf-8")
+    docs = (ROOT / "docs" / "statistics.md").read_text(encoding="utf-8")
     assert f"A series\npasses with at least {MIN_HELD} of {TOURNAMENTS} holding" in docs

@@ -1,5 +1,5 @@
 """The fault and reject codes: one enum each, the same in the rules core, the
-referee, the wire and docs/protocol.md."""
+referee, the wire and docs/protocol-reference.md."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from wizard_referee.referee.record import GameRecord
 
 from .conftest import ROOT
 
-DOC = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+DOC = (ROOT / "docs" / "protocol-reference.md").read_text(encoding="utf-8")
 
 
 def _section(title: str) -> str:

@@ -1,4 +1,5 @@
-"""The guides' tables and snippets agree with the code (docs/tournament.md, ...)."""
+"""The guides' tables and snippets agree with the code (docs/configuration.md,
+docs/tournament.md, ...)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from wizard_referee.tournament.seating import DEFAULT_SEATING
 from .conftest import ROOT
 
 TOURNAMENT = (ROOT / "docs" / "tournament.md").read_text(encoding="utf-8")
+CONFIGURATION = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
 
 
 def _value(text: str) -> Any:
@@ -27,9 +29,9 @@ def _value(text: str) -> Any:
 
 
 def test_every_tournament_key_is_documented_with_its_default() -> None:
-    """The table of "The configuration file": one row per key of
+    """The ``[tournament]`` table of docs/configuration.md: one row per key of
     TOURNAMENT_KEYS (``workdir`` was missing), with the default it has."""
-    table = TOURNAMENT.split("| key | default | meaning |", 1)[1].split("\n\n", 1)[0]
+    table = CONFIGURATION.split("| key | default | meaning |", 1)[1].split("\n\n", 1)[0]
     documented: dict[str, str] = {}
     for keys, default in re.findall(r"^\| (`\w+`(?:, `\w+`)*) \| (.+?) \| ", table, re.M):
         names = re.findall(r"`(\w+)`", keys)
@@ -50,10 +52,10 @@ def test_every_tournament_key_is_documented_with_its_default() -> None:
 
 
 def test_every_entrant_key_is_documented_with_its_default() -> None:
-    """The ``[[entrant]]`` table of "Running a tournament": one row per key of
+    """The ``[[entrant]]`` table of docs/configuration.md: one row per key of
     ENTRANT_KEYS, a confined entrant's limits with the defaults they have,
     and the same defaults in the how-to for untrusted bots."""
-    table = TOURNAMENT.split("The keys of an `[[entrant]]` table:", 1)[1].split("\n\n", 2)[1]
+    table = CONFIGURATION.split("The keys of an `[[entrant]]` table:", 1)[1].split("\n\n", 2)[1]
     rows = re.findall(r"^\| (`\w+`(?:, `\w+`)*) \| (.*?) \| ", table, re.M)
     documented = {name: default for keys, default in rows for name in re.findall(r"`(\w+)`", keys)}
     assert sorted(documented) == sorted(ENTRANT_KEYS)
@@ -94,7 +96,7 @@ def test_the_ratings_example_is_what_the_command_prints(
     tmp_path: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """docs/tournament.md's ``wizard-arena ratings cycle.jsonl`` table (the
-    cycle of "Bradley-Terry": alice beats bob 75-25, bob beats carol 75-25,
+    cycle of "Bradley-Terry" in docs/statistics.md: alice beats bob 75-25, bob beats carol 75-25,
     carol beats alice 90-10) with its neighbours' columns, as printed."""
     import json
 

@@ -1,7 +1,8 @@
-"""Attacks of a hostile outside tester, written from proto/ and
-docs/protocol.md alone, that the other hardening tests (test_hardening,
-test_misbehaving, test_resilience*, test_server_streams) do not cover: each
-checks an answer the protocol doc promises, over real gRPC."""
+"""Attacks of a hostile outside tester, written from proto/ and the protocol's
+pages (docs/protocol.md, docs/protocol-reference.md) alone, that the other
+hardening tests (test_hardening, test_misbehaving, test_resilience*,
+test_server_streams) do not cover: each checks an answer the protocol doc
+promises, over real gRPC."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""docs/protocol.md stays true to the .proto and to the code."""
+"""The protocol's pages (docs/protocol.md, docs/protocol-reference.md,
+docs/other-languages.md) stay true to the .proto and to the code."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from wizard_referee.referee.faults import FAULT_CODES
 from .conftest import ROOT
 
 DOC = ROOT / "docs" / "protocol.md"
+REFERENCE = ROOT / "docs" / "protocol-reference.md"
+OTHER_LANGUAGES = ROOT / "docs" / "other-languages.md"
 
 
 def test_protocol_reference_is_current() -> None:
@@ -28,7 +31,7 @@ def test_protocol_reference_is_current() -> None:
 
 
 def test_every_reject_reason_and_fault_code_is_documented() -> None:
-    text = DOC.read_text(encoding="utf-8")
+    text = REFERENCE.read_text(encoding="utf-8")
     for code in REJECT_CODES:
         assert f"| `REJECT_REASON_{code.upper()}` | `{code}` |" in text, code
     for code, meaning in FAULT_CODES.items():
@@ -42,7 +45,7 @@ def test_the_grpcurl_description_of_hello_is_current() -> None:
 
     from wizard_arena.protocol import wire
 
-    text = DOC.read_text(encoding="utf-8")
+    text = OTHER_LANGUAGES.read_text(encoding="utf-8")
     block = text.split("describe wizard_arena.v1.Hello\n", 1)[1].split("}\n", 1)[0]
     shown = re.findall(r"^  (.+) (\w+) = (\d+);$", block, re.M)
     fields = wire.pb.Hello.DESCRIPTOR.fields
@@ -73,7 +76,7 @@ def test_the_keepalive_settings_are_documented() -> None:
 
 
 def test_the_conformance_vectors_linked_exist() -> None:
-    text = DOC.read_text(encoding="utf-8")
+    text = OTHER_LANGUAGES.read_text(encoding="utf-8")
     for name in ("variants-v1.json", "variants-games-v1.json"):
         assert name in text and (ROOT / "tests" / "vectors" / name).is_file()
     assert "../shared/conformance/rules-v1.json" in text

@@ -370,7 +370,7 @@ if netns.inside():
     def test_the_two_machine_steps_with_token_authentication(
         reference: list[tuple[Any, ...]], tmp_path: Path
     ) -> None:
-        """docs/tournament.md, "Step by step: a cluster of two machines", with
+        """docs/ray.md, "Step by step: a cluster of two machines", with
         token authentication on, as the docs say to run it: a token made on
         the head (``ray get-auth-token --generate``), shared with the other
         node, ``RAY_AUTH_MODE=token`` on every command. A tournament given the

@@ -148,7 +148,7 @@ def test_config_errors(data: dict, message: str) -> None:
 
 
 def test_relative_paths_in_the_file_are_relative_to_its_folder(tmp_path: Path) -> None:
-    """from_toml's promise (docs/tournament.md: ``database`` "relative to the
+    """from_toml's promise (docs/configuration.md: ``database`` "relative to the
     TOML file"), for ``workdir`` and the default database too (both were
     taken from the current folder); ``--database`` on the command line is
     relative to the current folder (it was taken from the file's)."""

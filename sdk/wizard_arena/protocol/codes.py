@@ -3,7 +3,8 @@ faulted for, and which messages a bot chose to receive.
 
 All three are :class:`enum.StrEnum`: a member *is* its string (``FaultCode.TIMEOUT
 == "timeout"``), so records, JSON, logs and the wire keep the plain strings
-(docs/protocol.md, "Refused actions" and "Fault codes", lists exactly these).
+(docs/protocol-reference.md, "ActionRejected reasons" and "Fault codes", lists
+exactly these).
 
 >>> RejectCode("not_your_turn") is RejectCode.NOT_YOUR_TURN
 True

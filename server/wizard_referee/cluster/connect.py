@@ -5,7 +5,7 @@ daemons told to use 127.0.0.1, and token authentication on with a token of
 its own for this run, passed to its daemons in the environment and never
 written to ``~/.ray/auth_token`` (a token file there turns authentication
 on for every later ``ray start --head`` on the machine, which the nodes of
-a cluster must then share; see docs/tournament.md, "On a Ray cluster").
+a cluster must then share; see docs/ray.md).
 With one (``auto``: the cluster ``ray start`` made on this machine;
 ``ray://HOST:10001``: Ray Client; ``HOST:PORT``: the head's GCS) this
 process joins it as the coordinator, after checking that the address
@@ -50,7 +50,7 @@ CONNECT_TIMEOUT = 5.0
 TOKEN_HELP = (
     "set RAY_AUTH_MODE=token for this command and give it the cluster's token "
     "('ray get-auth-token' on the head prints it; put it in ~/.ray/auth_token or "
-    "RAY_AUTH_TOKEN); see docs/tournament.md, 'On a Ray cluster'"
+    "RAY_AUTH_TOKEN); see docs/ray.md"
 )
 
 

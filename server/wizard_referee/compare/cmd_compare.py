@@ -5,7 +5,7 @@ A and B play the same deals from the same seat against the same opponents
 mean difference stops the comparison as soon as the answer is known
 (:mod:`.stats`); ``--margin D`` asks whether A is not weaker than B by D
 points per game or more; ``--games N`` plays a fixed number instead. See
-docs/tournament.md, "Comparing two bots".
+docs/compare.md.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ __all__ = ["DEFAULT_MAX_GAMES", "add_arguments", "run"]
 
 #: The cap on games of a sequential comparison: "undecided" at most 5% of the
 #: time where the true difference is h0 or h1, for differences of spread 200
-#: points per game at 4 players (bench/bench_compare_oc.py, docs/tournament.md).
+#: points per game at 4 players (bench/bench_compare_oc.py, docs/statistics.md).
 DEFAULT_MAX_GAMES = 6000
 
 

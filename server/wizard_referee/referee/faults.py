@@ -2,7 +2,7 @@
 
 A fault (:class:`~wizard_arena.protocol.codes.FaultCode`) is always recorded
 against the seat and, for a decision the bot did not make in time, answered
-by the default action. The policy in force (docs/protocol.md, "Fault
+by the default action. The policy in force (docs/protocol-reference.md, "Fault
 policy") may cost the seat more:
 
 - ``default``: nothing more;
@@ -61,7 +61,7 @@ class Sanction(enum.StrEnum):
     """The seat was removed from the game (fault policy ``remove``)."""
 
 
-#: What each fault code means (docs/protocol.md, "Fault codes", lists exactly these).
+#: What each fault code means (docs/protocol-reference.md, "Fault codes", lists exactly these).
 FAULT_CODES: dict[str, str] = {
     FaultCode.TIMEOUT: "no valid answer before the deadline; the default action was played",
     FaultCode.ILLEGAL: "an action the rules refuse (it was rejected; the bot could retry in time)",

@@ -6,8 +6,8 @@ server has a token file), does not exceed the sessions allowed per token,
 and lists every rule option the server's tables play. A Hello quoting a
 resume token of this server takes its session back if it may
 (:meth:`Arena.resume`); one quoting a token never issued here is refused.
-Everything else is refused with a status that says why (docs/protocol.md,
-"Refused streams"), and nothing is kept for the stream.
+Everything else is refused with a status that says why (docs/protocol-reference.md,
+"Stream status codes"), and nothing is kept for the stream.
 
 The handshake decides; the arena acts. :func:`first_hello` reads the first
 message, :func:`judge` gives the verdict on a Hello (:class:`Refuse`,

@@ -480,7 +480,7 @@ async def run_table(
 
     ``policy`` (default :class:`RefereePolicy()`) gives the move time and the
     time bank, the fault policy (what a fault costs the seat beyond the
-    default action: docs/protocol.md, "Fault policy") and
+    default action: docs/protocol-reference.md, "Fault policy") and
     ``max_consecutive_timeouts`` (a seat's stream is closed,
     DEADLINE_EXCEEDED, once this many of its decisions in a row timed out,
     counting from ``SeatSpec.timeouts_in_a_row``; 0: never).

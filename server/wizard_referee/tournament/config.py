@@ -120,7 +120,8 @@ class TournamentConfig:
     max_message_bytes: int = 64 * 1024
     """Largest message a bot may send."""
     fault_policy: str = "default"
-    """What a fault costs: ``default``, ``forfeit_round`` or ``remove`` (docs/protocol.md)."""
+    """What a fault costs: ``default``, ``forfeit_round`` or ``remove``
+    (docs/protocol-reference.md, "Fault policy")."""
     max_faults: int = 3
     """Faults in one game after which fault policy ``remove`` removes the seat."""
     executor: str = "local"

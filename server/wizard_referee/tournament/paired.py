@@ -9,7 +9,7 @@ game one entrant outscores the other on the same deals. The sets are
 independent (each has its own deal), so the t interval is exact for
 normally distributed set values and close to it otherwise. Two copies of
 one bot should differ by 0: an interval clear of 0 for them means the
-seating favours one seat of the table (docs/tournament.md).
+seating favours one seat of the table (docs/statistics.md).
 
 Only whole sets count. A set with fewer games than the design's seatings
 (an interrupted deal: the tournament stopped, or a game was lost) has its

@@ -69,7 +69,7 @@ tournament file):
     every member holds every hand once, with k games per deal, but the order
     around the table never changes, so a member always has the same left
     neighbour. With two copies of one bot, the copy that sits after the
-    other is systematically better or worse placed (docs/tournament.md).
+    other is systematically better or worse placed (docs/statistics.md).
 
 >>> [len(design(k)) for k in range(3, 7)]
 [6, 12, 20, 30]
