@@ -22,6 +22,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from generated import write_or_check
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "cli.md"
 
@@ -143,20 +145,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if docs/cli.md is out of date")
     args = ap.parse_args()
-    text = render()
-    if args.check:
-        current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
-        if current != text:
-            print(
-                f"{OUT.relative_to(ROOT)} is out of date: "
-                f"run python {Path(__file__).relative_to(ROOT)}",
-                file=sys.stderr,
-            )
-            return 1
-        return 0
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT.relative_to(ROOT)}")
-    return 0
+    return write_or_check(OUT, render(), check=args.check, script="scripts/gen_cli_reference.py")
 
 
 if __name__ == "__main__":

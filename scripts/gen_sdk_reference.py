@@ -25,6 +25,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from generated import write_or_check
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "sdk-reference.md"
 MODULES = ("wizard_arena.bot", "wizard_arena.client", "wizard_arena.local")
@@ -294,20 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if the file is out of date")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "sdk"))
-    text = render()
-    if args.check:
-        current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
-        if current != text:
-            print(
-                f"{OUT.relative_to(ROOT)} is out of date: run python scripts/gen_sdk_reference.py",
-                file=sys.stderr,
-            )
-            return 1
-        print(f"{OUT.relative_to(ROOT)} is current")
-        return 0
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT.relative_to(ROOT)}")
-    return 0
+    return write_or_check(OUT, render(), check=args.check, script="scripts/gen_sdk_reference.py")
 
 
 if __name__ == "__main__":
