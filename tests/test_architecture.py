@@ -386,6 +386,22 @@ def test_example_bots_import_no_private_module_of_the_sdk() -> None:
     )
 
 
+def test_no_test_module_imports_another() -> None:
+    """What test files share lives in the tests folder's helper modules."""
+    bad = []
+    for path in sorted((ROOT / "tests").glob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or "", *(a.name for a in node.names)]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            if any(n.split(".")[-1].startswith("test_") for n in names):
+                bad.append(f"{path.name}:{node.lineno}")
+    assert not bad, f"test modules import test modules: {bad}"
+
+
 # -- the command line -------------------------------------------------------------------------
 
 

@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,7 @@ from wizard_arena.rules import (
     Bid,
     Phase,
     Rules,
+    action_text,
     default_action,
 )
 from wizard_referee.referee import table as table_module
@@ -45,8 +45,16 @@ from wizard_referee.referee.table import SeatSpec, run_table
 
 from .conftest import LogSink
 from .memory_bots import MemBot, memory_arena, on_mock_clock, play
-from .support import RawBot, ServerThread, run_bots
-from .test_server import _text, game_of, record_of, replay, seat_of
+from .support import (
+    RawBot,
+    ServerThread,
+    game_of,
+    record_of,
+    replay,
+    run_bots,
+    seat_of,
+    wait_for,
+)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -97,7 +105,7 @@ def test_tokens(serve: Any, tmp_path: Path) -> None:
     assert missing.status == grpc.StatusCode.UNAUTHENTICATED
     assert missing.details == "missing access token"
     good = RawBot(server.address, "good", token="beta-456").start()
-    _wait_for(lambda: good.welcome is not None)
+    wait_for(lambda: good.welcome is not None)
     good.close_send()
     good.join(10)
     assert good.status == grpc.StatusCode.OK
@@ -128,7 +136,7 @@ def test_flooding_bot_is_cut_off(serve: Any) -> None:
     flood = [wire.encode_bot(_action(f"r{i}")) for i in range(50)]
     bot = RawBot(server.address, "flood", games=None)
     bot.start()
-    _wait_for(lambda: bot.welcome is not None)
+    wait_for(lambda: bot.welcome is not None)
     for m in flood:  # in the lobby nobody reads them
         bot.send_raw(m)
     bot.join(20)
@@ -140,14 +148,6 @@ def _action(rid: str) -> Any:
     from wizard_arena.protocol.messages import ActionMsg
 
     return ActionMsg(rid, Bid(0))
-
-
-def _wait_for(cond: Any, timeout: float = 10.0) -> None:
-    end = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > end:
-            raise TimeoutError("condition not met")
-        time.sleep(0.01)
 
 
 # -- a bot that leaves mid-trick --------------------------------------------------------------
@@ -181,7 +181,7 @@ def test_disconnect_mid_trick(serve: Any, logs: LogSink) -> None:
     assert all(snap.mv.fault is None for snap in answered)
     assert defaulted and all(snap.mv.fault == "disconnect" for snap in defaulted)
     for snap in defaulted:
-        assert snap.mv.action == _text(default_action(snap.legal))
+        assert snap.mv.action == action_text(default_action(snap.legal))
     first = defaulted[0]
     assert first.round_index + 1 == rnd and first.trick == in_trick > 0
     for b in bots:
@@ -302,9 +302,9 @@ def test_serve_shuts_down_cleanly_on_signal(sig: signal.Signals) -> None:
         assert address, "".join(lines)
         # three bots in a game (thinking, so it is still on) and one in the lobby
         players = [RawBot(address, f"sig{i}", think=0.1, games=None).start() for i in range(3)]
-        _wait_for(lambda: all(b.requests or b.messages(GameInfo) for b in players))
+        wait_for(lambda: all(b.requests or b.messages(GameInfo) for b in players))
         lobby = RawBot(address, "lobby", games=None).start()
-        _wait_for(lambda: lobby.welcome is not None)
+        wait_for(lambda: lobby.welcome is not None)
         proc.send_signal(sig)
         code = proc.wait(30)
         rest = proc.stderr.read()
