@@ -25,6 +25,9 @@ import pytest
 # the tests start get an environment without them, as the arena's do
 from wizard_referee.referee.grpc_setup import prepare_referee_transport
 
+# the order the tests start in: long ones first (a hook of tests/scheduling.py)
+from .scheduling import pytest_collection_modifyitems  # noqa: F401
+
 prepare_referee_transport()
 
 if TYPE_CHECKING:
@@ -69,13 +72,6 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         if what in REQUIRED:
             pytest.fail(f"{what} is required here (WIZARD_ARENA_REQUIRE) but {problem}")
         pytest.skip(f"{problem} (WIZARD_ARENA_REQUIRE={what} makes this a failure)")
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Long tests at the head of every worker's share (tests/scheduling.py)."""
-    from .scheduling import order_for_workers, xdist_workers
-
-    items[:] = order_for_workers(items, xdist_workers())
 
 
 @pytest.fixture(scope="session")

@@ -39,7 +39,7 @@ from wizard_arena.protocol.messages import (
 )
 from wizard_arena.rules import Action, Rules
 from wizard_referee.referee.arena import Arena, ArenaConfig, open_arena
-from wizard_referee.referee.memory import MemoryBot, connect
+from wizard_referee.referee.memory import MemoryBot, MemorySeat, connect
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.referee.seat import CloseCode, Malformed
 
@@ -84,6 +84,8 @@ class MemBot:
     ``on_request(bot, request) -> bool``: awaited for each decision request
     before the default answer; True when the hook answered (or deliberately
     did not). ``on_message(bot, msg)``: awaited for every message.
+    ``seat``: the referee's end of the connection (default: a new
+    :class:`~wizard_referee.referee.memory.MemorySeat` with the arena's limits).
     """
 
     def __init__(
@@ -102,8 +104,10 @@ class MemBot:
         on_request: RequestHook | None = None,
         on_message: MessageHook | None = None,
         event_stream: EventStream = EventStream.ALL,
+        seat: MemorySeat | None = None,
     ) -> None:
         self.name = name
+        self.seat = seat
         self.hello = Hello(
             bot_name=name,
             min_version=min_version,
@@ -135,7 +139,11 @@ class MemBot:
 
     async def run(self, arena: Arena, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         """Connect to ``arena``, greet it and play until the stream ends."""
-        end = self.end = connect(arena.accept, arena.config.policy)
+        if self.seat is None:
+            end = self.end = connect(arena.accept, arena.config.policy)
+        else:
+            arena.accept(self.seat)
+            end = self.end = self.seat.bot
         for msg in self.first:
             end.send(msg)
         if self.send_hello:

@@ -1,5 +1,7 @@
-"""Test support for the referee server: a server thread, random bots in a
-process of their own, and the information-leak checker.
+"""Test support for the referee server: a server thread and its settings,
+the games it played (records, a record replayed through the rules core),
+SDK bots each in a thread, random bots in a process of their own, the
+information-leak checker, and waiting for a condition.
 
 The scripted raw gRPC bot is :class:`wizard_arena.testing.RawBot` (re-exported
 here with :func:`~wizard_arena.testing.run_bots`).
@@ -27,7 +29,8 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -35,7 +38,8 @@ from typing import Any
 import grpc
 import trio
 
-from wizard_arena.bot import GameInfo
+from wizard_arena.bot import Bot, GameInfo
+from wizard_arena.client import RunResult, run_bot
 from wizard_arena.protocol import wire
 from wizard_arena.protocol.messages import (
     ActionMsg,
@@ -57,19 +61,29 @@ from wizard_arena.rules import (
 )
 from wizard_arena.testing import RawBot, Received, run_bots
 from wizard_referee.referee.arena import Arena, ArenaConfig, serve_arena
-from wizard_referee.referee.record import GameRecord, parse_action
+from wizard_referee.referee.record import GameRecord, MoveRecord, parse_action
 
 __all__ = [
     "RawBot",
     "Received",
     "ServerThread",
+    "Snap",
+    "arena_config",
     "cards_in",
     "check_information",
     "game_messages",
+    "game_of",
+    "moves_of",
+    "ok",
     "played_by_round",
+    "record_of",
+    "replay",
     "run_aio_bots",
     "run_bots",
+    "run_sdk_bots",
+    "seat_of",
     "spawn_aio_bots",
+    "wait_for",
 ]
 
 
@@ -148,6 +162,115 @@ class ServerThread:
             if time.monotonic() > end:
                 raise TimeoutError(f"{len(recs)} of {n} games ended within {timeout} s")
             time.sleep(0.02)
+
+
+def arena_config(**kw: Any) -> ArenaConfig:
+    """A referee's settings for a test's own :class:`ServerThread`: tables of
+    3, 2 s a move, on 127.0.0.1 port 0, seeded like the ``serve`` fixture's
+    servers (from the test's id); ``kw`` overrides any of them."""
+    kw.setdefault("rules", Rules(players=3))
+    kw.setdefault("move_time", 2.0)
+    kw.setdefault("shutdown_grace", 0.2)
+    from .conftest import current_test_seed  # (not in `python -m tests.support`'s bots)
+
+    seed = current_test_seed()
+    kw.setdefault("seed", seed)
+    kw.setdefault("bot_seed_secret", f"tests:{seed}")
+    return ArenaConfig.build(host="127.0.0.1", port=kw.pop("port", 0), **kw)
+
+
+def wait_for(cond: Callable[[], object], timeout: float = 30.0) -> None:
+    """Poll ``cond`` until it is true; TimeoutError after ``timeout`` seconds."""
+    end = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > end:
+            raise TimeoutError("condition not met")
+        time.sleep(0.01)
+
+
+# -- the games a server played ----------------------------------------------------------------
+
+
+def game_of(bot: RawBot) -> str:
+    """The id of the first game ``bot`` was seated at."""
+    games = bot.messages(GameInfo)
+    assert games, f"{bot.name} was never seated: {bot.received[:3]}"
+    return games[0].game_id
+
+
+def record_of(server: ServerThread, game_id: str) -> GameRecord:
+    for r in server.records():
+        if r.game_id == game_id:
+            return r
+    raise AssertionError(f"no record of {game_id}")
+
+
+def seat_of(record: GameRecord, name: str) -> int:
+    return record.names.index(name)
+
+
+def moves_of(record: GameRecord, seat: int) -> list[MoveRecord]:
+    return [mv for rnd in record.rounds for mv in rnd.moves if mv.seat == seat]
+
+
+@dataclass(frozen=True)
+class Snap:
+    """The game just before one recorded move."""
+
+    legal: tuple[Any, ...]
+    trick: int
+    round_index: int
+    mv: Any
+
+
+def replay(record: GameRecord) -> list[Snap]:
+    """Replay ``record`` through the rules core, noting the state before each move."""
+    game = Game(Rules.from_dict(record.rules), first_dealer=record.first_dealer)
+    out = []
+    for i, rr in enumerate(record.rounds):
+        game.deal(
+            [[Card(c) for c in h] for h in rr.hands],
+            Card(rr.turned_card) if rr.turned_card else None,
+        )
+        for mv in rr.moves:
+            out.append(Snap(tuple(game.legal_actions()), len(game.trick), i, mv))
+            game.apply(mv.seat, parse_action(mv.action))
+    return out
+
+
+# -- SDK bots, each in a thread ------------------------------------------------------------------
+
+
+def run_sdk_bots(
+    bots: Sequence[Bot], address: str, games: int = 1, **kw: Any
+) -> list[RunResult | BaseException]:
+    """:func:`~wizard_arena.client.run_bot` for each bot in its own thread;
+    each result or exception."""
+    out: list[RunResult | BaseException] = [RuntimeError("not finished")] * len(bots)
+
+    def go(i: int) -> None:
+        try:
+            out[i] = run_bot(
+                bots[i], address, name=f"{type(bots[i]).__name__}-{i}", games=games, **kw
+            )
+        except BaseException as e:
+            out[i] = e
+
+    threads = [threading.Thread(target=go, args=(i,), daemon=True) for i in range(len(bots))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+        assert not t.is_alive(), "a bot did not finish"
+    return out
+
+
+def ok(results: Sequence[RunResult | BaseException]) -> list[RunResult]:
+    """The results, raising the first exception among them."""
+    for r in results:
+        if isinstance(r, BaseException):
+            raise r
+    return [r for r in results if isinstance(r, RunResult)]
 
 
 # -- many random bots in a process of their own ---------------------------------------------
@@ -408,13 +531,6 @@ class _SeatWatch:
                 assert v.trump is printed[-1], f"trump {v.trump} after {v.plays}"
 
 
-if __name__ == "__main__":
-    # python -m tests.support ADDRESS COUNT [PREFIX]: random bots, one game each, JSON out
-    _address, _count = sys.argv[1], int(sys.argv[2])
-    _prefix = sys.argv[3] if len(sys.argv) > 3 else "aio"
-    print(json.dumps(asyncio.run(run_aio_bots(_address, _count, _prefix))))
-
-
 def interruptible_cli(*args: str) -> list[str]:
     """The command line of ``wizard-arena ARGS`` with Ctrl-C (SIGINT) handled
     as in a terminal. A test runner started as a background job of a
@@ -450,6 +566,14 @@ def wait_for_finished_games(
     return finished
 
 
+def first_install_extra() -> str:
+    """The extra the README's first command installs (``.[server]``)."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"```sh\n[^\n]*pip install -e '\.\[(\w+)\]'", readme)
+    assert found is not None, "the README's first command installs the project with an extra"
+    return found.group(1)
+
+
 def load_bench(name: str) -> ModuleType:
     """``bench/NAME.py`` as a module, registered in ``sys.modules`` (its
     dataclasses look their module up there)."""
@@ -462,3 +586,10 @@ def load_bench(name: str) -> ModuleType:
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+if __name__ == "__main__":
+    # python -m tests.support ADDRESS COUNT [PREFIX]: random bots, one game each, JSON out
+    _address, _count = sys.argv[1], int(sys.argv[2])
+    _prefix = sys.argv[3] if len(sys.argv) > 3 else "aio"
+    print(json.dumps(asyncio.run(run_aio_bots(_address, _count, _prefix))))

@@ -1,6 +1,7 @@
-"""Architectural rules that must stay true: the rules core is pure, the rooms
-import only what they may (see each package's docstring), only the wire
-touches protobuf, the CLI's verbs load lazily, every doctest passes."""
+"""Architectural rules that must stay true: the rules core is pure, every
+room imports only what its row of tests/rooms.py allows (the table
+docs/architecture.md shows), only the wire touches protobuf, the CLI's verbs
+load lazily, every doctest passes."""
 
 from __future__ import annotations
 
@@ -20,6 +21,19 @@ import pytest
 import wizard_arena
 
 from .conftest import ROOT
+from .rooms import (
+    BEGIN,
+    DOC,
+    END,
+    OURS,
+    PACKAGES,
+    ROOMS,
+    allowed,
+    entry_holds,
+    room_of,
+    with_rooms_section,
+    within,
+)
 
 CORE = ROOT / "sdk" / "wizard_arena" / "rules"
 
@@ -83,22 +97,16 @@ def test_version() -> None:
 # -- the rooms and what each may import --------------------------------------------------------
 #
 # Every module of the three packages is parsed (ast), its imports resolved
-# (relative ones too, and imports inside functions), and checked against the
-# room it lives in. A room is named by a module prefix; the longest prefix
-# that matches is the module's room.
-
-PACKAGES = {
-    "wizard_arena": ROOT / "sdk" / "wizard_arena",
-    "wizard_referee": ROOT / "server" / "wizard_referee",
-    "wizard_bots": ROOT / "example_bots" / "wizard_bots",
-}
-OURS = tuple(PACKAGES)
+# (relative ones too, imports inside functions, ``from package import
+# submodule``), and checked against its room's row in tests/rooms.py: a room
+# may import the standard library, itself, and what its row lists.
 
 
 @dataclass(frozen=True)
 class Import:
     module: str
-    """The module imported from (resolved: relative imports made absolute)."""
+    """The module imported (resolved: relative imports made absolute, and
+    ``from package import submodule`` read as an import of the submodule)."""
     names: tuple[str, ...]
     """``from module import names`` (empty for ``import module``)."""
     line: int
@@ -109,9 +117,6 @@ class Module:
     name: str
     path: Path
     imports: tuple[Import, ...]
-
-    def ours(self) -> list[Import]:
-        return [i for i in self.imports if i.module.split(".")[0] in OURS]
 
 
 def _parse(name: str, path: Path) -> Module:
@@ -130,29 +135,38 @@ def _parse(name: str, path: Path) -> Module:
     return Module(name, path, tuple(out))
 
 
-def _all_modules() -> list[Module]:
+def _all_modules(generated: bool = False) -> list[Module]:
     out = []
     for top, root in PACKAGES.items():
         for path in sorted(root.rglob("*.py")):
             rel = path.relative_to(root).with_suffix("").parts
-            if rel and rel[0] == "_generated":
+            if rel and rel[0] == "_generated" and not generated:
                 continue
             parts = [top, *rel]
             if parts[-1] == "__init__":
                 parts.pop()
             out.append(_parse(".".join(parts), path))
-    return out
+    names = {m.name for m in out}
+
+    def submodules(m: Module) -> Module:
+        imports = []
+        for i in m.imports:
+            subs = [n for n in i.names if f"{i.module}.{n}" in names]
+            imports += [Import(f"{i.module}.{n}", (), i.line) for n in subs]
+            if len(subs) < len(i.names) or not i.names:
+                imports.append(Import(i.module, tuple(n for n in i.names if n not in subs), i.line))
+        return Module(m.name, m.path, tuple(imports))
+
+    return [submodules(m) for m in out]
 
 
 MODULES = _all_modules()
-
-
-def _within(name: str, *prefixes: str) -> bool:
-    return any(name == p or name.startswith(p + ".") for p in prefixes)
+"""Every module of ours but the generated code."""
+EVERY_MODULE = _all_modules(generated=True)
 
 
 def _in(room: str) -> list[Module]:
-    return [m for m in MODULES if _within(m.name, room)]
+    return [m for m in MODULES if within(m.name, room)]
 
 
 def _refuse(modules: list[Module], check: Callable[[Module, Import], bool], why: str) -> None:
@@ -192,19 +206,84 @@ def test_the_rooms_are_all_seen() -> None:
     assert {i.module for i in game.imports} >= {"wizard_arena.rules.cards"}
 
 
-def test_rules_room_imports_nothing_of_ours() -> None:
-    """Relative imports inside the room only (the standard library: above)."""
-    _refuse(
-        _in("wizard_arena.rules"),
-        lambda m, i: not _within(i.module, *OURS) or _within(i.module, "wizard_arena.rules"),
-        "the rules room imports something of ours outside it",
+def test_every_module_is_in_a_room_and_every_room_holds_a_module() -> None:
+    assert not [m.name for m in EVERY_MODULE if room_of(m.name) is None], "modules in no room"
+    for room in ROOMS:
+        for entry in room.modules:
+            held = [
+                m.name
+                for m in EVERY_MODULE
+                if room_of(m.name) is room and entry_holds(entry, m.name)
+            ]
+            assert held, f"no module of ours is {entry}"
+    ours = [e for r in ROOMS for e in r.may if e.split(".")[0] in OURS]
+    entries = {e for r in ROOMS for e in r.modules}
+    assert not [e for e in ours if e not in entries], "a room may import what is no room"
+
+
+def test_every_room_imports_only_what_its_row_allows() -> None:
+    """The standard library, the room itself, and what its row of ROOMS lists."""
+    bad = [
+        f"{m.name} ({m.path.relative_to(ROOT)}:{i.line}) imports {i.module}"
+        for m in EVERY_MODULE
+        if (room := room_of(m.name)) is not None
+        for i in m.imports
+        if not allowed(room, i.module)
+    ]
+    assert not bad, "imports that no row of ROOMS allows:\n" + "\n".join(bad)
+
+
+def test_the_table_keeps_the_house_rules() -> None:
+    """No row lets the SDK reach the server or the example bots, the
+    referee room reach the rooms that use it, or anyone import the cluster
+    room (it is named by module path)."""
+    for room in ROOMS:
+        home = room.modules[0]
+        if home.startswith("wizard_arena."):
+            assert not [e for e in room.may if within(e, "wizard_referee", "wizard_bots")], home
+        assert not [e for e in room.may if within(e, "wizard_referee.cluster", "ray")] or (
+            home == "wizard_referee.cluster"
+        ), home
+    referee = room_of("wizard_referee.referee")
+    assert referee is not None
+    above = ("tournament", "compare", "ratings", "check", "cluster")
+    assert not [e for e in referee.may if within(e, *(f"wizard_referee.{r}" for r in above))]
+    assert not [e for e in referee.may if within(e, "wizard_arena.client", "wizard_arena.testing")]
+
+
+# -- the doc's tables, made from the rows ------------------------------------------------------
+
+
+def test_the_architecture_doc_shows_the_table() -> None:
+    doc = DOC.read_text(encoding="utf-8")
+    assert BEGIN in doc and END in doc, "docs/architecture.md lost its generated markers"
+    assert with_rooms_section(doc) == doc, (
+        "docs/architecture.md's rooms differ from ROOMS: python scripts/gen_architecture_doc.py"
     )
+
+
+def test_the_readme_names_every_folder_room() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme.split("| path | what |", 1)[1].split("\n\n", 1)[0]
+    for room in ROOMS:
+        for entry in room.modules:
+            top, _, rest = entry.partition(".")
+            path = PACKAGES[top].joinpath(*rest.split("."))
+            if rest and path.is_dir() and not rest.startswith("_"):
+                folder = f"`{path.relative_to(ROOT)}/`"
+                assert folder in table, f"README.md's table has no {folder}"
+
+
+# -- what a row cannot say: limits inside a room --------------------------------------------
+
+
+def test_the_rules_room_uses_relative_imports_of_itself() -> None:
     for m in _in("wizard_arena.rules"):
         src = ast.parse(m.path.read_text(encoding="utf-8"))
         absolute = [
             n.module
             for n in ast.walk(src)
-            if isinstance(n, ast.ImportFrom) and not n.level and _within(n.module or "", *OURS)
+            if isinstance(n, ast.ImportFrom) and not n.level and within(n.module or "", *OURS)
         ]
         assert not absolute, f"{m.name}: absolute imports of the room {absolute}"
 
@@ -215,35 +294,28 @@ def test_rules_room_imports_nothing_of_ours() -> None:
 PROTOCOL_FROM_BOT_API = {"GameInfo"}
 
 
-def test_protocol_room_imports_only_the_rules_room() -> None:
-    def ok(m: Module, i: Import) -> bool:
-        if _within(i.module, "wizard_arena.rules", "wizard_arena.protocol"):
-            return True
-        if i.module == "wizard_arena.bot":
-            return set(i.names) <= PROTOCOL_FROM_BOT_API
-        if _within(i.module, "wizard_arena._generated"):
-            return _within(m.name, "wizard_arena.protocol.wire")
-        return not _within(i.module, *OURS, "trio")
-
-    _refuse(_in("wizard_arena.protocol"), ok, "the protocol room imports outside its rules")
+def test_the_protocol_room_takes_gameinfo_alone_and_grpc_in_its_service_glue() -> None:
     _refuse(
         _in("wizard_arena.protocol"),
-        lambda m, i: (
-            not _within(i.module, "grpc") or m.name == "wizard_arena.protocol.wire.service"
-        ),
+        lambda m, i: i.module != "wizard_arena.bot" or set(i.names) <= PROTOCOL_FROM_BOT_API,
+        "the protocol room imports more than GameInfo of the bot API",
+    )
+    _refuse(
+        _in("wizard_arena.protocol"),
+        lambda m, i: not within(i.module, "grpc") or m.name == "wizard_arena.protocol.wire.service",
         "grpc in the protocol room outside its service glue",
     )
 
 
 def test_only_the_wire_imports_generated_protobuf_code() -> None:
     def ok(m: Module, i: Import) -> bool:
-        generated = _within(i.module, "wizard_arena._generated") or any(
+        generated = within(i.module, "wizard_arena._generated") or any(
             part.endswith(("_pb2", "_pb2_grpc")) for part in (*i.module.split("."), *i.names)
         )
-        if not generated or _within(m.name, "wizard_arena.protocol.wire"):
+        if not generated or within(m.name, "wizard_arena.protocol.wire"):
             return True
         # the referee's transport serves the standard health and reflection services
-        return m.name == "wizard_referee.referee.bridge" and _within(
+        return m.name == "wizard_referee.referee.bridge" and within(
             i.module, "grpc_health", "grpc_reflection"
         )
 
@@ -253,83 +325,12 @@ def test_only_the_wire_imports_generated_protobuf_code() -> None:
         assert "_generated" not in text and "_pb2" not in text, script.name
 
 
-def test_conformance_room_imports_only_the_rules_room() -> None:
-    _refuse(
-        _in("wizard_arena.conformance"),
-        lambda m, i: (
-            not _within(i.module, *OURS, "grpc", "trio", "google")
-            or _within(i.module, "wizard_arena.rules", "wizard_arena.conformance")
-        ),
-        "the conformance room imports more than the rules room",
-    )
-
-
-def test_the_sdk_never_imports_the_server_or_the_example_bots() -> None:
-    _refuse(
-        _in("wizard_arena"),
-        lambda m, i: not _within(i.module, "wizard_referee", "wizard_bots"),
-        "the SDK imports the referee or the example bots",
-    )
-
-
-def test_testing_room_is_a_plain_client() -> None:
-    """The scripted raw client speaks the protocol: no SDK client, no CLI."""
-    _refuse(
-        _in("wizard_arena.testing"),
-        lambda m, i: (
-            not _within(i.module, *OURS)
-            or _within(
-                i.module, "wizard_arena.rules", "wizard_arena.protocol", "wizard_arena.testing"
-            )
-        ),
-        "the testing room imports more than the rules and protocol rooms",
-    )
-
-
-def test_bot_api_imports_only_the_rules_room() -> None:
-    _refuse(
-        _in("wizard_arena.bot"),
-        lambda m, i: not _within(i.module, *OURS) or _within(i.module, "wizard_arena.rules"),
-        "the bot API imports more than the rules room",
-    )
-
-
-def test_rl_room_imports_the_rules_the_bot_api_and_local_play_only() -> None:
-    """The environments build on the rules core; never the client, protocol or server."""
-    _refuse(
-        _in("wizard_arena.rl"),
-        lambda m, i: (
-            not _within(i.module, *OURS, "grpc", "trio")
-            or _within(
-                i.module, *(f"wizard_arena.{r}" for r in ("rules", "bot", "local", "rl", "extras"))
-            )
-        ),
-        "the rl room imports more than the rules, the bot API and local play",
-    )
-    # a learned bot encodes its view at the table with numpy alone (no rl extra)
+def test_the_encoder_needs_numpy_and_the_rules_alone() -> None:
+    """A learned bot encodes its view at the table without the rl extra."""
     _refuse(
         [m for m in _in("wizard_arena.rl") if m.name == "wizard_arena.rl.encoding"],
-        lambda m, i: not _within(i.module, "gymnasium", "pettingzoo", "wizard_arena.rl"),
+        lambda m, i: not within(i.module, "gymnasium", "pettingzoo", "wizard_arena.rl"),
         "the encoder needs more than numpy and the rules",
-    )
-
-
-def test_referee_room_never_imports_the_client_nor_the_rooms_above_it() -> None:
-    _refuse(
-        _in("wizard_referee.referee"),
-        lambda m, i: (
-            not _within(
-                i.module,
-                "wizard_arena.client",
-                "wizard_arena.testing",
-                "wizard_referee.tournament",
-                "wizard_referee.ratings",
-                "wizard_referee.check",
-                "wizard_referee.cluster",
-                "wizard_bots",
-            )
-        ),
-        "the referee room imports the client, a room above it or the example bots",
     )
 
 
@@ -338,89 +339,18 @@ def test_only_the_bridge_brings_grpc_into_the_server() -> None:
     _refuse(
         _in("wizard_referee"),
         lambda m, i: (
-            not _within(i.module, "grpc", "grpc_health", "grpc_reflection")
+            not within(i.module, "grpc", "grpc_health", "grpc_reflection")
             or m.name == "wizard_referee.referee.bridge"
         ),
         "grpc imported in the server outside the bridge",
     )
 
 
-def test_ratings_room_imports_nothing_of_ours() -> None:
-    _refuse(
-        _in("wizard_referee.ratings"),
-        lambda m, i: (
-            not _within(i.module, *OURS)
-            or _within(i.module, "wizard_referee.ratings", "wizard_referee.stats")
-        ),
-        "the ratings room imports something of ours (but the leaf wizard_referee.stats)",
-    )
-    _refuse(
-        _in("wizard_referee.stats"),
-        lambda m, i: not _within(i.module, *OURS),
-        "wizard_referee.stats is a leaf",
-    )
-
-
-def test_sandbox_room_is_the_standard_library_alone() -> None:
-    """Confinement is used wherever a bot starts (the tournament room now;
-    compare, check and the Ray workers alike): nothing of ours beyond the
-    room, no trio or grpc, and bubblewrap, setpriv and cgroups only through
-    the kernel's files and the tools' command lines."""
+def test_the_sandbox_room_starts_no_thread_or_event_loop() -> None:
     _refuse(
         _in("wizard_referee.sandbox"),
-        lambda m, i: (
-            _within(i.module, "wizard_referee.sandbox")
-            or (
-                not _within(i.module, *OURS)
-                and i.module.split(".")[0] in sys.stdlib_module_names
-                and not _within(i.module, "asyncio", "threading")
-            )
-        ),
-        "the sandbox room imports beyond the standard library",
-    )
-
-
-def test_tournament_and_check_rooms_stay_apart_from_the_client() -> None:
-    _refuse(
-        _in("wizard_referee.tournament"),
-        lambda m, i: (
-            not _within(
-                i.module, "wizard_arena.client", "wizard_arena.testing", "wizard_referee.check"
-            )
-        ),
-        "the tournament room imports the client or the check room",
-    )
-    _refuse(
-        _in("wizard_referee.check"),
-        lambda m, i: not _within(i.module, "wizard_referee.tournament", "wizard_referee.ratings"),
-        "the check room imports the tournament or ratings room",
-    )
-
-
-def test_only_the_cluster_room_brings_ray_and_nothing_imports_it() -> None:
-    """Ray is an optional extra: the executors are named by module path
-    (tournament/executors.py, compare/cmd_compare.py) and loaded when chosen."""
-    _refuse(
-        MODULES,
-        lambda m, i: not _within(i.module, "ray") or _within(m.name, "wizard_referee.cluster"),
-        "ray imported outside wizard_referee.cluster",
-    )
-    _refuse(
-        MODULES,
-        lambda m, i: (
-            not _within(i.module, "wizard_referee.cluster")
-            or _within(m.name, "wizard_referee.cluster")
-        ),
-        "the cluster room imported from outside it (name it by module path instead)",
-    )
-    _refuse(
-        _in("wizard_referee.cluster"),
-        lambda m, i: (
-            not _within(
-                i.module, "wizard_arena.client", "wizard_arena.testing", "wizard_referee.check"
-            )
-        ),
-        "the cluster room imports the client or the check room",
+        lambda m, i: not within(i.module, "asyncio", "threading"),
+        "the sandbox room imports asyncio or threading",
     )
 
 
@@ -429,28 +359,10 @@ def test_only_the_cluster_room_brings_ray_and_nothing_imports_it() -> None:
 WEB_STARTERS = {"wizard_referee.referee.cmd_serve", "wizard_referee.tournament.cmd_tournament"}
 
 
-def test_web_room_imports_the_server_rooms_and_no_client() -> None:
-    _refuse(
-        _in("wizard_referee.web"),
-        lambda m, i: (
-            not _within(
-                i.module,
-                "wizard_arena.client",
-                "wizard_arena.testing",
-                "wizard_referee.check",
-                "wizard_referee.compare",
-                "wizard_bots",
-                "grpc",
-            )
-        ),
-        "the web room imports the client, the check or compare rooms, or grpc",
-    )
-
-
 def test_only_the_serving_verbs_import_the_web_room_and_only_when_asked() -> None:
     _refuse(
-        [m for m in MODULES if not _within(m.name, "wizard_referee.web")],
-        lambda m, i: not _within(i.module, "wizard_referee.web") or m.name in WEB_STARTERS,
+        [m for m in MODULES if not within(m.name, "wizard_referee.web")],
+        lambda m, i: not within(i.module, "wizard_referee.web") or m.name in WEB_STARTERS,
         "the web room imported outside it (only `serve` and `tournament` start it)",
     )
     for m in MODULES:
@@ -458,21 +370,36 @@ def test_only_the_serving_verbs_import_the_web_room_and_only_when_asked() -> Non
             top = ast.parse(m.path.read_text(encoding="utf-8")).body
             names = [n.module for n in top if isinstance(n, ast.ImportFrom)]
             names += [a.name for n in top if isinstance(n, ast.Import) for a in n.names]
-            assert not [n for n in names if _within(n or "", "wizard_referee.web")], (
+            assert not [n for n in names if within(n or "", "wizard_referee.web")], (
                 f"{m.name} imports the web room at module level: only with --web"
             )
 
 
-def test_example_bots_import_only_the_sdks_public_modules() -> None:
-    def ok(m: Module, i: Import) -> bool:
-        if _within(i.module, "wizard_bots"):
-            return True
-        if not _within(i.module, *OURS):
-            return True
-        private = any(part.startswith("_") for part in i.module.split("."))
-        return _within(i.module, "wizard_arena") and not private
+def test_example_bots_import_no_private_module_of_the_sdk() -> None:
+    _refuse(
+        _in("wizard_bots"),
+        lambda m, i: (
+            not within(i.module, "wizard_arena")
+            or not any(part.startswith("_") for part in i.module.split("."))
+        ),
+        "an example bot imports a private module of the SDK",
+    )
 
-    _refuse(_in("wizard_bots"), ok, "an example bot imports beyond the SDK's public modules")
+
+def test_no_test_module_imports_another() -> None:
+    """What test files share lives in the tests folder's helper modules."""
+    bad = []
+    for path in sorted((ROOT / "tests").glob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or "", *(a.name for a in node.names)]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            if any(n.split(".")[-1].startswith("test_") for n in names):
+                bad.append(f"{path.name}:{node.lineno}")
+    assert not bad, f"test modules import test modules: {bad}"
 
 
 # -- the command line -------------------------------------------------------------------------
@@ -564,25 +491,3 @@ def test_the_bot_loader_loads_neither_grpc_nor_trio() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split("\n")[0] in ("['trio']", "[]"), out.stdout + out.stderr
     assert "grpc" not in out.stdout
-
-
-def test_compare_room_imports_what_its_docstring_says() -> None:
-    """compare plays over the tournament's host or in-process, counts with the
-    ratings room's Student's t: never the client (its bots load through
-    wizard_arena.loader), the check or web rooms, or the cluster (by path)."""
-    _refuse(
-        _in("wizard_referee.compare"),
-        lambda m, i: (
-            not _within(
-                i.module,
-                "wizard_arena.client",
-                "wizard_arena.testing",
-                "wizard_referee.check",
-                "wizard_referee.web",
-                "wizard_referee.cluster",
-                "wizard_bots",
-                "grpc",
-            )
-        ),
-        "the compare room imports the client, the check, web or cluster rooms, or grpc",
-    )

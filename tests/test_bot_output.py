@@ -26,7 +26,7 @@ from wizard_arena.rules import Rules
 from wizard_bots.random_bot import RandomBot
 
 from .conftest import ROOT
-from .test_client import ArenaThread, arena_config, finished_records, ok, run_bots
+from .support import ServerThread, arena_config, ok, run_sdk_bots
 
 CRASHING_BOT = """
 from wizard_arena.bot import Bot
@@ -61,10 +61,10 @@ def _bot_cli(*args: str, cwd: Path = ROOT, timeout: float = 60) -> subprocess.Co
 def test_a_bot_failing_at_every_decision_shows_one_traceback_and_exits_4(tmp_path: Path) -> None:
     (tmp_path / "crashing.py").write_text(textwrap.dedent(CRASHING_BOT))
     rules = Rules(players=3, hand_sizes=(3, 5, 7))
-    with ArenaThread(arena_config(rules=rules, seed=2)) as server:
+    with ServerThread(arena_config(rules=rules, seed=2)) as server:
         box: list[Any] = []
         others = threading.Thread(
-            target=lambda: box.append(run_bots([RandomBot(1), RandomBot(2)], server.address)),
+            target=lambda: box.append(run_sdk_bots([RandomBot(1), RandomBot(2)], server.address)),
             daemon=True,
         )
         others.start()
@@ -75,7 +75,7 @@ def test_a_bot_failing_at_every_decision_shows_one_traceback_and_exits_4(tmp_pat
         )  # fmt: skip
         others.join(30)
         ok(box[0])
-        (rec,) = finished_records(server, 1)
+        (rec,) = server.wait_records(1)[:1]
     err = proc.stderr
     assert proc.returncode == EXIT_BOT_ERRORS, err
     plays, tricks = sum(rules.round_sizes), sum(rules.round_sizes)

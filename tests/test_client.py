@@ -9,7 +9,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
@@ -45,10 +45,10 @@ from wizard_arena.rules import (
     Trick,
 )
 from wizard_bots.random_bot import RandomBot
-from wizard_referee.referee.arena import Arena, ArenaConfig, serve_arena
 
-from .conftest import LogSink, current_test_seed
-from .test_client_deadlines import Ponderer
+from .bots.ponderer import Ponderer
+from .conftest import LogSink
+from .support import ServerThread, arena_config, ok, run_sdk_bots
 
 
 @pytest.fixture(autouse=True)
@@ -60,111 +60,10 @@ def _log_at_warning(logs: LogSink) -> None:
 # -- a real referee server in a background thread ---------------------------------------
 
 
-class ArenaThread:
-    """The real referee (``serve_arena``) running in its own trio thread."""
-
-    def __init__(self, config: ArenaConfig) -> None:
-        self.config = config
-        self._ready = threading.Event()
-        self._error: BaseException | None = None
-        self.arena: Arena | None = None
-        self._thread = threading.Thread(target=self._run, name="test-arena", daemon=True)
-
-    def _run(self) -> None:
-        try:
-            trio.run(self._main)
-        except BaseException as e:  # surfaced in __enter__
-            self._error = e
-            self._ready.set()
-
-    async def _main(self) -> None:
-        self._token = trio.lowlevel.current_trio_token()
-        async with trio.open_nursery() as nursery:
-            self._cancel = nursery.cancel_scope
-            self.arena = await nursery.start(serve_arena, self.config)
-            self._ready.set()
-
-    @property
-    def address(self) -> str:
-        assert self.arena is not None
-        return self.arena.address
-
-    @property
-    def records(self) -> list[Any]:
-        assert self.arena is not None
-        return list(self.arena.records)
-
-    def __enter__(self) -> ArenaThread:
-        self._thread.start()
-        assert self._ready.wait(15), "the referee did not start"
-        if self._error is not None:
-            raise self._error
-        return self
-
-    def stop(self) -> None:
-        if self._thread.is_alive():
-            self._token.run_sync_soon(self._cancel.cancel)
-            self._thread.join(15)
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-
-def arena_config(**kw: Any) -> ArenaConfig:
-    kw.setdefault("rules", Rules(players=3))
-    kw.setdefault("move_time", 2.0)
-    kw.setdefault("shutdown_grace", 0.2)
-    seed = current_test_seed()  # seeded like the ``serve`` fixture's servers
-    kw.setdefault("seed", seed)
-    kw.setdefault("bot_seed_secret", f"tests:{seed}")
-    return ArenaConfig.build(host="127.0.0.1", port=kw.pop("port", 0), **kw)
-
-
 @pytest.fixture
-def server() -> Iterator[ArenaThread]:
-    with ArenaThread(arena_config()) as s:
+def server() -> Iterator[ServerThread]:
+    with ServerThread(arena_config()) as s:
         yield s
-
-
-def run_bots(
-    bots: Sequence[Bot], address: str, games: int = 1, **kw: Any
-) -> list[RunResult | BaseException]:
-    """run_bot for each bot in its own thread; each result or exception."""
-    out: list[RunResult | BaseException] = [RuntimeError("not finished")] * len(bots)
-
-    def go(i: int) -> None:
-        try:
-            out[i] = run_bot(
-                bots[i], address, name=f"{type(bots[i]).__name__}-{i}", games=games, **kw
-            )
-        except BaseException as e:
-            out[i] = e
-
-    threads = [threading.Thread(target=go, args=(i,), daemon=True) for i in range(len(bots))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(30)
-        assert not t.is_alive(), "a bot did not finish"
-    return out
-
-
-def ok(results: Sequence[RunResult | BaseException]) -> list[RunResult]:
-    for r in results:
-        if isinstance(r, BaseException):
-            raise r
-    return [r for r in results if isinstance(r, RunResult)]
-
-
-def finished_records(s: ArenaThread, n: int) -> list[Any]:
-    """The first ``n`` games the server refereed (continuous matchmaking may
-    seat the bots once more before they close their streams)."""
-    deadline = time.monotonic() + 10
-    while len(s.records) < n and time.monotonic() < deadline:
-        time.sleep(0.01)
-    recs = s.records[:n]
-    assert len(recs) == n
-    return recs
 
 
 class Recorder(RandomBot):
@@ -210,10 +109,10 @@ class Recorder(RandomBot):
 
 
 @pytest.mark.e2e
-def test_full_games_on_one_stream(server: ArenaThread) -> None:
+def test_full_games_on_one_stream(server: ServerThread) -> None:
     bots = [Recorder(seed=s) for s in range(3)]
-    results = ok(run_bots(bots, server.address, games=2, strict=True))
-    records = finished_records(server, 2)
+    results = ok(run_sdk_bots(bots, server.address, games=2, strict=True))
+    records = server.wait_records(2)[:2]
     rounds = Rules(players=3).rounds
     for seat_bot, res in zip(bots, results, strict=True):
         assert len(res.games) == 2
@@ -237,7 +136,7 @@ def test_full_games_on_one_stream(server: ArenaThread) -> None:
 
 
 @pytest.mark.e2e
-def test_server_info(server: ArenaThread) -> None:
+def test_server_info(server: ServerThread) -> None:
     info = server_info(server.address)
     assert 1 in info.protocol_versions
     assert info.rules == Rules(players=3)
@@ -263,12 +162,12 @@ class Crashy(RandomBot):
 
 @pytest.mark.e2e
 def test_bot_exception_is_reported_and_the_game_goes_on(
-    server: ArenaThread, caplog: pytest.LogCaptureFixture
+    server: ServerThread, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.ERROR, logger="wizard_arena.client")
     bots: list[Bot] = [Crashy(seed=1), RandomBot(seed=2), RandomBot(seed=3)]
     t0 = time.monotonic()
-    results = ok(run_bots(bots, server.address))
+    results = ok(run_sdk_bots(bots, server.address))
     took = time.monotonic() - t0
     crashy = next(r for r in results if r.bot_errors)
     assert crashy.bot_errors > 5 and crashy.defaults_sent == crashy.bot_errors
@@ -286,13 +185,13 @@ def test_bot_exception_is_reported_and_the_game_goes_on(
     assert "ZeroDivisionError: kaboom in round" in text
     assert "Traceback (most recent call last)" in text and "in explode" in text
     # the default went out at once: no timeouts recorded, no waiting for deadlines
-    (rec,) = finished_records(server, 1)
+    (rec,) = server.wait_records(1)[:1]
     assert rec.status == "finished" and all(f == {} for f in rec.faults)
     assert took < crashy.bot_errors * server.config.policy.move_time
 
 
 @pytest.mark.e2e
-def test_version_mismatch(server: ArenaThread, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_version_mismatch(server: ServerThread, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(connection, "PROTOCOL_VERSIONS", (99,))
     with pytest.raises(VersionMismatchError) as err:
         run_bot(RandomBot(), server.address, games=1)
@@ -302,7 +201,7 @@ def test_version_mismatch(server: ArenaThread, monkeypatch: pytest.MonkeyPatch) 
 
 @pytest.mark.e2e
 def test_token_required() -> None:
-    with ArenaThread(arena_config(tokens=frozenset({"s3cret"}))) as s:
+    with ServerThread(arena_config(tokens=frozenset({"s3cret"}))) as s:
         assert server_info(s.address).token_required
         for token in (None, "wrong"):
             with pytest.raises(AuthenticationError) as err:
@@ -337,7 +236,7 @@ def test_unreachable_server() -> None:
 
 @pytest.mark.e2e
 def test_reconnects_after_the_server_restarts() -> None:
-    first = ArenaThread(arena_config()).__enter__()
+    first = ServerThread(arena_config()).__enter__()
     port = first.arena.port if first.arena else 0
     address = first.address
     box: list[RunResult | BaseException] = []
@@ -355,12 +254,12 @@ def test_reconnects_after_the_server_restarts() -> None:
         time.sleep(0.01)
     first.stop()  # the bot's stream ends with UNAVAILABLE
     time.sleep(0.3)
-    with ArenaThread(arena_config(port=port)) as second:
-        ok(run_bots([RandomBot(seed=1), RandomBot(seed=2)], address, games=1))
+    with ServerThread(arena_config(port=port)) as second:
+        ok(run_sdk_bots([RandomBot(seed=1), RandomBot(seed=2)], address, games=1))
         t.join(30)
         (res,) = ok(box)
         assert len(res.games) == 1 and res.reconnects == 1
-        assert finished_records(second, 1)[0].status == "finished"
+        assert second.wait_records(1)[:1][0].status == "finished"
 
 
 class Interrupter(RandomBot):
@@ -371,12 +270,12 @@ class Interrupter(RandomBot):
 
 
 @pytest.mark.e2e
-def test_keyboard_interrupt_closes_the_stream(server: ArenaThread) -> None:
+def test_keyboard_interrupt_closes_the_stream(server: ServerThread) -> None:
     bots: list[Bot] = [Interrupter(seed=1), RandomBot(seed=2), RandomBot(seed=3)]
-    results = run_bots(bots, server.address)
+    results = run_sdk_bots(bots, server.address)
     assert isinstance(results[0], KeyboardInterrupt)
     ok(results[1:])
-    (rec,) = finished_records(server, 1)
+    (rec,) = server.wait_records(1)[:1]
     # the referee saw the stream close at once: a disconnect, not a timeout
     seat = rec.names.index("Interrupter-0")
     assert rec.status == "finished" and "disconnect" in rec.faults[seat]
@@ -422,7 +321,7 @@ def test_async_deadlines_over_grpc() -> None:
     deadline logic is tested on the virtual clock in test_client_deadlines)."""
     move_time, margin = 5.0, 0.1
     rules = Rules(players=3, hand_sizes=(1, 2, 3))
-    with ArenaThread(arena_config(move_time=move_time, rules=rules)) as s:
+    with ServerThread(arena_config(move_time=move_time, rules=rules)) as s:
         prompt, undecided = Timed(decides=True), Timed(decides=False)
         results: dict[str, RunResult] = {}
 
@@ -450,12 +349,12 @@ def test_async_deadlines_over_grpc() -> None:
         # each decision cancelled at its first checkpoint (trio: no time left at all)
         assert undecided.left == [-math.inf] * res.decisions
         assert res.overruns == res.defaults_sent == res.decisions
-        (rec,) = finished_records(s, 1)
+        (rec,) = s.wait_records(1)[:1]
         assert rec.faults == [{}, {}, {}]  # each default well within the move time
 
 
 @pytest.mark.e2e
-def test_async_cancel_closes_the_stream(server: ArenaThread) -> None:
+def test_async_cancel_closes_the_stream(server: ServerThread) -> None:
     async def main() -> None:
         with trio.move_on_after(0.5):
             async with trio.open_nursery() as nursery:
@@ -466,12 +365,12 @@ def test_async_cancel_closes_the_stream(server: ArenaThread) -> None:
         # cancelled mid-game: every stream is closed, so the referee finishes alone
 
     trio.run(main)
-    (rec,) = finished_records(server, 1)
+    (rec,) = server.wait_records(1)[:1]
     assert all("disconnect" in f for f in rec.faults)
 
 
 @pytest.mark.e2e
-def test_raw_session_and_rejections(server: ArenaThread) -> None:
+def test_raw_session_and_rejections(server: ServerThread) -> None:
     async def main() -> list[Any]:
         seen: list[Any] = []
         async with trio.open_nursery() as nursery:
@@ -508,5 +407,5 @@ def test_raw_session_and_rejections(server: ArenaThread) -> None:
     rejections = [m for m in seen if isinstance(m, ActionRejected)]
     assert rejections and rejections[0].code == "bid_out_of_range"
     assert isinstance(seen[-1], GameEnd)
-    (rec,) = finished_records(server, 1)
+    (rec,) = server.wait_records(1)[:1]
     assert rec.faults[rec.names.index("raw")] == {"illegal": 1}

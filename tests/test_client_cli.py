@@ -19,13 +19,12 @@ import pytest
 from wizard_bots.random_bot import RandomBot
 
 from .conftest import ROOT
-from .support import interruptible_cli
-from .test_client import ArenaThread, arena_config, finished_records, ok, run_bots
+from .support import ServerThread, arena_config, interruptible_cli, ok, run_sdk_bots
 
 
 @pytest.fixture
-def server() -> Iterator[ArenaThread]:
-    with ArenaThread(arena_config()) as s:
+def server() -> Iterator[ServerThread]:
+    with ServerThread(arena_config()) as s:
         yield s
 
 
@@ -103,7 +102,7 @@ def test_cli_bad_args_and_broken_file(
 
 
 @pytest.mark.e2e
-def test_cli_plays_a_bot_file(server: ArenaThread, tmp_path: Path) -> None:
+def test_cli_plays_a_bot_file(server: ServerThread, tmp_path: Path) -> None:
     (tmp_path / "helper.py").write_text("FIRST = 0\n")
     (tmp_path / "mybot.py").write_text(
         textwrap.dedent(
@@ -125,7 +124,7 @@ def test_cli_plays_a_bot_file(server: ArenaThread, tmp_path: Path) -> None:
     )
     box: list[Any] = []
     t = threading.Thread(
-        target=lambda: box.append(run_bots([RandomBot(1), RandomBot(2)], server.address)),
+        target=lambda: box.append(run_sdk_bots([RandomBot(1), RandomBot(2)], server.address)),
         daemon=True,
     )
     t.start()
@@ -138,12 +137,12 @@ def test_cli_plays_a_bot_file(server: ArenaThread, tmp_path: Path) -> None:
     ok(box[0])
     assert proc.returncode == 0, proc.stderr
     assert "1 game played" in proc.stderr and "0 bot errors" in proc.stderr
-    (rec,) = finished_records(server, 1)
+    (rec,) = server.wait_records(1)[:1]
     assert "mine" in rec.names and all(f == {} for f in rec.faults)
 
 
 @pytest.mark.e2e
-def test_cli_ctrl_c_exits_130(server: ArenaThread) -> None:
+def test_cli_ctrl_c_exits_130(server: ServerThread) -> None:
     proc = subprocess.Popen(
         interruptible_cli("bot", "wizard_bots.random_bot:RandomBot",
                           "--server", server.address, "--name", "waiting"),

@@ -13,13 +13,13 @@ from functools import partial
 import pytest
 import trio
 
-from wizard_arena.bot import GameInfo, GameSummary
 from wizard_arena.client import AsyncBot, RecordKind, RunResult
 from wizard_arena.client.driver import Driver
 from wizard_arena.client.serve import serve_sessions
-from wizard_arena.rules import Card, RoundResult, Rules, SeatView
+from wizard_arena.rules import Card, Rules, SeatView
 from wizard_bots.random_bot import RandomBot
 
+from .bots.ponderer import Ponderer
 from .memory_bots import MemBot, memory_arena, on_mock_clock
 from .memory_client import memory_sessions, run_blocking, take
 
@@ -58,33 +58,6 @@ async def test_blocking_overrun_is_logged_and_nothing_sent(
     # the referee played its default: one timeout, in the record and the GameEnd
     assert rec.faults[rec.names.index("sleepy")] == {"timeout": 1}
     assert [f.code for f in res.faults] == ["timeout"]
-
-
-class Ponderer(AsyncBot):
-    """An async bot that thinks forever on every 70th card."""
-
-    def __init__(self) -> None:
-        self.cards = 0
-        self.hooks: list[str] = []
-
-    async def bid(self, view: SeatView) -> int:
-        await trio.sleep(0)
-        return view.legal_bids[-1]
-
-    async def play(self, view: SeatView) -> Card:
-        self.cards += 1
-        if self.cards % 70 == 0:
-            await trio.sleep_forever()
-        return view.legal_cards[0]
-
-    async def on_game_start(self, info: GameInfo) -> None:
-        self.hooks.append("start")
-
-    async def on_round_end(self, view: SeatView, result: RoundResult) -> None:
-        self.hooks.append("round")
-
-    async def on_game_end(self, summary: GameSummary) -> None:
-        self.hooks.append("end")
 
 
 @on_mock_clock

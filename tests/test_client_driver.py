@@ -40,7 +40,7 @@ from wizard_arena.rules import (
     bids_closed,
 )
 
-from .test_observation import VARIANTS
+from .variants import EVERY_OPTION
 
 # -- the SDK's protocol driver (no server) -------------------------------------------------
 
@@ -71,12 +71,12 @@ def _broadcast(drivers: list[Driver], game: Game, events: Sequence[Any]) -> None
                     assert what in (view.tricks[-1:] if isinstance(what, Trick) else view.results)
 
 
-@pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.parametrize("variant", list(EVERY_OPTION))
 def test_the_driver_follows_whole_games_of_every_variant(variant: str) -> None:
     """Each seat's driver, fed what a referee sends it and answering its
     requests (strict: any difference from the referee's views raises),
     holds the rules core's view of its seat after every action."""
-    rules = VARIANTS[variant]
+    rules = EVERY_OPTION[variant]
     n = rules.players
     game = Game(rules, seed=11)
     rng = random.Random(11)

@@ -76,7 +76,7 @@ def test_bot_classes_take_the_first_seats(
         (["wizard_bots.random_bot:RandomBot"] * 4 + ["--players", "3"], "4 bots for 3 seats"),
         (["no_such_module_q:Bot"], "no module named 'no_such_module_q'"),
         (["wizard_bots.random_bot:Nope"], "has no class 'Nope'"),
-        (["tests.test_client:Ponderer"], "an AsyncBot plays on a server"),
+        (["tests.bots.ponderer:Ponderer"], "an AsyncBot plays on a server"),
     ],
 )
 def test_bad_bot_specs_exit_2_with_one_line(

@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 import statistics
 from collections import Counter
-from collections.abc import Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -29,29 +28,9 @@ from wizard_bots.montecarlo import MonteCarloBot, bid_likelihood, play_out_round
 from wizard_bots.random_bot import RandomBot
 from wizard_bots.sampling import SampledDeal, game_from_view, hidden_hand_sizes, sample_deal
 
+from .positions import position
+
 S, H, D, C = Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS
-
-
-def position(
-    players: int,
-    hands: Sequence[str],
-    turned: str | None,
-    bids: Sequence[int] = (),
-    plays: Sequence[str] = (),
-    dealer: int = 0,
-) -> Game:
-    """A game in round ``len(hands[0])`` with the given deal, then ``bids`` and
-    ``plays`` (cards, in turn order) applied."""
-    game = Game(Rules(players=players), first_dealer=dealer)
-    game.round = len(parse_cards(hands[0])) - 1
-    game.deal([parse_cards(h) for h in hands], None if turned is None else Card(turned))
-    for b in bids:
-        assert game.to_act is not None
-        game.bid(game.to_act, b)
-    for text in plays:
-        assert game.to_act is not None
-        game.play(game.to_act, Card(text))
-    return game
 
 
 # -- full games -------------------------------------------------------------------

@@ -13,12 +13,12 @@ from wizard_referee.tournament.runner import plan_games
 from wizard_referee.tournament.store import ResultsStore
 
 from .cli_here import cli_here
-from .test_tournament import _config
+from .tournaments import plan_config
 
 
 def _finished(path: Path) -> int:
     """A database of a finished tournament (one round a game, e0 wins each); its games."""
-    config = _config(3, 3, deal_sets=1)
+    config = plan_config(3, 3, deal_sets=1)
     specs = plan_games(config)
     with ResultsStore(path) as store:
         store.create("t", {"plan": config.plan_key()}, [], specs, config.rules.to_dict())

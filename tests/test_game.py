@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
 
 import pytest
 
 from wizard_arena.rules import (
     FULL_DECK,
     WIZARD,
-    Action,
     Bid,
     BidMade,
-    BidRestriction,
     Card,
     CardPlayed,
     ChooseTrump,
@@ -26,66 +23,23 @@ from wizard_arena.rules import (
     RoundStarted,
     RuleError,
     Rules,
-    Suit,
     Trick,
     TrickWon,
     default_action,
     parse_cards,
 )
 
-S, H, D, C = Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS
-NONE = BidRestriction.NONE
-DNE = BidRestriction.DEALER_NOT_EQUAL
-CAN = BidRestriction.CANADIAN
-
-
-# -- helpers --------------------------------------------------------------------------
-
-
-def deal(game: Game, hands: Sequence[str], turned: str | None) -> Game:
-    game.deal([parse_cards(h) for h in hands], None if turned is None else Card(turned))
-    return game
-
-
-def play_round(game: Game, choose: Callable[[list[Action]], Action] = default_action) -> None:
-    """Finish the current round with ``choose`` picking among the legal actions."""
-    while game.phase not in (Phase.DEAL, Phase.GAME_OVER):
-        assert game.to_act is not None
-        game.apply(game.to_act, choose(game.legal_actions()))
-
-
-def before_round(players: int, rnd: int, restriction: BidRestriction = NONE) -> Game:
-    """A seeded game (first dealer 0) played by defaults until round ``rnd`` is next."""
-    game = Game(Rules(players, restriction), seed=3)
-    while game.round < rnd - 1:
-        game.deal()
-        play_round(game)
-    assert game.phase is Phase.DEAL
-    return game
-
-
-def apply_all(game: Game, actions: Sequence[tuple[int, Action]]) -> None:
-    for seat, action in actions:
-        game.apply(seat, action)
-
-
-def refuse(game: Game, seat: int, action: Action, error: type[RuleError]) -> RuleError:
-    """Apply an action that must be refused with exactly ``error``; check nothing changed."""
-    before = game.state_key()
-    views = [game.view(s) for s in range(game.players)]
-    with pytest.raises(RuleError) as info:
-        game.apply(seat, action)
-    assert type(info.value) is error, f"{type(info.value).__name__}: {info.value}"
-    assert game.state_key() == before
-    assert [game.view(s) for s in range(game.players)] == views
-    return info.value
-
-
-def round2() -> Game:
-    """3 players, round 2 (2 cards), dealer 1: seat 2 bids first and leads. Trump diamonds."""
-    game = before_round(3, 2)
-    return deal(game, ["3H 9S", "W 12H", "5H 13C"], "7D")
-
+from .games import (
+    C,
+    D,
+    S,
+    apply_all,
+    before_round,
+    deal,
+    deals_played,
+    play_round,
+    round2,
+)
 
 # -- construction ---------------------------------------------------------------------
 
@@ -233,23 +187,14 @@ def test_deal_only_between_rounds() -> None:
 # -- dealing: seeded ------------------------------------------------------------------
 
 
-def _deals(game: Game, choose: Callable[[list[Action]], Action]) -> list[object]:
-    out: list[object] = []
-    while not game.is_over:
-        game.deal()
-        out.append((game.dealt_hands, game.turned_card))
-        play_round(game, choose)
-    return out
-
-
 def test_same_seed_same_deals_whatever_is_played() -> None:
-    first = _deals(Game(Rules(4), seed=42), lambda legal: legal[0])
-    last = _deals(Game(Rules(4), seed=42), lambda legal: legal[-1])
+    first = deals_played(Game(Rules(4), seed=42), lambda legal: legal[0])
+    last = deals_played(Game(Rules(4), seed=42), lambda legal: legal[-1])
     rng = random.Random(0)
-    rand = _deals(Game(Rules(4), rng=random.Random(42)), rng.choice)
+    rand = deals_played(Game(Rules(4), rng=random.Random(42)), rng.choice)
     assert first == last == rand
     assert len(first) == 15
-    assert _deals(Game(Rules(4), seed=43), lambda legal: legal[0]) != first
+    assert deals_played(Game(Rules(4), seed=43), lambda legal: legal[0]) != first
 
 
 def test_string_seeds_are_deterministic() -> None:

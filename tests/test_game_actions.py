@@ -4,7 +4,6 @@ the end of the game, legal actions, clone and state key."""
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
@@ -39,15 +38,16 @@ from wizard_arena.rules import (
     rank_totals,
 )
 
-from .test_game import (
+from .games import (
     CAN,
     DNE,
     H,
     S,
-    _deals,
     apply_all,
     before_round,
+    canadian_round2,
     deal,
+    deals_played,
     play_round,
     refuse,
     round2,
@@ -237,16 +237,6 @@ def test_non_dealers_are_never_restricted() -> None:
     refuse(game, 1, Bid(0), BidForbiddenError)
 
 
-def canadian_round2(round1: Sequence[str], bids1: Sequence[int]) -> Game:
-    """3 players, canadian: play round 1 (dealer 0) from ``round1`` hands with
-    ``bids1`` (seat 1, 2, 0 order), then deal round 2 (dealer 1)."""
-    game = deal(Game(Rules(3, CAN)), round1, "J")
-    b1, b2, b0 = bids1
-    apply_all(game, [(1, Bid(b1)), (2, Bid(b2)), (0, Bid(b0))])
-    play_round(game)
-    return deal(game, ["2S 3S", "4S 5S", "6S 7S"], "8S")
-
-
 def test_canadian_restricts_a_strictly_leading_dealer() -> None:
     game = canadian_round2(["2H", "13H", "5H"], [1, 1, 1])  # seat 1 alone scores
     assert game.totals == [-10, 30, -10] and game.dealer == 1
@@ -331,7 +321,7 @@ def test_no_trump_choice_pending_after_a_suited_turn() -> None:
 
 def test_game_over() -> None:
     game = Game(Rules(6), seed=9)
-    _deals(game, default_action)
+    deals_played(game, default_action)
     assert game.is_over and game.phase is Phase.GAME_OVER
     assert game.to_act is None and game.legal_actions() == []
     assert [r.round for r in game.results] == list(range(1, 11))

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import gc
 import threading
-import time
 import tracemalloc
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -34,18 +33,10 @@ from wizard_referee.referee.seat import CloseCode
 
 from .conftest import LogSink
 from .memory_bots import MemBot, memory_arena, on_mock_clock, play, start, wait_until
-from .support import RawBot, ServerThread, run_bots
+from .support import RawBot, ServerThread, run_bots, wait_for
 
 #: the conftest's ``serve`` fixture (seeded from the test) starts the servers
 SERVER_DEFAULTS = {"rules": Rules(players=3)}
-
-
-def wait_for(cond: Any, timeout: float = 30.0) -> None:
-    end = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > end:
-            raise TimeoutError("condition not met")
-        time.sleep(0.01)
 
 
 def field(number: int, payload: bytes) -> bytes:

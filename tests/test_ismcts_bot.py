@@ -16,8 +16,7 @@ from wizard_bots.heuristic import HeuristicBot
 from wizard_bots.ismcts import ISMCTSBot
 from wizard_bots.sampling import SampledDeal, consistency_problem, game_from_view, sample_deal
 
-from .test_example_bots import position
-from .test_search_bot import TickClock, _play_view, heuristic_position
+from .positions import TickClock, heuristic_position, play_view, position
 
 
 class RecordingISMCTS(ISMCTSBot):
@@ -101,7 +100,7 @@ def test_a_fixed_seed_gives_the_same_game() -> None:
 def test_fixed_work_does_exactly_its_iterations_bids_more() -> None:
     clock = TickClock(1.0)  # a very slow machine: it must not matter
     bot = ISMCTSBot(samples=9, seed=2, clock=clock)
-    bot.play(_play_view())
+    bot.play(play_view())
     assert bot.stats["iterations"] == 9 and bot.stats["cut_short"] == 0
     hands = ["W 13S 12H 4D", "2S 3S 4S 5S", "6S 7S 8S 9S", "2H 3H 4H 5H"]
     view = position(4, hands, "2D", dealer=3).view(0)  # seat 0 bids first
@@ -110,7 +109,7 @@ def test_fixed_work_does_exactly_its_iterations_bids_more() -> None:
     assert bidder.stats["iterations"] == 15
     # a deal reused for 4 iterations: a quarter of the deals (rounded up)
     reusing = ISMCTSBot(samples=10, seed=2, reuse=4, bid_inference=False)
-    reusing.play(_play_view())
+    reusing.play(play_view())
     assert reusing.stats["iterations"] == 10 and reusing.stats["deals"] == 3
 
 
@@ -118,7 +117,7 @@ def test_fixed_work_does_exactly_its_iterations_bids_more() -> None:
 def test_a_timed_search_stops_at_its_deadline(think_time: float, time_left: float | None) -> None:
     clock = TickClock(0.001)
     bot = ISMCTSBot(think_time=think_time, seed=1, clock=clock)
-    view = _play_view().with_time_left(time_left)
+    view = play_view().with_time_left(time_left)
     allowed = bot.budget(view).seconds
     clock.now = 0.0
     assert bot.play(view) in view.legal_cards
@@ -161,7 +160,7 @@ def test_the_decision_depends_on_the_view_only() -> None:
 
 def test_the_tree_counts_availability_and_visits() -> None:
     bot = ISMCTSBot(samples=60, seed=1)
-    view = _play_view()
+    view = play_view()
     bot.play(view)
     root = bot.last_tree
     assert root is not None

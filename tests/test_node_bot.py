@@ -18,9 +18,8 @@ from wizard_referee.tournament.runner import TournamentConfig, run_tournament
 
 from .conftest import ROOT, needs
 from .node_packages import NODE, NPM, node_bot_copy
-from .test_client import ArenaThread, arena_config, finished_records, ok, run_bots
-from .test_reproducible import _moves
-from .test_tournament import _entrant
+from .support import ServerThread, arena_config, ok, run_sdk_bots
+from .tournaments import entrant, stored_moves
 
 pytestmark = needs(
     "node",
@@ -40,11 +39,11 @@ def node_bot(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
 @pytest.mark.e2e
 def test_node_bot_plays_full_games(node_bot: list[str]) -> None:
-    with ArenaThread(arena_config(move_time=2.0)) as server:
+    with ServerThread(arena_config(move_time=2.0)) as server:
         box: list[Any] = []
         pythons = threading.Thread(
             target=lambda: box.append(
-                run_bots([RandomBot(seed=1), RandomBot(seed=2)], server.address, games=2)
+                run_sdk_bots([RandomBot(seed=1), RandomBot(seed=2)], server.address, games=2)
             ),
             daemon=True,
         )
@@ -67,7 +66,7 @@ def test_node_bot_plays_full_games(node_bot: list[str]) -> None:
         assert node.returncode == 0, err
         assert "done: 2 game(s)" in err
         assert "protocol 1.1" in err and "EVENT_STREAM_LEAN" in err  # the lean stream granted
-        records = finished_records(server, 2)
+        records = server.wait_records(2)[:2]
         for rec in records:
             assert rec.status == "finished"
             seat = rec.names.index("node-js")
@@ -84,7 +83,7 @@ def _node_and_pythons_play(
     box: list[Any] = []
     pythons = threading.Thread(
         target=lambda: box.append(
-            run_bots([RandomBot(seed=1), RandomBot(seed=2)], address, games=1)
+            run_sdk_bots([RandomBot(seed=1), RandomBot(seed=2)], address, games=1)
         ),
         daemon=True,
     )
@@ -111,12 +110,12 @@ def test_node_and_python_bots_play_over_a_unix_socket(node_bot: list[str], tmp_p
     (docs/untrusted-bots.md): ``--server unix:PATH`` works for the Node.js
     bot and the Python SDK alike."""
     socket_path = tmp_path / "referee.sock"
-    with ArenaThread(arena_config(move_time=2.0, unix_socket=str(socket_path))) as server:
+    with ServerThread(arena_config(move_time=2.0, unix_socket=str(socket_path))) as server:
         address = f"unix:{socket_path}"
         assert server.arena is not None and server.arena.unix_address == address
         assert socket_path.stat().st_mode & 0o777 == 0o666  # any uid may connect
         _node_and_pythons_play(node_bot, address, timeout=60)
-        (rec,) = finished_records(server, 1)
+        (rec,) = server.wait_records(1)[:1]
         assert rec.status == "finished" and all(f == {} for f in rec.faults)
 
 
@@ -133,10 +132,10 @@ def test_node_bot_plays_the_rule_forms(node_bot: list[str]) -> None:
         first_dealer_by_draw=True,
         hand_sizes=(3, 12, 20),
     )
-    with ArenaThread(arena_config(rules=rules, move_time=5.0, seed=11)) as server:
+    with ServerThread(arena_config(rules=rules, move_time=5.0, seed=11)) as server:
         options = ["--rule-options", ",".join(rules.options)]
         _node_and_pythons_play(node_bot, server.address, *options, timeout=90)
-        (rec,) = finished_records(server, 1)
+        (rec,) = server.wait_records(1)[:1]
     assert rec.status == "finished" and Rules.from_dict(rec.rules) == rules
     seat = rec.names.index("node-js")
     assert rec.faults[seat] == {}, rec.fault_details  # every answer legal and in time
@@ -147,7 +146,7 @@ def test_node_bot_plays_the_rule_forms(node_bot: list[str]) -> None:
 
 @pytest.mark.e2e
 def test_node_bot_reports_refusal(node_bot: list[str]) -> None:
-    with ArenaThread(arena_config(tokens=frozenset({"t0ken"}))) as server:
+    with ServerThread(arena_config(tokens=frozenset({"t0ken"}))) as server:
         proc = subprocess.run(
             [*node_bot, "--server", server.address, "--name", "nobody", "--token", "wrong"],
             capture_output=True,
@@ -163,14 +162,14 @@ def test_node_bot_refused_at_variant_tables(node_bot: list[str]) -> None:
     """The Node bot sends no Hello.rule_options: a server playing rule variants
     refuses it with a clear message, rather than feeding it states it cannot read."""
     rules = Rules(players=3, hidden_bids=True, blind_first_round=True)
-    with ArenaThread(arena_config(rules=rules)) as server:
+    with ServerThread(arena_config(rules=rules)) as server:
         proc = subprocess.run(
             [*node_bot, "--server", server.address, "--name", "node-js", "--games", "1"],
             capture_output=True,
             text=True,
             timeout=30,
         )
-        assert server.records == []
+        assert server.records() == []
     assert proc.returncode == 1, proc.stderr
     assert "FAILED_PRECONDITION" in proc.stderr
     assert "rule option(s) hidden_bids, blind_first_round" in proc.stderr
@@ -201,8 +200,8 @@ def test_node_bot_draws_from_its_per_game_seed(
                 *["--rule-options", "round_sizes"],
             ],
         },
-        _entrant("random", "wizard_bots.random_bot:RandomBot"),
-        _entrant("heuristic", "wizard_bots.heuristic:HeuristicBot"),
+        entrant("random", "wizard_bots.random_bot:RandomBot"),
+        entrant("heuristic", "wizard_bots.heuristic:HeuristicBot"),
     ]
 
     def run(name: str, secret: str) -> dict[str, list[tuple[int, str, str | None]]]:
@@ -218,7 +217,7 @@ def test_node_bot_draws_from_its_per_game_seed(
             }
         )
         trio.run(run_tournament, config).close()
-        return _moves(db)
+        return stored_moves(db)
 
     first = run("a", "s")
     assert len(first) == 3

@@ -35,26 +35,7 @@ from wizard_arena.rules import (
 )
 from wizard_arena.rules.laws import FLAG_OPTIONS
 
-from .variants import pick
-
-#: every option at least once, and the combinations the referee's tests play
-VARIANTS = pick(
-    "base",
-    "dealer_not_equal",
-    "canadian",
-    "hidden_bids",
-    "reveal_bids_after_tricks",
-    "blind_first_round",
-    "maximus",
-    "tricksy",
-    "tricksy_suited",
-    "lowest_score_deals",
-    "first_dealer_by_draw",
-    "round_sizes",
-    "combined",
-    "combined_forms",
-    "maximus_tricksy_hidden",
-)
+from .variants import EVERY_OPTION
 
 
 def _plain_deal(game: Game, rng: random.Random) -> None:
@@ -126,9 +107,9 @@ def play_and_fold(rules: Rules, seed: int, plain_wizards: bool = False) -> int:
     return checks
 
 
-@pytest.mark.parametrize("name", list(VARIANTS))
+@pytest.mark.parametrize("name", list(EVERY_OPTION))
 def test_the_fold_follows_the_core_in_every_variant(name: str) -> None:
-    rules = VARIANTS[name]
+    rules = EVERY_OPTION[name]
     for seed in range(3):
         assert play_and_fold(rules, seed) > 10
 

@@ -25,7 +25,7 @@ from wizard_arena.cli import main
 from wizard_arena.extras import EXTRAS, MissingExtraError, require
 
 from .conftest import ROOT
-from .test_readme import first_install_extra
+from .support import first_install_extra
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 

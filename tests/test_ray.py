@@ -38,7 +38,7 @@ from wizard_referee.tournament.runner import TournamentConfig, run_tournament
 
 from .conftest import ROOT, needs
 from .support import wait_for_finished_games
-from .test_tournament import _entrant, _results, _toml
+from .tournaments import entrant, seat_results, write_toml
 
 pytestmark = pytest.mark.e2e
 
@@ -145,7 +145,7 @@ def _section(db: Path, **kw: Any) -> dict[str, Any]:
 def _entrants(delay: float = 0.0) -> list[dict[str, object]]:
     """Three deterministic bots; ``delay`` seconds a decision make a game last."""
     return [
-        _entrant(
+        entrant(
             f"det-{i}",
             "tests.bots.det_bot:DeterministicBot",
             "--arg",
@@ -243,7 +243,7 @@ if netns.inside():
         db = tmp_path_factory.mktemp("local") / "local.sqlite"
         trio.run(run_tournament, _config(db)).close()
         _no_faults(_records(db))
-        return _results(db)
+        return seat_results(db)
 
     def test_a_two_node_tournament_gives_the_local_results(
         cluster: Any, reference: list[tuple[Any, ...]], tmp_path: Path
@@ -253,7 +253,7 @@ if netns.inside():
         trio.run(run_tournament, config).close()
         records = _records(db)
         _no_faults(records)
-        assert _results(db) == reference  # same games, same seats, same results
+        assert seat_results(db) == reference  # same games, same seats, same results
         nodes = {r.tags["node"] for r in records}
         assert len(nodes) == 2, f"the games were not spread over both nodes: {nodes}"
         assert {r.tags["worker"] for r in records} == {0, 1}
@@ -265,7 +265,7 @@ if netns.inside():
         objects for the same objects, so the coordinator matches them by value;
         it used to wait for a worker that had long been ready, for 120 s."""
         db = tmp_path / "client.sqlite"
-        toml = _toml(tmp_path / "c.toml", _section(db, executor="ray", workers=1), _entrants())
+        toml = write_toml(tmp_path / "c.toml", _section(db, executor="ray", workers=1), _entrants())
         address = f"ray://127.0.0.1:{CLIENT_PORT}"
         cmd = [sys.executable, "-m", "wizard_arena.cli", "tournament", str(toml), "--quiet"]
         for attempt in range(2):
@@ -279,7 +279,7 @@ if netns.inside():
                 break
             assert not db.exists()
         assert res.returncode == 0, res.stderr[-3000:]
-        assert _results(db) == reference
+        assert seat_results(db) == reference
         _no_faults(_records(db))
 
     def test_a_comparison_on_the_cluster_gives_the_local_answer(
@@ -322,7 +322,7 @@ if netns.inside():
     ) -> None:
         # one worker (three bots, one Ray worker per run instead of twice that):
         # the coordinator's death and resumption are the point, not the spread
-        toml = _toml(
+        toml = write_toml(
             tmp_path / "t.toml",
             _section(Path("k.sqlite"), executor="ray", ray_address=cluster.address, workers=1),
             _entrants(delay=0.01),
@@ -338,7 +338,7 @@ if netns.inside():
             [*cmd, "--resume", "--json"], capture_output=True, text=True, timeout=300
         )
         assert res.returncode == 0, res.stderr[-3000:]
-        assert _results(db) == reference  # every game once: the store refuses a second
+        assert seat_results(db) == reference  # every game once: the store refuses a second
         _no_faults(_records(db))
         assert all(r["games"] == 12 for r in json.loads(res.stdout))
 
@@ -413,7 +413,7 @@ if netns.inside():
                 )
             )  # fmt: skip
             db = tmp_path / "auth.sqlite"
-            toml = _toml(tmp_path / "a.toml", _section(db, executor="ray"), _entrants())
+            toml = write_toml(tmp_path / "a.toml", _section(db, executor="ray"), _entrants())
             cmd = [sys.executable, "-m", "wizard_arena.cli", "tournament", str(toml), "--quiet",
                    "--ray-address", f"127.0.0.1:{port}"]  # fmt: skip
             refused = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240)
@@ -425,7 +425,7 @@ if netns.inside():
             assert not db.exists()
             played = subprocess.run(cmd, env=auth, capture_output=True, text=True, timeout=240)
             assert played.returncode == 0, played.stderr[-3000:]
-            assert _results(db) == reference
+            assert seat_results(db) == reference
             _no_faults(_records(db))
         finally:
             for proc in reversed(nodes):
@@ -511,7 +511,7 @@ if netns.inside():
         killer[0].join()
         records = _records(db)
         _no_faults(records)
-        assert _results(db) == reference
+        assert seat_results(db) == reference
         replayed = [r.game_id for r in records if r.tags.get("lost_attempts")]
         assert replayed, "no game was under way on the lost node"
         with sqlite3.connect(db) as con:

@@ -14,6 +14,7 @@ from wizard_bots.heuristic import HeuristicBot
 
 from .cli_here import cli_here
 from .conftest import ROOT
+from .support import first_install_extra
 
 README = (ROOT / "README.md").read_text()
 
@@ -45,13 +46,6 @@ def test_ci_runs_the_development_tools_after_the_second_command() -> None:
             if tool in line and not line.lstrip().startswith(("#", "echo"))
         ]
         assert uses and min(uses) > second, (tool, uses, second)
-
-
-def first_install_extra() -> str:
-    """The extra the README's first command installs (``.[server]``)."""
-    found = re.search(r"```sh\n[^\n]*pip install -e '\.\[(\w+)\]'", README)
-    assert found is not None, "the README's first command installs the project with an extra"
-    return found.group(1)
 
 
 def test_readme_first_bot_plays_without_faults() -> None:

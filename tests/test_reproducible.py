@@ -31,8 +31,8 @@ from wizard_referee.tournament.store import ResultsStore
 
 from .cli_here import cli_here
 from .conftest import ROOT
-from .test_client import ArenaThread, arena_config
-from .test_tournament import _entrant, _results
+from .support import ServerThread, arena_config
+from .tournaments import entrant, seat_results, stored_moves
 
 # -- the derivation --------------------------------------------------------------------
 
@@ -112,7 +112,7 @@ def test_the_referee_gives_each_seat_a_seed_from_its_secret_not_from_the_deal() 
     config = arena_config(rules=rules, matchmaking=False, bot_seed_secret="k")
     plays = [("g", "deal-A"), ("g", "deal-B"), ("h", "deal-A")]
     bots = [SeedRecorder() for _ in range(3)]
-    with ArenaThread(config) as server:
+    with ServerThread(config) as server:
         arena = server.arena
         assert arena is not None and arena.bot_seed_secret == "k"
         done: list[Any] = []
@@ -177,22 +177,11 @@ def _tournament(db: Path, secret: str | None, **kw: Any) -> TournamentConfig:
     if secret is not None:
         section["bot_seed_secret"] = secret
     entrants = [
-        _entrant("random", "wizard_bots.random_bot:RandomBot"),
-        _entrant("montecarlo", "wizard_bots.montecarlo:MonteCarloBot", "--arg", "samples=2"),
-        _entrant("heuristic", "wizard_bots.heuristic:HeuristicBot"),
+        entrant("random", "wizard_bots.random_bot:RandomBot"),
+        entrant("montecarlo", "wizard_bots.montecarlo:MonteCarloBot", "--arg", "samples=2"),
+        entrant("heuristic", "wizard_bots.heuristic:HeuristicBot"),
     ]
     return TournamentConfig.from_dict({"tournament": section, "entrant": entrants})
-
-
-def _moves(db: Path) -> dict[str, list[tuple[int, str, str | None]]]:
-    """Every game's decisions (seat, action, fault), from the stored records."""
-    with ResultsStore(db) as store:
-        out = {}
-        for spec in store.games():
-            rec = store.record(spec.id)
-            assert rec is not None and rec.status == "finished", spec.id
-            out[spec.id] = [(m.seat, m.action, m.fault) for r in rec.rounds for m in r.moves]
-    return out
 
 
 @pytest.fixture
@@ -209,7 +198,7 @@ def test_the_same_tournament_twice_gives_identical_results(tmp_path: Path) -> No
     for name in ("a", "b"):
         db = tmp_path / f"{name}.sqlite"
         trio.run(run_tournament, _tournament(db, "not a secret")).close()
-        runs.append((_results(db), _moves(db)))
+        runs.append((seat_results(db), stored_moves(db)))
     (results_a, moves_a), (results_b, moves_b) = runs
     assert len(results_a) == 6 * 3 and len(moves_a) == 6  # one deal, 6 seatings of 3 seats
     for moves in moves_a.values():  # every decision the bot's own: no timeout, no fault
@@ -220,7 +209,7 @@ def test_the_same_tournament_twice_gives_identical_results(tmp_path: Path) -> No
     # the seeds are what makes it so: another secret, other random draws
     other = tmp_path / "c.sqlite"
     trio.run(run_tournament, _tournament(other, "another secret")).close()
-    assert _moves(other) != moves_a
+    assert stored_moves(other) != moves_a
 
     # the secret is kept with the tournament: --resume uses it, and refuses another
     with ResultsStore(tmp_path / "a.sqlite") as store:

@@ -7,20 +7,17 @@ behaviours over real gRPC, through the SDK where it takes part.
 
 from __future__ import annotations
 
-import argparse
 import threading
-import time
 from typing import Any
 
 import grpc
 import pytest
 import trio
 
-from wizard_arena.bot import Bot, GameInfo
+from wizard_arena.bot import GameInfo
 from wizard_arena.client import RunResult, run_bot, serve_bot
 from wizard_arena.protocol.messages import ActionRejected, DecisionRequest, RoundStart, Welcome
-from wizard_arena.rules import Bid, Card, Rules, SeatView, Suit
-from wizard_referee.referee import cmd_serve
+from wizard_arena.rules import Bid, Rules
 from wizard_referee.referee.arena import ArenaConfig
 from wizard_referee.referee.policy import PolicyError, RefereePolicy
 from wizard_referee.referee.record import GameRecord, MoveRecord, RoundRecord, verify_record
@@ -42,37 +39,11 @@ from .memory_bots import (
     start,
     wait_until,
 )
-from .support import RawBot, run_bots
+from .resilience import SHORT, SHORT_OK, Dropper, serve_args
+from .support import RawBot, moves_of, run_bots, seat_of
 
 #: The ``serve`` fixture's defaults here (conftest.py): tables of 3.
 SERVER_DEFAULTS = {"rules": Rules(players=3)}
-
-
-#: A short game for the tests over gRPC (and the Hello option that accepts it).
-SHORT = Rules(players=3, hand_sizes=(1, 2, 3))
-SHORT_OK: dict[str, Any] = {"rule_options": ("round_sizes",)}
-
-
-def serve_args(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    cmd_serve.add_arguments(parser)
-    return parser.parse_args(list(argv))
-
-
-def seat_of(rec: GameRecord, name: str) -> int:
-    return rec.names.index(name)
-
-
-def wait_for(cond: Any, timeout: float = 30.0) -> None:
-    end = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > end:
-            raise TimeoutError("condition not met")
-        time.sleep(0.01)
-
-
-def moves_of(rec: GameRecord, seat: int) -> list[MoveRecord]:
-    return [mv for rnd in rec.rounds for mv in rnd.moves if mv.seat == seat]
 
 
 # -- 1. resuming a dropped session -----------------------------------------------------------
@@ -232,31 +203,6 @@ async def test_a_resume_token_is_bound_to_its_access_token() -> None:
         thief.leave()
     (rec,) = arena.records
     assert all(mv.fault == "disconnect" for mv in moves_of(rec, seat_of(rec, "victim"))[1:])
-
-
-class Dropper(Bot):
-    """Plays the lowest legal card; at its 4th play decision it has the
-    server cut its connection (UNAVAILABLE), then goes on."""
-
-    name = "dropper"
-
-    def __init__(self, cut: Any) -> None:
-        self.cut = cut
-        self.plays = 0
-        self.dropped = False
-
-    def bid(self, view: SeatView) -> int:
-        return view.legal_bids[0]
-
-    def play(self, view: SeatView) -> Card:
-        self.plays += 1
-        if self.plays == 4 and not self.dropped:
-            self.dropped = True
-            self.cut()
-        return min(view.legal_cards)
-
-    def choose_trump(self, view: SeatView) -> Suit:
-        return Suit.SPADES
 
 
 @pytest.mark.e2e

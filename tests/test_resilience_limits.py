@@ -27,16 +27,8 @@ from wizard_referee.tournament.runner import (
 
 from .conftest import ROOT
 from .memory_bots import MemBot, memory_arena, on_mock_clock, play, start, wait_until
-from .support import RawBot, ServerThread, run_bots
-from .test_resilience import (
-    SHORT,
-    SHORT_OK,
-    Dropper,
-    moves_of,
-    seat_of,
-    serve_args,
-    wait_for,
-)
+from .resilience import SHORT, SHORT_OK, Dropper, serve_args
+from .support import RawBot, ServerThread, moves_of, run_bots, seat_of, wait_for
 
 #: The ``serve`` fixture's defaults here (conftest.py), as in test_resilience.
 SERVER_DEFAULTS = {"rules": Rules(players=3)}

@@ -46,7 +46,7 @@ from wizard_bots.heuristic import HeuristicBot
 from wizard_bots.random_bot import RandomBot
 
 from .conftest import ROOT
-from .test_observation import VARIANTS
+from .variants import EVERY_OPTION
 
 # -- the encoder -----------------------------------------------------------------------------
 
@@ -99,9 +99,9 @@ def _reshuffle_hidden(game: Game, seat: int, rng: random.Random) -> Game:
     return other
 
 
-@pytest.mark.parametrize("name", list(VARIANTS))
+@pytest.mark.parametrize("name", list(EVERY_OPTION))
 def test_the_observation_never_depends_on_hidden_cards(name: str) -> None:
-    rules = VARIANTS[name]
+    rules = EVERY_OPTION[name]
     rng = random.Random(name)
     changed = 0
     for trial in range(30):
@@ -141,11 +141,11 @@ def test_the_observation_shows_what_the_seat_sees() -> None:
 # -- the PettingZoo environment --------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", list(VARIANTS))
+@pytest.mark.parametrize("name", list(EVERY_OPTION))
 def test_aec_env_passes_pettingzoo_api_test(name: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a Dict observation space, as PettingZoo's card games
-        api_test(wizard_v0.env(rules=VARIANTS[name]), num_cycles=400)
+        api_test(wizard_v0.env(rules=EVERY_OPTION[name]), num_cycles=400)
 
 
 def test_aec_env_is_seeded() -> None:
@@ -167,9 +167,9 @@ def _run_aec_game(env: object, rng: random.Random) -> dict[str, float]:
     return totals
 
 
-@pytest.mark.parametrize("name", list(VARIANTS))
+@pytest.mark.parametrize("name", list(EVERY_OPTION))
 def test_aec_rewards_add_up_to_the_final_totals(name: str) -> None:
-    env = wizard_v0.env(rules=VARIANTS[name])
+    env = wizard_v0.env(rules=EVERY_OPTION[name])
     env.reset(seed=7)
     rewards = _run_aec_game(env, random.Random(7))
     game = env.unwrapped.table.game
@@ -212,12 +212,12 @@ def test_gym_env_passes_check_env() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "no spec": not registered with gymnasium.make
         check_env(WizardGymEnv([RandomBot, HeuristicBot, HeuristicBot]))
-        check_env(WizardGymEnv([HeuristicBot, RandomBot], rules=VARIANTS["tricksy"], seat=None))
+        check_env(WizardGymEnv([HeuristicBot, RandomBot], rules=EVERY_OPTION["tricksy"], seat=None))
 
 
 @pytest.mark.parametrize("name", ["base", "hidden_bids", "blind_first_round", "tricksy_suited"])
 def test_gym_rewards_are_the_learners_points(name: str) -> None:
-    rules = VARIANTS[name]
+    rules = EVERY_OPTION[name]
     opponents = [HeuristicBot] * (rules.players - 2) + [_Raises]
     env = WizardGymEnv(opponents, rules=rules, seat=None)
     rng = np.random.default_rng(3)
@@ -249,7 +249,7 @@ def test_the_courses_agent_plays_at_the_table() -> None:
     namespace: dict[str, object] = {}
     exec(compile(code, "docs/course.md", "exec"), namespace)
     agent = namespace["MyAgent"]
-    for rules in (Rules(players=4), VARIANTS["tricksy"], VARIANTS["hidden_bids"]):
+    for rules in (Rules(players=4), EVERY_OPTION["tricksy"], EVERY_OPTION["hidden_bids"]):
         bots = [agent()] + [HeuristicBot() for _ in range(rules.players - 1)]  # type: ignore[operator]
         assert play_local(bots, rules, seed=1).faults == []
 

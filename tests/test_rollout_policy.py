@@ -18,7 +18,7 @@ from wizard_bots.montecarlo import MonteCarloBot, heuristic_bid
 from wizard_bots.sampling import SampledDeal, sample_deal
 from wizard_bots.steer import steer_card, takes_trick
 
-from .test_search_bot import heuristic_position
+from .positions import heuristic_position
 from .variants import VARIANTS
 
 

@@ -30,11 +30,7 @@ from wizard_arena.rules import (
     trick_winner,
 )
 
-S, H, D, C = Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS
-NONE = BidRestriction.NONE
-DNE = BidRestriction.DEALER_NOT_EQUAL
-CAN = BidRestriction.CANADIAN
-
+from .games import CAN, DNE, NONE, C, D, H, S
 
 # -- Rules ---------------------------------------------------------------------
 

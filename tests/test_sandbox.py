@@ -30,6 +30,7 @@ from wizard_referee.tournament.host import bot_game_id
 from wizard_referee.tournament.runner import plan_games, run_tournament
 
 from .conftest import needs
+from .tournaments import TOURNEY, det_entrants, env_with_tests, seat_results, write_toml
 
 BOT = [sys.executable, "-m", "wizard_arena.cli", "bot", "wizard_bots.random_bot:RandomBot"]
 ARGS = ["--server", "{server}", "--token", "{token}", "--name", "{name}"]
@@ -48,14 +49,6 @@ def _sandbox_problem() -> str | None:
 #: skipped with the reason where the machine cannot confine; a failure where
 #: WIZARD_ARENA_REQUIRE names the sandbox (.ci/run)
 needs_sandbox = needs("sandbox", _sandbox_problem())
-
-
-def _toml(path: Path, tournament: dict[str, Any], entrants: list[dict[str, Any]]) -> Path:
-    lines = ["[tournament]", *(f"{k} = {json.dumps(v)}" for k, v in tournament.items())]
-    for e in entrants:
-        lines += ["", "[[entrant]]", *(f"{k} = {json.dumps(v)}" for k, v in e.items())]
-    path.write_text("\n".join(lines) + "\n")
-    return path
 
 
 def _marked(mark: str) -> list[int]:
@@ -148,12 +141,12 @@ def test_a_hostile_entrant_is_confined_and_the_tournament_finishes(
             "max_processes": PROCESSES,
         },
     )
-    _toml(config_path, tournament, entrants)
+    write_toml(config_path, tournament, entrants)
     config = TournamentConfig.from_toml(config_path)
     specs = plan_games(config)
     target = bot_game_id("hostile", specs[1].id)  # the id the bots are told
     entrants[0]["command"] = [*HOSTILE, *hostile_args, "--in-game", target]
-    config = TournamentConfig.from_toml(_toml(config_path, tournament, entrants))
+    config = TournamentConfig.from_toml(write_toml(config_path, tournament, entrants))
     stream = io.StringIO()
     started = time.monotonic()
     try:
@@ -208,7 +201,7 @@ def test_a_hostile_entrant_is_confined_and_the_tournament_finishes(
 def test_bad_sandbox_settings_stop_before_any_game_with_one_line(tmp_path: Path) -> None:
     entrants = [{"name": n, "command": [*BOT, *ARGS], "folder": f"bots/{n}"} for n in "abc"]
     config = TournamentConfig.from_toml(
-        _toml(tmp_path / "t.toml", {"players": 3, "sandbox": "bwrap"}, entrants)
+        write_toml(tmp_path / "t.toml", {"players": 3, "sandbox": "bwrap"}, entrants)
     )
     from wizard_referee.tournament.runner import TournamentError
 
@@ -236,7 +229,7 @@ def test_a_file_of_its_folder_the_entrants_uid_cannot_read_is_named(tmp_path: Pa
     private.write_bytes(b"\0")
     private.chmod(0o600)
     config = TournamentConfig.from_toml(
-        _toml(tmp_path / "t.toml", {"players": 3, "sandbox": "bwrap"}, entrants)
+        write_toml(tmp_path / "t.toml", {"players": 3, "sandbox": "bwrap"}, entrants)
     )
     from wizard_referee.tournament.runner import TournamentError
 
@@ -327,12 +320,12 @@ def test_a_folder_is_relative_to_the_file_and_ray_leaves_the_node_checks_to_its_
     for n in "abc":
         (tmp_path / "bots" / n).mkdir(parents=True)
     tournament = {"players": 3, "sandbox": "bwrap", "executor": "ray"}
-    config = TournamentConfig.from_toml(_toml(tmp_path / "t.toml", tournament, entrants))
+    config = TournamentConfig.from_toml(write_toml(tmp_path / "t.toml", tournament, entrants))
     assert config.entrants[0].folder == str(tmp_path / "bots" / "a")
     assert config.entrants[0].limits == sandbox.Limits()  # the documented defaults
     assert sandbox_problems(config) == []  # no bubblewrap on the coordinator: its nodes'
     local = TournamentConfig.from_toml(
-        _toml(tmp_path / "t.toml", {**tournament, "executor": "local"}, entrants)
+        write_toml(tmp_path / "t.toml", {**tournament, "executor": "local"}, entrants)
     )
     assert "needs bubblewrap" in sandbox_problems(local)[0]
 
@@ -342,7 +335,7 @@ def test_a_folder_that_holds_the_results_store_is_refused(tmp_path: Path) -> Non
 
     entrants = [{"name": n, "command": "x", "folder": "."} for n in "abc"]
     config = TournamentConfig.from_toml(
-        _toml(tmp_path / "t.toml", {"players": 3, "sandbox": "bwrap"}, entrants)
+        write_toml(tmp_path / "t.toml", {"players": 3, "sandbox": "bwrap"}, entrants)
     )
     assert sandbox_problems(config)[0] == (
         f"entrant 'a': its folder {tmp_path} holds the results store "
@@ -436,24 +429,24 @@ def test_confined_sigkill_and_resume_give_the_unconfined_results(
     SIGKILL mid-way leaves no bot running, and resumed confined it stores
     exactly what the same tournament stores unconfined and uninterrupted."""
     from .support import wait_for_finished_games
-    from .test_tournament import TOURNEY, _det_entrants, _env, _results
-    from .test_tournament import _toml as tournament_toml
 
-    entrants = _det_entrants(4)
+    entrants = det_entrants(4)
     tourney = {**TOURNEY, "bot_seed_secret": "confined or not"}
-    monkeypatch.setenv("PYTHONPATH", _env()["PYTHONPATH"])  # the bots import tests.bots
+    monkeypatch.setenv("PYTHONPATH", env_with_tests()["PYTHONPATH"])  # the bots import tests.bots
     plain = TournamentConfig.from_dict(
         {"tournament": {**tourney, "database": str(tmp_path / "a.sqlite")}, "entrant": entrants}
     )
     trio.run(run_tournament, plain).close()
-    full = _results(tmp_path / "a.sqlite")
+    full = seat_results(tmp_path / "a.sqlite")
 
-    toml = tournament_toml(
+    toml = write_toml(
         tmp_path / "b.toml", {**tourney, "database": "b.sqlite", "sandbox": "bwrap"}, entrants
     )
     db = tmp_path / "b.sqlite"
     cmd = [sys.executable, "-m", "wizard_arena.cli", "tournament", str(toml), "--quiet"]
-    proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        cmd, env=env_with_tests(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     finished = wait_for_finished_games(db, 3, 120, proc)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
@@ -466,10 +459,15 @@ def test_confined_sigkill_and_resume_give_the_unconfined_results(
         assert time.monotonic() < deadline, "a confined bot outlived its runner"
         time.sleep(0.05)  # ... but every process in them ends with it
     res = subprocess.run(
-        [*cmd, "--resume"], env=_env(), capture_output=True, text=True, timeout=300, check=False
+        [*cmd, "--resume"],
+        env=env_with_tests(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert res.returncode == 0, res.stderr
-    assert _results(db) == full
+    assert seat_results(db) == full
     assert not any(g.exists() for g in groups)  # swept by the resumed run
 
 

@@ -18,47 +18,7 @@ from wizard_bots.ismcts import ISMCTSBot
 from wizard_bots.montecarlo import MonteCarloBot, bid_likelihood
 from wizard_bots.sampling import SampledDeal, consistency_problem, sample_deal, sample_deals
 
-from .test_example_bots import position
-
-
-class TickClock:
-    """A clock that moves ``step`` seconds each time it is read."""
-
-    def __init__(self, step: float) -> None:
-        self.step = step
-        self.now = 0.0
-        self.reads = 0
-
-    def __call__(self) -> float:
-        self.now += self.step
-        self.reads += 1
-        return self.now
-
-
-def heuristic_position(seed: int, players: int, steps: int) -> Game:
-    """A game ``steps`` decisions in, every seat played by the heuristic (so
-    the bids are the kind a sampler weighs), stopped where a seat is to act."""
-    game = Game(Rules(players=players), seed=seed)
-    bot = HeuristicBot()
-    game.deal()
-    for _ in range(steps):
-        if game.phase is Phase.DEAL:
-            game.deal()
-        if game.is_over:
-            break
-        seat = game.to_act
-        assert seat is not None
-        view = game.view(seat)
-        if game.phase is Phase.BID:
-            game.bid(seat, bot.bid(view))
-        elif game.phase is Phase.PLAY:
-            game.play(seat, bot.play(view))
-        else:
-            game.choose_trump(seat, bot.choose_trump(view))
-    if game.phase is Phase.DEAL:
-        game.deal()
-    return game
-
+from .positions import TickClock, heuristic_position, play_view, position
 
 # -- sampling -----------------------------------------------------------------------
 
@@ -162,18 +122,6 @@ def test_a_degenerate_pool_is_doubled_once() -> None:
 # -- the time budget, on an injected clock -------------------------------------------
 
 
-def _play_view() -> SeatView:
-    game = heuristic_position(3, 4, 4 * 45 + 4 + 2)  # round 10, two cards into a trick
-    while game.phase is not Phase.PLAY or len(game.legal_actions()) < 3:
-        seat = game.to_act
-        assert seat is not None
-        game.apply(seat, game.legal_actions()[0])
-        if game.phase is Phase.DEAL:
-            game.deal()
-    assert game.to_act is not None
-    return game.view(game.to_act)
-
-
 def test_budget_takes_the_sooner_of_think_time_and_the_referees_share() -> None:
     clock = TickClock(0.0)
     assert Budget.start(clock, think_time=2.0, samples=None, time_left=None).seconds == 2.0
@@ -188,7 +136,7 @@ def test_budget_takes_the_sooner_of_think_time_and_the_referees_share() -> None:
 def test_a_timed_search_stops_at_its_deadline(think_time: float, time_left: float | None) -> None:
     clock = TickClock(0.01)
     bot = MonteCarloBot(think_time=think_time, seed=1, clock=clock)
-    view = _play_view().with_time_left(time_left)
+    view = play_view().with_time_left(time_left)
     allowed = bot.budget(view).seconds
     clock.now = 0.0
     card = bot.play(view)
@@ -201,7 +149,7 @@ def test_a_timed_search_stops_at_its_deadline(think_time: float, time_left: floa
 def test_fixed_work_does_exactly_its_deals_without_a_referee_deadline() -> None:
     clock = TickClock(1.0)  # a very slow machine: it must not matter
     bot = MonteCarloBot(samples=5, seed=2, clock=clock, bid_inference=False)
-    view = _play_view()
+    view = play_view()
     bot.play(view)
     actions = len(dict.fromkeys(view.legal_cards))
     assert bot.stats["deals"] == 5 and bot.stats["rollouts"] == 5 * actions
@@ -223,7 +171,7 @@ def test_fixed_work_is_cut_short_to_keep_the_referees_deadline(
 ) -> None:
     clock = TickClock(0.01)
     bot = bot_class(samples=10_000, seed=2, clock=clock)
-    view = _play_view().with_time_left(0.3)  # 0.5 * 0.3 - 0.05 = 0.1 s
+    view = play_view().with_time_left(0.3)  # 0.5 * 0.3 - 0.05 = 0.1 s
     clock.now = 0.0
     assert bot.play(view) in view.legal_cards
     assert clock.now <= 0.1 + 0.02 and bot.stats["cut_short"] == 1
@@ -236,7 +184,7 @@ def test_no_time_left_means_the_heuristics_choice_at_once(
 ) -> None:
     clock = TickClock(0.01)
     bot = bot_class(think_time=1.0, seed=2, clock=clock)
-    view = _play_view().with_time_left(0.05)  # within the margin
+    view = play_view().with_time_left(0.05)  # within the margin
     assert bot.play(view) == HeuristicBot().play(view)
     assert bot.stats["searches"] == 0 and bot.stats[rollouts] == 0
 
@@ -286,7 +234,7 @@ def test_a_random_bidders_bid_hardly_moves_the_deals() -> None:
 def test_rollouts_with_noise_play_the_round_out_and_need_an_rng() -> None:
     from wizard_bots.montecarlo import play_out_round
 
-    view = _play_view()
+    view = play_view()
     deal = sample_deal(view, random.Random(3))
     from wizard_bots.sampling import game_from_view
 

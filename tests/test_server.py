@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -31,7 +30,6 @@ from wizard_arena.rules import (
     BidMade,
     Card,
     ChooseTrump,
-    Game,
     Phase,
     Play,
     Rules,
@@ -40,59 +38,25 @@ from wizard_arena.rules import (
     suit_to_follow,
 )
 from wizard_referee.referee.faults import FAULT_CODES
-from wizard_referee.referee.record import GameRecord, parse_action, verify_record
+from wizard_referee.referee.record import GameRecord, verify_record
 from wizard_referee.referee.seat import CloseCode
 
 from .memory_bots import MemBot, memory_arena, on_mock_clock, play
-from .support import RawBot, ServerThread, check_information, run_bots, spawn_aio_bots
+from .support import (
+    RawBot,
+    check_information,
+    game_of,
+    record_of,
+    replay,
+    run_bots,
+    seat_of,
+    spawn_aio_bots,
+)
 
 pytestmark = pytest.mark.timeout(120)
 
 
 # -- fixtures ---------------------------------------------------------------------------
-
-
-def game_of(bot: RawBot) -> str:
-    """The id of the first game ``bot`` was seated at."""
-    games = bot.messages(GameInfo)
-    assert games, f"{bot.name} was never seated: {bot.received[:3]}"
-    return games[0].game_id
-
-
-def record_of(server: ServerThread, game_id: str) -> GameRecord:
-    for r in server.records():
-        if r.game_id == game_id:
-            return r
-    raise AssertionError(f"no record of {game_id}")
-
-
-def seat_of(record: GameRecord, name: str) -> int:
-    return record.names.index(name)
-
-
-@dataclass(frozen=True)
-class Snap:
-    """The game just before one recorded move."""
-
-    legal: tuple[Any, ...]
-    trick: int
-    round_index: int
-    mv: Any
-
-
-def replay(record: GameRecord) -> list[Snap]:
-    """Replay ``record`` through the rules core, noting the state before each move."""
-    game = Game(Rules.from_dict(record.rules), first_dealer=record.first_dealer)
-    out = []
-    for i, rr in enumerate(record.rounds):
-        game.deal(
-            [[Card(c) for c in h] for h in rr.hands],
-            Card(rr.turned_card) if rr.turned_card else None,
-        )
-        for mv in rr.moves:
-            out.append(Snap(tuple(game.legal_actions()), len(game.trick), i, mv))
-            game.apply(mv.seat, parse_action(mv.action))
-    return out
 
 
 # -- full games -------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """The referee over real gRPC, continued: refused streams, a bot that leaves mid-
-trick, one table failing, server info / health / reflection, shutdown of a
-real wizard-arena serve, and records."""
+trick, server info / health / reflection, shutdown of a real wizard-arena
+serve, and records; and on in-memory seats, one table failing (its seat's
+transport raising) while the others go on, and the log's decision lines."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -26,15 +26,18 @@ from wizard_arena.protocol import wire
 from wizard_arena.protocol.messages import (
     DecisionRequest,
     Hello,
+    ServerMsg,
 )
 from wizard_arena.rules import (
     Bid,
     Phase,
     Rules,
+    action_text,
     default_action,
 )
-from wizard_referee.referee import table as table_module
 from wizard_referee.referee.cmd_serve import read_tokens
+from wizard_referee.referee.memory import MemorySeat
+from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import (
     GameRecord,
     RecordLog,
@@ -45,8 +48,16 @@ from wizard_referee.referee.table import SeatSpec, run_table
 
 from .conftest import LogSink
 from .memory_bots import MemBot, memory_arena, on_mock_clock, play
-from .support import RawBot, ServerThread, run_bots
-from .test_server import _text, game_of, record_of, replay, seat_of
+from .support import (
+    RawBot,
+    ServerThread,
+    game_of,
+    record_of,
+    replay,
+    run_bots,
+    seat_of,
+    wait_for,
+)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -97,7 +108,7 @@ def test_tokens(serve: Any, tmp_path: Path) -> None:
     assert missing.status == grpc.StatusCode.UNAUTHENTICATED
     assert missing.details == "missing access token"
     good = RawBot(server.address, "good", token="beta-456").start()
-    _wait_for(lambda: good.welcome is not None)
+    wait_for(lambda: good.welcome is not None)
     good.close_send()
     good.join(10)
     assert good.status == grpc.StatusCode.OK
@@ -128,7 +139,7 @@ def test_flooding_bot_is_cut_off(serve: Any) -> None:
     flood = [wire.encode_bot(_action(f"r{i}")) for i in range(50)]
     bot = RawBot(server.address, "flood", games=None)
     bot.start()
-    _wait_for(lambda: bot.welcome is not None)
+    wait_for(lambda: bot.welcome is not None)
     for m in flood:  # in the lobby nobody reads them
         bot.send_raw(m)
     bot.join(20)
@@ -140,14 +151,6 @@ def _action(rid: str) -> Any:
     from wizard_arena.protocol.messages import ActionMsg
 
     return ActionMsg(rid, Bid(0))
-
-
-def _wait_for(cond: Any, timeout: float = 10.0) -> None:
-    end = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > end:
-            raise TimeoutError("condition not met")
-        time.sleep(0.01)
 
 
 # -- a bot that leaves mid-trick --------------------------------------------------------------
@@ -181,7 +184,7 @@ def test_disconnect_mid_trick(serve: Any, logs: LogSink) -> None:
     assert all(snap.mv.fault is None for snap in answered)
     assert defaulted and all(snap.mv.fault == "disconnect" for snap in defaulted)
     for snap in defaulted:
-        assert snap.mv.action == _text(default_action(snap.legal))
+        assert snap.mv.action == action_text(default_action(snap.legal))
     first = defaulted[0]
     assert first.round_index + 1 == rnd and first.trick == in_trick > 0
     for b in bots:
@@ -196,35 +199,47 @@ def test_disconnect_mid_trick(serve: Any, logs: LogSink) -> None:
 # -- one table failing ------------------------------------------------------------------------
 
 
-@pytest.mark.e2e
-def test_error_in_one_table_spares_the_others(serve: Any, monkeypatch: Any) -> None:
-    server = serve(rules=Rules(players=6))
-    doomed: list[str] = []
-    real = table_module._Table._decide
+class BrokenTransport(MemorySeat):
+    """An in-memory seat whose transport fails with an unexpected error when
+    it is given its third decision request: a fault on the referee's side,
+    not the bot's, which must cost its table and nothing else."""
 
-    async def flaky(self: Any, st: Any, view: Any) -> Any:
-        if not doomed:
-            doomed.append(self.game_id)
-        if self.game_id == doomed[0] and self._requests >= 20:
-            raise RuntimeError("boom: injected table failure")
-        return await real(self, st, view)
+    def __init__(self, policy: RefereePolicy) -> None:
+        super().__init__(inbound_limit=policy.inbound_limit, outbound_limit=policy.outbound_limit)
+        self.requests = 0
 
-    monkeypatch.setattr(table_module._Table, "_decide", flaky)
-    bots = run_bots([RawBot(server.address, f"e{i}") for i in range(12)], timeout=60)
-    records = {r.game_id: r for r in server.records()}
-    failed = records[doomed[0]]
-    assert failed.status == "aborted" and "boom" in failed.error
-    finished = [r for r in records.values() if r.status == "finished"]
-    # the other table finished, and the doomed table's bots were seated again
-    assert len(finished) >= 2
-    for r in finished:
-        assert verify_record(r) == []
-    for b in bots:
-        assert b.status == grpc.StatusCode.OK
-        assert len(b.game_ends) == 1
-        assert b.game_ends[0].game_id != doomed[0]
-    # and the server still serves
-    assert _server_info(server).server_version == __version__
+    def send(self, msg: ServerMsg) -> None:
+        if isinstance(msg, DecisionRequest):
+            self.requests += 1
+            if self.requests == 3:
+                raise RuntimeError("boom: the transport failed")
+        super().send(msg)
+
+
+@on_mock_clock
+async def test_error_in_one_table_spares_the_others(logs: LogSink) -> None:
+    async with memory_arena() as arena:
+        broken = MemBot("broken", seat=BrokenTransport(arena.config.policy))
+        bots = [broken, *(MemBot(f"e{i}") for i in range(5))]
+        await play(arena, *bots)
+        doomed = broken.messages(GameInfo)[0].game_id
+        records = {r.game_id: r for r in arena.records}
+        failed = records[doomed]
+        assert failed.status == "aborted"
+        assert failed.error == "RuntimeError: boom: the transport failed"
+        # the other table finished, and the doomed table's bots were seated again
+        finished = [r for r in records.values() if r.status == "finished"]
+        assert len(finished) == 2 and len(records) == 3
+        assert all(verify_record(r) == [] for r in finished)
+        for b in bots:
+            assert b.status is CloseCode.OK
+            assert [e.game_id for e in b.game_ends] != [doomed] and len(b.game_ends) == 1
+        (aborted,) = [e for e in logs.events() if e["event"] == "table_aborted"]
+        assert aborted["game_id"] == doomed and "boom" in aborted["error"]
+        # and the arena still serves
+        later = [MemBot(f"later{i}") for i in range(3)]
+        await play(arena, *later)
+        assert all(len(b.game_ends) == 1 for b in later)
 
 
 # -- server info, health, reflection ------------------------------------------------------------
@@ -302,9 +317,9 @@ def test_serve_shuts_down_cleanly_on_signal(sig: signal.Signals) -> None:
         assert address, "".join(lines)
         # three bots in a game (thinking, so it is still on) and one in the lobby
         players = [RawBot(address, f"sig{i}", think=0.1, games=None).start() for i in range(3)]
-        _wait_for(lambda: all(b.requests or b.messages(GameInfo) for b in players))
+        wait_for(lambda: all(b.requests or b.messages(GameInfo) for b in players))
         lobby = RawBot(address, "lobby", games=None).start()
-        _wait_for(lambda: lobby.welcome is not None)
+        wait_for(lambda: lobby.welcome is not None)
         proc.send_signal(sig)
         code = proc.wait(30)
         rest = proc.stderr.read()
@@ -335,28 +350,13 @@ def _offline_record(seed: int) -> GameRecord:
 
 
 @pytest.mark.parametrize("level", ["info", "warning"])
-def test_decision_lines_follow_the_log_level(level: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A decision's info line is written at level info, and not even asked
-    for below it (``serve --log-level warning``); the game is the same."""
+def test_decision_lines_follow_the_log_level(level: str) -> None:
+    """A decision's info line is written at level info, and not below it
+    (``serve --log-level warning``); the game is the same."""
     import structlog
 
     from wizard_referee.referee.logs import configure_logging
 
-    asked: list[str] = []
-    real_get_logger = table_module.get_logger
-
-    class Counting:
-        def __init__(self, log: Any) -> None:
-            self._log = log
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self._log, name)
-
-        def info(self, event: str, **kw: Any) -> Any:
-            asked.append(event)
-            return self._log.info(event, **kw)
-
-    monkeypatch.setattr(table_module, "get_logger", lambda **kw: Counting(real_get_logger(**kw)))
     sink = LogSink()
     configure_logging(level, "json", stream=sink)
     try:
@@ -372,9 +372,8 @@ def test_decision_lines_follow_the_log_level(level: str, monkeypatch: pytest.Mon
         assert [(e["round"], e["seat"], e["action"]) for e in decisions] == [
             (r.round, m.seat, m.action) for r in record.rounds for m in r.moves
         ]
-        assert asked.count("decision") == len(moves)
     else:
-        assert decisions == [] and "decision" not in asked
+        assert decisions == []
 
 
 def test_record_round_trip_and_tampering() -> None:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
-import sqlite3
 import subprocess
 import sys
 from collections import Counter
@@ -25,67 +23,23 @@ from wizard_referee.tournament.runner import (
 from wizard_referee.tournament.store import ResultsStore
 
 from .cli_here import cli_here
-from .conftest import ROOT
 from .support import wait_for_finished_games
-
-BOT = [sys.executable, "-m", "wizard_arena.cli", "bot"]
-
-
-def _entrant(name: str, target: str, *args: str) -> dict[str, object]:
-    return {
-        "name": name,
-        "command": [
-            *BOT,
-            target,
-            "--server",
-            "{server}",
-            "--token",
-            "{token}",
-            "--name",
-            "{name}",
-            "--quiet",
-            *args,
-        ],
-    }
-
-
-def _det_entrants(n: int) -> list[dict[str, object]]:
-    out = [_entrant("heuristic", "wizard_bots.heuristic:HeuristicBot")]
-    for i in range(n - 1):
-        out.append(
-            _entrant(f"det-{i}", "tests.bots.det_bot:DeterministicBot", "--arg", f"salt=s{i}")
-        )
-    return out
-
-
-def _toml(path: Path, tournament: dict[str, object], entrants: list[dict[str, object]]) -> Path:
-    lines = ["[tournament]"]
-    for k, v in tournament.items():
-        lines.append(f"{k} = {json.dumps(v)}")
-    for e in entrants:
-        lines.append("\n[[entrant]]")
-        for k, v in e.items():
-            lines.append(f"{k} = {json.dumps(v)}")
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
+from .tournaments import (
+    TOURNEY,
+    det_entrants,
+    env_with_tests,
+    plan_config,
+    seat_results,
+    write_toml,
+)
 
 # -- planning -------------------------------------------------------------------------
-
-
-def _config(entrants: int, players: int, deal_sets: int = 2, **kw: object) -> TournamentConfig:
-    return TournamentConfig.from_dict(
-        {
-            "tournament": {"players": players, "deal_sets": deal_sets, "seed": 5, **kw},
-            "entrant": [{"name": f"e{i}", "command": ["true"]} for i in range(entrants)],
-        }
-    )
 
 
 @pytest.mark.parametrize("seating", ["balanced", "cyclic"])
 @pytest.mark.parametrize(("entrants", "players"), [(3, 3), (4, 3), (5, 4), (6, 6), (7, 5)])
 def test_plan_duplicate_sets(entrants: int, players: int, seating: str) -> None:
-    specs = plan_games(_config(entrants, players, seating=seating))
+    specs = plan_games(plan_config(entrants, players, seating=seating))
     assert len({s.id for s in specs}) == len(specs)
     assert [s.seq for s in specs] == list(range(len(specs)))
     sets: dict[str, list] = {}
@@ -115,9 +69,11 @@ def test_plan_duplicate_sets(entrants: int, players: int, seating: str) -> None:
 
 
 def test_plan_is_deterministic_and_seed_dependent() -> None:
-    a = plan_games(_config(7, 4, max_tables=10))
-    assert a == plan_games(_config(7, 4, max_tables=10))
-    assert [s.seed for s in a] != [s.seed for s in plan_games(_config(7, 4, max_tables=10, seed=6))]
+    a = plan_games(plan_config(7, 4, max_tables=10))
+    assert a == plan_games(plan_config(7, 4, max_tables=10))
+    assert [s.seed for s in a] != [
+        s.seed for s in plan_games(plan_config(7, 4, max_tables=10, seed=6))
+    ]
 
 
 @pytest.mark.parametrize(
@@ -153,11 +109,11 @@ def test_relative_paths_in_the_file_are_relative_to_its_folder(tmp_path: Path) -
     taken from the current folder); ``--database`` on the command line is
     relative to the current folder (it was taken from the file's)."""
     entrants = [{"name": n, "command": "x"} for n in "abc"]
-    path = _toml(tmp_path / "t.toml", {"players": 3, "workdir": "bots"}, entrants)
+    path = write_toml(tmp_path / "t.toml", {"players": 3, "workdir": "bots"}, entrants)
     config = TournamentConfig.from_toml(path)
     assert Path(config.workdir) == tmp_path / "bots"
     assert Path(config.database) == tmp_path / "tournament.sqlite"
-    path = _toml(tmp_path / "u.toml", {"players": 3, "database": "u.sqlite"}, entrants)
+    path = write_toml(tmp_path / "u.toml", {"players": 3, "database": "u.sqlite"}, entrants)
     assert Path(TournamentConfig.from_toml(path).workdir) == tmp_path
     assert Path(TournamentConfig.from_toml(path).database) == tmp_path / "u.sqlite"
     assert TournamentConfig.from_toml(path, database="cli.sqlite").database == "cli.sqlite"
@@ -177,7 +133,7 @@ def test_cli_refuses_bad_config_without_traceback(
 
 
 def test_store_refuses_counting_a_game_twice(tmp_path: Path) -> None:
-    config = _config(3, 3, deal_sets=1)
+    config = plan_config(3, 3, deal_sets=1)
     specs = plan_games(config)
     store = ResultsStore(tmp_path / "r.sqlite")
     store.create(
@@ -210,75 +166,48 @@ def test_store_refuses_counting_a_game_twice(tmp_path: Path) -> None:
 # -- full runs ------------------------------------------------------------------------
 
 
-def _results(db: Path) -> list[tuple]:
-    con = sqlite3.connect(db)
-    rows = con.execute(
-        "SELECT game_id, seat, entrant, total, rank, points FROM seat_results"
-        " ORDER BY game_id, seat"
-    ).fetchall()
-    con.close()
-    return rows
-
-
-# cyclic seating: 6 games per deal (the balanced design plays 30 at tables of 6)
-TOURNEY = {
-    "name": "det",
-    # 12 short games (3 deal sets of 4 seatings, five rounds each): enough for
-    # a kill to land mid-way, few enough decisions to keep the test quick
-    "players": 4,
-    "deal_sets": 3,
-    "round_sizes": [1, 2, 3, 4, 5],
-    "seating": "cyclic",
-    "move_time": 5.0,
-    "seed": 11,
-    "parallel": 1,
-}
-
-
-def _env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-
-
 @pytest.mark.e2e
 @pytest.mark.slow(seconds=10)
 def test_sigkill_and_resume_gives_the_uninterrupted_results(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    entrants = _det_entrants(4)
+    entrants = det_entrants(4)
     # 1. uninterrupted run, in-process
     config_a = TournamentConfig.from_dict(
         {"tournament": {**TOURNEY, "database": str(tmp_path / "a.sqlite")}, "entrant": entrants}
     )
     # the bots the in-process run launches import tests.bots (restored after the test)
-    monkeypatch.setenv("PYTHONPATH", _env()["PYTHONPATH"])
+    monkeypatch.setenv("PYTHONPATH", env_with_tests()["PYTHONPATH"])
     store = trio.run(run_tournament, config_a)
     store.close()
-    full = _results(tmp_path / "a.sqlite")
+    full = seat_results(tmp_path / "a.sqlite")
     assert len(full) == len(plan_games(config_a)) * 4
 
     # 2. the same tournament as a subprocess, killed with SIGKILL mid-way
-    toml = _toml(tmp_path / "b.toml", {**TOURNEY, "database": "b.sqlite"}, entrants)
+    toml = write_toml(tmp_path / "b.toml", {**TOURNEY, "database": "b.sqlite"}, entrants)
     db = tmp_path / "b.sqlite"
     cmd = [sys.executable, "-m", "wizard_arena.cli", "tournament", str(toml), "--quiet"]
-    proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd, env=env_with_tests(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     finished = wait_for_finished_games(db, 3, 120, proc)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert 3 <= finished < len(plan_games(config_a)), "kill did not land mid-tournament"
-    partial = _results(db)
+    partial = seat_results(db)
     assert partial, "finished games were lost"
 
     # 3. resume completes it; results equal the uninterrupted run
     res = subprocess.run(
         [*cmd, "--resume", "--json"],
-        env=_env(),
+        env=env_with_tests(),
         capture_output=True,
         text=True,
         check=False,
         timeout=300,
     )
     assert res.returncode == 0, res.stderr
-    assert _results(db) == full
+    assert seat_results(db) == full
     board = json.loads(res.stdout)
     assert {r["name"] for r in board} == {e["name"] for e in entrants}
     assert all(r["games"] == len(plan_games(config_a)) for r in board)
@@ -299,11 +228,11 @@ def test_sigkill_and_resume_gives_the_uninterrupted_results(
     again = cli_here([*cmd[3:], "--resume", "--csv"], capsys, monkeypatch)
     assert again.returncode == 0, again.stderr
     assert again.stdout.splitlines()[0].startswith("rank,name,rating,low,high,games")
-    assert _results(db) == full
+    assert seat_results(db) == full
 
 
 def test_leaderboard_statistics(tmp_path: Path) -> None:
-    config = _config(3, 3, deal_sets=1)
+    config = plan_config(3, 3, deal_sets=1)
     specs = plan_games(config)
     store = ResultsStore(tmp_path / "r.sqlite")
     store.create("t", {"plan": config.plan_key()}, [], specs, config.rules.to_dict())

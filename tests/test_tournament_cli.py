@@ -37,7 +37,7 @@ from .cli_here import Ran, cli_here
 from .conftest import ROOT
 from .node_packages import NODE, NPM, node_bot_copy
 from .support import interruptible_cli, wait_for_finished_games
-from .test_tournament import BOT, _entrant, _toml
+from .tournaments import BOT, entrant, write_toml
 
 
 def _env() -> dict[str, str]:
@@ -85,7 +85,7 @@ def _one_error(proc: subprocess.CompletedProcess[str] | Ran) -> str:
 
 def _det(n: int) -> list[dict[str, object]]:
     return [
-        _entrant(f"det-{i}", "tests.bots.det_bot:DeterministicBot", "--arg", f"salt=s{i}")
+        entrant(f"det-{i}", "tests.bots.det_bot:DeterministicBot", "--arg", f"salt=s{i}")
         for i in range(n)
     ]
 
@@ -96,7 +96,7 @@ def _det(n: int) -> list[dict[str, object]]:
 def test_every_bad_key_is_reported_at_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    toml = _toml(
+    toml = write_toml(
         tmp_path / "bad.toml",
         {"players": "four", "move_time": "fast", "database": 5, "dealsets": 2},
         [{"name": "a", "command": "x"}, {"name": "b"}, {"name": "c", "command": "x"}],
@@ -117,7 +117,7 @@ def test_every_bad_key_is_reported_at_once(
 def test_too_few_entrants_is_reported_with_the_bad_keys(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    toml = _toml(
+    toml = write_toml(
         tmp_path / "few.toml",
         {"players": 4, "move_time": "fast"},
         [{"name": "a", "command": "x"}, {"name": "b", "command": "x"}],
@@ -146,7 +146,7 @@ def test_one_table_names_every_key_and_accepts_the_defaults() -> None:
 def test_a_missing_program_with_parallel_2_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    toml = _toml(
+    toml = write_toml(
         tmp_path / "t.toml",
         {"players": 3, "parallel": 2, "database": "t.sqlite"},
         [*_det(2), {"name": "ghost", "command": "no-such-bot-program-xyz --server {server}"}],
@@ -163,7 +163,7 @@ def test_an_entrant_that_cannot_start_stops_the_runner_at_once(tmp_path: Path) -
     """No restarts and no waiting out connect_timeout (600 s here, far past
     the subprocess timeout): the reason and the last lines of its log."""
     broken = {"name": "broken", "command": [sys.executable, "-c", "import no_such_module_xyz"]}
-    toml = _toml(
+    toml = write_toml(
         tmp_path / "t.toml",
         {"players": 3, "parallel": 2, "connect_timeout": 600, "database": "t.sqlite"},
         [*_det(2), broken],
@@ -266,8 +266,8 @@ def test_the_example_tournament_runs_as_the_guide_says(tmp_path: Path) -> None:
 @pytest.mark.e2e
 def test_logs_go_to_a_file_and_progress_to_standard_error(tmp_path: Path) -> None:
     marker = tmp_path / "crashed"
-    crashy = _entrant("crashy", "tests.bots.crash_bot:CrashOnceBot", "--arg", f"marker={marker}")
-    toml = _toml(
+    crashy = entrant("crashy", "tests.bots.crash_bot:CrashOnceBot", "--arg", f"marker={marker}")
+    toml = write_toml(
         tmp_path / "t.toml",
         {
             "name": "apart",
@@ -303,12 +303,12 @@ def test_any_name_is_a_log_file_in_the_logs_folder_and_bots_see_opaque_ids(
 
     names = ["../../escaped", "a/b", "c #1 100%"]
     entrants = [
-        _entrant(n, "tests.bots.det_bot:IdTellingBot", "--arg", f"salt=s{i}")
+        entrant(n, "tests.bots.det_bot:IdTellingBot", "--arg", f"salt=s{i}")
         for i, n in enumerate(names)
     ]
     folder = tmp_path / "in" / "here"
     folder.mkdir(parents=True)
-    toml = _toml(
+    toml = write_toml(
         folder / "t.toml",
         {"players": 3, "round_sizes": [1, 2], "deal_sets": 1, "database": "t.sqlite"},
         entrants,
@@ -351,7 +351,7 @@ def test_serve_and_tournament_on_a_port_in_use(
             "wizard-arena serve or tournament?): choose another port with --port N "
             "(port 0 takes any free port)"
         )
-        toml = _toml(tmp_path / "t.toml", {"players": 3, "database": "t.sqlite"}, _det(3))
+        toml = write_toml(tmp_path / "t.toml", {"players": 3, "database": "t.sqlite"}, _det(3))
         line = _one_error(_here(capsys, monkeypatch, "tournament", str(toml), "--port", str(port)))
         assert line.startswith(f"error: cannot serve on 127.0.0.1:{port}: the port is in use")
         assert "port = N in [tournament], or --port N" in line
@@ -460,7 +460,7 @@ def test_git_ignores_databases_and_their_logs() -> None:
 
 @pytest.mark.e2e
 def test_ctrl_c_says_how_to_resume(tmp_path: Path) -> None:
-    toml = _toml(
+    toml = write_toml(
         tmp_path / "t.toml",
         {"players": 3, "round_sizes": [1, 2], "deal_sets": 50, "database": "t.sqlite"},
         _det(3),
@@ -489,8 +489,8 @@ def test_a_crashing_entrant_is_shown_on_standard_error(tmp_path: Path) -> None:
     """A bot process that dies mid-game is restarted, its games record
     ``crash``, and the user sees one line saying so (not only the log file)."""
     marker = tmp_path / "crashed"
-    crashy = _entrant("crashy", "tests.bots.crash_bot:CrashOnceBot", "--arg", f"marker={marker}")
-    toml = _toml(
+    crashy = entrant("crashy", "tests.bots.crash_bot:CrashOnceBot", "--arg", f"marker={marker}")
+    toml = write_toml(
         tmp_path / "t.toml",
         {"players": 3, "round_sizes": [1, 2, 3], "move_time": 5.0, "database": "t.sqlite"},
         [crashy, *_det(2)],

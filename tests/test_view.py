@@ -26,8 +26,7 @@ from wizard_arena.rules import (
     parse_cards,
 )
 
-from .test_game import apply_all, before_round, deal, play_round
-from .test_game_actions import canadian_round2
+from .games import apply_all, before_round, canadian_round2, deal, play_round
 
 S, H, D, C = Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS
 HANDS2 = ["3H 9S", "W 12H", "5H 13C"]

@@ -15,7 +15,7 @@ from wizard_arena.client import run_bot, serve_bot, waiting
 from wizard_arena.client.waiting import WaitNotes, waiting_text
 from wizard_bots.random_bot import RandomBot
 
-from .test_client import ArenaThread, arena_config, ok, run_bots
+from .support import ServerThread, arena_config, ok, run_sdk_bots
 
 
 def test_the_notes_come_after_a_while_then_every_so_often() -> None:
@@ -70,7 +70,7 @@ def test_run_bot_says_it_waits_until_the_table_fills(caplog: pytest.LogCaptureFi
     """The tutorial's ``run_bot(..., games=...)`` at a server of three-player
     tables, alone: notes that it waits for a table of 3; the game once two
     more bots come; no note while it plays."""
-    with ArenaThread(arena_config()) as server:
+    with ServerThread(arena_config()) as server:
         box: list[Any] = []
         alone = threading.Thread(
             target=lambda: box.append(run_bot(RandomBot(seed=1), server.address, games=1)),
@@ -80,7 +80,7 @@ def test_run_bot_says_it_waits_until_the_table_fills(caplog: pytest.LogCaptureFi
         notes = _wait_for_notes(caplog, 2)
         assert len(notes) >= 2, caplog.text
         assert notes[0].startswith("waiting for a game: tables of 3 bots, started when 3 are")
-        ok(run_bots([RandomBot(seed=2), RandomBot(seed=3)], server.address, games=1))
+        ok(run_sdk_bots([RandomBot(seed=2), RandomBot(seed=3)], server.address, games=1))
         alone.join(30)
         assert not alone.is_alive()
         assert len(box[0].games) == 1
@@ -89,7 +89,7 @@ def test_run_bot_says_it_waits_until_the_table_fills(caplog: pytest.LogCaptureFi
 @pytest.mark.e2e
 @pytest.mark.usefixtures("quick_notes")
 def test_serve_bot_says_it_waits(caplog: pytest.LogCaptureFixture) -> None:
-    with ArenaThread(arena_config()) as server:
+    with ServerThread(arena_config()) as server:
 
         async def main() -> None:
             async with trio.open_nursery() as nursery:

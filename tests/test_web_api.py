@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import shutil
 import threading
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +16,10 @@ import trio
 
 from wizard_referee.tournament.cmd_replay import render
 from wizard_referee.tournament.store import GameSpec, ResultsStore
-from wizard_referee.web.app import WebState, create_app
+from wizard_referee.web.app import WebState
 from wizard_referee.web.data import StoreData
 
-from .web_support import ENTRANTS, make_store
+from .web_support import ENTRANTS, client, get, make_store
 
 
 @pytest.fixture(scope="module")
@@ -30,21 +28,6 @@ def store_path(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Gam
     store, specs = make_store(path, play=10)
     store.close()
     return path, specs
-
-
-@asynccontextmanager
-async def client(state: WebState) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=create_app(state))
-    async with httpx.AsyncClient(transport=transport, base_url="http://web") as c:
-        yield c
-
-
-def get(state: WebState, *paths: str) -> list[httpx.Response]:
-    async def main() -> list[httpx.Response]:
-        async with client(state) as c:
-            return [await c.get(p) for p in paths]
-
-    return trio.run(main)
 
 
 def test_leaderboard_games_and_entrants(store_path: tuple[Path, list[GameSpec]]) -> None:

@@ -32,8 +32,7 @@ from wizard_referee.web.app import WebState, routes
 from wizard_referee.web.data import MAX_ID_CHARS, MemoryData, StoreData
 
 from .memory_bots import MemBot, memory_arena, on_mock_clock
-from .test_web_api import client, get
-from .web_support import ENTRANTS, make_store
+from .web_support import ENTRANTS, client, get, make_store
 
 
 @pytest.fixture(scope="module")

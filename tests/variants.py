@@ -5,7 +5,8 @@ the referee's end-to-end tests play (tests/test_variants.py plays each over
 gRPC; the bots', CLI, spectator and rollout tests reuse it).
 :data:`MORE_VARIANTS` adds the base rules, the bid restrictions and further
 combinations for the in-process tests, which can afford more tables
-(:func:`pick` chooses some of them by name).
+(:func:`pick` chooses some of them by name; :data:`EVERY_OPTION` is the
+tables that play every option at least once).
 """
 
 from __future__ import annotations
@@ -86,3 +87,24 @@ MORE_VARIANTS: dict[str, Rules] = {
 def pick(*names: str) -> dict[str, Rules]:
     """The tables of :data:`MORE_VARIANTS` named, in that order."""
     return {name: MORE_VARIANTS[name] for name in names}
+
+
+#: Every option at least once, and the combinations the referee's tests play:
+#: the whole random games of the fold, the SDK's driver and the environments.
+EVERY_OPTION = pick(
+    "base",
+    "dealer_not_equal",
+    "canadian",
+    "hidden_bids",
+    "reveal_bids_after_tricks",
+    "blind_first_round",
+    "maximus",
+    "tricksy",
+    "tricksy_suited",
+    "lowest_score_deals",
+    "first_dealer_by_draw",
+    "round_sizes",
+    "combined",
+    "combined_forms",
+    "maximus_tricksy_hidden",
+)

@@ -5,9 +5,14 @@ store as a tournament writes them, and a client of the ASGI application."""
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
+
+import httpx
+import trio
 
 from wizard_arena.local import play_local
 from wizard_arena.rules import Rules
@@ -16,8 +21,9 @@ from wizard_bots.random_bot import RandomBot
 from wizard_referee.compare.local_play import record_of
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.store import GameSpec, ResultsStore
+from wizard_referee.web.app import WebState, create_app
 
-__all__ = ["ENTRANTS", "make_store", "play_record"]
+__all__ = ["ENTRANTS", "client", "get", "make_store", "play_record"]
 
 #: Entrant name -> bot class (three heuristic-ish, one random).
 ENTRANTS: dict[str, Any] = {
@@ -74,3 +80,21 @@ def make_store(
     for spec in specs[: len(specs) if play is None else play]:
         store.save_game(spec, play_record(spec, rules, classes))
     return store, specs
+
+
+@asynccontextmanager
+async def client(state: WebState) -> AsyncIterator[httpx.AsyncClient]:
+    """An httpx client of the web application over ``state``, in process."""
+    transport = httpx.ASGITransport(app=create_app(state))
+    async with httpx.AsyncClient(transport=transport, base_url="http://web") as c:
+        yield c
+
+
+def get(state: WebState, *paths: str) -> list[httpx.Response]:
+    """The responses to GET ``paths``, in order (one trio run)."""
+
+    async def main() -> list[httpx.Response]:
+        async with client(state) as c:
+            return [await c.get(p) for p in paths]
+
+    return trio.run(main)

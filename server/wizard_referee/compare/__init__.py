@@ -8,12 +8,13 @@ the answer is known.
   sequence for their mean that decides when to stop;
 - :mod:`.session`: the results store and the tally of one comparison;
 - :mod:`.local_play`: games in worker processes (every bot a Python class);
-- :mod:`.referee_play`: games over a referee (the tournament's launcher,
-  arena and entrants);
+- :mod:`.referee_play`: games over a referee, on the tournament's host
+  (:mod:`wizard_referee.tournament.host`: its referee and entrants);
 - :mod:`.cmd_compare`: the verb.
 
-May import: the tournament room (its store, launcher and entrants), the
-referee room, the ratings room (Student's t), :mod:`wizard_arena.local`,
-the bot loader of :mod:`wizard_arena.client.cmd_bot` and
-:mod:`wizard_arena.cli`.
+May import: the tournament room (its host and store), the referee room, the
+ratings room (Student's t), the sandbox room (its flags), the SDK's rules,
+protocol, bot API, :mod:`wizard_arena.local`, the bot loader
+(:mod:`wizard_arena.loader`) and :mod:`wizard_arena.cli`; the ``ray``
+executor only by module path (tests/rooms.py has the row).
 """

@@ -306,7 +306,6 @@ class Arena:
         old = s.conn
         s.conn = seat
         s.dropped_at = None
-        s.resumes += 1
         # the new stream's choice of messages holds from now on
         s.hello = replace(s.hello, event_stream=hello.event_stream)
         s.spec.event_stream = hello.event_stream

@@ -60,8 +60,6 @@ class Session:
     """trio time the connection dropped while at a table (None: connected)."""
     spec: SeatSpec | None = None
     """The seat of the game the session is playing, while it plays."""
-    resumes: int = 0
-    """Times the session was resumed on a new connection."""
     timeouts_in_a_row: int = 0
     """The bot's last decisions that timed out, over its games."""
 
