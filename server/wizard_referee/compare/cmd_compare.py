@@ -23,6 +23,7 @@ from wizard_referee.compare.session import CompareError, Comparison, Outcome, Pr
 from wizard_referee.compare.stats import Design, Verdict, difference_bound
 from wizard_referee.referee.grpc_setup import prepare_referee_transport
 from wizard_referee.sandbox.cli import add_sandbox_arguments, limits_from_args
+from wizard_referee.storage import beside_store
 from wizard_referee.tournament.cmd_tournament import add_executor_arguments
 
 __all__ = ["DEFAULT_MAX_GAMES", "add_arguments", "run"]
@@ -385,7 +386,7 @@ def _play(
     from wizard_referee.compare.referee_play import play_over_referee
     from wizard_referee.referee.logs import configure_logging, log_file
 
-    log = log_file(Path(str(comparison.store.path) + ".logs") / "runner.log")
+    log = log_file(beside_store(comparison.store.target, ".logs") / "runner.log")
     configure_logging("warning", "json", log)
     try:
         trio.run(
@@ -439,7 +440,7 @@ def _header(c: Comparison, where: str) -> str:
         f"within {c.cs.bound:g} points per game either way under these rules"
     )
     if c.played:
-        lines.append(f"  {c.played} games already in {c.store.path}")
+        lines.append(f"  {c.played} games already in {c.store.where}")
     return "\n".join(lines)
 
 

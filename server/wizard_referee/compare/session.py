@@ -271,7 +271,7 @@ def open_comparison(
                 plan.rules.to_dict(),
             )
         else:
-            plan = _check_stored(plan, stored, store.path, secret)
+            plan = _check_stored(plan, stored, store.where, secret)
             _check_test(test, stored, store)
             have = {g.id for g in store.games()}
             missing = [g.spec for g in plan.games(range(deals)) if g.spec.id not in have]
@@ -301,7 +301,7 @@ def _entrant_rows(plan: ComparePlan) -> list[tuple[str, str]]:
 
 
 def _check_stored(
-    plan: ComparePlan, stored: dict[str, Any], path: Path, secret: str | None
+    plan: ComparePlan, stored: dict[str, Any], path: str, secret: str | None
 ) -> ComparePlan:
     key = stored.get("plan") or {}
     if key.get("kind") != "compare":
@@ -353,7 +353,7 @@ def _check_test(test: dict[str, Any], stored: dict[str, Any], store: ResultsStor
             for k in differ
         )
         raise CompareError(
-            f"the test does not match the one stored in {store.path} ({shown}): resume with "
+            f"the test does not match the one stored in {store.where} ({shown}): resume with "
             "the stored test (only the number of games, --max-games or --games N, may "
             "change), or start another comparison with a new --database"
         )
