@@ -51,7 +51,7 @@ requires_shared_vectors = pytest.mark.skipif(
 
 
 #: Capabilities of the machine a run must have (comma-separated, e.g.
-#: ``netns,node,chromium,sandbox``; .ci/run names them all): a test marked
+#: ``netns,node,chromium,sandbox,postgresql``; .ci/run names them all): a test marked
 #: ``needs(what, problem)`` fails where ``what`` is named and missing, and is
 #: skipped with the problem elsewhere.
 REQUIRED = {w for w in os.environ.get("WIZARD_ARENA_REQUIRE", "").split(",") if w}

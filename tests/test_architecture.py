@@ -183,6 +183,7 @@ def test_the_rooms_are_all_seen() -> None:
         "wizard_referee.check.cmd_check",
         "wizard_referee.cluster.coordinator",
         "wizard_referee.sandbox.cgroups",
+        "wizard_referee.storage.postgres",
         "wizard_referee.web.app",
         "wizard_bots.misbehaving.client",
     ):
@@ -377,6 +378,38 @@ def test_sandbox_room_is_the_standard_library_alone() -> None:
             )
         ),
         "the sandbox room imports beyond the standard library",
+    )
+
+
+def test_storage_room_is_the_standard_library_and_psycopg() -> None:
+    """Every room that keeps data in a database uses it (the tournament's
+    results store, compare's, the web pages' reads), from trio's loop or a
+    worker thread alike: nothing of ours but the extras table, no trio or
+    grpc, and psycopg only in the PostgreSQL backend, loaded for a URL."""
+    _refuse(
+        _in("wizard_referee.storage"),
+        lambda m, i: (
+            _within(i.module, "wizard_referee.storage", "wizard_arena.extras")
+            or (_within(i.module, "psycopg") and m.name == "wizard_referee.storage.postgres")
+            or (
+                not _within(i.module, *OURS)
+                and i.module.split(".")[0] in sys.stdlib_module_names
+                and not _within(i.module, "asyncio", "threading")
+            )
+        ),
+        "the storage room imports beyond the standard library and psycopg",
+    )
+    _refuse(
+        [m for m in MODULES if not _within(m.name, "wizard_referee.storage")],
+        lambda m, i: not _within(i.module, "psycopg", "sqlite3"),
+        "a database driver imported outside the storage room",
+    )
+    _refuse(
+        [m for m in MODULES if not _within(m.name, "wizard_referee.storage")],
+        lambda m, i: (
+            not _within(i.module, "wizard_referee.storage") or i.module == "wizard_referee.storage"
+        ),
+        "a storage module imported by path (use the room's interface)",
     )
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 from collections import Counter
@@ -15,6 +14,7 @@ import pytest
 import trio
 
 from wizard_referee.referee.record import GameRecord
+from wizard_referee.storage import open_database
 from wizard_referee.tournament.runner import (
     TournamentConfig,
     TournamentError,
@@ -176,10 +176,10 @@ def test_cli_refuses_bad_config_without_traceback(
 # -- store ----------------------------------------------------------------------------
 
 
-def test_store_refuses_counting_a_game_twice(tmp_path: Path) -> None:
+def test_store_refuses_counting_a_game_twice(database: str) -> None:
     config = _config(3, 3, deal_sets=1)
     specs = plan_games(config)
-    store = ResultsStore(tmp_path / "r.sqlite")
+    store = ResultsStore(database)
     store.create(
         "t", {"plan": config.plan_key()}, [("e0", "command", "true")], specs, config.rules.to_dict()
     )
@@ -205,19 +205,25 @@ def test_store_refuses_counting_a_game_twice(tmp_path: Path) -> None:
     assert len(store.seat_results()) == 3
     assert store.counts() == {"finished": 1, "pending": len(specs) - 1}
     assert [s.id for s in store.unfinished()] == [s.id for s in specs[1:]]
+    assert store.record_tags("duplicate_set") == {}  # (none recorded)
+    assert store.find_game_ids(specs[0].id[:4]) == [specs[0].id]
+    assert store.find_game_ids(specs[0].id[:4].upper()) == []  # ids are exact, on both
+    store.close()
+    with ResultsStore(database, read_only=True) as reader:  # as the web pages read it
+        assert reader.fingerprint()[0] == 1 and reader.record(specs[0].id) == rec
 
 
 # -- full runs ------------------------------------------------------------------------
 
 
-def _results(db: Path) -> list[tuple]:
-    con = sqlite3.connect(db)
-    rows = con.execute(
+def _results(db: str | Path) -> list[tuple]:
+    store = open_database(db, read_only=True)
+    rows = store.execute(
         "SELECT game_id, seat, entrant, total, rank, points FROM seat_results"
         " ORDER BY game_id, seat"
     ).fetchall()
-    con.close()
-    return rows
+    store.close()
+    return [tuple(r) for r in rows]
 
 
 # cyclic seating: 6 games per deal (the balanced design plays 30 at tables of 6)
@@ -242,8 +248,15 @@ def _env() -> dict[str, str]:
 @pytest.mark.e2e
 @pytest.mark.slow(seconds=10)
 def test_sigkill_and_resume_gives_the_uninterrupted_results(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    database: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """The same on both stores: the killed run's database (``--database``:
+    an SQLite file or a PostgreSQL URL) resumed holds what one uninterrupted
+    run (SQLite, in this process) stored."""
+    monkeypatch.chdir(tmp_path)  # (a PostgreSQL store's logs: DBNAME.logs, here)
     entrants = _det_entrants(4)
     # 1. uninterrupted run, in-process
     config_a = TournamentConfig.from_dict(
@@ -257,9 +270,10 @@ def test_sigkill_and_resume_gives_the_uninterrupted_results(
     assert len(full) == len(plan_games(config_a)) * 4
 
     # 2. the same tournament as a subprocess, killed with SIGKILL mid-way
-    toml = _toml(tmp_path / "b.toml", {**TOURNEY, "database": "b.sqlite"}, entrants)
-    db = tmp_path / "b.sqlite"
+    toml = _toml(tmp_path / "b.toml", TOURNEY, entrants)
+    db = database
     cmd = [sys.executable, "-m", "wizard_arena.cli", "tournament", str(toml), "--quiet"]
+    cmd += ["--database", db]
     proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     finished = wait_for_finished_games(db, 3, 120, proc)
     proc.send_signal(signal.SIGKILL)
@@ -302,10 +316,10 @@ def test_sigkill_and_resume_gives_the_uninterrupted_results(
     assert _results(db) == full
 
 
-def test_leaderboard_statistics(tmp_path: Path) -> None:
+def test_leaderboard_statistics(database: str) -> None:
     config = _config(3, 3, deal_sets=1)
     specs = plan_games(config)
-    store = ResultsStore(tmp_path / "r.sqlite")
+    store = ResultsStore(database)
     store.create("t", {"plan": config.plan_key()}, [], specs, config.rules.to_dict())
     # e0 wins every game: 1 round, bid accuracy 1/1 for the winner
     for spec in specs:
@@ -346,6 +360,7 @@ def test_leaderboard_statistics(tmp_path: Path) -> None:
     assert sum(r.timeouts for r in board.rows) == 2 * len(specs)
     excluded = leaderboard(store, bootstrap=0, exclude_faulted=True)
     assert excluded.rows and "kept out of the ratings" in excluded.notes[-1]
+    store.close()
 
 
 def test_rule_variants_from_the_command_line(

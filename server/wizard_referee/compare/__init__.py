@@ -13,7 +13,8 @@ the answer is known.
 - :mod:`.cmd_compare`: the verb.
 
 May import: the tournament room (its store, launcher and entrants), the
-referee room, the ratings room (Student's t), :mod:`wizard_arena.local`,
+referee room, the ratings room (Student's t), the storage room (where a
+store's logs go), :mod:`wizard_arena.local`,
 the bot loader of :mod:`wizard_arena.client.cmd_bot` and
 :mod:`wizard_arena.cli`.
 """
