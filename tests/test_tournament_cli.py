@@ -23,7 +23,8 @@ import pytest
 import trio
 
 from wizard_referee.referee.listen import serve_failure
-from wizard_referee.tournament.cli_errors import TOURNAMENT_FIXES
+from wizard_referee.storage import DatabaseError
+from wizard_referee.tournament.cli_errors import TOURNAMENT_FIXES, runner_error
 from wizard_referee.tournament.config_keys import TOURNAMENT_KEYS, plan_differences
 from wizard_referee.tournament.runner import (
     TournamentConfig,
@@ -213,6 +214,19 @@ def test_a_postgresql_store_is_refused_resumed_and_removed_as_a_file_is(
     assert line == (
         f"error: {postgres_url} holds a tournament: continue that tournament with --resume, "
         "or give another database (--database PATH)"
+    )
+
+
+def test_a_store_failing_mid_run_is_one_line_that_says_resume() -> None:
+    """A lost connection to the PostgreSQL server (or a full disk) while a
+    game is stored: one line, inside trio's groups as the runner gets it."""
+    lost = DatabaseError("postgresql://arena@db/league", "terminating connection")
+    group = BaseExceptionGroup("x", [BaseExceptionGroup("y", [lost])])
+    error = runner_error(group, "127.0.0.1", 0)
+    assert isinstance(error, TournamentError)
+    assert str(error) == (
+        "the results store failed: postgresql://arena@db/league: terminating connection "
+        "(every game stored before is kept: resume with --resume once the store works again)"
     )
 
 

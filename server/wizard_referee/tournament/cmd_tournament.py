@@ -18,7 +18,7 @@ from wizard_arena.cli.rules_options import (
 )
 from wizard_arena.cli.web_options import WebOptions, add_web_arguments, port_number
 from wizard_arena.rules import BidRestriction
-from wizard_referee.storage import shown
+from wizard_referee.storage import StorageError, shown
 from wizard_referee.tournament.config import TournamentConfig
 from wizard_referee.tournament.config_keys import EXECUTORS, TournamentError
 from wizard_referee.tournament.seating import SEATINGS
@@ -262,7 +262,7 @@ def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
                 config, resume=args.resume, progress_stream=progress, on_arena=on_arena
             )
         )
-    except TournamentError as e:
+    except (TournamentError, StorageError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
