@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -185,6 +186,16 @@ def test_sql_is_written_once_for_both(database: str) -> None:
         assert db.execute(f"SELECT {tag}, {n} FROM sightings").fetchone() == ("jay", "3")
         with pytest.raises(ValueError, match="plain name"):
             db.json_text("note", "x') OR (1=1")
+    finally:
+        db.close()
+
+
+def test_the_database_clock_is_the_epoch_in_seconds(database: str) -> None:
+    db = open_database(database)
+    try:
+        before = time.time()
+        (now,) = db.execute(f"SELECT {db.now()}").fetchone()
+        assert isinstance(now, float) and before - 1 < now < time.time() + 1
     finally:
         db.close()
 

@@ -135,8 +135,8 @@ class Database(ABC):
 
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:
-        """A transaction: committed when the block ends, rolled back when it
-        raises. SQLite takes the database's write lock at once (``BEGIN
+        """A transaction (not nested in another): committed when the block
+        ends, rolled back when it raises. SQLite takes the database's write lock at once (``BEGIN
         IMMEDIATE``: no other writer until it ends); PostgreSQL's is ``READ
         COMMITTED``, with row locks where a statement takes them
         (:meth:`locked`)."""
@@ -154,6 +154,12 @@ class Database(ABC):
     def lock_schema(self) -> None:
         """Inside a transaction: wait until no other connection changes the
         schema (migrations run one at a time)."""
+
+    @abstractmethod
+    def now(self) -> str:
+        """The SQL expression of the database's clock, in seconds since the
+        epoch (a ``DOUBLE PRECISION``): one clock for every process that
+        shares the database, whatever machine it runs on (a lease's expiry)."""
 
     @abstractmethod
     def json_text(self, column: str, *keys: str) -> str:

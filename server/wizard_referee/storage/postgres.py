@@ -125,6 +125,9 @@ class PostgresDatabase(Database):
     def lock_schema(self) -> None:
         self.execute("SELECT pg_advisory_xact_lock(?)", (SCHEMA_LOCK,))
 
+    def now(self) -> str:
+        return "EXTRACT(EPOCH FROM clock_timestamp())::double precision"
+
     def json_text(self, column: str, *keys: str) -> str:
         path = ",".join(self.json_keys(keys))
         return f"(({column})::json #>> '{{{path}}}')"

@@ -95,6 +95,9 @@ class SQLiteDatabase(Database):
     def lock_schema(self) -> None:
         """Nothing: the transaction (``BEGIN IMMEDIATE``) excludes every other writer."""
 
+    def now(self) -> str:
+        return "((julianday('now') - 2440587.5) * 86400.0)"
+
     def json_text(self, column: str, *keys: str) -> str:
         path = ".".join(self.json_keys(keys))
         return f"CAST(json_extract({column}, '$.{path}') AS TEXT)"
