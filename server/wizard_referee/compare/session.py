@@ -30,7 +30,7 @@ from wizard_referee.compare.stats import (
     difference_bound,
 )
 from wizard_referee.referee.record import GameRecord
-from wizard_referee.tournament.store import ResultsStore, StoreError
+from wizard_referee.tournament.store import ResultsStore, StoreError, start_problem
 
 __all__ = [
     "DIGEST_TAG",
@@ -233,7 +233,7 @@ class Comparison:
 
 def open_comparison(
     plan: ComparePlan,
-    database: Path,
+    database: str | Path,
     deals: int,
     design: Design,
     *,
@@ -245,15 +245,10 @@ def open_comparison(
     match: only the number of games may change), with the planned games up to
     ``deals``; return the comparison with what is already stored counted.
     The plan's secret is the stored one."""
-    exists = database.exists()
-    if exists and not resume:
-        raise CompareError(
-            f"{database} exists: continue that comparison with --resume, "
-            "or give another database (--database PATH)"
-        )
-    if resume and not exists:
-        raise CompareError(f"{database} does not exist: nothing to resume")
     try:
+        problem = start_problem(database, resume=resume, what="comparison")
+        if problem is not None:
+            raise CompareError(problem)
         store = ResultsStore(database, create=not resume)
     except StoreError as e:
         raise CompareError(str(e)) from None

@@ -37,6 +37,7 @@ from wizard_referee.storage import (
     is_url,
     open_store,
     remove_store,
+    shown,
 )
 from wizard_referee.storage import StorageError as StoreError
 
@@ -47,6 +48,7 @@ __all__ = [
     "SeatResult",
     "StoreError",
     "open_existing",
+    "start_problem",
     "store_exists",
 ]
 
@@ -146,6 +148,22 @@ def store_exists(database: str | Path) -> bool:
     SQLite file that exists, or a PostgreSQL database holding one already
     (StoreError when it cannot be reached)."""
     return storage.store_exists(database, TOURNAMENT_SCHEMA)
+
+
+def start_problem(database: str | Path, *, resume: bool, what: str) -> str | None:
+    """Why a new ``what`` (``tournament``, ``comparison``) cannot be written
+    to ``database`` (it holds one: resume it), or why there is nothing to
+    resume; None when the run can go ahead. StoreError when the database
+    cannot be reached."""
+    exists, where, url = store_exists(database), shown(database), is_url(database)
+    if exists and not resume:
+        return (
+            f"{where} {f'holds a {what}' if url else 'exists'}: continue that {what} with "
+            "--resume, or give another database (--database PATH)"
+        )
+    if resume and not exists:
+        return f"{where} {f'holds no {what}' if url else 'does not exist'}: nothing to resume"
+    return None
 
 
 class ResultsStore:
