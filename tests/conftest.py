@@ -25,6 +25,8 @@ import pytest
 # the tests start get an environment without them, as the arena's do
 from wizard_referee.referee.grpc_setup import prepare_referee_transport
 
+from . import postgres
+
 # the order the tests start in: long ones first (a hook of tests/scheduling.py)
 from .scheduling import pytest_collection_modifyitems  # noqa: F401
 
@@ -52,7 +54,7 @@ requires_shared_vectors = pytest.mark.skipif(
 
 
 #: Capabilities of the machine a run must have (comma-separated, e.g.
-#: ``netns,node,chromium,sandbox``; .ci/run names them all): a test marked
+#: ``netns,node,chromium,sandbox,postgresql``; .ci/run names them all): a test marked
 #: ``needs(what, problem)`` fails where ``what`` is named and missing, and is
 #: skipped with the problem elsewhere.
 REQUIRED = {w for w in os.environ.get("WIZARD_ARENA_REQUIRE", "").split(",") if w}
@@ -176,3 +178,36 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     setattr(item, f"rep_{report.when}", report)
     return report
+
+
+# -- PostgreSQL: a throwaway cluster per worker, a database per test (tests/postgres.py) ------
+
+NEEDS_POSTGRES = needs("postgresql", postgres.problem())
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[postgres.Cluster]:
+    """This worker's throwaway cluster (started when a test first needs it)."""
+    why = postgres.problem()
+    if why is not None:  # (the test's NEEDS_POSTGRES mark skips or fails first)
+        pytest.skip(why)
+    with postgres.Cluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def postgres_url(postgres_cluster: postgres.Cluster) -> Iterator[str]:
+    """A database of this test's own on the worker's cluster, dropped after it."""
+    name, url = postgres_cluster.create_database()
+    yield url
+    postgres_cluster.drop_database(name)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=NEEDS_POSTGRES)])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A new store's target on each backend: an SQLite file's path in the
+    test's folder, or a PostgreSQL database of the test's own."""
+    if request.param == "sqlite":
+        return str(tmp_path / "store.sqlite")
+    url: str = request.getfixturevalue("postgres_url")
+    return url

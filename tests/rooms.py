@@ -237,7 +237,8 @@ ROOMS: list[Room] = [
         "which a Ray worker runs on its node), the machinery that plays games (`host.py`: a "
         "referee, the entrants, `run_game`), the executors' table (`executors.py`: `local` or "
         "`ray`, by module path), the runner and its dispatch of games to free sessions "
-        "(`dispatch.py`), the results store, the leaderboard, the calibration of its intervals "
+        "(`dispatch.py`), the results store (`store.py`: its schema, on the storage room), the "
+        "leaderboard, the calibration of its intervals "
         "on simulated fields (`calibrate.py`), a record re-read step by step (`replay.py`, for "
         "the `replay` verb and the web replay); the `tournament`, `demo`, `replay` and `export` "
         "verbs",
@@ -245,6 +246,7 @@ ROOMS: list[Room] = [
             "wizard_referee.referee",
             "wizard_referee.ratings",
             "wizard_referee.sandbox",
+            "wizard_referee.storage",
             "wizard_referee.stats",
             "wizard_referee.web",
             "wizard_arena.rules",
@@ -302,6 +304,7 @@ ROOMS: list[Room] = [
             "wizard_referee.referee",
             "wizard_referee.ratings",
             "wizard_referee.sandbox",
+            "wizard_referee.storage",
             "wizard_arena.rules",
             "wizard_arena.protocol",
             "wizard_arena.bot",
@@ -340,8 +343,9 @@ ROOMS: list[Room] = [
     Room(
         ("wizard_referee.web",),
         "the web pages and their JSON API (`app.py`, Starlette, with the pages in `static/`), "
-        "what they show read from a results store or a referee's memory in worker threads and "
-        "cached (`data.py`; `replay.py`, `plot.py`), the tables in progress as a spectator may "
+        "what they show read from a results store (SQLite or PostgreSQL) or a referee's "
+        "memory in worker threads and cached (`data.py`; `replay.py`, `plot.py`), the tables "
+        "in progress as a spectator may "
         "see them (`spectator.py`, from the rules core's `Game.public_view()`), the Prometheus "
         "metrics (`metrics.py`), hypercorn's trio worker (`serve.py`); `cmd_web.py` is the "
         "`web` verb (docs/web.md)",
@@ -349,6 +353,7 @@ ROOMS: list[Room] = [
             "wizard_referee.referee",
             "wizard_referee.tournament",
             "wizard_referee.ratings",
+            "wizard_referee.storage",
             "wizard_referee.stats",
             "wizard_arena.rules",
             "wizard_arena.protocol",
@@ -361,6 +366,21 @@ ROOMS: list[Room] = [
         ),
         "the `[web]` extra; only the `serve` and `tournament` verbs import this room, inside "
         "the function that starts it (`--web`)",
+    ),
+    Room(
+        ("wizard_referee.storage",),
+        "a store's database, named by a path (SQLite, `sqlite.py`) or a `postgresql://` URL "
+        "(PostgreSQL through psycopg 3, `postgres.py`, the optional extra "
+        "`wizard-arena[postgres]`), behind one small interface (`database.py`: portable SQL "
+        "with `?` placeholders, transactions, `locked` (a claim's `FOR UPDATE SKIP LOCKED`; "
+        "SQLite's `BEGIN IMMEDIATE` needs none), the database's clock (for leases), JSON "
+        "fields, every driver error one `DatabaseError`), and versioned schemas "
+        "(`migrations.py`: a `schema_version` table; an older store migrated after a note, "
+        "SQLite's copied first; a newer one refused in one line); the tables are the caller's",
+        ("wizard_arena.extras", "psycopg"),
+        "psycopg in `postgres.py` alone (loaded only for a URL); no other room imports a "
+        "database driver, and the others import the room's `__init__` only; no `asyncio` or "
+        "`threading`",
     ),
     Room(("wizard_referee.stats",), "small shared statistics (`percentile`)"),
     Room(

@@ -23,7 +23,6 @@ import contextlib
 import json
 import random
 import re
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -545,8 +544,26 @@ def interruptible_cli(*args: str) -> list[str]:
     return [sys.executable, "-c", code, *args]
 
 
+def finished_games(db: str | Path) -> int:
+    """The finished games in the tournament store ``db`` (a path or a URL),
+    read as another process writes it; 0 while there is no store yet (an
+    SQLite file is never created by looking: connecting would create it)."""
+    from wizard_referee.storage import StorageError, is_url, open_database
+
+    query = "SELECT COUNT(*) FROM games WHERE status = 'finished'"
+    if not is_url(db) and not Path(db).exists():
+        return 0
+    with contextlib.suppress(StorageError):
+        store = open_database(db, read_only=True)
+        try:
+            return int(store.execute(query).fetchone()[0])
+        finally:
+            store.close()
+    return 0
+
+
 def wait_for_finished_games(
-    db: Path,
+    db: str | Path,
     at_least: int,
     timeout: float,
     proc: subprocess.Popen[Any] | None = None,
@@ -555,14 +572,11 @@ def wait_for_finished_games(
     holds ``at_least`` finished games, ``timeout`` seconds pass or ``proc``
     exits; the number of finished games last seen."""
     finished, deadline = 0, time.monotonic() + timeout
-    query = "SELECT COUNT(*) FROM games WHERE status = 'finished'"
     while finished < at_least and time.monotonic() < deadline:
         if proc is not None and proc.poll() is not None:
             break
         time.sleep(0.1)
-        if db.exists():  # (connecting would create it)
-            with contextlib.suppress(sqlite3.Error), sqlite3.connect(db) as con:
-                finished = con.execute(query).fetchone()[0]
+        finished = finished_games(db)
     return finished
 
 

@@ -197,6 +197,7 @@ def test_the_rooms_are_all_seen() -> None:
         "wizard_referee.check.cmd_check",
         "wizard_referee.cluster.coordinator",
         "wizard_referee.sandbox.cgroups",
+        "wizard_referee.storage.postgres",
         "wizard_referee.web.app",
         "wizard_bots.misbehaving.client",
     ):
@@ -343,6 +344,34 @@ def test_only_the_bridge_brings_grpc_into_the_server() -> None:
             or m.name == "wizard_referee.referee.bridge"
         ),
         "grpc imported in the server outside the bridge",
+    )
+
+
+def test_only_the_storage_room_talks_to_a_database() -> None:
+    """Every room that keeps data in a database goes through the storage
+    room's interface (the tournament's results store, compare's, the web
+    pages' reads), from trio's loop or a worker thread alike; psycopg only
+    in the PostgreSQL backend, loaded for a URL."""
+    outside = [m for m in MODULES if not within(m.name, "wizard_referee.storage")]
+    _refuse(
+        outside,
+        lambda m, i: not within(i.module, "psycopg", "sqlite3"),
+        "a database driver imported outside the storage room",
+    )
+    _refuse(
+        outside,
+        lambda m, i: (
+            not within(i.module, "wizard_referee.storage") or i.module == "wizard_referee.storage"
+        ),
+        "a storage module imported by path (use the room's interface)",
+    )
+    _refuse(
+        _in("wizard_referee.storage"),
+        lambda m, i: (
+            not within(i.module, "psycopg", "asyncio", "threading")
+            or (within(i.module, "psycopg") and m.name == "wizard_referee.storage.postgres")
+        ),
+        "the storage room imports psycopg outside postgres.py, or asyncio or threading",
     )
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT
+from .conftest import NEEDS_POSTGRES, ROOT
 from .support import load_bench
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
@@ -213,3 +213,20 @@ def test_bench_sandbox_measures_starts() -> None:
     assert out.returncode == 0, out.stderr
     starts = json.loads(out.stdout.splitlines()[0])
     assert starts["part"] == "starts" and starts["true"]["confined_ms"] > 0
+
+
+@NEEDS_POSTGRES
+def test_bench_store_measures_both_backends(postgres_url: str) -> None:
+    """bench_store.py writes and reads a store of each backend (on the
+    test's own database: the bench's own cluster is the same code)."""
+    script = str(ROOT / "bench" / "bench_store.py")
+    argv = ["--games", "6", "--repeat", "2", "--sample", "1", "--postgres-url", postgres_url]
+    out = subprocess.run(
+        [sys.executable, script, *argv], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    figures = json.loads(out.stdout.splitlines()[-1])
+    assert figures["games"] == 6 and figures["record_bytes"] > 1000
+    for backend in ("sqlite", "postgresql"):
+        runs = figures["runs"][backend]
+        assert len(runs) == 2 and all(r["write_ms_median"] > 0 for r in runs)

@@ -31,7 +31,7 @@ from wizard_referee.tournament.cmd_replay import render
 from wizard_referee.tournament.store import ResultsStore
 
 from .cli_here import cli_here
-from .conftest import ROOT
+from .conftest import NEEDS_POSTGRES, ROOT
 from .support import load_bench
 
 FULL = os.environ.get("WIZARD_ARENA_TEST_SIZE") == "full"
@@ -508,3 +508,34 @@ def test_a_comparison_that_cannot_start_leaves_nothing_behind(tmp_path: Path) ->
     assert died.returncode == 2, died.stdout
     assert "cannot start" in died.stderr and "was not kept" in died.stderr, died.stderr
     assert not (tmp_path / "compare.sqlite").exists()
+
+
+@NEEDS_POSTGRES
+def test_a_comparison_stored_in_postgresql_answers_as_in_sqlite(
+    tmp_path: Path,
+    postgres_url: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--database postgresql://...``: the same games, the same answer, and
+    a resume that adds games to it (its logs: DBNAME.logs, here)."""
+    base = (HEURISTIC, RANDOM, *SIZE_ARGS, "--bot-seed-secret", "p", "--quiet")
+
+    def compare(*args: str) -> str:
+        ran = cli_here(["compare", *base, *args], capsys, monkeypatch, cwd=tmp_path)
+        assert ran.returncode == 0, ran.stderr
+        return ran.stdout.splitlines()[0]
+
+    assert compare("--games", "8", "--database", postgres_url) == compare(
+        "--games", "8", "--database", "c.sqlite"
+    )
+    refused = cli_here(
+        ["compare", *base, "--games", "8", "--database", postgres_url],
+        capsys,
+        monkeypatch,
+        cwd=tmp_path,
+    )
+    assert refused.returncode == 2
+    assert refused.stderr.startswith(f"error: {postgres_url} holds a comparison: continue")
+    more = compare("--games", "12", "--database", postgres_url, "--resume")
+    assert more == compare("--games", "12", "--database", "c.sqlite", "--resume")

@@ -16,7 +16,7 @@ from .cli_here import cli_here
 from .tournaments import plan_config
 
 
-def _finished(path: Path) -> int:
+def _finished(path: str | Path) -> int:
     """A database of a finished tournament (one round a game, e0 wins each); its games."""
     config = plan_config(3, 3, deal_sets=1)
     specs = plan_games(config)
@@ -37,9 +37,13 @@ def _finished(path: Path) -> int:
 
 
 def test_export_writes_the_games_that_ratings_reads(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    database: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    db, out = tmp_path / "t.sqlite", tmp_path / "games.jsonl"
+    """From either store (an SQLite file or a PostgreSQL URL)."""
+    db, out = database, tmp_path / "games.jsonl"
     games = _finished(db)
     ran = cli_here(["export", "--database", str(db), "--out", str(out)], capsys, monkeypatch)
     assert ran.returncode == 0, ran.stderr

@@ -132,10 +132,10 @@ def test_cli_refuses_bad_config_without_traceback(
 # -- store ----------------------------------------------------------------------------
 
 
-def test_store_refuses_counting_a_game_twice(tmp_path: Path) -> None:
+def test_store_refuses_counting_a_game_twice(database: str) -> None:
     config = plan_config(3, 3, deal_sets=1)
     specs = plan_games(config)
-    store = ResultsStore(tmp_path / "r.sqlite")
+    store = ResultsStore(database)
     store.create(
         "t", {"plan": config.plan_key()}, [("e0", "command", "true")], specs, config.rules.to_dict()
     )
@@ -161,6 +161,12 @@ def test_store_refuses_counting_a_game_twice(tmp_path: Path) -> None:
     assert len(store.seat_results()) == 3
     assert store.counts() == {"finished": 1, "pending": len(specs) - 1}
     assert [s.id for s in store.unfinished()] == [s.id for s in specs[1:]]
+    assert store.record_tags("duplicate_set") == {}  # (none recorded)
+    assert store.find_game_ids(specs[0].id[:4]) == [specs[0].id]
+    assert store.find_game_ids(specs[0].id[:4].upper()) == []  # ids are exact, on both
+    store.close()
+    with ResultsStore(database, read_only=True) as reader:  # as the web pages read it
+        assert reader.fingerprint()[0] == 1 and reader.record(specs[0].id) == rec
 
 
 # -- full runs ------------------------------------------------------------------------
@@ -169,8 +175,15 @@ def test_store_refuses_counting_a_game_twice(tmp_path: Path) -> None:
 @pytest.mark.e2e
 @pytest.mark.slow(seconds=10)
 def test_sigkill_and_resume_gives_the_uninterrupted_results(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    database: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """The same on both stores: the killed run's database (``--database``:
+    an SQLite file or a PostgreSQL URL) resumed holds what one uninterrupted
+    run (SQLite, in this process) stored."""
+    monkeypatch.chdir(tmp_path)  # (a PostgreSQL store's logs: DBNAME.logs, here)
     entrants = det_entrants(4)
     # 1. uninterrupted run, in-process
     config_a = TournamentConfig.from_dict(
@@ -184,9 +197,10 @@ def test_sigkill_and_resume_gives_the_uninterrupted_results(
     assert len(full) == len(plan_games(config_a)) * 4
 
     # 2. the same tournament as a subprocess, killed with SIGKILL mid-way
-    toml = write_toml(tmp_path / "b.toml", {**TOURNEY, "database": "b.sqlite"}, entrants)
-    db = tmp_path / "b.sqlite"
+    toml = write_toml(tmp_path / "b.toml", TOURNEY, entrants)
+    db = database
     cmd = [sys.executable, "-m", "wizard_arena.cli", "tournament", str(toml), "--quiet"]
+    cmd += ["--database", db]
     proc = subprocess.Popen(
         cmd, env=env_with_tests(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
@@ -231,10 +245,10 @@ def test_sigkill_and_resume_gives_the_uninterrupted_results(
     assert seat_results(db) == full
 
 
-def test_leaderboard_statistics(tmp_path: Path) -> None:
+def test_leaderboard_statistics(database: str) -> None:
     config = plan_config(3, 3, deal_sets=1)
     specs = plan_games(config)
-    store = ResultsStore(tmp_path / "r.sqlite")
+    store = ResultsStore(database)
     store.create("t", {"plan": config.plan_key()}, [], specs, config.rules.to_dict())
     # e0 wins every game: 1 round, bid accuracy 1/1 for the winner
     for spec in specs:
@@ -275,6 +289,7 @@ def test_leaderboard_statistics(tmp_path: Path) -> None:
     assert sum(r.timeouts for r in board.rows) == 2 * len(specs)
     excluded = leaderboard(store, bootstrap=0, exclude_faulted=True)
     assert excluded.rows and "kept out of the ratings" in excluded.notes[-1]
+    store.close()
 
 
 def test_rule_variants_from_the_command_line(

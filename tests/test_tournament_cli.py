@@ -23,7 +23,8 @@ import pytest
 import trio
 
 from wizard_referee.referee.listen import serve_failure
-from wizard_referee.tournament.cli_errors import TOURNAMENT_FIXES
+from wizard_referee.storage import DatabaseError
+from wizard_referee.tournament.cli_errors import TOURNAMENT_FIXES, runner_error
 from wizard_referee.tournament.config_keys import TOURNAMENT_KEYS, plan_differences
 from wizard_referee.tournament.runner import (
     TournamentConfig,
@@ -31,10 +32,10 @@ from wizard_referee.tournament.runner import (
     plan_games,
     run_tournament,
 )
-from wizard_referee.tournament.store import ResultsStore
+from wizard_referee.tournament.store import ResultsStore, store_exists
 
 from .cli_here import Ran, cli_here
-from .conftest import ROOT
+from .conftest import NEEDS_POSTGRES, ROOT
 from .node_packages import NODE, NPM, node_bot_copy
 from .support import interruptible_cli, wait_for_finished_games
 from .tournaments import BOT, entrant, write_toml
@@ -108,7 +109,8 @@ def test_every_bad_key_is_reported_at_once(
         "  unknown [tournament] key dealsets (did you mean deal_sets?)",
         '  players must be a whole number from 3 to 6 (e.g. players = 4), not "four"',
         '  move_time must be a number of seconds above 0 (e.g. move_time = 1.0), not "fast"',
-        '  database must be a file path, a string (e.g. database = "results.sqlite"), not 5',
+        "  database must be a file path or a postgresql:// URL, a string "
+        '(e.g. database = "results.sqlite"), not 5',
         "  entrant 'b' needs a command, or a token for an external bot",
     ]
     assert not list(tmp_path.glob("*.sqlite*"))
@@ -182,6 +184,50 @@ def test_an_entrant_that_cannot_start_stops_the_runner_at_once(tmp_path: Path) -
     logs = list((tmp_path / "t.sqlite.logs").glob("broken-*.log"))
     assert logs and all(p.read_text().count("--- wizard-arena: ") == 1 for p in logs)
     assert not (tmp_path / "t.sqlite").exists()  # nothing was played: run it again
+
+
+@NEEDS_POSTGRES
+def test_a_postgresql_store_is_refused_resumed_and_removed_as_a_file_is(
+    tmp_path: Path,
+    postgres_url: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--database postgresql://...``: nothing to resume in an empty
+    database; a run in which no game was played leaves the database as it
+    was (its tables dropped, the database kept), its logs in DBNAME.logs
+    in the current folder; a database holding a tournament is not
+    overwritten."""
+    broken = {"name": "broken", "command": [sys.executable, "-c", "import no_such_module_xyz"]}
+    toml = write_toml(tmp_path / "t.toml", {"players": 3, "round_sizes": [1]}, [*_det(2), broken])
+    run = ("tournament", str(toml), "--database", postgres_url)
+    line = _one_error(_here(capsys, monkeypatch, *run, "--resume", cwd=tmp_path))
+    assert line == f"error: {postgres_url} holds no tournament: nothing to resume"
+    err = _here(capsys, monkeypatch, *run, "--quiet", cwd=tmp_path).stderr
+    assert err.startswith("error: entrant 'broken' cannot start"), err
+    name = postgres_url.split("/")[3].split("?")[0]
+    assert list((tmp_path / f"{name}.logs").glob("broken-*.log"))
+    assert not store_exists(postgres_url)  # nothing was played: run it again
+    with ResultsStore(postgres_url) as store:
+        store.create("t", {}, [], [], {})
+    line = _one_error(_here(capsys, monkeypatch, *run, cwd=tmp_path))
+    assert line == (
+        f"error: {postgres_url} holds a tournament: continue that tournament with --resume, "
+        "or give another database (--database PATH)"
+    )
+
+
+def test_a_store_failing_mid_run_is_one_line_that_says_resume() -> None:
+    """A lost connection to the PostgreSQL server (or a full disk) while a
+    game is stored: one line, inside trio's groups as the runner gets it."""
+    lost = DatabaseError("postgresql://arena@db/league", "terminating connection")
+    group = BaseExceptionGroup("x", [BaseExceptionGroup("y", [lost])])
+    error = runner_error(group, "127.0.0.1", 0)
+    assert isinstance(error, TournamentError)
+    assert str(error) == (
+        "the results store failed: postgresql://arena@db/league: terminating connection "
+        "(every game stored before is kept: resume with --resume once the store works again)"
+    )
 
 
 # -- 8. the example tournament on a fresh clone ------------------------------------------

@@ -19,6 +19,7 @@ from wizard_referee.tournament.store import GameSpec, ResultsStore
 from wizard_referee.web.app import WebState
 from wizard_referee.web.data import StoreData
 
+from .conftest import NEEDS_POSTGRES
 from .web_support import ENTRANTS, client, get, make_store
 
 
@@ -416,3 +417,52 @@ def test_the_ratings_plot_labels_neither_overlap_nor_clip() -> None:
     assert ys[0] > 0 and ys[-1] <= height
     for x, _, _, shown in labels:
         assert len(shown) <= LABEL_CHARS and float(x) + 6.5 * len(shown) <= WIDTH
+
+
+@NEEDS_POSTGRES
+def test_the_pages_of_a_postgresql_store_are_those_of_the_same_sqlite_one(
+    store_path: tuple[Path, list[GameSpec]],
+    postgres_url: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The same games stored in PostgreSQL (``web --database postgresql://``)
+    answer every question as they do from SQLite."""
+    path, specs = store_path
+    with ResultsStore(path, read_only=True) as lite, ResultsStore(postgres_url) as pg:
+        config = lite.tournament_config()
+        assert config is not None
+        kinds = dict(lite.entrant_names())
+        rules = lite.record(specs[0].id)
+        assert rules is not None
+        pg.create("web-test", config, [(n, k, None) for n, k in kinds.items()], specs, rules.rules)
+        for spec in specs:
+            record = lite.record(spec.id)
+            if record is not None:
+                pg.save_game(spec, record)
+    asked = [
+        "/api/info",
+        "/api/leaderboard",
+        "/api/games",
+        "/api/games?entrant=dave",
+        f"/api/games/{specs[4].id}",
+        f"/api/games/{specs[9].id}",  # withheld: its deal is still to be played
+        "/api/entrants/alice",
+        "/api/games/nope",
+    ]
+    lite_answers = get(WebState(store=StoreData(path, bootstrap=20)), *asked)
+    pg_answers = get(WebState(store=StoreData(postgres_url, bootstrap=20)), *asked)
+    for url, a, b in zip(asked, lite_answers, pg_answers, strict=True):
+        assert (url, a.status_code) == (url, b.status_code)
+        mine, theirs = a.json(), b.json()
+        if url == "/api/info":  # (each store made when it was)
+            assert mine.pop("created_at") < theirs.pop("created_at")
+        assert mine == theirs, url
+    assert [a.status_code for a in pg_answers][-3:] == [403, 200, 404]
+    # the verb refuses a database it cannot reach, in one line, without the password
+    from wizard_arena.cli import main
+
+    missing = postgres_url.replace("postgresql://postgres@/", "postgresql://postgres:pw@/nope_")
+    assert main(["web", "--database", missing, "--port", "0"]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("error: cannot open postgresql://postgres:***@/nope_")
+    assert "pw" not in line

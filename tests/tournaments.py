@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import sys
 from pathlib import Path
 
+from wizard_referee.storage import open_database
 from wizard_referee.tournament.runner import TournamentConfig
 from wizard_referee.tournament.store import ResultsStore
 
@@ -75,15 +75,15 @@ def plan_config(entrants: int, players: int, deal_sets: int = 2, **kw: object) -
     )
 
 
-def seat_results(db: Path) -> list[tuple[object, ...]]:
-    """Every seat's result in the store ``db``, by game and seat."""
-    con = sqlite3.connect(db)
-    rows = con.execute(
+def seat_results(db: str | Path) -> list[tuple[object, ...]]:
+    """Every seat's result in the store ``db`` (a path or a URL), by game and seat."""
+    store = open_database(db, read_only=True)
+    rows = store.execute(
         "SELECT game_id, seat, entrant, total, rank, points FROM seat_results"
         " ORDER BY game_id, seat"
     ).fetchall()
-    con.close()
-    return rows
+    store.close()
+    return [tuple(r) for r in rows]
 
 
 def stored_moves(db: Path) -> dict[str, list[tuple[int, str, str | None]]]:

@@ -11,6 +11,8 @@ trio). Every other part comes with an extra of pyproject.toml
   (:mod:`wizard_referee.web`; with ``server``);
 - ``ray``: tournaments and comparisons on a Ray cluster
   (:mod:`wizard_referee.cluster`; with ``server``);
+- ``postgres``: a results store on PostgreSQL (psycopg 3:
+  :mod:`wizard_referee.storage`; with ``server``);
 - ``fast``: uvloop, the event loop of the referee's grpc.aio thread where
   it is installed (``server`` brings it; not on Windows; no part requires
   it: without it the referee runs on asyncio's own loop);
@@ -28,7 +30,7 @@ May import: the standard library only.
 
 >>> require("server", "the referee")  # installed here
 >>> sorted(EXTRAS)
-['fast', 'ray', 'rl', 'server', 'web']
+['fast', 'postgres', 'ray', 'rl', 'server', 'web']
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ EXTRAS: dict[str, tuple[tuple[str, str], ...]] = {
         ("prometheus_client", "prometheus-client"),
     ),
     "ray": (("ray", "ray"),),
+    "postgres": (("psycopg", "psycopg"),),
     "fast": (("uvloop", "uvloop"),),
     "rl": (("pettingzoo", "pettingzoo"), ("gymnasium", "gymnasium"), ("numpy", "numpy")),
 }

@@ -7,6 +7,8 @@ The rooms:
 - :mod:`wizard_referee.tournament`: tournaments (config, schedule, entrants,
   runner, store, leaderboard; ``tournament``, ``demo``, ``replay``);
 - :mod:`wizard_referee.ratings`: ratings from game results (``ratings``);
+- :mod:`wizard_referee.storage`: a store's database, SQLite or PostgreSQL,
+  and its versioned schema;
 - :mod:`wizard_referee.compare`: is bot A stronger than bot B? duplicate
   deals and an anytime-valid confidence sequence (``compare``);
 - :mod:`wizard_referee.check`: a bot author's pre-entry check (``check``);

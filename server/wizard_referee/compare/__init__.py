@@ -13,8 +13,9 @@ the answer is known.
 - :mod:`.cmd_compare`: the verb.
 
 May import: the tournament room (its host and store), the referee room, the
-ratings room (Student's t), the sandbox room (its flags), the SDK's rules,
-protocol, bot API, :mod:`wizard_arena.local`, the bot loader
-(:mod:`wizard_arena.loader`) and :mod:`wizard_arena.cli`; the ``ray``
-executor only by module path (tests/rooms.py has the row).
+ratings room (Student's t), the sandbox room (its flags), the storage room
+(where a store's logs go), the SDK's rules, protocol, bot API,
+:mod:`wizard_arena.local`, the bot loader (:mod:`wizard_arena.loader`) and
+:mod:`wizard_arena.cli`; the ``ray`` executor only by module path
+(tests/rooms.py has the row).
 """

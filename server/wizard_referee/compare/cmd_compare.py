@@ -14,7 +14,6 @@ import argparse
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
@@ -23,6 +22,7 @@ from wizard_referee.compare.session import CompareError, Comparison, Outcome, Pr
 from wizard_referee.compare.stats import Design, Verdict, difference_bound
 from wizard_referee.referee.grpc_setup import prepare_referee_transport
 from wizard_referee.sandbox.cli import add_sandbox_arguments, limits_from_args
+from wizard_referee.storage import beside_store, shown
 from wizard_referee.tournament.cmd_tournament import add_executor_arguments
 
 __all__ = ["DEFAULT_MAX_GAMES", "add_arguments", "run"]
@@ -124,8 +124,8 @@ def _add_running_arguments(parser: argparse.ArgumentParser) -> None:
     r.add_argument(
         "--database",
         default="compare.sqlite",
-        metavar="PATH",
-        help="results database (default compare.sqlite)",
+        metavar="PATH|URL",
+        help="results store: an SQLite file (default compare.sqlite) or a postgresql:// URL",
     )
     r.add_argument(
         "--resume", action="store_true", help="continue (or re-read) a comparison from its database"
@@ -266,7 +266,7 @@ def run(args: argparse.Namespace) -> int:
         _check_bots(plan, in_process, confining)
         comparison = open_comparison(
             plan,
-            Path(args.database),
+            args.database,
             deals,
             design,
             sequential=sequential,
@@ -287,12 +287,12 @@ def run(args: argparse.Namespace) -> int:
     except CompareError as e:
         # a comparison that could not start leaves nothing behind (as a tournament)
         if not args.resume and store.close_and_remove_if_unplayed():
-            e = CompareError(f"{e} (nothing was played: {args.database} was not kept)")
+            e = CompareError(f"{e} (nothing was played: {store.where} was not kept)")
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(
-            f"\ninterrupted: the finished games are kept in {args.database}; continue with "
+            f"\ninterrupted: the finished games are kept in {store.where}; continue with "
             "the same command and --resume",
             file=sys.stderr,
         )
@@ -385,7 +385,7 @@ def _play(
     from wizard_referee.compare.referee_play import play_over_referee
     from wizard_referee.referee.logs import configure_logging, log_file
 
-    log = log_file(Path(str(comparison.store.path) + ".logs") / "runner.log")
+    log = log_file(beside_store(comparison.store.target, ".logs") / "runner.log")
     configure_logging("warning", "json", log)
     try:
         trio.run(
@@ -439,14 +439,14 @@ def _header(c: Comparison, where: str) -> str:
         f"within {c.cs.bound:g} points per game either way under these rules"
     )
     if c.played:
-        lines.append(f"  {c.played} games already in {c.store.path}")
+        lines.append(f"  {c.played} games already in {c.store.where}")
     return "\n".join(lines)
 
 
 def _report(outcome: Outcome, args: argparse.Namespace) -> None:
     if args.json:
         out: dict[str, Any] = outcome.as_dict()
-        out["database"] = args.database
+        out["database"] = shown(args.database)
         print(json.dumps(out, indent=2))
         return
     d = outcome.design
@@ -501,5 +501,6 @@ def _report(outcome: Outcome, args: argparse.Namespace) -> None:
             )
         )
     print(
-        f"results in {args.database} (a game: wizard-arena replay d0-A --database {args.database})"
+        f"results in {shown(args.database)} (a game: wizard-arena replay d0-A --database "
+        f"{shown(args.database)})"
     )

@@ -13,7 +13,6 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import trio
@@ -22,6 +21,7 @@ from wizard_referee.compare.plan import BotSpec, ComparePlan
 from wizard_referee.compare.session import CompareError, Comparison, Progress
 from wizard_referee.referee.logs import get_logger
 from wizard_referee.sandbox import Limits
+from wizard_referee.storage import beside_store
 from wizard_referee.tournament.config import EntrantConfig, TournamentConfig
 from wizard_referee.tournament.config_keys import TournamentError
 from wizard_referee.tournament.confine import sandbox_problems
@@ -141,8 +141,8 @@ async def play_over_referee(
     """Play the comparison's games on the tournament's host until it is done."""
     plan = comparison.plan
     config = host_config(plan, parallel, move_time, confining)
-    logs = Path(str(comparison.store.path) + ".logs")
-    log = get_logger(compare=str(comparison.store.path))
+    logs = beside_store(comparison.store.target, ".logs")
+    log = get_logger(compare=comparison.store.where)
     try:
         async with open_host(config, plan.secret, logs, log) as host, trio.open_nursery() as n:
             n.start_soon(_ticker, progress)

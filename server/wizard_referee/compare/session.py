@@ -30,7 +30,7 @@ from wizard_referee.compare.stats import (
     difference_bound,
 )
 from wizard_referee.referee.record import GameRecord
-from wizard_referee.tournament.store import ResultsStore, StoreError
+from wizard_referee.tournament.store import ResultsStore, StoreError, start_problem
 
 __all__ = [
     "DIGEST_TAG",
@@ -233,7 +233,7 @@ class Comparison:
 
 def open_comparison(
     plan: ComparePlan,
-    database: Path,
+    database: str | Path,
     deals: int,
     design: Design,
     *,
@@ -245,15 +245,10 @@ def open_comparison(
     match: only the number of games may change), with the planned games up to
     ``deals``; return the comparison with what is already stored counted.
     The plan's secret is the stored one."""
-    exists = database.exists()
-    if exists and not resume:
-        raise CompareError(
-            f"{database} exists: continue that comparison with --resume, "
-            "or give another database (--database PATH)"
-        )
-    if resume and not exists:
-        raise CompareError(f"{database} does not exist: nothing to resume")
     try:
+        problem = start_problem(database, resume=resume, what="comparison")
+        if problem is not None:
+            raise CompareError(problem)
         store = ResultsStore(database, create=not resume)
     except StoreError as e:
         raise CompareError(str(e)) from None
@@ -271,7 +266,7 @@ def open_comparison(
                 plan.rules.to_dict(),
             )
         else:
-            plan = _check_stored(plan, stored, store.path, secret)
+            plan = _check_stored(plan, stored, store.where, secret)
             _check_test(test, stored, store)
             have = {g.id for g in store.games()}
             missing = [g.spec for g in plan.games(range(deals)) if g.spec.id not in have]
@@ -301,7 +296,7 @@ def _entrant_rows(plan: ComparePlan) -> list[tuple[str, str]]:
 
 
 def _check_stored(
-    plan: ComparePlan, stored: dict[str, Any], path: Path, secret: str | None
+    plan: ComparePlan, stored: dict[str, Any], path: str, secret: str | None
 ) -> ComparePlan:
     key = stored.get("plan") or {}
     if key.get("kind") != "compare":
@@ -353,7 +348,7 @@ def _check_test(test: dict[str, Any], stored: dict[str, Any], store: ResultsStor
             for k in differ
         )
         raise CompareError(
-            f"the test does not match the one stored in {store.path} ({shown}): resume with "
+            f"the test does not match the one stored in {store.where} ({shown}): resume with "
             "the stored test (only the number of games, --max-games or --games N, may "
             "change), or start another comparison with a new --database"
         )

@@ -1,12 +1,13 @@
 """A tournament runner's errors a user can fix, as one line each: the
 exceptions inside trio's exception groups (entrants that cannot start or
-connect, a port in use)."""
+connect, a port in use, a results store that failed)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from wizard_referee.referee.listen import leaves, serve_failure
+from wizard_referee.storage import StorageError
 from wizard_referee.tournament.config_keys import TournamentError
 from wizard_referee.tournament.entrants import EntrantStartError
 
@@ -21,9 +22,10 @@ TOURNAMENT_FIXES = (
 
 def runner_error(group: BaseExceptionGroup[Any], host: str, port: int) -> BaseException:
     """trio's nurseries wrap errors in groups: surface a tournament runner's
-    own errors (entrants that cannot start or connect, a port in use) as one
-    TournamentError, and Ctrl-C as KeyboardInterrupt; anything else stays as
-    it is."""
+    own errors (entrants that cannot start or connect, a port in use, the
+    results store failing: a lost connection to its PostgreSQL server, a full
+    disk) as one TournamentError, and Ctrl-C as KeyboardInterrupt; anything
+    else stays as it is."""
     errors = leaves(group)
     if any(isinstance(e, KeyboardInterrupt) for e in errors):
         return KeyboardInterrupt()  # Ctrl-C: the command says how to resume
@@ -35,5 +37,11 @@ def runner_error(group: BaseExceptionGroup[Any], host: str, port: int) -> BaseEx
         return TournamentError("\n".join(starts.values()))
     if errors and all(isinstance(e, TournamentError) for e in errors):
         return errors[0]
+    failed = [e for e in errors if isinstance(e, StorageError)]
+    if failed:
+        return TournamentError(
+            f"the results store failed: {failed[0]} (every game stored before is kept: "
+            "resume with --resume once the store works again)"
+        )
     message = serve_failure(group, host, port, *TOURNAMENT_FIXES)
     return group if message is None else TournamentError(message)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import TextIO
 
 from wizard_referee.tournament.store import ResultsStore, StoreError, open_existing
@@ -24,8 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--database",
         "-d",
         default="tournament.sqlite",
-        type=Path,
-        help="results database (default tournament.sqlite)",
+        metavar="PATH|URL",
+        help="results store: an SQLite file (default tournament.sqlite) or a postgresql:// URL",
     )
     parser.add_argument(
         "--out",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from wizard_arena.rules import Game, RuleError, Rules
 from wizard_referee.referee.record import GameRecord, verify_record
@@ -18,8 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--database",
         "-d",
         default="tournament.sqlite",
-        type=Path,
-        help="results database (default tournament.sqlite)",
+        metavar="PATH|URL",
+        help="results store: an SQLite file (default tournament.sqlite) or a postgresql:// URL",
     )
     parser.add_argument(
         "--verify",
@@ -78,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         if exact:
             ids = exact
         if not ids:
-            print(f"error: no recorded game {args.game_id!r} in {args.database}", file=sys.stderr)
+            print(f"error: no recorded game {args.game_id!r} in {store.where}", file=sys.stderr)
             return 2
         if len(ids) > 1:
             print(

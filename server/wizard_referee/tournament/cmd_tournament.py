@@ -18,6 +18,7 @@ from wizard_arena.cli.rules_options import (
 )
 from wizard_arena.cli.web_options import WebOptions, add_web_arguments, port_number
 from wizard_arena.rules import BidRestriction
+from wizard_referee.storage import StorageError, shown
 from wizard_referee.tournament.config import TournamentConfig
 from wizard_referee.tournament.config_keys import EXECUTORS, TournamentError
 from wizard_referee.tournament.seating import SEATINGS
@@ -102,7 +103,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     o.add_argument("--seed", type=int, help="seed of the plan (tables, seatings) and every deal")
     o.add_argument("--parallel", type=int, metavar="N", help="tables played at once")
-    o.add_argument("--database", metavar="PATH", help="results database (SQLite)")
+    o.add_argument(
+        "--database",
+        metavar="PATH|URL",
+        help="results store: an SQLite file, or a postgresql:// URL (pip install "
+        "'wizard-arena[postgres]')",
+    )
     o.add_argument("--port", type=port_number, help="server port (default: any free port)")
     add_executor_arguments(o)
     o.add_argument(
@@ -205,7 +211,7 @@ def _web_starter(
         raise TournamentError(
             f"--web shows the tables of the local executor's referee; with executor "
             f'"{config.executor}" the games are played on the workers: follow the results '
-            f"with: wizard-arena web --database {config.database}"
+            f"with: wizard-arena web --database {shown(config.database)}"
         )
     from wizard_referee.referee.cmd_serve import web_line, web_problem
 
@@ -219,6 +225,16 @@ def _web_starter(
             print(web_line(url), file=sys.stderr, flush=True)
 
     return on_arena
+
+
+def _kept(config: TournamentConfig) -> bool:
+    """Whether an interrupted run left a store to resume."""
+    from wizard_referee.tournament.store import StoreError, store_exists
+
+    try:
+        return store_exists(config.database)
+    except StoreError:
+        return False
 
 
 def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
@@ -246,14 +262,14 @@ def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
                 config, resume=args.resume, progress_stream=progress, on_arena=on_arena
             )
         )
-    except TournamentError as e:
+    except (TournamentError, StorageError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        if Path(config.database).exists():
+        if _kept(config):
             print(
-                f"\ninterrupted: the finished games are kept in {config.database}; continue "
-                f"with: {resume_command(args)}",
+                f"\ninterrupted: the finished games are kept in {shown(config.database)}; "
+                f"continue with: {resume_command(args)}",
                 file=sys.stderr,
             )
         else:
@@ -283,8 +299,8 @@ def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
         print(format_leaderboard(board, header))
     if progress is not None:
         print(
-            f"results in {config.database} (a game: wizard-arena replay GAME_ID "
-            f"--database {config.database}); logs in {log_dir(config)}/",
+            f"results in {shown(config.database)} (a game: wizard-arena replay GAME_ID "
+            f"--database {shown(config.database)}); logs in {log_dir(config)}/",
             file=sys.stderr,
         )
     if failed:

@@ -14,6 +14,7 @@ from wizard_arena.cli.rules_options import rules_from_mapping
 from wizard_arena.rules import Rules
 from wizard_referee.referee.policy import PolicyError, RefereePolicy
 from wizard_referee.sandbox import Limits
+from wizard_referee.storage import is_url, shown
 from wizard_referee.tournament.config_keys import (
     LIMIT_KEYS,
     RESOURCE_KEYS,
@@ -81,6 +82,7 @@ class TournamentConfig:
     parallel: int = 1
     """Tables played at once."""
     database: str = "tournament.sqlite"
+    """The results store: an SQLite file, or a ``postgresql://`` URL."""
     host: str = "127.0.0.1"
     port: int = 0
     max_tables: int = 200
@@ -169,6 +171,7 @@ class TournamentConfig:
             }
             for e in self.entrants
         ]  # tokens are secrets: never stored
+        d["database"] = shown(self.database)  # nor a URL's password
         del d["bot_seed_secret"]  # stored apart, drawn when not given
         return d
 
@@ -283,10 +286,11 @@ class TournamentConfig:
 def _paths_from(base: Path, section: dict[str, Any], given: set[str], **defaults: str) -> None:
     """The file's paths (``database``, ``workdir``, ``ray_working_dir``; the
     first two by default too) made relative to its folder ``base``; paths
-    given on the command line (``given``) stay relative to the current one."""
+    given on the command line (``given``) stay relative to the current one,
+    and a database's URL is no path."""
     for key in ("database", "workdir", "ray_working_dir"):
         value = section.get(key) or defaults.get(key, "")
-        if key not in given and value:
+        if key not in given and value and not is_url(value):
             path = Path(value)
             section[key] = str(path if path.is_absolute() else base / path)
 

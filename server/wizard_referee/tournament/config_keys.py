@@ -9,7 +9,8 @@ the two agree).
 >>> section_problems({"players": "four", "move_time": "fast", "database": 5})
 ['players must be a whole number from 3 to 6 (e.g. players = 4), not "four"', \
 'move_time must be a number of seconds above 0 (e.g. move_time = 1.0), not "fast"', \
-'database must be a file path, a string (e.g. database = "results.sqlite"), not 5']
+'database must be a file path or a postgresql:// URL, a string \
+(e.g. database = "results.sqlite"), not 5']
 """
 
 from __future__ import annotations
@@ -117,7 +118,7 @@ TOURNAMENT_KEYS: dict[str, Key] = {
     "bid_restriction": _choice(b.value for b in BidRestriction),
     "seed": Key(lambda v: type(v) is int, "a whole number", "1"),
     "parallel": _whole(1, None, "2"),
-    "database": _text("a file path, a string", '"results.sqlite"'),
+    "database": _text("a file path or a postgresql:// URL, a string", '"results.sqlite"'),
     "host": _text("an address to listen on, a string", '"127.0.0.1"'),
     "port": _whole(0, 65535, "50051"),
     "max_tables": _whole(1, None, "200"),

@@ -30,6 +30,7 @@ from wizard_referee.sandbox import (
     visible_gpus,
 )
 from wizard_referee.sandbox.probe import unreadable
+from wizard_referee.storage import is_url
 
 __all__ = [
     "SOCKET_NAME",
@@ -99,9 +100,9 @@ def sandbox_problems(config: Any) -> list[str]:
     ]
     if config.sandbox != "bwrap" or not commands or out:
         return out
-    database = Path(config.database).resolve()
+    database = None if is_url(config.database) else Path(config.database).resolve()
     for e in commands:
-        if e.folder and _inside(database, Path(e.folder).resolve()):
+        if database is not None and e.folder and _inside(database, Path(e.folder).resolve()):
             out.append(
                 f"entrant {e.name!r}: its folder {_rel(e.folder)} holds the results store "
                 f"{_rel(database)}: give each entrant a folder of its own"

@@ -28,6 +28,7 @@ import trio
 
 from wizard_arena.extras import MissingExtraError
 from wizard_referee.referee.record import GameRecord
+from wizard_referee.storage import beside_store
 from wizard_referee.tournament.config import TournamentConfig
 from wizard_referee.tournament.config_keys import EXECUTORS, TournamentError
 from wizard_referee.tournament.dispatch import Progress, show_progress
@@ -60,8 +61,9 @@ def load_executor(name: str) -> Executor:
 
 
 def log_dir(config: TournamentConfig) -> Path:
-    """The folder of the tournament's logs: ``DATABASE.logs``."""
-    return Path(str(config.database) + ".logs")
+    """The folder of the tournament's logs: ``DATABASE.logs`` beside an
+    SQLite file, ``DBNAME.logs`` in the current folder for PostgreSQL."""
+    return beside_store(config.database, ".logs")
 
 
 @dataclass

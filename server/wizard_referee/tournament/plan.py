@@ -60,7 +60,7 @@ def open_plan(store: ResultsStore, config: TournamentConfig, specs: list[GameSpe
     differences = plan_differences({**plan, "seating": stored_seating(plan)}, config.plan_key())
     if differences:
         raise TournamentError(
-            f"the configuration does not match the stored tournament in {store.path} "
+            f"the configuration does not match the stored tournament in {store.where} "
             f"({'; '.join(differences)}): resume with the stored values, "
             "or start a new tournament with another database"
         )

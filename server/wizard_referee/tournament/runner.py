@@ -28,12 +28,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 from typing import TextIO
 
 from wizard_referee.referee.listen import listen_problem
 from wizard_referee.referee.logs import get_logger
 from wizard_referee.referee.record import GameRecord
+from wizard_referee.storage import shown
 from wizard_referee.tournament.cli_errors import TOURNAMENT_FIXES, runner_error
 from wizard_referee.tournament.config import EntrantConfig, TournamentConfig
 from wizard_referee.tournament.config_keys import TournamentError, listed, plan_differences
@@ -52,7 +52,7 @@ from wizard_referee.tournament.leaderboard import (
 )
 from wizard_referee.tournament.plan import bot_seed_secret, open_plan, plan_games
 from wizard_referee.tournament.seating import resolve_seating
-from wizard_referee.tournament.store import ResultsStore, StoreError
+from wizard_referee.tournament.store import ResultsStore, StoreError, start_problem
 
 __all__ = [
     "EntrantConfig",
@@ -94,15 +94,12 @@ async def run_tournament(
     played is removed again when the run fails, so the same command can be
     run again once the problem is fixed."""
     log = get_logger(tournament=config.name)
-    db_path = Path(config.database)
-    exists = db_path.exists()
-    if exists and not resume:
-        raise TournamentError(
-            f"{db_path} exists: continue that tournament with --resume, "
-            "or give another database (--database PATH)"
-        )
-    if resume and not exists:
-        raise TournamentError(f"{db_path} does not exist: nothing to resume")
+    try:
+        problem = start_problem(config.database, resume=resume, what="tournament")
+    except StoreError as e:
+        raise TournamentError(str(e)) from None
+    if problem is not None:
+        raise TournamentError(problem)
     executor = load_executor(config.executor)
     problems = sandbox_problems(config) or preflight(config.entrants, config.workdir)
     problems += executor.problems(config)
@@ -112,7 +109,7 @@ async def run_tournament(
     if problems:
         raise TournamentError(listed(problems))
     try:
-        store = ResultsStore(db_path, create=not resume)
+        store = ResultsStore(config.database, create=not resume)
     except StoreError as e:
         raise TournamentError(str(e)) from None
     try:
@@ -125,8 +122,9 @@ async def run_tournament(
         log.info("tournament", games=total, pending=len(pending), resume=resume)
         if progress_stream is not None:
             left = f"{len(pending)} of {total} games left" if resume else f"{total} games"
-            where = results_note or f"results in {db_path}, logs in {log_dir(config)}/"
-            progress_stream.write(f"{config.name}: {left}; {where}\n")
+            where = shown(config.database)
+            kept = results_note or f"results in {where}, logs in {log_dir(config)}/"
+            progress_stream.write(f"{config.name}: {left}; {kept}\n")
             note = unconfined_note(config)
             if note:
                 progress_stream.write(note + "\n")
@@ -140,7 +138,7 @@ async def run_tournament(
             except BaseExceptionGroup as group:
                 raise runner_error(group, config.host, config.port) from None
     except BaseException:
-        if exists:
+        if resume:  # (a stored tournament: kept)
             store.close()
         else:
             store.close_and_remove_if_unplayed()  # nothing to resume: run it again

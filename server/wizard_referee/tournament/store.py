@@ -1,6 +1,8 @@
-"""The results store: one SQLite file per tournament (no server needed).
+"""The results store: one SQLite file per tournament (no server needed),
+or a PostgreSQL database (a ``postgresql://`` URL: several processes, on
+several machines, may share it), through :mod:`wizard_referee.storage`.
 
-Tables:
+Tables (:data:`TOURNAMENT_SCHEMA`, version 1; ``schema_version`` says so):
 
 - ``tournament``: one row, the configuration as JSON.
 - ``entrants``: name, kind (``command`` or ``external``) and command line.
@@ -12,65 +14,93 @@ Tables:
 
 A game's results are written in one transaction when it ends, so a crash
 (even SIGKILL) never leaves a half-written game: on ``--resume`` every game
-not ``finished`` is played again from its deal. The database runs in WAL
-mode with ``synchronous=FULL``.
+not ``finished`` is played again from its deal. SQLite runs in WAL mode
+with ``synchronous=FULL``; PostgreSQL commits as its server is configured
+(by default: durably).
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from wizard_referee import storage
 from wizard_referee.referee.record import GameRecord
+from wizard_referee.storage import (
+    VERSION_TABLE,
+    Migration,
+    Schema,
+    is_url,
+    open_store,
+    remove_store,
+    shown,
+)
+from wizard_referee.storage import StorageError as StoreError
 
-__all__ = ["GameSpec", "ResultsStore", "SeatResult", "StoreError", "open_existing"]
+__all__ = [
+    "TOURNAMENT_SCHEMA",
+    "GameSpec",
+    "ResultsStore",
+    "SeatResult",
+    "StoreError",
+    "open_existing",
+    "start_problem",
+    "store_exists",
+]
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS tournament (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    name TEXT NOT NULL,
-    config TEXT NOT NULL,
-    created_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS entrants (
-    name TEXT PRIMARY KEY,
-    kind TEXT NOT NULL,
-    command TEXT
-);
-CREATE TABLE IF NOT EXISTS games (
-    id TEXT PRIMARY KEY,
-    seq INTEGER NOT NULL UNIQUE,
-    table_idx INTEGER NOT NULL,
-    deal_set INTEGER NOT NULL,
-    rotation INTEGER NOT NULL,
-    seed TEXT NOT NULL,
-    seats TEXT NOT NULL,
-    rules TEXT NOT NULL,
-    status TEXT NOT NULL DEFAULT 'pending',
-    started_at REAL,
-    finished_at REAL,
-    faulted INTEGER NOT NULL DEFAULT 0,
-    record TEXT
-);
-CREATE TABLE IF NOT EXISTS seat_results (
-    game_id TEXT NOT NULL REFERENCES games(id),
-    seat INTEGER NOT NULL,
-    entrant TEXT NOT NULL,
-    total INTEGER NOT NULL,
-    rank INTEGER NOT NULL,
-    bids TEXT NOT NULL,
-    tricks TEXT NOT NULL,
-    points TEXT NOT NULL,
-    faults TEXT NOT NULL,
-    PRIMARY KEY (game_id, seat)
-);
-CREATE INDEX IF NOT EXISTS seat_results_entrant ON seat_results(entrant);
-"""
+#: The results store's tables, version 1 (the tables of every store made
+#: before versions were kept, which are opened as version 1).
+TOURNAMENT_SCHEMA = Schema(
+    component="tournament",
+    what="a tournament's results",
+    noun="a results database",
+    migrations=(
+        Migration(
+            1,
+            (
+                "CREATE TABLE tournament ("
+                " id INTEGER PRIMARY KEY CHECK (id = 1),"
+                " name TEXT NOT NULL,"
+                " config TEXT NOT NULL,"
+                " created_at DOUBLE PRECISION NOT NULL)",
+                "CREATE TABLE entrants (name TEXT PRIMARY KEY, kind TEXT NOT NULL, command TEXT)",
+                "CREATE TABLE games ("
+                " id TEXT PRIMARY KEY,"
+                " seq INTEGER NOT NULL UNIQUE,"
+                " table_idx INTEGER NOT NULL,"
+                " deal_set INTEGER NOT NULL,"
+                " rotation INTEGER NOT NULL,"
+                " seed TEXT NOT NULL,"
+                " seats TEXT NOT NULL,"
+                " rules TEXT NOT NULL,"
+                " status TEXT NOT NULL DEFAULT 'pending',"
+                " started_at DOUBLE PRECISION,"
+                " finished_at DOUBLE PRECISION,"
+                " faulted INTEGER NOT NULL DEFAULT 0,"
+                " record TEXT)",
+                "CREATE TABLE seat_results ("
+                " game_id TEXT NOT NULL REFERENCES games(id),"
+                " seat INTEGER NOT NULL,"
+                " entrant TEXT NOT NULL,"
+                " total INTEGER NOT NULL,"
+                " rank INTEGER NOT NULL,"
+                " bids TEXT NOT NULL,"
+                " tricks TEXT NOT NULL,"
+                " points TEXT NOT NULL,"
+                " faults TEXT NOT NULL,"
+                " PRIMARY KEY (game_id, seat))",
+                "CREATE INDEX seat_results_entrant ON seat_results(entrant)",
+            ),
+        ),
+    ),
+    tables=("seat_results", "games", "entrants", "tournament", VERSION_TABLE),
+    marks=frozenset({"tournament", "games", "seat_results"}),
+    unversioned=1,
+)
 
 
 @dataclass(frozen=True)
@@ -105,111 +135,71 @@ class SeatResult:
     faults: dict[str, int]
 
 
-class StoreError(ValueError):
-    """A file that is not a results database (the message says which and why)."""
+def open_existing(database: str | Path) -> ResultsStore:
+    """The store ``database`` (a path or a URL), which must exist (the
+    ``replay`` and ``export`` verbs); StoreError with one line saying why not."""
+    if not is_url(database) and not Path(database).exists():
+        raise StoreError(f"no database {database}")
+    return ResultsStore(database, create=False)
 
 
-def open_existing(path: Path) -> ResultsStore:
-    """The store at ``path``, which must exist (the ``replay`` and ``export``
-    verbs); StoreError with one line saying why not."""
-    if not path.exists():
-        raise StoreError(f"no database {path}")
-    return ResultsStore(path, create=False)
+def store_exists(database: str | Path) -> bool:
+    """Whether a new tournament must not be written to ``database``: an
+    SQLite file that exists, or a PostgreSQL database holding one already
+    (StoreError when it cannot be reached)."""
+    return storage.store_exists(database, TOURNAMENT_SCHEMA)
+
+
+def start_problem(database: str | Path, *, resume: bool, what: str) -> str | None:
+    """Why a new ``what`` (``tournament``, ``comparison``) cannot be written
+    to ``database`` (it holds one: resume it), or why there is nothing to
+    resume; None when the run can go ahead. StoreError when the database
+    cannot be reached."""
+    exists, where, url = store_exists(database), shown(database), is_url(database)
+    if exists and not resume:
+        return (
+            f"{where} {f'holds a {what}' if url else 'exists'}: continue that {what} with "
+            "--resume, or give another database (--database PATH)"
+        )
+    if resume and not exists:
+        return f"{where} {f'holds no {what}' if url else 'does not exist'}: nothing to resume"
+    return None
 
 
 class ResultsStore:
-    """A tournament's SQLite database. ``create=False`` opens only an
-    existing results database (StoreError for a missing file, a file that is
-    not SQLite, or an SQLite file without a tournament), and changes nothing
-    in a file that is not one."""
+    """A tournament's results store: an SQLite file (``database`` a path) or
+    a PostgreSQL database (a ``postgresql://`` URL), at the schema this
+    program writes (an older one is migrated after a note on standard
+    error; :mod:`wizard_referee.storage`). ``create=False`` opens only an
+    existing results store (StoreError for a missing file, a file that is
+    not SQLite, or a database without a tournament) and changes nothing in
+    one that is not. ``read_only`` (the web pages, while a tournament may
+    be writing) changes nothing at all."""
 
-    def __init__(self, path: str | Path, *, create: bool = True, read_only: bool = False) -> None:
-        self.path = Path(path)
-        if (read_only or not create) and self.path.is_dir():
-            raise StoreError(f"{self.path} is a folder: give the results file a tournament wrote")
-        if (read_only or not create) and not self.path.is_file():
-            raise StoreError(f"{self.path}: no such file")
-        if create and not read_only and not self.path.parent.is_dir():
-            raise StoreError(f"{self.path}: no folder {self.path.parent} to create it in")
-        if read_only:
-            self.db = self._open_read_only()
-            return
-        self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=30)
-        try:
-            if not create:
-                tables = {
-                    r[0]
-                    for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")
-                }
-                if not {"tournament", "games", "seat_results"} <= tables:
-                    raise StoreError(
-                        f"{self.path} is an SQLite database but not a tournament's results "
-                        "(no tournament or games table)"
-                    )
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.execute("PRAGMA foreign_keys=ON")
-            self.db.executescript(SCHEMA)
-        except sqlite3.DatabaseError as e:
-            self.db.close()
-            raise StoreError(
-                f"{self.path} is not a results database ({e}); "
-                "give the database a tournament wrote (--database PATH)"
-            ) from None
-        except StoreError:
-            self.db.close()
-            raise
-
-    def _open_read_only(self) -> sqlite3.Connection:
-        """A connection that cannot write (``mode=ro``), to a results database:
-        the web pages read a store a tournament may be writing meanwhile.
-        A file that is not one is left as it was found: the ``-wal`` and
-        ``-shm`` files SQLite made beside it are removed."""
-        beside = [Path(f"{self.path}{x}") for x in ("-wal", "-shm")]
-        made = [p for p in beside if not p.exists()]
-        try:
-            return self._connect_read_only()
-        except StoreError:
-            wal = beside[0]
-            if wal not in made or not wal.exists() or wal.stat().st_size == 0:
-                for p in made:  # (a WAL with pages in it is a writer's: kept)
-                    p.unlink(missing_ok=True)
-            raise
-
-    def _connect_read_only(self) -> sqlite3.Connection:
-        db = sqlite3.connect(
-            self.path.resolve().as_uri() + "?mode=ro",
-            uri=True,
-            timeout=30,
-            check_same_thread=False,
-        )
-        try:
-            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        except sqlite3.DatabaseError as e:
-            db.close()
-            raise StoreError(f"{self.path} is not a results database ({e})") from None
-        if not {"tournament", "games", "seat_results", "entrants"} <= tables:
-            db.close()
-            raise StoreError(
-                f"{self.path} is an SQLite database but not a tournament's results "
-                "(no tournament or games table)"
-            )
-        return db
+    def __init__(
+        self, database: str | Path, *, create: bool = True, read_only: bool = False
+    ) -> None:
+        self.db = open_store(database, TOURNAMENT_SCHEMA, create=create, read_only=read_only)
+        self.target = str(database)
+        """The store as given: a path or a URL."""
+        self.where = self.db.where
+        """The store as it may be printed: a path, or a URL without its password."""
 
     def close(self) -> None:
         self.db.close()
 
     def close_and_remove_if_unplayed(self) -> bool:
-        """Close; delete the file (and its WAL files) if no game in it has
-        been played, i.e. every game is still pending. True if deleted."""
+        """Close; remove the store if no game in it has been played, i.e.
+        every game is still pending (the SQLite file and its WAL files; a
+        PostgreSQL database's tables). True if removed."""
         try:
             unplayed = set(self.counts()) <= {"pending"}
-        except sqlite3.Error:
+        except StoreError:
             unplayed = False
-        self.close()
         if unplayed:
-            for suffix in ("", "-wal", "-shm", "-journal"):
-                Path(str(self.path) + suffix).unlink(missing_ok=True)
+            remove_store(self.db, TOURNAMENT_SCHEMA)
+        else:
+            self.close()
         return unplayed
 
     def __enter__(self) -> ResultsStore:
@@ -233,7 +223,7 @@ class ResultsStore:
         rules: dict[str, Any],
     ) -> None:
         """Record a new tournament and its planned games, in one transaction."""
-        with self._tx():
+        with self.db.transaction():
             self.db.execute(
                 "INSERT INTO tournament (id, name, config, created_at) VALUES (1, ?, ?, ?)",
                 (name, json.dumps(config, sort_keys=True), time.time()),
@@ -245,7 +235,7 @@ class ResultsStore:
 
     def add_games(self, games: Sequence[GameSpec], rules: dict[str, Any]) -> None:
         """Plan more games (pending) in a stored tournament, in one transaction."""
-        with self._tx():
+        with self.db.transaction():
             self._insert_games(games, rules)
 
     def _insert_games(self, games: Sequence[GameSpec], rules: dict[str, Any]) -> None:
@@ -270,7 +260,7 @@ class ResultsStore:
 
     def update_config(self, config: dict[str, Any]) -> None:
         """Replace the stored configuration (a tournament stored before a key existed)."""
-        with self._tx():
+        with self.db.transaction():
             self.db.execute(
                 "UPDATE tournament SET config = ? WHERE id = 1",
                 (json.dumps(config, sort_keys=True),),
@@ -302,7 +292,7 @@ class ResultsStore:
         Saving the same game twice is refused (a result is never counted twice).
         """
         finished = record.status == "finished"
-        with self._tx():
+        with self.db.transaction():
             cur = self.db.execute(
                 "UPDATE games SET status = ?, started_at = ?, finished_at = ?, faulted = ?,"
                 " record = ? WHERE id = ? AND status != 'finished'",
@@ -341,19 +331,19 @@ class ResultsStore:
         """A game that could not be played for a reason outside the bots
         (its cluster worker was lost again and again): status ``failed``,
         no record, never rated; ``--resume`` plays it again."""
-        with self._tx():
+        with self.db.transaction():
             self.db.execute(
                 "UPDATE games SET status = 'failed' WHERE id = ? AND status != 'finished'",
                 (game_id,),
             )
 
-    def record_tags(self, name: str) -> dict[str, Any]:
-        """One tag of every stored record (``record.tags[name]``), by game id,
-        read by SQLite without decoding the records (games without it: absent)."""
+    def record_tags(self, name: str) -> dict[str, str]:
+        """One tag of every stored record (``record.tags[name]``, a plain
+        name) as text, by game id, read by the database without decoding the
+        records in Python (games without it: absent)."""
+        tag = self.db.json_text("record", "tags", name)
         rows = self.db.execute(
-            "SELECT id, json_extract(record, '$.tags.' || ?) FROM games"
-            " WHERE record IS NOT NULL AND json_extract(record, '$.tags.' || ?) IS NOT NULL",
-            (name, name),
+            f"SELECT id, {tag} FROM games WHERE record IS NOT NULL AND {tag} IS NOT NULL"
         ).fetchall()
         return dict(rows)
 
@@ -369,18 +359,20 @@ class ResultsStore:
         return row is not None
 
     def find_game_ids(self, prefix: str) -> list[str]:
+        """The recorded games whose id starts with ``prefix`` (exactly: SQLite's
+        LIKE ignores case, PostgreSQL's does not), in plan order."""
         rows = self.db.execute(
             "SELECT id FROM games WHERE id LIKE ? ESCAPE '\\' AND record IS NOT NULL ORDER BY seq",
             (prefix.replace("\\", "\\\\").replace("%", r"\%").replace("_", r"\_") + "%",),
         )
-        return [r[0] for r in rows]
+        return [r[0] for r in rows if r[0].startswith(prefix)]
 
     def games_told(self, bot_game_id: str) -> list[str]:
         """The recorded game whose bots were told ``bot_game_id`` (the tag
         :func:`~.host.run_game` records), as a list of its planned id."""
+        told = self.db.json_text("record", "tags", "bot_game_id")
         rows = self.db.execute(
-            "SELECT id FROM games WHERE record IS NOT NULL"
-            " AND json_extract(record, '$.tags.bot_game_id') = ? ORDER BY seq",
+            f"SELECT id FROM games WHERE record IS NOT NULL AND {told} = ? ORDER BY seq",
             (bot_game_id,),
         )
         return [r[0] for r in rows]
@@ -493,18 +485,3 @@ class ResultsStore:
             "SELECT COUNT(*), COALESCE(MAX(finished_at), 0) FROM games WHERE status = 'finished'"
         ).fetchone()
         return int(row[0]), float(row[1])
-
-    # -- internals ----------------------------------------------------------------------
-
-    class _Tx:
-        def __init__(self, db: sqlite3.Connection) -> None:
-            self.db = db
-
-        def __enter__(self) -> None:
-            self.db.execute("BEGIN IMMEDIATE")
-
-        def __exit__(self, exc_type: object, *rest: object) -> None:
-            self.db.execute("COMMIT" if exc_type is None else "ROLLBACK")
-
-    def _tx(self) -> ResultsStore._Tx:
-        return ResultsStore._Tx(self.db)

@@ -15,7 +15,8 @@ Prometheus metrics.
   elsewhere).
 
 May import: the referee room, the tournament room (the store, the
-leaderboard, the replay of a record), the ratings room, the SDK's rules,
+leaderboard, the replay of a record), the ratings room, the storage room
+(its errors, a store's printed name), the SDK's rules,
 protocol and cli; hypercorn, starlette and prometheus-client (the ``[web]``
 extra). No room imports this one but the ``serve`` and ``tournament`` verbs,
 and they only inside the function that starts the web server.

@@ -1,11 +1,11 @@
-"""``wizard-arena web --database DB``: the pages of a tournament's results store."""
+"""``wizard-arena web --database DB``: the pages of a tournament's results
+store (an SQLite file or a ``postgresql://`` URL)."""
 
 from __future__ import annotations
 
 import argparse
 import signal
 import sys
-from pathlib import Path
 
 import trio
 
@@ -20,7 +20,11 @@ FIXES = ("choose another port with --port N", "check --host (default 127.0.0.1)"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--database", "-d", required=True, type=Path, help="the tournament's results (SQLite)"
+        "--database",
+        "-d",
+        required=True,
+        metavar="PATH|URL",
+        help="the tournament's results: an SQLite file or a postgresql:// URL",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument(
@@ -50,7 +54,7 @@ async def _main(state: WebState, host: str, port: int) -> None:
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
             urls = await nursery.start(serve_web, state, host, port)
-            where = state.store.path if state.store is not None else ""
+            where = state.store.where if state.store is not None else ""
             print(f"wizard-arena web: {urls[0]}/ ({where})", file=sys.stderr, flush=True)
             async for _ in signals:
                 nursery.cancel_scope.cancel()

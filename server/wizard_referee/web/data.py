@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 import threading
 import time
 from collections import Counter, OrderedDict
@@ -28,6 +27,7 @@ import trio
 from wizard_referee.referee.arena import Arena
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.stats import percentile
+from wizard_referee.storage import DatabaseError, beside_store, shown
 from wizard_referee.tournament.leaderboard import leaderboard_of
 from wizard_referee.tournament.store import GameSpec, ResultsStore, SeatResult, StoreError
 from wizard_referee.web.replay import record_summary, replay_json
@@ -157,11 +157,16 @@ def latency(records: list[GameRecord], name: str) -> dict[str, Any]:
 
 
 class StoreData:
-    """A tournament's results store, opened read-only for each question (a
-    tournament may be writing it meanwhile: SQLite's WAL lets it)."""
+    """A tournament's results store (an SQLite file's path or a
+    ``postgresql://`` URL), opened read-only for each question (a tournament
+    may be writing it meanwhile: SQLite's WAL lets it, as PostgreSQL does)."""
 
-    def __init__(self, path: str | Path, *, bootstrap: int = 1000, live: bool = False) -> None:
-        self.path = Path(path)
+    def __init__(self, database: str | Path, *, bootstrap: int = 1000, live: bool = False) -> None:
+        self.database = str(database)
+        self.where = shown(database)
+        """The store as it may be printed (a URL without its password)."""
+        self.name = beside_store(database, "").name
+        """The file's or the database's name alone, for a page's message."""
         self.bootstrap = bootstrap
         self.live = live
         """A tournament is running in this process (``tournament --web``)."""
@@ -179,12 +184,12 @@ class StoreData:
 
     def _read(self, fn: Callable[[ResultsStore], Any]) -> Any:
         try:
-            with ResultsStore(self.path, read_only=True) as store:
+            with ResultsStore(self.database, read_only=True) as store:
                 return fn(store)
+        except DatabaseError as e:
+            raise Unavailable(f"{self.where}: cannot read the results ({e.reason})") from None
         except StoreError as e:
             raise Unavailable(str(e)) from None
-        except sqlite3.Error as e:
-            raise Unavailable(f"{self.path}: cannot read the results ({e})") from None
 
     def _cached(self, key: Hashable, fn: Callable[[ResultsStore], Any]) -> Any:
         def read(store: ResultsStore) -> Any:
@@ -286,7 +291,7 @@ class StoreData:
     def games(self, entrant: str | None = None) -> dict[str, Any]:
         def read(store: ResultsStore) -> dict[str, Any]:
             if entrant is not None and entrant not in dict(store.entrant_names()):
-                raise NotFound(f"no entrant {entrant!r} in {self.path.name}")
+                raise NotFound(f"no entrant {entrant!r} in {self.name}")
             return {"games": self._visible_rows(store, entrant)}
 
         return dict(self._cached(("games", entrant), read))
@@ -329,7 +334,7 @@ class StoreData:
         def read(store: ResultsStore) -> dict[str, Any]:
             kinds = dict(store.entrant_names())
             if name not in kinds:
-                raise NotFound(f"no entrant {name!r} in {self.path.name}")
+                raise NotFound(f"no entrant {name!r} in {self.name}")
             mine = [sr for sr in self._seat_results(store) if sr.entrant == name]
             rounds = sum(len(s.bids) for s in mine)
             exact = sum(b == t for s in mine for b, t in zip(s.bids, s.tricks, strict=True))

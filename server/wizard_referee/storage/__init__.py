@@ -1,0 +1,57 @@
+"""The storage room: a database named by a path (SQLite, the default) or a
+``postgresql://`` URL (PostgreSQL through psycopg 3, the ``postgres``
+extra), behind one small interface (:class:`Database`: portable SQL with
+``?`` placeholders, transactions, a row-locking helper, JSON fields), and
+versioned schemas with their migrations (:class:`Schema`, :func:`open_store`:
+an older store is migrated on opening after a note saying how it was
+backed up; a newer one is refused in one line).
+
+A store's tables are the caller's (the tournament room's results store;
+any room that keeps data in a database uses this one the same way): this
+room knows no table but its own ``schema_version``.
+
+May import: the standard library, psycopg (only when a ``postgresql://``
+URL is opened: :mod:`.postgres`) and :mod:`wizard_arena.extras`. Nothing
+else of ours, no trio or grpc: the tournament, compare and web rooms (and
+their worker threads) use it alike.
+"""
+
+from wizard_referee.storage.database import (
+    Database,
+    DatabaseError,
+    Rows,
+    StorageError,
+    beside_store,
+    is_url,
+    open_database,
+    shown,
+)
+from wizard_referee.storage.migrations import (
+    VERSION_TABLE,
+    Migration,
+    Schema,
+    SchemaTooNew,
+    open_store,
+    remove_store,
+    store_exists,
+    stored_version,
+)
+
+__all__ = [
+    "VERSION_TABLE",
+    "Database",
+    "DatabaseError",
+    "Migration",
+    "Rows",
+    "Schema",
+    "SchemaTooNew",
+    "StorageError",
+    "beside_store",
+    "is_url",
+    "open_database",
+    "open_store",
+    "remove_store",
+    "shown",
+    "store_exists",
+    "stored_version",
+]

@@ -1,0 +1,230 @@
+"""Versioned schemas and their migrations, the same for SQLite and PostgreSQL.
+
+A :class:`Schema` is a list of :class:`Migration` s, version 1 upwards, each
+a few portable statements. The table ``schema_version`` holds, for each
+schema in the database (its ``component``: ``tournament``, ...), the
+version it is at. :func:`open_store` opens a store and brings it to the
+schema this program writes:
+
+- a new store (no table of the schema): every migration, in one transaction;
+- an older one: a note first (SQLite: a copy of the file is kept, named in
+  the note), then the missing migrations, in one transaction, under a lock
+  that makes a second process wait and then find nothing left to do;
+- a newer one: refused in one line (this program cannot know its tables);
+- a store made before versions were kept (:attr:`Schema.unversioned`):
+  the version its tables are, written down.
+
+A read-only open changes nothing: it reads a store of any version from
+:attr:`Schema.readable_from` to the current one.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from wizard_referee.storage.database import (
+    Database,
+    DatabaseError,
+    StorageError,
+    is_url,
+    open_database,
+)
+
+__all__ = [
+    "VERSION_TABLE",
+    "Migration",
+    "Schema",
+    "SchemaTooNew",
+    "open_store",
+    "remove_store",
+    "store_exists",
+    "stored_version",
+]
+
+VERSION_TABLE = "schema_version"
+_VERSION_DDL = (
+    f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE} ("
+    " component TEXT PRIMARY KEY, version INTEGER NOT NULL)"
+)
+
+
+class SchemaTooNew(StorageError):
+    """A store written by a newer program, of a schema this one does not know."""
+
+
+@dataclass(frozen=True)
+class Migration:
+    """What brings a store to ``version`` from the version before it."""
+
+    version: int
+    steps: tuple[str, ...]
+    """Portable SQL statements, run in order in one transaction."""
+
+
+@dataclass(frozen=True)
+class Schema:
+    """A store's tables, as the migrations that make them."""
+
+    component: str
+    """Its row in ``schema_version`` (several schemas may share a database)."""
+    what: str
+    """What a store of it holds, for messages: ``a tournament's results``."""
+    noun: str
+    """What a store of it is called, for messages: ``a results database``."""
+    migrations: tuple[Migration, ...]
+    tables: tuple[str, ...]
+    """Every table of the current version, those that refer to others first
+    (the order they are dropped in)."""
+    marks: frozenset[str]
+    """Tables whose presence says a database holds this schema."""
+    unversioned: int | None = None
+    """The version of a store made before ``schema_version`` existed (its
+    :attr:`marks` present, no version row); None: there is no such store."""
+    readable_from: int = 1
+    """The oldest version a reader of this program reads without migrating."""
+
+    def __post_init__(self) -> None:
+        versions = [m.version for m in self.migrations]
+        if versions != list(range(1, len(versions) + 1)):
+            raise ValueError(f"{self.component}: migrations must be versions 1, 2, ... in order")
+
+    @property
+    def version(self) -> int:
+        """The version this program writes."""
+        return self.migrations[-1].version
+
+
+def stored_version(db: Database, schema: Schema) -> tuple[int, bool] | None:
+    """The version of ``schema`` in ``db`` and whether it is written down
+    (False: an unversioned store's); None: ``db`` does not hold it.
+    StorageError for a store with the schema's tables and no version."""
+    tables = db.tables()
+    if VERSION_TABLE in tables:
+        row = db.execute(
+            f"SELECT version FROM {VERSION_TABLE} WHERE component = ?", (schema.component,)
+        ).fetchone()
+        if row is not None:
+            return int(row[0]), True
+    if not schema.marks <= tables:
+        return None
+    if schema.unversioned is None:
+        raise StorageError(
+            f"{db.where} holds {schema.what} without a schema version: "
+            f"not a store this program made"
+        )
+    return schema.unversioned, False
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def open_store(
+    target: str | Path,
+    schema: Schema,
+    *,
+    create: bool = True,
+    read_only: bool = False,
+    note: Callable[[str], None] | None = _stderr,
+) -> Database:
+    """Open the store at ``target`` (:func:`.open_database`) at the version
+    of ``schema`` this program writes: created (``create``), migrated after
+    a ``note`` (standard error by default), or only checked (``read_only``).
+    StorageError, one line, when it cannot be used; a database found not to
+    be a store is left as it was."""
+    db = open_database(target, create=create, read_only=read_only)
+    try:
+        _prepare(db, schema, create=create and not read_only, note=note)
+    except BaseException:
+        db.abandon()
+        raise
+    return db
+
+
+def _prepare(
+    db: Database, schema: Schema, *, create: bool, note: Callable[[str], None] | None
+) -> None:
+    try:
+        found = stored_version(db, schema)
+    except DatabaseError as e:
+        raise StorageError(f"{db.where} is not {schema.noun} ({e.reason})") from None
+    if found is None:
+        if not create:
+            raise StorageError(
+                f"{db.where} is {db.described} but not {schema.what} "
+                f"(no {' or '.join(sorted(schema.marks))} table)"
+            )
+    else:
+        version, _ = found
+        if version > schema.version:
+            raise SchemaTooNew(
+                f"{db.where} holds {schema.what} of schema version {version}, newer than "
+                f"this wizard-arena knows ({schema.version}): upgrade wizard-arena to use it"
+            )
+        if db.read_only:
+            if version < schema.readable_from:
+                raise StorageError(
+                    f"{db.where} holds {schema.what} of schema version {version}, older "
+                    f"than this wizard-arena reads ({schema.readable_from}): open it once "
+                    "to write (e.g. resume it) and it is migrated"
+                )
+            return
+    db.ready_for_writes()
+    if found is not None and found == (schema.version, True):
+        return
+    if found is not None and found[0] < schema.version and note is not None:
+        note(
+            f"{db.where} holds {schema.what} of schema version {found[0]}; this "
+            f"wizard-arena writes version {schema.version}: "
+            f"{db.backup_note(found[0], schema.version)}; migrating it now"
+        )
+    with db.transaction():
+        db.lock_schema()
+        again = stored_version(db, schema)  # (another process may have been first)
+        if again == (schema.version, True):
+            return
+        start = 0 if again is None else again[0]
+        for migration in schema.migrations[start:]:
+            for step in migration.steps:
+                db.execute(step)
+        db.execute(_VERSION_DDL)
+        db.execute(
+            f"INSERT INTO {VERSION_TABLE} (component, version) VALUES (?, ?)"
+            " ON CONFLICT (component) DO UPDATE SET version = excluded.version",
+            (schema.component, schema.version),
+        )
+
+
+def store_exists(target: str | Path, schema: Schema) -> bool:
+    """Whether ``target`` holds something a new store must not overwrite:
+    an SQLite file that exists (whatever it holds), or a PostgreSQL
+    database with ``schema``'s tables. StorageError when the database
+    cannot be reached."""
+    if not is_url(target):
+        return Path(str(target)).exists()
+    db = open_database(target)
+    try:
+        return stored_version(db, schema) is not None
+    finally:
+        db.close()
+
+
+def remove_store(db: Database, schema: Schema) -> None:
+    """Remove ``schema``'s store from ``db`` and close it: an SQLite file
+    entirely, a PostgreSQL database's tables of the schema (and
+    ``schema_version`` unless another schema is recorded in it)."""
+    tables: tuple[str, ...] = schema.tables
+    try:
+        others = db.execute(
+            f"SELECT COUNT(*) FROM {VERSION_TABLE} WHERE component != ?", (schema.component,)
+        ).fetchone()[0]
+    except DatabaseError:
+        others = 0  # (no version table)
+    if others:
+        db.execute(f"DELETE FROM {VERSION_TABLE} WHERE component = ?", (schema.component,))
+    else:
+        tables += (VERSION_TABLE,)
+    db.remove(tables)

@@ -1,0 +1,303 @@
+"""The storage room on both backends: portable SQL, transactions, row
+locks, versioned schemas and their migrations (an older store migrated
+after a note, a newer one refused), and the errors of a store that cannot
+be used, each one line. The PostgreSQL cases run on the worker's throwaway
+cluster (tests/postgres.py), one database per test."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from wizard_referee.storage import (
+    VERSION_TABLE,
+    DatabaseError,
+    Migration,
+    Schema,
+    SchemaTooNew,
+    StorageError,
+    open_database,
+    open_store,
+    remove_store,
+    shown,
+    store_exists,
+    stored_version,
+)
+
+from .conftest import NEEDS_POSTGRES
+
+V1 = Migration(
+    1,
+    (
+        "CREATE TABLE birds (name TEXT PRIMARY KEY, seen DOUBLE PRECISION NOT NULL)",
+        "CREATE TABLE sightings (bird TEXT NOT NULL REFERENCES birds(name), note TEXT)",
+    ),
+)
+V2 = Migration(
+    2,
+    (
+        "ALTER TABLE birds ADD COLUMN colour TEXT NOT NULL DEFAULT 'grey'",
+        "CREATE INDEX sightings_bird ON sightings(bird)",
+    ),
+)
+V3 = Migration(3, ("CREATE TABLE nests (bird TEXT NOT NULL, place TEXT NOT NULL)",))
+
+
+def schema(*migrations: Migration, **kw: object) -> Schema:
+    tables = ("nests",) if len(migrations) > 2 else ()
+    return Schema(
+        component="birds",
+        what="a bird list",
+        noun="a bird database",
+        migrations=migrations,
+        tables=(*tables, "sightings", "birds"),
+        marks=frozenset({"birds", "sightings"}),
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def test_a_new_store_is_made_at_the_current_version(database: str) -> None:
+    notes: list[str] = []
+    db = open_store(database, schema(V1, V2), note=notes.append)
+    try:
+        assert {"birds", "sightings", VERSION_TABLE} <= db.tables()
+        assert stored_version(db, schema(V1, V2)) == (2, True)
+        db.execute("INSERT INTO birds (name, seen) VALUES (?, ?)", ("wren", 1.7e9 + 0.25))
+        row = db.execute("SELECT name, seen, colour FROM birds").fetchone()
+        assert tuple(row) == ("wren", 1.7e9 + 0.25, "grey")  # a timestamp to the quarter second
+    finally:
+        db.close()
+    assert notes == []  # nothing to migrate: nothing said
+    assert store_exists(database, schema(V1, V2))
+
+
+def test_an_older_store_is_migrated_after_a_note(database: str) -> None:
+    db = open_store(database, schema(V1))
+    db.execute("INSERT INTO birds (name, seen) VALUES (?, ?)", ("robin", 1.0))
+    db.close()
+    notes: list[str] = []
+    db = open_store(database, schema(V1, V2, V3), note=notes.append)
+    try:
+        assert stored_version(db, schema(V1, V2, V3)) == (3, True)
+        assert db.execute("SELECT name, colour FROM birds").fetchall() == [("robin", "grey")]
+        assert db.execute("SELECT COUNT(*) FROM nests").fetchone()[0] == 0
+    finally:
+        db.close()
+    (note,) = notes
+    where = shown(database)
+    assert note.startswith(
+        f"{where} holds a bird list of schema version 1; this wizard-arena writes version 3: "
+    )
+    assert note.endswith("; migrating it now")
+    if db.backend == "sqlite":  # a copy of the file as it was, at version 1
+        copy = Path(f"{database}.schema-1.bak")
+        assert f"a copy of it as it was is kept in {copy}" in note
+        with sqlite3.connect(copy) as old:
+            assert old.execute("SELECT version FROM schema_version").fetchall() == [(1,)]
+            assert old.execute("SELECT * FROM birds").fetchall() == [("robin", 1.0)]
+        old.close()
+    else:
+        assert "one transaction, which changes nothing if it fails" in note
+    # opened again: at the version written, nothing more said
+    open_store(database, schema(V1, V2, V3), note=notes.append).close()
+    assert len(notes) == 1
+
+
+def test_a_newer_store_is_refused_in_one_line_and_left_alone(database: str) -> None:
+    open_store(database, schema(V1, V2)).close()
+    for read_only in (False, True):
+        with pytest.raises(SchemaTooNew) as refused:
+            open_store(database, schema(V1), read_only=read_only)
+        assert str(refused.value) == (
+            f"{shown(database)} holds a bird list of schema version 2, newer than this "
+            "wizard-arena knows (1): upgrade wizard-arena to use it"
+        )
+    db = open_database(database)
+    assert stored_version(db, schema(V1, V2)) == (2, True)
+    db.close()
+
+
+def test_a_reader_migrates_nothing(database: str) -> None:
+    open_store(database, schema(V1)).close()
+    # schema 2 reads version 1 as it is: opened, nothing written
+    db = open_store(database, schema(V1, V2), read_only=True, note=None)
+    assert stored_version(db, schema(V1, V2)) == (1, True)
+    with pytest.raises(DatabaseError):  # and it cannot write
+        db.execute("INSERT INTO birds (name, seen) VALUES ('tit', 2.0)")
+    db.close()
+    # a reader of a schema that reads version 2 and up refuses version 1
+    with pytest.raises(StorageError, match=r"older than this wizard-arena reads \(2\): open it"):
+        open_store(database, schema(V1, V2, readable_from=2), read_only=True)
+
+
+def test_an_unversioned_store_is_its_version_written_down(database: str) -> None:
+    db = open_database(database)
+    for step in V1.steps:
+        db.execute(step)
+    db.close()
+    unversioned = schema(V1, unversioned=1)
+    reader = open_store(database, unversioned, read_only=True)
+    assert stored_version(reader, unversioned) == (1, False)  # read as it is
+    reader.close()
+    notes: list[str] = []
+    writer = open_store(database, unversioned, note=notes.append)
+    assert stored_version(writer, unversioned) == (1, True) and notes == []
+    writer.close()
+    with pytest.raises(StorageError, match="holds a bird list without a schema version"):
+        db = open_database(database)
+        db.execute("DROP TABLE schema_version")
+        db.close()
+        open_store(database, schema(V1))
+
+
+def test_a_database_that_is_not_a_store_is_left_as_it_was(database: str) -> None:
+    db = open_database(database)
+    db.execute("CREATE TABLE notes (text TEXT)")
+    db.close()
+    for read_only in (False, True):
+        with pytest.raises(StorageError) as refused:
+            open_store(database, schema(V1), create=False, read_only=read_only)
+        assert str(refused.value) == (
+            f"{shown(database)} is {db.described} but not a bird list (no birds or sightings table)"
+        )
+    db = open_database(database)
+    assert db.tables() == {"notes"}
+    db.close()
+
+
+def test_sql_is_written_once_for_both(database: str) -> None:
+    db = open_store(database, schema(V1, V2))
+    try:
+        db.executemany(
+            "INSERT INTO birds (name, seen) VALUES (?, ?)", [("50% grey", 1.0), ("what?", 2.0)]
+        )
+        # ? inside quotes and % anywhere are themselves
+        rows = db.execute(
+            "SELECT name FROM birds WHERE name LIKE '%?' OR name LIKE ? ORDER BY name", ("50%",)
+        ).fetchall()
+        assert rows == [("50% grey",), ("what?",)]
+        note = '{"tags": {"who": "jay", "n": 3}}'
+        db.execute("INSERT INTO sightings (bird, note) VALUES (?, ?)", ("what?", note))
+        tag, n = db.json_text("note", "tags", "who"), db.json_text("note", "tags", "n")
+        assert db.execute(f"SELECT {tag}, {n} FROM sightings").fetchone() == ("jay", "3")
+        with pytest.raises(ValueError, match="plain name"):
+            db.json_text("note", "x') OR (1=1")
+    finally:
+        db.close()
+
+
+def test_the_database_clock_is_the_epoch_in_seconds(database: str) -> None:
+    db = open_database(database)
+    try:
+        before = time.time()
+        (now,) = db.execute(f"SELECT {db.now()}").fetchone()
+        assert isinstance(now, float) and before - 1 < now < time.time() + 1
+    finally:
+        db.close()
+
+
+def test_a_transaction_is_all_or_nothing(database: str) -> None:
+    db = open_store(database, schema(V1))
+    try:
+        with pytest.raises(DatabaseError) as failed, db.transaction():
+            db.execute("INSERT INTO birds (name, seen) VALUES ('owl', 1.0)")
+            db.execute("INSERT INTO birds (name, seen) VALUES ('owl', 2.0)")
+        assert str(failed.value).startswith(f"{shown(database)}: ")
+        assert db.execute("SELECT COUNT(*) FROM birds").fetchone()[0] == 0
+        with db.transaction():
+            db.execute("INSERT INTO birds (name, seen) VALUES ('owl', 1.0)")
+        assert db.execute("SELECT COUNT(*) FROM birds").fetchone()[0] == 1
+    finally:
+        db.close()
+
+
+def test_a_claim_skips_the_rows_another_transaction_holds(database: str) -> None:
+    """``locked``: two connections each claim a different row (PostgreSQL's
+    row locks); on SQLite a second writer waits for the first's transaction."""
+    a = open_store(database, schema(V1))
+    b = open_database(database)
+    try:
+        a.executemany("INSERT INTO birds (name, seen) VALUES (?, ?)", [("ant", 1.0), ("bee", 2.0)])
+        claim = a.locked("SELECT name FROM birds ORDER BY seen LIMIT 1")
+        with a.transaction():
+            assert a.execute(claim).fetchall() == [("ant",)]
+            if a.backend == "sqlite":
+                b.execute("PRAGMA busy_timeout = 0")  # (the test's: fail at once, not wait)
+                with pytest.raises(DatabaseError, match="database is locked"), b.transaction():
+                    pass
+            else:
+                with b.transaction():
+                    assert b.execute(claim).fetchall() == [("bee",)]
+                    assert b.execute(claim.replace("LIMIT 1", "")).fetchall() == [("bee",)]
+    finally:
+        a.close()
+        b.close()
+
+
+@NEEDS_POSTGRES
+def test_two_processes_opening_a_new_store_at_once_make_it_once(postgres_url: str) -> None:
+    """The migrations run under a lock: the second opener waits, then finds
+    the schema made (no 'already exists')."""
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(4)
+
+    def opener() -> None:
+        try:
+            barrier.wait()
+            open_store(postgres_url, schema(V1, V2, V3)).close()
+        except BaseException as e:
+            errors.append(e)
+
+    threads = [threading.Thread(target=opener) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    db = open_database(postgres_url)
+    assert db.execute("SELECT component, version FROM schema_version").fetchall() == [("birds", 3)]
+    db.close()
+
+
+def test_removing_a_store_leaves_what_is_not_its(database: str) -> None:
+    db = open_store(database, schema(V1))
+    db.execute("CREATE TABLE notes (text TEXT)")
+    remove_store(db, schema(V1))
+    if database.startswith("postgresql://"):  # the database is the organiser's: kept
+        db = open_database(database)
+        assert db.tables() == {"notes"}
+        db.close()
+    else:  # the file was the store's
+        assert not Path(database).exists()
+    assert not store_exists(database, schema(V1))
+
+
+@NEEDS_POSTGRES
+def test_postgres_errors_are_one_line_without_the_password(postgres_url: str) -> None:
+    missing = postgres_url.replace("postgresql://postgres@/", "postgresql://postgres:pw@/nope_")
+    with pytest.raises(StorageError) as refused:
+        open_store(missing, schema(V1))
+    line = str(refused.value)
+    assert "\n" not in line and "pw" not in line
+    assert line.startswith("cannot open postgresql://postgres:***@/nope_")
+    assert line.endswith("(create it first: createdb, or CREATE DATABASE as its owner)")
+
+
+def test_a_store_that_cannot_be_opened_says_why(tmp_path: Path) -> None:
+    with pytest.raises(StorageError, match="unknown kind of database; give a file path"):
+        open_database("mysql://db.example/season")
+    with pytest.raises(StorageError, match="no such file"):
+        open_store(tmp_path / "none.sqlite", schema(V1), create=False)
+    with pytest.raises(StorageError, match="is a folder"):
+        open_store(tmp_path, schema(V1), read_only=True)
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database\n" * 100)
+    with pytest.raises(StorageError) as refused:
+        open_store(text, schema(V1), create=False)
+    assert str(refused.value) == f"{text} is not a bird database (file is not a database)"
+    with pytest.raises(ValueError, match=r"versions 1, 2, \.\.\. in order"):
+        schema(V2)
