@@ -162,6 +162,20 @@ class SeatState:
             if conn.route is take_answer:
                 conn.route = None
 
+    def backlog(self) -> tuple[Seat, int] | None:
+        """If messages from the bot have arrived unread: its connection and
+        the count of messages read (``Seat.received``) at which they all
+        have been (and handled: the reader handles each as it reads it)."""
+        conn = self.spec.conn
+        if conn is None or not conn.unread or self.gone:
+            return None
+        return conn, conn.received + conn.unread
+
+    def caught_up(self, conn: Seat, upto: int) -> bool:
+        """Whether the reader has read :meth:`backlog`'s messages (or no
+        longer reads ``conn``: the bot has gone, or resumed on another)."""
+        return conn.received >= upto or conn is not self.spec.conn or self.gone
+
     def _take_answer(self, conn: Seat, msg: BotMsg | Malformed) -> bool:
         """The connection's ``route`` while the game runs: the answer to
         the open request goes straight to the decision if it is parked

@@ -132,10 +132,36 @@ class _Table:
         st.reattach(conn)
         self._nursery.start_soon(st.read)
 
+    # -- what has arrived first ------------------------------------------------------------
+
+    def _backlog(self) -> list[tuple[SeatState, Seat, int]]:
+        """The seats whose bots' messages have arrived and are unread."""
+        marks = []
+        for st in self.states:
+            conn = st.spec.conn
+            if conn is not None and conn.unread and not st.gone:
+                mark = st.backlog()
+                if mark is not None:
+                    marks.append((st, *mark))
+        return marks
+
+    async def _hear_out(self, marks: list[tuple[SeatState, Seat, int]]) -> None:
+        """Let the seats' readers handle what had arrived (``marks``, from
+        :meth:`_backlog`) before the game moves on, so that the outcome does
+        not depend on whether trio ran a reader or the table first at one
+        instant (docs/protocol.md, "Deadlines, late answers and the default
+        action"). What arrives meanwhile is not waited for."""
+        while marks:
+            await trio.lowlevel.checkpoint()
+            marks = [m for m in marks if not m[0].caught_up(m[1], m[2])]
+
     # -- one decision -----------------------------------------------------------------------
 
     async def _decide(self, st: SeatState, view: SeatView) -> tuple[Action, float, str | None]:
         """Get a legal action from the seat (applying it) or play the default."""
+        marks = self._backlog()
+        if marks:
+            await self._hear_out(marks)  # (what came before the request is not its answer)
         benched = st.benched()
         if benched is not None:
             action = default_action(view.legal_actions)
@@ -182,6 +208,9 @@ class _Table:
                 msg = await pending.next_answer(st.answers)
             except (trio.EndOfChannel, trio.ClosedResourceError):
                 return None, True
+            marks = self._backlog()
+            if marks:
+                await self._hear_out(marks)  # (before the answer or the timeout is settled)
             if msg is None:
                 return None, False
             if msg.action is None:
