@@ -134,18 +134,19 @@ class _Table:
 
     # -- what has arrived first ------------------------------------------------------------
 
-    def _backlog(self) -> list[tuple[SeatState, Seat, int]]:
-        """The seats whose bots' messages have arrived and are unread."""
-        marks = []
+    def _backlog(self) -> list[tuple[SeatState, Seat, int]] | None:
+        """The seats whose bots' messages have arrived and are unread, if any."""
+        marks = None
         for st in self.states:
             conn = st.spec.conn
-            if conn is not None and conn.unread and not st.gone:
+            if conn is not None and conn.unread:
                 mark = st.backlog()
                 if mark is not None:
+                    marks = marks or []
                     marks.append((st, *mark))
         return marks
 
-    async def _hear_out(self, marks: list[tuple[SeatState, Seat, int]]) -> None:
+    async def _hear_out(self, marks: list[tuple[SeatState, Seat, int]] | None) -> None:
         """Let the seats' readers handle what had arrived (``marks``, from
         :meth:`_backlog`) before the game moves on, so that the outcome does
         not depend on whether trio ran a reader or the table first at one
