@@ -11,22 +11,31 @@ with the deadline, a fault that benches the seat cancels it, and the alarm
 never rings for it. Both offer an answer by the same rule
 (:meth:`Pending.offer`: the open request's id, before the deadline).
 
-Hypothesis draws a scripted bot (what it sends for its first requests, and
-when: at once, just before, at, just after the deadline; legal, illegal or
-empty answers, answers to its previous request; a server busy past the
-deadline right after an answer), its seat, the fault policy, and a seed for
-trio's scheduler, which runs the tasks ready at one instant in a random
-order; the same game on the mock clock must end the same with both, and
-with the alarm under another order: the record (every move, its time and
-fault, the faults, the sanctions, the totals) and what each bot was sent
-(requests with their time left, rejections, the end). Checked by hand: the
-test fails (within 200 examples) with either race fix undone (an answer
-handed over before the alarm rang dropped; an answer at the deadline
-instant taken)."""
+Hypothesis draws one or two scripted bots (what each sends for its first
+requests, and when: at once, just before, at, just after the deadline;
+legal, illegal or empty answers, answers to its previous request, a second
+hello, bytes that do not decode, an action quoting an id never issued; a
+server busy past the deadline right after an answer), their seats, the
+fault policy (hidden bids too), and a seed for trio's scheduler, which
+runs the tasks ready at one instant in a random order; the same game on
+the mock clock must end the same with both, and with the alarm under
+another order: the record (every move, its time and fault, the faults, the
+sanctions, the totals) and what each bot was sent (requests with their
+time left, rejections, the end). The reference states the rule at the
+deadline instant plainly: a decision that timed out is settled once
+everything else due at that instant has happened (so the fault of a
+message arriving then comes first); the referee settles it once what has
+arrived is handled (docs/protocol.md, "Deadlines, late answers and the
+default action"). ``WIZARD_PENDING_EXAMPLES`` sets the number of examples
+(40). Checked by hand: the test fails (within 300 examples) with either
+race fix undone (an answer handed over before the alarm rang dropped; an
+answer at the deadline instant taken), or with the table not handling
+what has arrived before it moves on."""
 
 from __future__ import annotations
 
 import math
+import os
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -50,6 +59,7 @@ from wizard_arena.rules import Bid, Rules
 from wizard_referee.referee import table
 from wizard_referee.referee.memory import MemorySeat
 from wizard_referee.referee.pending import Pending, Stage
+from wizard_referee.referee.seat import Malformed
 
 from .memory_bots import MemBot, memory_arena, play, wait_until
 
@@ -74,6 +84,9 @@ class ReferencePending(Pending):
                 msg = await self._parked(answers)
                 if msg is not None and msg.request_id == self.request_id:
                     return msg
+        if self.deadline <= trio.current_time():
+            # timed out: what else is due at the deadline instant happens first
+            await trio.testing.wait_all_tasks_blocked()
         return None
 
     def expire(self) -> None:
@@ -88,13 +101,15 @@ class ReferencePending(Pending):
 # -- scripts ---------------------------------------------------------------------------------
 
 #: What a bot sends: an answer to the open request (legal, illegal, without
-#: an action) or a stale one (to its previous request). (A message that is
-#: no answer, e.g. a second hello, faults the seat when the reader reads it:
-#: at the instant a request is asked or ends, whether it is held against the
-#: open request is the scheduler's, with either way of keeping deadlines.)
-KINDS = ("legal", "illegal", "malformed", "stale")
+#: an action), a stale one (to its previous request), or no answer: a second
+#: hello, bytes that do not decode, an action quoting an id never issued.
+KINDS = ("legal", "illegal", "malformed", "stale", "hello", "undecodable", "unknown")
 #: The kinds that answer the open request.
 ANSWERS = ("legal", "illegal", "malformed")
+#: The kinds that are no answer, and that fault the seat.
+FAULTING = ("hello", "undecodable", "unknown")
+#: The kinds that fault the seat.
+FAULTS = ("illegal", "malformed", *FAULTING)
 #: A millisecond or so: a binary fraction, as every time here (no rounding on the clock).
 TICK = 2**-10
 #: When a message is sent, from the request's arrival: seconds, or relative to the deadline.
@@ -115,10 +130,21 @@ steps = st.builds(
     st.lists(st.tuples(st.sampled_from(WHEN), st.sampled_from(KINDS)), max_size=3).map(tuple),
     st.booleans(),
 )
-#: One bot is scripted (the others answer at once), in one of the three seats.
-scripts = st.tuples(st.lists(steps, max_size=6), st.integers(0, 2)).map(
-    lambda s: [s[0] if i == s[1] else [] for i in range(3)]
-)
+
+
+def _seated(
+    first: list[Step], second: list[Step], seats: Sequence[int], two: bool
+) -> list[list[Step]]:
+    plans: list[list[Step]] = [[], [], []]
+    plans[seats[0]] = first
+    if two:
+        plans[seats[1]] = second
+    return plans
+
+
+plans = st.lists(steps, max_size=6)
+#: One or two bots are scripted (the others answer at once), in any of the three seats.
+scripts = st.builds(_seated, plans, plans, st.permutations(range(3)), st.booleans())
 setups = st.sampled_from(
     [
         {},
@@ -146,11 +172,19 @@ def _message(kind: str, bot: MemBot, req: DecisionRequest) -> Any:
         return ActionMsg(rid, Bid(99))
     if kind == "malformed":
         return ActionMsg(rid, None, "no choice")
+    if kind == "hello":
+        return bot.hello
+    if kind == "undecodable":
+        return Malformed("not a BotMessage")
+    if kind == "unknown":
+        return ActionMsg(f"never-{len(bot.requests)}", bot.random_action(req))
     assert kind == "stale" and len(bot.requests) > 1
     return ActionMsg(bot.requests[-2].request_id, bot.random_action(req))
 
 
-def scripted(plan: Sequence[Step], hidden: bool) -> Any:
+def scripted(plan: Sequence[Step], hidden: bool, benching: bool) -> Any:
+    """``benching``: a fault may end the open request (fault policy
+    ``forfeit_round`` or ``remove``)."""
     asked: dict[str, float] = {}
     """When each request reached the bot (it reads the next one only once
     done with the last: a request may wait)."""
@@ -165,6 +199,9 @@ def scripted(plan: Sequence[Step], hidden: bool) -> Any:
 
         seat.send = noted  # type: ignore[method-assign]
 
+    last = [-1.0]
+    """When the bot last sent a message."""
+
     async def on_request(bot: MemBot, req: DecisionRequest) -> bool:
         k = len(bot.requests) - 1
         if k == 0 and bot.end is not None:
@@ -174,15 +211,27 @@ def scripted(plan: Sequence[Step], hidden: bool) -> Any:
         start = asked.get(req.request_id, trio.current_time())
         step = plan[k]
         sent = ""
+        answered = False
+        """The request may have ended before the last message (a legal
+        answer, or with ``benching`` a fault)."""
         for when, kind in step.sends:
-            at = max(start + _at(when, req), trio.current_time())
+            planned = start + _at(when, req)
+            at = max(planned, trio.current_time())
             if (sent and at == trio.current_time()) or (kind == "stale" and k == 0):
                 continue  # one message an instant: the referee's order is then its own
+            if kind in FAULTING and (at > planned or at == last[0]):
+                # (the bot read the request late, or sent another message at
+                # this instant: this one would follow a chain of others at one
+                # instant, maybe a deadline, where what has arrived when the
+                # referee settles a decision is trio's order)
+                continue
             await trio.sleep_until(at)
             bot.send(_message(kind, bot, req))
+            last[0] = at
+            answered = answered or sent == "legal" or (benching and sent in FAULTS)
             sent = kind
         in_time = trio.current_time() < start + _at("0", req)
-        if step.busy and sent in ANSWERS and in_time and not hidden:
+        if step.busy and sent in ANSWERS and not answered and in_time and not hidden:
             # busy past the deadline right after an answer in time (handed to
             # the decision waiting for it): when the referee next runs is then
             # the same whichever task trio runs first. (After another message,
@@ -255,7 +304,11 @@ def run_game(
             rules=rules, move_time=0.25, bot_seed_secret="fixed", **settings
         ) as arena:
             bots = [
-                MemBot(f"b{i}", rule_options=options, on_request=scripted(plan, hidden))
+                MemBot(
+                    f"b{i}",
+                    rule_options=options,
+                    on_request=scripted(plan, hidden, "fault_policy" in settings),
+                )
                 for i, plan in enumerate(plans)
             ]
             await play(arena, *bots)
@@ -268,7 +321,7 @@ def run_game(
 
 
 @settings(
-    max_examples=40,
+    max_examples=int(os.environ.get("WIZARD_PENDING_EXAMPLES", "40")),
     deadline=None,
     derandomize=False,
     suppress_health_check=[HealthCheck.too_slow],
@@ -295,3 +348,15 @@ def test_an_answer_just_before_the_deadline_counts_with_both(busy: bool) -> None
         names, rounds, _ = alarm
         late = [m for rnd in rounds for m in rnd if m[0] == names.index("b0")][:6]
         assert [(ms, fault) for *_, ms, fault in late] == [(pytest.approx(ms, abs=1e-3), None)] * 6
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_fault_arriving_at_the_deadline_comes_before_the_timeout(seed: int) -> None:
+    """A second hello at the deadline instant, under ``forfeit_round``: its
+    fault forfeits the round and the decision is the sanction's, not a
+    timeout, whichever task trio runs first."""
+    plans = [[Step((("0", "hello"),), False)], [], []]
+    names, rounds, rest = run_game(Pending, plans, {"fault_policy": "forfeit_round"}, seed)
+    first = next(m for m in rounds[0] if m[0] == names.index("b0"))
+    assert first[2:] == (250.0, "forfeit_round")
+    assert "malformed" in rest and "timeout" not in rest

@@ -7,8 +7,8 @@
   :mod:`.memory`: an in-memory transport (tests, no gRPC);
 - :mod:`.arena`: the lobby, matchmaking, serving; :mod:`.handshake`: what a
   new stream must say; :mod:`.sessions`: sessions and resume tokens;
-  :mod:`.table`: one game (:mod:`.seat_state`: one seat at a table, its
-  strays and its catch-up; :mod:`.pending`: a seat's pending decision;
+  :mod:`.table`: one game (:mod:`.seat_state`: one seat at a table: its
+  reader, faults, strays, resume and catch-up; :mod:`.pending`: a seat's pending decision;
   :mod:`.alarm`: the deadlines; :mod:`.broadcast`: what each seat is sent);
   :mod:`.live`: the games in progress, for spectators;
   :mod:`.counters`: the counts the metrics are made of;

@@ -16,6 +16,10 @@ wait kept (``tests/test_pending.py`` checks the two against each other on
 scripted games, across trio's scheduling orders): an answer offered at or
 after the deadline is late; one handed to the decision before its wait
 was ended counts, even if the decision runs only after the deadline.
+Whatever else has arrived from the bots is handled before the table settles
+a decision (applies its answer, or times it out) or asks for the next, so
+that what happens at one instant does not depend on which task trio runs
+first (docs/protocol.md, "Deadlines, late answers and the default action").
 """
 
 from __future__ import annotations

@@ -74,6 +74,11 @@ class Seat(Protocol):
     """True if it was cut off for sending faster than the referee reads."""
     on_closed: Callable[[Seat], None] | None
     """Called once (in trio) when the stream ends, for any reason."""
+    unread: int
+    """Messages that have arrived and that ``receive()`` has not returned yet."""
+    received: int
+    """Messages ``receive()`` has returned (so a reader can tell when it has
+    read everything that had arrived at some point: ``received + unread``)."""
     route: Callable[[BotMsg | Malformed], bool] | None
     """Set by a table while its game runs: offered each message (in trio) as
     it arrives while nothing is queued for ``receive()``; a message it takes
@@ -121,9 +126,11 @@ class SeatBase:
         self.route: Callable[[BotMsg | Malformed], bool] | None = None
         """Offered each message before it is queued (:class:`Seat`)."""
         self.inbound_limit = inbound_limit
-        self._unread = 0
+        self.unread = 0
         """Messages queued and not yet returned by ``receive()``: ``route``
         is offered none while one is (the reader sees them in order)."""
+        self.received = 0
+        """Messages ``receive()`` has returned."""
         self._first_unread = True
         self._finished = False
         """The end of the stream for the bot is decided (:meth:`_end`)."""
@@ -137,7 +144,8 @@ class SeatBase:
             self._end(CloseCode.OK)  # the bot left and everything was read
             raise
         self._first_unread = False
-        self._unread -= 1
+        self.unread -= 1
+        self.received += 1
         return msg
 
     def send(self, msg: ServerMsg) -> None:
@@ -158,12 +166,12 @@ class SeatBase:
         if self.closed:
             return
         route = self.route
-        if route is not None and not self._unread and route(msg):
+        if route is not None and not self.unread and route(msg):
             self._first_unread = False  # read: by the table it was routed to
             return
         try:
             self._in.send_nowait(msg)
-            self._unread += 1
+            self.unread += 1
         except trio.WouldBlock:
             self.flooded = True
             self.close(

@@ -15,7 +15,9 @@ fault costs beyond that is the fault policy's
 (:mod:`wizard_referee.referee.faults`).
 
 The table talks to bots only through the :class:`~wizard_referee.referee.seat.Seat`
-protocol (the gRPC transport, or in-memory seats in tests).
+protocol (the gRPC transport, or in-memory seats in tests), and keeps the
+game flow; each seat's reading, routing, faults and resume are its
+:class:`~wizard_referee.referee.seat_state.SeatState`'s.
 """
 
 from __future__ import annotations
@@ -29,8 +31,6 @@ import trio
 from wizard_arena.bot import GameInfo
 from wizard_arena.protocol.codes import FaultCode, RejectCode
 from wizard_arena.protocol.messages import (
-    ActionMsg,
-    BotMsg,
     DecisionRequest,
     FaultSummary,
     GameEnd,
@@ -50,13 +50,13 @@ from wizard_arena.rules import (
 from wizard_referee.referee.alarm import Alarm
 from wizard_referee.referee.broadcast import send_new_events
 from wizard_referee.referee.counters import ArenaCounters
-from wizard_referee.referee.faults import FaultBook, Sanction
+from wizard_referee.referee.faults import FaultBook
 from wizard_referee.referee.live import LiveTable
 from wizard_referee.referee.logs import get_logger, log_decision
-from wizard_referee.referee.pending import Offer, Pending
+from wizard_referee.referee.pending import Pending
 from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import GameRecord, MoveRecord, RoundRecord
-from wizard_referee.referee.seat import CloseCode, Malformed, Seat, SeatSpec
+from wizard_referee.referee.seat import CloseCode, Seat, SeatSpec
 from wizard_referee.referee.seat_state import SeatState
 
 __all__ = ["SeatSpec", "run_table"]
@@ -103,16 +103,13 @@ class _Table:
             self.bot_seeds = [bot_seed(secret, game_id, s) for s in range(n)]
         """GameStarted.bot_seed by seat (from the secret, never from the deal's seed)."""
         self.log = get_logger(game_id=game_id)
-        self.states: list[SeatState] = []
-        for s, spec in enumerate(seats):
-            send, recv = trio.open_memory_channel[ActionMsg | None](64)
-            st = SeatState(self, spec, s, send, recv, self.counters, bank=policy.time_bank)
-            if spec.conn is None or spec.conn.closed:
-                st.gone = True
-            self.states.append(st)
         names = [s.name for s in seats]
         self.record = GameRecord.begin(game_id, self.game, names, seed, policy.fault_policy, tags)
         self.faults = FaultBook(policy.fault_policy, policy.max_faults, n)
+        self.states = [
+            SeatState(self, spec, s, self.faults, self.counters, bank=policy.time_bank)
+            for s, spec in enumerate(seats)
+        ]
         self.live = LiveTable(game_id, names, self.game, self.record)
         self._requests = 0
         self._moves: list[tuple[int, int, str, float, str | None]] = []
@@ -121,135 +118,52 @@ class _Table:
         self._alarm = Alarm(self.states)
         for st in self.states:
             if st.gone and st.spec.conn is not None:
-                self.fault(st, FaultCode.DISCONNECT, "not connected when the game started")
+                st.fault(FaultCode.DISCONNECT, "not connected when the game started")
             if st.spec.conn is not None:
-                st.spec.reattach = lambda conn, st=st: self._reattach(st, conn)
-
-    # -- faults and messages ------------------------------------------------------------
-
-    def fault(self, st: SeatState, code: FaultCode, detail: str) -> None:
-        """Hold a fault against the seat: recorded, and what the fault
-        policy makes it cost (its open decision is then the default's)."""
-        seat = st.seat
-        if self.faults.removed(seat):
-            return  # out of the game: nothing more is held against it
-        self.counters.faults[code] += 1
-        rnd = self.game.round
-        sanction = self.faults.charge(seat, code, detail, rnd)
-        self.faults.write(self.record)  # (a game in progress shows its faults)
-        self.log.warning("fault", round=rnd, seat=seat, bot=st.spec.name, code=code, detail=detail)
-        if sanction is None:
-            return
-        event = "round_forfeited" if sanction is Sanction.FORFEIT_ROUND else "seat_removed"
-        self.log.warning(event, round=max(rnd, 1), seat=seat, bot=st.spec.name)
-        if st.pending is not None:
-            st.pending.expire()  # the open decision is the default policy's too
-
-    def _benched(self, st: SeatState) -> str | None:
-        """Why the default policy plays the seat's decisions now, if it does."""
-        sanction = self.faults.benched(st.seat, self.game.round)
-        if sanction is not None:
-            return sanction
-        if st.gone:
-            return FaultCode.DISCONNECT
-        return None
-
-    def _mark_gone(self, st: SeatState, conn: Seat | None) -> None:
-        if st.gone or conn is not st.spec.conn:
-            return  # already gone, or the seat has been taken back on a new stream
-        st.gone = True
-        if conn is not None and conn.flooded:
-            self.fault(st, FaultCode.FLOODING, conn.close_reason)
-        else:
-            reason = conn.close_reason if conn is not None else "not connected"
-            self.fault(st, FaultCode.DISCONNECT, reason or "the connection dropped")
-        st.send_answer.close()
+                st.spec.reattach = lambda conn, st=st: self._resume(st, conn)
 
     # -- a seat taken back on a new connection ------------------------------------------
 
-    def _reattach(self, st: SeatState, conn: Seat) -> None:
-        """The seat's bot is back on ``conn`` (a resumed session): route its
-        messages again and send it the game in progress."""
+    def _resume(self, st: SeatState, conn: Seat) -> None:
+        """The seat's bot is back on ``conn`` (a resumed session), while the
+        game runs: the seat takes it back and its reader starts again."""
         if self._nursery is None or self.game.is_over:
             return
-        old = st.spec.conn
-        if not st.gone and old is not None and old is not conn:
-            # the bot came back before its old stream was seen to drop: a drop all the same
-            self.fault(st, FaultCode.DISCONNECT, "resumed on a new stream")
-        st.spec.conn = conn
-        if st.gone:
-            # the answers channel was closed when the bot went: a fresh one
-            st.send_answer, st.answers = trio.open_memory_channel[ActionMsg | None](64)
-            st.gone = False
-        if old is not None and old is not conn:
-            old.close(CloseCode.UNAVAILABLE, "the session was resumed on another stream")
-        st.spec.timeouts_in_a_row = 0  # connected again
-        self.log.info("seat_resumed", seat=st.seat, bot=st.spec.name, conn=conn.id)
-        self.counters.messages_out += st.catch_up(conn)
-        self._nursery.start_soon(self._reader, st)
+        st.reattach(conn)
+        self._nursery.start_soon(st.read)
 
-    # -- per-seat reader: routes everything a bot sends -----------------------------------
+    # -- what has arrived first ------------------------------------------------------------
 
-    async def _reader(self, st: SeatState) -> None:
-        conn = st.spec.conn
-        if conn is None or st.gone:
-            return
+    def _backlog(self) -> list[tuple[SeatState, Seat, int]] | None:
+        """The seats whose bots' messages have arrived and are unread, if any."""
+        marks = None
+        for st in self.states:
+            conn = st.spec.conn
+            if conn is not None and conn.unread:
+                mark = st.backlog()
+                if mark is not None:
+                    marks = marks or []
+                    marks.append((st, *mark))
+        return marks
 
-        def take_answer(msg: BotMsg | Malformed) -> bool:
-            return self._take_answer(st, conn, msg)
-
-        conn.route = take_answer
-        try:
-            await self._read(st, conn)
-        finally:
-            if conn.route is take_answer:
-                conn.route = None
-
-    def _take_answer(self, st: SeatState, conn: Seat, msg: BotMsg | Malformed) -> bool:
-        """The seat's connection's ``route`` while the game runs: the answer
-        to the open request goes straight to the decision if it is parked
-        waiting for one (:meth:`Pending.offer`); anything else, and an
-        answer while the decision is busy with another, is left to
-        :meth:`_read`, which handles it as before (so messages still queue,
-        and count against the stream's inbound limit, while the referee
-        reads none)."""
-        pending = st.pending
-        if (
-            pending is not None
-            and type(msg) is ActionMsg
-            and conn is st.spec.conn
-            and not st.gone
-            and pending.offer(msg, arriving=True) is Offer.TAKEN
-        ):
-            self.counters.messages_in += 1
-            return True
-        return False
-
-    async def _read(self, st: SeatState, conn: Seat) -> None:
-        while True:
-            try:
-                msg = await conn.receive()
-            except (trio.EndOfChannel, trio.ClosedResourceError):
-                self._mark_gone(st, conn)
-                return
-            self.counters.messages_in += 1
-            if conn is not st.spec.conn:
-                return  # a stale stream: the seat was resumed on another
-            pending = st.pending
-            if pending is not None and isinstance(msg, ActionMsg):
-                offered = pending.offer(msg, arriving=False)
-                if offered is Offer.TAKEN:
-                    continue
-                if offered is Offer.FULL:
-                    self.fault(st, FaultCode.FLOODING, "too many answers to one request")
-                    continue
-            st.stray(msg)
+    async def _hear_out(self, marks: list[tuple[SeatState, Seat, int]] | None) -> None:
+        """Let the seats' readers handle what had arrived (``marks``, from
+        :meth:`_backlog`) before the game moves on, so that the outcome does
+        not depend on whether trio ran a reader or the table first at one
+        instant (docs/protocol.md, "Deadlines, late answers and the default
+        action"). What arrives meanwhile is not waited for."""
+        while marks:
+            await trio.lowlevel.checkpoint()
+            marks = [m for m in marks if not m[0].caught_up(m[1], m[2])]
 
     # -- one decision -----------------------------------------------------------------------
 
     async def _decide(self, st: SeatState, view: SeatView) -> tuple[Action, float, str | None]:
         """Get a legal action from the seat (applying it) or play the default."""
-        benched = self._benched(st)
+        marks = self._backlog()
+        if marks:
+            await self._hear_out(marks)  # (what came before the request is not its answer)
+        benched = st.benched()
         if benched is not None:
             action = default_action(view.legal_actions)
             self.game.apply(st.seat, action)
@@ -295,17 +209,20 @@ class _Table:
                 msg = await pending.next_answer(st.answers)
             except (trio.EndOfChannel, trio.ClosedResourceError):
                 return None, True
+            marks = self._backlog()
+            if marks:
+                await self._hear_out(marks)  # (before the answer or the timeout is settled)
             if msg is None:
                 return None, False
             if msg.action is None:
-                self.fault(st, FaultCode.MALFORMED, msg.error)
+                st.fault(FaultCode.MALFORMED, msg.error)
                 left = deadline - trio.current_time()
                 st.reject(rid, RejectCode.MALFORMED, f"seat {seat}: {msg.error}", left)
                 continue
             try:
                 game.apply(seat, msg.action)
             except RuleError as e:
-                self.fault(st, FaultCode.ILLEGAL, str(e))
+                st.fault(FaultCode.ILLEGAL, str(e))
                 st.reject(rid, e.code, str(e), deadline - trio.current_time())
                 continue
             return msg.action, False
@@ -322,7 +239,7 @@ class _Table:
             return sanction  # benched while it was asked
         bank = f" and the {st.bank:g} s time bank" if st.bank else ""
         st.bank = 0.0
-        self.fault(st, FaultCode.TIMEOUT, f"no legal answer within {self.move_time:g} s{bank}")
+        st.fault(FaultCode.TIMEOUT, f"no legal answer within {self.move_time:g} s{bank}")
         self._count_timeout(st)
         return FaultCode.TIMEOUT
 
@@ -389,7 +306,7 @@ class _Table:
             self._nursery = nursery
             nursery.start_soon(self._alarm.run)
             for st in self.states:
-                nursery.start_soon(self._reader, st)
+                nursery.start_soon(st.read)
             await self._play()
             nursery.cancel_scope.cancel()
         self._nursery = None
