@@ -471,7 +471,9 @@ def test_over_the_referee_with_a_command_gives_the_in_process_answer(tmp_path: P
         "--json",
         "--quiet",
     )
-    refereed = _cli(HEURISTIC, command, *small, cwd=tmp_path)
+    # a generous deadline: a move timed out on a loaded machine would be
+    # played by the default action and the games would differ
+    refereed = _cli(HEURISTIC, command, *small, "--move-time", "30", cwd=tmp_path)
     assert refereed.returncode == 0, refereed.stderr
     local = _cli(HEURISTIC, RANDOM, *small, "--database", "local.sqlite", cwd=tmp_path)
     assert local.returncode == 0, local.stderr
