@@ -119,7 +119,6 @@ def test_xdist_starts_the_long_tests_at_once_on_different_workers(tmp_path: Path
     assert len(by_worker) == 2, by_worker
     openers = sorted(names[names[0] == "early"] for names in by_worker.values())
     assert openers == ["long", "longer"], by_worker  # one long test each, at once
-    assert lines[0][1] in ("early", "longer"), lines
     assert any(names[-1] == "late" for names in by_worker.values()), by_worker
 
 
