@@ -305,7 +305,7 @@ class Driver:
             return self._game_over(msg)
         if isinstance(msg, Welcome):
             self.welcome(msg)
-        return []
+        return []  # (a ClockProbe: the runners answer it as it arrives)
 
     def _game_started(self, msg: GameInfo) -> list[Effect]:
         if msg.game_id in self.tables:  # a resumed session: the game goes on

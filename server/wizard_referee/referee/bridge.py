@@ -58,6 +58,7 @@ from grpc_reflection.v1alpha import reflection
 import wizard_arena.protocol.wire as wire
 from wizard_arena.protocol.messages import (
     BotMsg,
+    ClockProbe,
     DecisionRequest,
     GameEnd,
     ServerInfo,
@@ -254,7 +255,8 @@ class _Servicer:
                                 )
                         return
                     await write(encode(item))
-                    conn._between_games = isinstance(item, Welcome | GameEnd)
+                    if type(item) is not ClockProbe:  # (a probe comes in the lobby too)
+                        conn._between_games = isinstance(item, Welcome | GameEnd)
                 except asyncio.CancelledError:
                     if not conn._cut:
                         # gRPC ended the call: not a half-close (_read)

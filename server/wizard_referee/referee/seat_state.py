@@ -38,6 +38,7 @@ from wizard_arena.protocol.messages import (
     ActionMsg,
     ActionRejected,
     BotMsg,
+    ClockProbeReply,
     DecisionRequest,
     Hello,
 )
@@ -234,6 +235,8 @@ class SeatState:
         """A message from the seat's bot that does not answer its open request:
         faulted and rejected, or (a late or repeated answer) only logged."""
         table = self.table
+        if isinstance(msg, ClockProbeReply):
+            return  # (the connection takes them as they arrive: never a stray)
         if isinstance(msg, Malformed):
             self.fault(FaultCode.MALFORMED, msg.detail)
             detail = f"seat {self.seat}: {msg.detail}"
