@@ -56,14 +56,14 @@ def test_jitter_never_reorders_bytes() -> None:
     """Chunks sent 1 ms apart with a jitter of 30 ms (each drawn on its
     own) arrive in the order sent."""
     server, thread = _echo_server()
-    with server, DelayRelay(server.getsockname()[:2], delay=0.03, jitter=0.03, seed=4) as relay:
-        with socket.create_connection(relay.address_tuple) as client:
-            client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            sent = b"".join(i.to_bytes(2, "big") for i in range(400))
-            for k in range(0, len(sent), 8):
-                client.sendall(sent[k : k + 8])
-                time.sleep(0.001)
-            assert _recv_exactly(client, len(sent)) == sent
-            client.shutdown(socket.SHUT_WR)
-            assert client.recv(1) == b""
+    relay = DelayRelay(server.getsockname()[:2], delay=0.03, jitter=0.03, seed=4)
+    with server, relay, socket.create_connection(relay.address_tuple) as client:
+        client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sent = b"".join(i.to_bytes(2, "big") for i in range(400))
+        for k in range(0, len(sent), 8):
+            client.sendall(sent[k : k + 8])
+            time.sleep(0.001)
+        assert _recv_exactly(client, len(sent)) == sent
+        client.shutdown(socket.SHUT_WR)
+        assert client.recv(1) == b""
     thread.join(timeout=5)

@@ -9,8 +9,9 @@
   on one machine (the tests of the network credit and its bench use it).
 
 May import: the rules room, the protocol room (:mod:`wizard_arena.protocol`)
-and grpc (the relay: the standard library only). Never the referee (:mod:`wizard_referee`), the SDK client or the CLI:
-it is a client with none of the SDK's care, on purpose.
+and grpc (the relay: the standard library only). Never the referee
+(:mod:`wizard_referee`), the SDK client or the CLI: it is a client with none
+of the SDK's care, on purpose.
 """
 
 from wizard_arena.testing.raw import MessageHook, RawBot, Received, RequestHook, run_bots
