@@ -157,9 +157,9 @@ class DelayRelay:
         except* OSError:
             pass
         finally:
-            for w in (writer, up_writer):
-                if w is not None:
-                    w.close()
+            writer.close()
+            if up_writer is not None:
+                up_writer.close()
             self._tasks.discard(task)
 
     async def _pipe(

@@ -73,7 +73,7 @@ def min_rtt_of(sock: socket.socket) -> float | None:
         return None
     if len(info) < MIN_RTT_OFFSET + 4:
         return None
-    (micros,) = struct.unpack_from("I", info, MIN_RTT_OFFSET)
+    micros: int = struct.unpack_from("I", info, MIN_RTT_OFFSET)[0]
     if micros == _NO_SAMPLE or micros == 0:
         return None
     return micros / 1e6
