@@ -68,10 +68,11 @@ def _samples(server: ServerThread, name: str) -> int:
     return int(server.call(count))
 
 
-def _wait_for(cond: Callable[[], bool], timeout: float = 20.0) -> None:
+def _wait_measured(server: ServerThread, name: str, timeout: float = 20.0) -> None:
+    """Wait until the bot ``name`` has the round trips its credit needs."""
     end = time.monotonic() + timeout
-    while not cond():
-        assert time.monotonic() < end, "timed out"
+    while _samples(server, name) < MIN_SAMPLES:
+        assert time.monotonic() < end, f"{name} was not measured within {timeout} s"
         time.sleep(0.02)
 
 
@@ -103,7 +104,7 @@ def test_a_far_thinker_times_out_without_the_credit_and_never_with_it(
             )
             far.start()
             if cap:  # seat it once its round trip is measured
-                _wait_for(lambda: _samples(server, "far") >= MIN_SAMPLES)
+                _wait_measured(server, "far")
             near = [_near(server.address, i).start() for i in range(2)]
             (record,) = server.wait_records(1, timeout=30)
             far.join(timeout=10)
@@ -158,7 +159,7 @@ def test_probe_replies_held_back_gain_no_more_than_the_real_round_trip(
                 rule_options=("round_sizes",),
                 on_message=_holding(0.4),
             ).start()
-            _wait_for(lambda: _samples(server, "holder") >= MIN_SAMPLES)
+            _wait_measured(server, "holder")
             near = [_near(server.address, i).start() for i in range(2)]
             (record,) = server.wait_records(1, timeout=30)
             for bot in (holder, *near):
