@@ -82,10 +82,12 @@ def low_quantile(values: list[float], q: float = QUANTILE) -> float:
 class RoundTrips:
     """What is measured of one connection's round trip (seconds)."""
 
-    __slots__ = ("_answers", "_probes", "kernel_rtt")
+    __slots__ = ("_answers", "_low", "_probes", "kernel_rtt")
 
     def __init__(self) -> None:
         self._probes: deque[float] = deque(maxlen=WINDOW)
+        self._low: float | None = None
+        """The window's quantile, kept until the next probe (asked per decision)."""
         self._answers: deque[float] = deque(maxlen=DECISIONS)
         self.kernel_rtt: float | None = None
         """The kernel's ``tcpi_min_rtt`` of the connection, when known."""
@@ -98,6 +100,7 @@ class RoundTrips:
     def probed(self, rtt: float) -> None:
         """A probe came back ``rtt`` seconds after it was sent."""
         self._probes.append(max(0.0, rtt))
+        self._low = None
 
     def answered(self, took: float) -> None:
         """A decision was answered ``took`` seconds after its request was sent."""
@@ -108,7 +111,9 @@ class RoundTrips:
         :data:`MIN_SAMPLES` probes came back."""
         if len(self._probes) < MIN_SAMPLES:
             return None
-        rtt = low_quantile(list(self._probes))
+        if self._low is None:
+            self._low = low_quantile(list(self._probes))
+        rtt = self._low
         if self.kernel_rtt is not None:
             rtt = min(rtt, self.kernel_rtt + KERNEL_SLACK)
         if self._answers:
