@@ -71,15 +71,22 @@ def test_each_baseline_is_its_minor_version() -> None:
     assert "network_credit_ms" not in _fields(BASELINE_1_1, "DecisionRequest")
 
 
-@pytest.mark.e2e
-@needs_buf
-def test_buf_breaking_catches_a_change_that_breaks_v1(tmp_path: Path) -> None:
+def _edited_copy(tmp_path: Path, old: str, new: str) -> tuple[Path, str]:
+    """proto/ and buf.yaml copied to ``tmp_path``, the line ``old`` of the
+    .proto replaced by ``new``: the .proto's path and its original text."""
     shutil.copytree(ROOT / "proto", tmp_path / "proto", ignore=shutil.ignore_patterns("*.binpb"))
     shutil.copy(ROOT / "buf.yaml", tmp_path / "buf.yaml")
     proto = tmp_path / "proto" / "wizard_arena" / "v1" / "arena.proto"
     text = proto.read_text(encoding="utf-8")
-    assert "  string bot_name = 3;\n" in text
-    proto.write_text(text.replace("  string bot_name = 3;\n", "  string bot_name = 99;\n"))
+    assert f"  {old}\n" in text
+    proto.write_text(text.replace(f"  {old}\n", f"  {new}\n"))
+    return proto, text
+
+
+@pytest.mark.e2e
+@needs_buf
+def test_buf_breaking_catches_a_change_that_breaks_v1(tmp_path: Path) -> None:
+    proto, text = _edited_copy(tmp_path, "string bot_name = 3;", "string bot_name = 99;")
     breaking = buf("breaking", "--against", str(BASELINE), cwd=tmp_path)
     assert breaking.returncode != 0
     assert 'field "3" with name "bot_name" on message "Hello" was deleted' in breaking.stdout
@@ -93,14 +100,7 @@ def test_buf_breaking_catches_a_change_that_breaks_v1(tmp_path: Path) -> None:
 @needs_buf
 def test_the_v1_1_baseline_catches_a_change_to_v1_1(tmp_path: Path) -> None:
     """A v1.1 field renumbered: v1.0's baseline cannot see it, v1.1's does."""
-    shutil.copytree(ROOT / "proto", tmp_path / "proto", ignore=shutil.ignore_patterns("*.binpb"))
-    shutil.copy(ROOT / "buf.yaml", tmp_path / "buf.yaml")
-    proto = tmp_path / "proto" / "wizard_arena" / "v1" / "arena.proto"
-    text = proto.read_text(encoding="utf-8")
-    assert "  EventStream event_stream = 9;\n" in text
-    proto.write_text(
-        text.replace("  EventStream event_stream = 9;\n", "  EventStream event_stream = 99;\n")
-    )
+    _edited_copy(tmp_path, "EventStream event_stream = 9;", "EventStream event_stream = 99;")
     assert buf("breaking", "--against", str(BASELINE), cwd=tmp_path).returncode == 0
     breaking = buf("breaking", "--against", str(BASELINE_1_1), cwd=tmp_path)
     assert breaking.returncode != 0

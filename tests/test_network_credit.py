@@ -133,6 +133,13 @@ def _samples(arena: Arena, bot: MemBot) -> int:
     return sessions[0].conn.clock.trips.samples if sessions and sessions[0].conn.clock else 0
 
 
+def never_probed(bot: FarBot) -> None:
+    """Its Welcome granted no probes, it received none, and no credit."""
+    assert bot.welcome is not None and not bot.welcome.clock_probes
+    assert not bot.arrivals(ClockProbe)
+    assert {r.network_credit for _, r in bot.arrivals(DecisionRequest)} == {0.0}
+
+
 def moves_of(record: GameRecord, seat: int) -> list[Any]:
     return [mv for rr in record.rounds for mv in rr.moves if mv.seat == seat]
 
@@ -213,9 +220,7 @@ async def test_a_cap_of_zero_sends_no_probe() -> None:
         async with trio.open_nursery() as nursery:
             await start(nursery, arena, *bots)
     for bot in bots:
-        assert bot.welcome is not None and not bot.welcome.clock_probes
-        assert not bot.arrivals(ClockProbe)
-        assert {r.network_credit for _, r in bot.arrivals(DecisionRequest)} == {0.0}
+        never_probed(bot)
 
 
 @on_mock_clock
@@ -228,9 +233,7 @@ async def test_a_bot_that_does_not_ask_never_gets_a_probe() -> None:
         await play_far(arena, asks, *v1_1)
     assert len(asks.arrivals(ClockProbe)) >= MIN_SAMPLES
     for bot in v1_1:
-        assert bot.welcome is not None and not bot.welcome.clock_probes
-        assert not bot.arrivals(ClockProbe)
-        assert {r.network_credit for _, r in bot.arrivals(DecisionRequest)} == {0.0}
+        never_probed(bot)
 
 
 # -- what a bot cannot do with it ------------------------------------------------------
