@@ -568,6 +568,7 @@ async def serve_arena(
                 address=arena.address,
                 rules=config.rules.describe(),
                 move_time=policy.move_time,
+                lag_credit_cap=policy.lag_credit_cap,
                 listener=listener_in_use(),
             )
             task_status.started(arena)
