@@ -293,7 +293,9 @@ async def test_a_reply_to_no_probe_is_dropped_without_a_fault() -> None:
 
 @on_mock_clock
 async def test_probes_never_go_while_a_request_is_open_and_keep_their_pace() -> None:
-    async with memory_arena(rules=SHORT, move_time=1.0) as arena:
+    """A game of 12 decisions a seat (about 25 virtual seconds): the probes'
+    warm-up, then one every PROBE_INTERVAL, each once no request is open."""
+    async with memory_arena(rules=Rules(players=3, hand_sizes=(4, 6)), move_time=1.0) as arena:
         far = FarBot("far", 0.1, think=0.6)
         near = [MemBot(f"near-{i}", rule_options=("round_sizes",), think=0.7) for i in range(2)]
         async with trio.open_nursery() as nursery:
@@ -307,7 +309,7 @@ async def test_probes_never_go_while_a_request_is_open_and_keep_their_pace() -> 
     sent = [t - delay for t, _ in far.arrivals(ClockProbe)]
     requests = {r.request_id: t - delay for t, r in far.arrivals(DecisionRequest)}
     answered = {rid: t + delay for t, rid in far.sent_at}
-    assert len(requests) == 5
+    assert len(requests) == 12
     for rid, asked in requests.items():
         assert not any(asked <= t < answered[rid] for t in sent), rid
     gaps = [b - a for a, b in itertools.pairwise(sent)]

@@ -40,8 +40,12 @@ from wizard_referee.referee.round_trips import MIN_SAMPLES, RoundTrips
 
 __all__ = ["PROBE_GAP", "PROBE_INTERVAL", "PROBE_TIMEOUT", "ClockProbes"]
 
-PROBE_INTERVAL = 2.0
-"""Seconds between probes once the estimate has its first samples."""
+PROBE_INTERVAL = 10.0
+"""Seconds between probes once the estimate has its first samples. A
+network's round trip changes seldom, and probes are traffic: with 256 bots
+thinking 100 ms each, a probe every 2 s added 0.2-0.3 messages to the 1.1
+a lean bot receives per decision (docs/performance.md, "The network
+credit")."""
 PROBE_GAP = 0.05
 """The least time between two probes (the warm-up's pace)."""
 PROBE_TIMEOUT = 5.0
