@@ -69,8 +69,9 @@ class ClockProbes:
         self._closed = closed
         self._kernel_rtt = kernel_rtt
         self._asking = False
-        self._quiet = trio.Event()
-        self._quiet.set()
+        self._quiet: trio.Event | None = None
+        """Set when the open request closes, while :meth:`run` waits for it
+        (made only then: a decision makes no event)."""
         self._flight: tuple[str, float] | None = None
         """The probe in flight: its id and when it was sent."""
         self._back = trio.Event()
@@ -84,9 +85,7 @@ class ClockProbes:
 
     def opened(self) -> None:
         """A request is open for the bot: no probe is sent until it closes."""
-        if not self._asking:
-            self._asking = True
-            self._quiet = trio.Event()
+        self._asking = True
 
     def closed(self, took: float | None = None) -> None:
         """The request closed; ``took``: seconds from the request sent to its
@@ -94,7 +93,9 @@ class ClockProbes:
         if took is not None:
             self.trips.answered(took)
         self._asking = False
-        self._quiet.set()
+        quiet, self._quiet = self._quiet, None
+        if quiet is not None:
+            quiet.set()
 
     def credit(self, cap: float) -> float:
         """The credit for a request now: the estimated round trip, at most
@@ -129,7 +130,8 @@ class ClockProbes:
     async def _probe(self) -> None:
         while not self._closed():
             while self._asking:
-                await self._quiet.wait()
+                self._quiet = quiet = trio.Event()
+                await quiet.wait()
             if self._closed():
                 return
             probe_id = secrets.token_urlsafe(6)
