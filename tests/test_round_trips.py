@@ -79,11 +79,14 @@ def test_the_fastest_answer_bounds_the_estimate() -> None:
     assert trips.estimate() == 0.55
 
 
-def test_the_cap_and_whole_milliseconds() -> None:
+def test_the_cap_and_whole_steps() -> None:
     trips = probed(*[0.3017] * MIN_SAMPLES)
-    assert trips.credit(1.0) == 0.301  # as the request says it: whole ms, rounded down
+    assert trips.credit(1.0) == 0.3  # whole steps of 10 ms, rounded down
     assert trips.credit(0.25) == 0.25
+    assert trips.credit(0.255) == 0.25
     assert trips.credit(0.0) == 0.0  # a cap of 0 turns the credit off
+    assert probed(*[0.0009] * MIN_SAMPLES).credit(1.0) == 0.0  # on this machine: none
+    assert probed(*[0.29] * MIN_SAMPLES).credit(1.0) == 0.29  # (no float drift below a step)
 
 
 def test_nonsense_samples_are_clamped() -> None:

@@ -45,6 +45,7 @@ __all__ = [
     "KERNEL_SLACK",
     "MIN_SAMPLES",
     "QUANTILE",
+    "STEP",
     "WINDOW",
     "RoundTrips",
     "low_quantile",
@@ -64,6 +65,13 @@ its hand-over to trio, the bot's client library and its reading thread)."""
 DECISIONS = 16
 """The most recent answered decisions whose fastest request-to-action time
 bounds the estimate."""
+STEP = 0.010
+"""The credit is a whole number of these (rounded down): a bot on the
+referee's machine, whose round trip is a millisecond or less, gets none.
+Finer credits, varying from one decision to the next by less than a table
+takes between decisions, made the table's alarm move earlier on most
+decisions of bots that answer at once (its cost per decision is what the
+alarm saves: :mod:`.alarm`)."""
 
 
 def low_quantile(values: list[float], q: float = QUANTILE) -> float:
@@ -122,8 +130,9 @@ class RoundTrips:
 
     def credit(self, cap: float) -> float:
         """The credit on a deadline: the estimate, at most ``cap`` (0: no
-        credit), in whole milliseconds (as the request says it)."""
+        credit), rounded down to :data:`STEP`."""
         rtt = self.estimate()
         if rtt is None or cap <= 0:
             return 0.0
-        return math.floor(min(rtt, cap) * 1000 + 1e-9) / 1000
+        steps = math.floor(min(rtt, cap) / STEP + 1e-9)
+        return steps * round(STEP * 1000) / 1000
