@@ -20,6 +20,10 @@ loop), so on a 2-core machine the server has a core of its own. Servers:
   written), its bots on every event (``Hello.event_stream`` unset, as v1.0).
 - ``arena-lean``: the same server, its bots on the lean stream
   (``EVENT_STREAM_LEAN``, protocol v1.1: about one message per decision).
+- ``arena-lean-probes`` (only with ``--kinds``): ``arena-lean`` with bots
+  that also ask for clock probes (``Hello.clock_probes``, protocol v1.2, as
+  the Python SDK's bots do) and answer each at once: what the network
+  credit's probes cost per decision.
 - ``floor-table``: a plain grpc.aio server with the same service, the same
   messages (a real mid-game DecisionRequest, CardPlayed events) and the same
   pattern per decision (one action in; the event to all 4 seats and the next
@@ -90,6 +94,7 @@ import grpc
 import wizard_arena.protocol.wire as wire
 from wizard_arena.protocol.messages import (
     ActionMsg,
+    ClockProbeReply,
     DecisionRequest,
     EventStream,
     Hello,
@@ -108,6 +113,7 @@ SCENARIOS = {
 KINDS = (
     "arena-lean",
     "arena",
+    "arena-lean-probes",
     "floor-bridge",
     "floor-table",
     "floor-pingpong",
@@ -199,14 +205,15 @@ class Stats:
 
 
 async def run_bot(
-    number: int, address: str, think: float, stats: Stats, events: EventStream
+    number: int, address: str, think: float, stats: Stats, events: EventStream, probes: bool
 ) -> None:
     rng = random.Random(number)
     out: deque[Any] = deque()
     ready = asyncio.Event()
 
     async def outgoing() -> AsyncIterator[Any]:
-        yield wire.encode_bot(Hello(f"bench-{number}", sdk_name="bench", event_stream=events))
+        hello = Hello(f"bench-{number}", sdk_name="bench", event_stream=events, clock_probes=probes)
+        yield wire.encode_bot(hello)
         while True:
             await ready.wait()
             ready.clear()
@@ -242,6 +249,9 @@ async def run_bot(
                         task.add_done_callback(tasks.discard)
                     else:
                         await answer(raw, now)
+                elif kind == "clock_probe":  # answered at once, as the SDK does
+                    out.append(wire.encode_bot(ClockProbeReply(raw.clock_probe.id)))
+                    ready.set()
                 elif kind == "welcome":
                     stats.welcomed += 1
         except grpc.aio.AioRpcError as e:
@@ -253,7 +263,9 @@ async def run_bots(args: argparse.Namespace) -> dict[str, Any]:
     stats = Stats()
     events = EventStream(args.events)
     tasks = [
-        asyncio.ensure_future(run_bot(i, args.address, args.think, stats, events))
+        asyncio.ensure_future(
+            run_bot(i, args.address, args.think, stats, events, args.clock_probes)
+        )
         for i in range(args.bots)
     ]
     end = time.monotonic() + 30
@@ -341,7 +353,7 @@ def server_argv(kind: str, gc_log: str | None = None) -> list[str]:
     """The server's command line; with ``gc_log``, under traced_serve.py
     (its collections logged to that file)."""
     here = Path(__file__).resolve().parent
-    if kind in ("arena", "arena-lean"):
+    if kind in ("arena", "arena-lean", "arena-lean-probes"):
         target = [
             "-m",
             "wizard_arena.cli",
@@ -374,7 +386,8 @@ def measure(kind: str, scenario: str) -> dict[str, Any]:
                     *["--address", server.address, "--server-pid", str(server.proc.pid)],
                     *["--bots", str(bots), "--think", str(think)],
                     *["--warmup", str(warmup), "--window", str(window)],
-                    *["--events", "lean" if kind.endswith("-lean") else "all"],
+                    *["--events", "lean" if "-lean" in kind else "all"],
+                    *(["--clock-probes"] if kind.endswith("-probes") else []),
                 ],
                 capture_output=True,
                 text=True,
@@ -420,6 +433,7 @@ def main() -> None:
     bt.add_argument("--warmup", type=float, default=3.0)
     bt.add_argument("--window", type=float, default=10.0)
     bt.add_argument("--events", choices=["all", "lean"], default="all")
+    bt.add_argument("--clock-probes", action="store_true", help="ask for clock probes (v1.2)")
     args = ap.parse_args()
     if args.role == "bots":
         print(json.dumps(asyncio.run(run_bots(args))))

@@ -29,7 +29,7 @@ import trio.testing
 from wizard_arena.bot import Bot
 from wizard_arena.client import ArenaError, ConnectionLostError, ProtocolError, RunResult
 from wizard_arena.client.blocking import CLOSE_GRACE, answer
-from wizard_arena.client.connection import error_from_rpc, hello
+from wizard_arena.client.connection import error_from_rpc, hello, probe_reply
 from wizard_arena.client.driver import Driver, event_stream_for
 from wizard_arena.client.serve import Connect
 from wizard_arena.protocol.messages import ActionMsg, EventStream, ServerMsg, Welcome
@@ -53,7 +53,8 @@ def _ended(end: MemoryBot) -> ArenaError | None:
 
 class MemorySession:
     """A :class:`~wizard_arena.client.session.Session` on an in-memory seat;
-    ``received_at`` is on trio's clock."""
+    ``received_at`` is on trio's clock. It answers clock probes as they
+    arrive, as the gRPC session's reader does."""
 
     def __init__(self, end: MemoryBot, welcome: Welcome) -> None:
         self.end = end
@@ -64,13 +65,18 @@ class MemorySession:
         return self
 
     async def __anext__(self) -> ServerMsg:
-        try:
-            msg = await self.end.receive()
-        except trio.EndOfChannel:
-            err = _ended(self.end)
-            if err is not None:
-                raise err from None
-            raise StopAsyncIteration from None
+        while True:
+            try:
+                msg = await self.end.receive()
+            except trio.EndOfChannel:
+                err = _ended(self.end)
+                if err is not None:
+                    raise err from None
+                raise StopAsyncIteration from None
+            reply = probe_reply(msg)
+            if reply is None:
+                break
+            self.end.send(reply)
         self.received_at = trio.current_time()
         return msg
 

@@ -157,7 +157,8 @@ ROOMS: list[Room] = [
     Room(
         ("wizard_arena.testing",),
         "`RawBot`, the one scripted raw gRPC client (the misbehaving-bots kit and the tests use "
-        "it)",
+        "it); `relay.py`, a TCP relay on loopback that delays each direction (a bot far away, "
+        "on one machine: the network credit's tests and bench)",
         ("wizard_arena.rules", "wizard_arena.protocol", "grpc"),
     ),
     Room(
@@ -206,10 +207,15 @@ ROOMS: list[Room] = [
         "`seat_state.py`: one seat at a table, with what it does itself: reading its bot and "
         "routing each message (the answer to the decision, anything else a stray), its faults "
         "(charged in the game's `FaultBook`), sending, rejecting, taking the seat back on a new "
-        "stream and sending it the game so far; the table keeps the game flow), "
+        "stream and sending it the game so far; the table keeps the game flow), the network "
+        "credit (`clock_probes.py`: a connection's clock probes, sent while no request is open "
+        "for the bot, their replies timed; `round_trips.py`: the estimate of a bot's round "
+        "trip from them, bounded and capped, pure; `tcp_rtt.py`: the kernel's `tcpi_min_rtt` "
+        "of the server's socket to a bot, found among the process's descriptors), "
         "`live.py` (the games in progress, for spectators), `counters.py` (the counts behind "
         "the metrics), `faults.py` (fault codes' meanings, the fault policy and its "
-        "bookkeeping), `policy.py` (`RefereePolicy`: deadlines, time bank, limits, fault "
+        "bookkeeping), `policy.py` (`RefereePolicy`: deadlines, network credit, time bank, "
+        "limits, fault "
         "policy, reconnect, validated once), `record.py` (game records), `listen.py`, "
         "`logs.py`; `cmd_serve.py` is the `serve` verb",
         (

@@ -94,7 +94,7 @@ def test_welcome_and_server_info_carry_the_minor_version() -> None:
     assert wire.decode_server(wire.pb.ServerMessage(welcome={"version": 1})) == Welcome(1, "", "")
     info = ServerInfo("0.1.0", (1,), Rules(players=3), 1.0, False, (), PROTOCOL_MINOR_VERSION)
     assert wire.decode_server_info(wire.encode_server_info(info)) == info
-    assert PROTOCOL_MINOR_VERSION == 1
+    assert PROTOCOL_MINOR_VERSION == 2
 
 
 # -- the referee, in memory ---------------------------------------------------------------

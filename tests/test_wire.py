@@ -12,6 +12,9 @@ import pytest
 from wizard_arena.bot import GameInfo
 from wizard_arena.protocol import wire
 from wizard_arena.protocol.messages import (
+    ActionRejected,
+    ClockProbe,
+    ClockProbeReply,
     DecisionRequest,
     Hello,
     RoundStart,
@@ -314,6 +317,34 @@ def test_wizard_cards_decode_leniently_but_not_blindly() -> None:
 def test_hello_carries_rule_options() -> None:
     hello = Hello("b", rule_options=VARIANT_OPTIONS)
     assert wire.decode_bot(wire.encode_bot(hello)) == hello
+
+
+def test_the_clock_probe_messages_round_trip() -> None:
+    """v1.2: the probes and replies, Hello's request and Welcome's echo, the
+    credit of a request (in both encoders) and the cap in ServerInfo."""
+    for asked in (False, True):
+        hello = Hello("b", clock_probes=asked)
+        assert wire.decode_bot(wire.encode_bot(hello)) == hello
+        welcome = Welcome(1, "s", "0", minor_version=2, clock_probes=asked)
+        assert _server_round_trip(welcome) == welcome
+    assert wire.encode_bot(Hello("b")).hello.clock_probes is False  # a v1.1 Hello, unset
+    reply = ClockProbeReply("p-7")
+    assert wire.encode_bot(reply).WhichOneof("message") == "clock_probe_reply"
+    assert wire.decode_bot_bytes(wire.encode_bot(reply).SerializeToString()) == reply
+    assert _server_round_trip(ClockProbe("p-7")) == ClockProbe("p-7")
+    game = Game(Rules(players=3), seed=5)
+    game.deal()
+    view = game.view(game.acting[0]).with_time_left(1.0)
+    req = DecisionRequest("r-1", "g", view, time_bank=2.5, network_credit=0.187)
+    back = _server_round_trip(req)
+    assert back == req
+    assert wire.encode_server(req).decision_request.network_credit_ms == 187
+    assert wire.encode_server(req).decision_request.time_left_ms == 1000  # the move time alone
+    rejected = ActionRejected("r-1", "g", "must_follow_suit", "no", 0.25)
+    assert _server_round_trip(rejected) == rejected
+    info = ServerInfo("1", (1,), Rules(players=3), 1.0, False, (), 2, 0.5)
+    assert wire.encode_server_info(info).lag_credit_cap_ms == 500
+    assert wire.decode_server_info(wire.encode_server_info(info)) == info
 
 
 def _pb_rules(**fields: object) -> object:

@@ -16,7 +16,10 @@
 // --rule-options (none by default: the base game only). It needs no public
 // event, so it asks for the lean stream (protocol v1.1, Hello.eventStream
 // EVENT_STREAM_LEAN: about one message per decision); --events all asks
-// for every event (a v1.0 server sends them all anyway).
+// for every event (a v1.0 server sends them all anyway). It asks for clock
+// probes (protocol v1.2, Hello.clockProbes) and answers each at once, so the
+// referee credits the network's round trip on its deadlines
+// (DecisionRequest.networkCreditMs; an older server sends no probe).
 // Exit status: 0 after N games (or when the server ends the stream), 1 when the
 // server refuses or drops the bot, 2 for bad arguments, 130 on Ctrl-C.
 'use strict';
@@ -147,10 +150,17 @@ function main() {
       sdkVersion: SDK_VERSION,
       ruleOptions: args.ruleOptions,
       eventStream: args.events === 'all' ? 'EVENT_STREAM_ALL' : 'EVENT_STREAM_LEAN',
+      clockProbes: true,
     },
   });
 
   call.on('data', (msg) => {
+    // A clock probe is answered at once, before anything else: the referee
+    // times its round trip (it sends none while a request is open).
+    if (msg.message === 'clockProbe') {
+      if (!call.writableEnded) call.write({ clockProbeReply: { id: msg.clockProbe.id } });
+      return;
+    }
     // After the last game the stream is half-closed; the server may already have
     // seated the bot at another table: ignore everything until the stream ends.
     if (finished) return;
@@ -158,7 +168,8 @@ function main() {
       case 'welcome':
         log(
           `connected to ${args.server}: protocol ${msg.welcome.version}.${msg.welcome.minorVersion}, ` +
-            `session ${msg.welcome.sessionId}, ${msg.welcome.eventStream}`,
+            `session ${msg.welcome.sessionId}, ${msg.welcome.eventStream}` +
+            (msg.welcome.clockProbes ? ', clock probes' : ''),
         );
         break;
       case 'gameStarted': {

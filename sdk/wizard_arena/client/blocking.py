@@ -23,6 +23,7 @@ from wizard_arena.client.connection import (
     error_from_rpc,
     hello,
     log,
+    probe_reply,
     requests,
 )
 from wizard_arena.client.driver import Driver, Effect, Hook, Send, event_stream_for
@@ -155,6 +156,10 @@ class _Stream:
         for pb_msg in call:
             at = time.monotonic()
             msg = decode(pb_msg)
+            reply = probe_reply(msg)
+            if reply is not None:
+                self.outbox.put(wire.encode_bot(reply))
+                continue
             if not welcomed:
                 self._welcome(msg)
                 welcomed = True

@@ -1,6 +1,7 @@
 """The gRPC side of the client: the channel, the Hello, the request stream,
-decoding the server's messages, status codes as errors, and the
-GetServerInfo call. Shared by the blocking runner and the trio session."""
+decoding the server's messages, the answer to a clock probe, status codes as
+errors, and the GetServerInfo call. Shared by the blocking runner and the
+trio session."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ from wizard_arena.client.errors import (
 from wizard_arena.protocol import wire
 from wizard_arena.protocol.messages import (
     PROTOCOL_VERSIONS,
+    ClockProbe,
+    ClockProbeReply,
     EventStream,
     Hello,
     ServerInfo,
@@ -43,6 +46,7 @@ __all__ = [
     "error_from_rpc",
     "hello",
     "log",
+    "probe_reply",
     "requests",
     "server_info",
 ]
@@ -109,7 +113,9 @@ def hello(
     rule_options: Sequence[str] | None,
     event_stream: EventStream = EventStream.ALL,
 ) -> Hello:
-    """The Hello of a new session."""
+    """The Hello of a new session. It asks for clock probes (v1.2), which
+    the SDK answers by itself (:func:`probe_reply`), so that the referee
+    credits the network's round trip on every deadline."""
     return Hello(
         bot_name=name,
         min_version=min(PROTOCOL_VERSIONS),
@@ -119,7 +125,18 @@ def hello(
         sdk_version=__version__,
         rule_options=RULE_OPTIONS if rule_options is None else tuple(rule_options),
         event_stream=event_stream,
+        clock_probes=True,
     )
+
+
+def probe_reply(msg: ServerMsg) -> ClockProbeReply | None:
+    """The reply to ``msg`` if it is a clock probe (None if not).
+
+    The runners send it as the probe comes off the network, before the
+    message would reach the driver or the bot: its round trip is the
+    network's, whatever the bot is doing (the referee sends no probe while
+    a request is open for the bot)."""
+    return ClockProbeReply(msg.id) if type(msg) is ClockProbe else None
 
 
 def bot_name(bot: object, name: str | None) -> str:

@@ -131,6 +131,13 @@ class Pending:
 
     @property
     def deadline(self) -> float | None:
+        """When the bot's answer must be sent: ``time_left`` after the
+        request arrived. The request's network credit (v1.2) is not added:
+        the referee's deadline is ``time_left`` + the credit after it *sent*
+        the request, and the credit is the round trip the request and the
+        answer take, so an answer sent by this deadline reaches the referee
+        in time (as long as the network is no slower than measured); one
+        sent later would not."""
         t = self.view.time_left
         return self.received + t if t else None
 
@@ -305,7 +312,7 @@ class Driver:
             return self._game_over(msg)
         if isinstance(msg, Welcome):
             self.welcome(msg)
-        return []
+        return []  # (a ClockProbe: the runners answer it as it arrives)
 
     def _game_started(self, msg: GameInfo) -> list[Effect]:
         if msg.game_id in self.tables:  # a resumed session: the game goes on
@@ -573,6 +580,7 @@ class Driver:
                 "round": view.round,
                 "phase": view.phase.value,
                 "time_left": view.time_left,
+                "network_credit": req.network_credit,
                 **fields,
             }
         record = ClientRecord(kind, **fields)

@@ -75,6 +75,9 @@ class ClientRecord:
     """The time the bot took, from the request's arrival."""
     time_left: float | None = None
     """The time the request allowed (``None``: no deadline)."""
+    network_credit: float = 0.0
+    """The request's network credit (protocol v1.2): the round trip the
+    referee added to its deadline, beyond ``time_left``."""
     action: str = ""
     """An action as text (``bid 2``, ``play 13H``, ``trump H``)."""
     code: str = ""

@@ -24,6 +24,7 @@ from wizard_arena.client.connection import (
     decode,
     error_from_rpc,
     hello,
+    probe_reply,
     requests,
 )
 from wizard_arena.client.errors import ConnectionLostError, ProtocolError
@@ -128,12 +129,17 @@ class BotSession:
 
 
 def _reader(
-    call: Any, server: str, send: trio.MemorySendChannel[Any], token: trio.lowlevel.TrioToken
+    call: Any,
+    server: str,
+    send: trio.MemorySendChannel[Any],
+    token: trio.lowlevel.TrioToken,
+    outbox: queue.SimpleQueue[Any],
 ) -> None:
     """Helper thread: the blocking gRPC response stream into a trio channel.
 
     Items are handed over with ``run_sync_soon`` (in order, without waiting
-    for trio); each is ``(message or exception, arrival time)``."""
+    for trio); each is ``(message or exception, arrival time)``. A clock
+    probe is answered here, at once (into ``outbox``), and not handed over."""
 
     def deliver(item: Any) -> None:  # runs in trio
         try:
@@ -156,6 +162,10 @@ def _reader(
                     put(e)
                     call.cancel()
                     return
+                reply = probe_reply(item)
+                if reply is not None:
+                    outbox.put(wire.encode_bot(reply))
+                    continue
                 put(item)
         except grpc.RpcError as e:
             put(error_from_rpc(e, server))  # dropped if the session is already closed
@@ -202,7 +212,7 @@ async def open_bot_session(
         call = wire.stub(ch).Play(requests(outbox))
         thread = threading.Thread(
             target=_reader,
-            args=(call, server, send, trio.lowlevel.current_trio_token()),
+            args=(call, server, send, trio.lowlevel.current_trio_token(), outbox),
             name=f"wizard-arena-reader-{name}",
             daemon=True,
         )

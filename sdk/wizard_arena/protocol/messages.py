@@ -21,6 +21,8 @@ __all__ = [
     "ActionMsg",
     "ActionRejected",
     "BotMsg",
+    "ClockProbe",
+    "ClockProbeReply",
     "DecisionRequest",
     "EventStream",
     "FaultSummary",
@@ -36,8 +38,9 @@ __all__ = [
 
 #: Protocol versions this package speaks (major versions: the Hello's range).
 PROTOCOL_VERSIONS: tuple[int, ...] = (1,)
-#: The minor version of the highest of them: 1, v1.1 (Hello.event_stream).
-PROTOCOL_MINOR_VERSION = 1
+#: The minor version of the highest of them: 2, v1.2 (Hello.clock_probes and
+#: the network credit; v1.1 added Hello.event_stream).
+PROTOCOL_MINOR_VERSION = 2
 
 #: Reason codes of ActionRejected (:class:`wizard_arena.protocol.codes.RejectCode`):
 #: the rules core's RuleError codes, plus ``unknown_request`` (late, duplicate
@@ -64,6 +67,8 @@ class Hello:
     """The Welcome.resume_token of a lost stream, to take the seat back."""
     event_stream: EventStream = EventStream.ALL
     """The messages the bot wants (v1.1): all, or the lean stream."""
+    clock_probes: bool = False
+    """Whether the bot asks for clock probes (v1.2), and so for a network credit."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +83,14 @@ class ActionMsg:
     error: str = ""
 
 
-BotMsg = Hello | ActionMsg
+@dataclass(frozen=True, slots=True)
+class ClockProbeReply:
+    """A bot's answer to a :class:`ClockProbe` (v1.2), quoting its id."""
+
+    id: str
+
+
+BotMsg = Hello | ActionMsg | ClockProbeReply
 
 
 # -- server -> bot ---------------------------------------------------------------
@@ -97,6 +109,8 @@ class Welcome:
     """The minor version of ``version`` (0 from a v1.0 server)."""
     event_stream: EventStream = EventStream.ALL
     """The messages this stream gets (a v1.0 server sends them all)."""
+    clock_probes: bool = False
+    """Whether this stream gets clock probes (false from a v1.0 or v1.1 server)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,12 +143,23 @@ class TableEvent:
 @dataclass(frozen=True, slots=True)
 class DecisionRequest:
     """The seat must act. ``view`` carries the legal actions and ``time_left``
-    (the move time); ``time_bank`` is the seat's time bank left, in seconds."""
+    (the move time); ``time_bank`` is the seat's time bank left and
+    ``network_credit`` the decision's credit for the network's round trip
+    (v1.2), in seconds: the referee's deadline is the three together, from
+    when it sent the request."""
 
     request_id: str
     game_id: str
     view: SeatView
     time_bank: float = 0.0
+    network_credit: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ClockProbe:
+    """A clock probe (v1.2): answer at once with a :class:`ClockProbeReply`."""
+
+    id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +188,14 @@ class GameEnd:
 
 
 ServerMsg = (
-    Welcome | GameInfo | RoundStart | TableEvent | DecisionRequest | ActionRejected | GameEnd
+    Welcome
+    | GameInfo
+    | RoundStart
+    | TableEvent
+    | DecisionRequest
+    | ActionRejected
+    | GameEnd
+    | ClockProbe
 )
 
 
@@ -177,3 +209,5 @@ class ServerInfo:
     rule_options: tuple[str, ...] = field(default=())
     minor_version: int = 0
     """The minor version of the highest protocol version (0 from a v1.0 server)."""
+    lag_credit_cap: float = 0.0
+    """The most network credit a decision gets, in seconds (0: none; v1.2)."""

@@ -84,7 +84,9 @@ class RawBot:
     deliberately did not). ``on_message(bot, msg)``: called for every
     decoded message. ``rule_options``: the Hello's (none by default, as a
     bot written for the base game); ``sdk_name`` and ``sdk_version`` too;
-    ``event_stream`` (all, as a v1.0 bot, by default; or the lean stream).
+    ``event_stream`` (all, as a v1.0 bot, by default; or the lean stream);
+    ``clock_probes`` (v1.2: ask for them; off by default, and a probe is not
+    answered unless a hook answers it).
     ``rng``: the random source of the default answers (by default seeded
     with ``seed``, or the name). ``record=False`` keeps no message (a long
     run); ``received`` and ``sent`` stay empty.
@@ -111,6 +113,7 @@ class RawBot:
         sdk_version: str = "0",
         record: bool = True,
         event_stream: EventStream = EventStream.ALL,
+        clock_probes: bool = False,
     ) -> None:
         self.address = address
         self.name = name
@@ -123,6 +126,7 @@ class RawBot:
             sdk_version=sdk_version,
             rule_options=rule_options,
             event_stream=event_stream,
+            clock_probes=clock_probes,
         )
         self.send_hello = hello
         self.first = list(first or [])

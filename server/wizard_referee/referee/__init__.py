@@ -10,10 +10,13 @@
   :mod:`.table`: one game (:mod:`.seat_state`: one seat at a table: its
   reader, faults, strays, resume and catch-up; :mod:`.pending`: a seat's pending decision;
   :mod:`.alarm`: the deadlines; :mod:`.broadcast`: what each seat is sent);
+  the network credit (:mod:`.clock_probes`: a connection's clock probes;
+  :mod:`.round_trips`: the round trip estimated from them; :mod:`.tcp_rtt`:
+  the kernel's measure of a connection);
   :mod:`.live`: the games in progress, for spectators;
   :mod:`.counters`: the counts the metrics are made of;
-- :mod:`.policy`: the :class:`~.policy.RefereePolicy` (deadlines, time bank,
-  fault policy, limits); :mod:`.faults`: what a fault costs;
+- :mod:`.policy`: the :class:`~.policy.RefereePolicy` (deadlines, network
+  credit, time bank, fault policy, limits); :mod:`.faults`: what a fault costs;
 - :mod:`.record`: the game record; :mod:`.logs`: structured logging;
   :mod:`.listen`: why a server cannot listen on its address, in one line;
 - :mod:`.cmd_serve`: the ``wizard-arena serve`` verb.

@@ -37,6 +37,7 @@ from wizard_arena import __version__
 from wizard_arena.protocol.messages import (
     PROTOCOL_MINOR_VERSION,
     PROTOCOL_VERSIONS,
+    ClockProbe,
     Hello,
     ServerInfo,
     Welcome,
@@ -44,6 +45,7 @@ from wizard_arena.protocol.messages import (
 from wizard_arena.protocol.seeds import new_secret
 from wizard_arena.rules import Rules
 from wizard_referee.referee.bridge import Bridge, open_bridge
+from wizard_referee.referee.clock_probes import ClockProbes
 from wizard_referee.referee.counters import ArenaCounters
 from wizard_referee.referee.grpc_setup import listener_in_use
 from wizard_referee.referee.handshake import (
@@ -181,6 +183,7 @@ class Arena:
             c.tokens is not None,
             c.rules.options,
             PROTOCOL_MINOR_VERSION,
+            c.policy.lag_credit_cap,
         )
 
     # -- change notification ------------------------------------------------------------
@@ -267,6 +270,7 @@ class Arena:
             self.resume_tokens.issue(session)
         seat.send(self._welcome(session))
         self.counters.messages_out += 1
+        self._probe(seat, hello)
         self.sessions[session.id] = session
         self.waiting.append(session)
         log.info(
@@ -306,11 +310,12 @@ class Arena:
         old = s.conn
         s.conn = seat
         s.dropped_at = None
-        # the new stream's choice of messages holds from now on
-        s.hello = replace(s.hello, event_stream=hello.event_stream)
+        # the new stream's choices (messages, clock probes) hold from now on
+        s.hello = replace(s.hello, event_stream=hello.event_stream, clock_probes=hello.clock_probes)
         s.spec.event_stream = hello.event_stream
         seat.send(self._welcome(s, resumed=True))
         self.counters.messages_out += 1
+        self._probe(seat, hello)  # a new connection: its round trips are measured afresh
         s.spec.reattach(seat)
         if old is not seat and not old.closed:
             old.close(CloseCode.UNAVAILABLE, "the session was resumed on another stream")
@@ -320,8 +325,11 @@ class Arena:
         self.notify()
         return True
 
-    @staticmethod
-    def _welcome(s: Session, resumed: bool = False) -> Welcome:
+    def _probes_granted(self, hello: Hello) -> bool:
+        """Whether the bot gets clock probes: it asked, and there is a credit."""
+        return hello.clock_probes and self.config.policy.lag_credit_cap > 0
+
+    def _welcome(self, s: Session, resumed: bool = False) -> Welcome:
         return Welcome(
             s.version,
             s.id,
@@ -330,7 +338,24 @@ class Arena:
             resumed,
             PROTOCOL_MINOR_VERSION,
             s.hello.event_stream,
+            self._probes_granted(s.hello),
         )
+
+    def _probe(self, seat: Seat, hello: Hello) -> None:
+        """Start the clock probes of ``seat`` (:mod:`.clock_probes`), if granted
+        (after its Welcome, which says so)."""
+        if not self._probes_granted(hello):
+            return
+        policy = self.config.policy
+        counters = self.counters
+
+        def send(msg: ClockProbe) -> None:
+            seat.send(msg)
+            counters.messages_out += 1
+
+        kernel = None if policy.lag_credit_behind_proxy else seat.kernel_rtt
+        clock = seat.clock = ClockProbes(send, lambda: seat.closed, kernel)
+        self._nursery.start_soon(clock.run)
 
     def close_sessions(self, details: str = "server shutting down") -> None:
         """End every session's stream with UNAVAILABLE."""
@@ -345,6 +370,8 @@ class Arena:
 
     def _on_closed(self, conn: Seat) -> None:
         self.connections.discard(conn)
+        if conn.clock is not None:
+            conn.clock.stop()
         # a waiting bot that leaves is dropped from the lobby at once; one at a
         # table may take its seat back within the reconnect window
         for s in list(self.sessions.values()):
@@ -541,6 +568,7 @@ async def serve_arena(
                 address=arena.address,
                 rules=config.rules.describe(),
                 move_time=policy.move_time,
+                lag_credit_cap=policy.lag_credit_cap,
                 listener=listener_in_use(),
             )
             task_status.started(arena)

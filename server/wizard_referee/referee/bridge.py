@@ -58,6 +58,7 @@ from grpc_reflection.v1alpha import reflection
 import wizard_arena.protocol.wire as wire
 from wizard_arena.protocol.messages import (
     BotMsg,
+    ClockProbe,
     DecisionRequest,
     GameEnd,
     ServerInfo,
@@ -65,6 +66,7 @@ from wizard_arena.protocol.messages import (
     Welcome,
 )
 from wizard_referee.referee.seat import CloseCode, Malformed, SeatBase
+from wizard_referee.referee.tcp_rtt import KernelRtt
 
 __all__ = [
     "KEEPALIVE_OPTIONS",
@@ -133,6 +135,14 @@ class Connection(SeatBase):
         """asyncio: a close is queued; nothing more is taken."""
         self._cut = False
         """asyncio: the writer was cancelled to end the stream now."""
+        self._kernel: KernelRtt | None = None
+
+    def kernel_rtt(self) -> float | None:
+        """``tcpi_min_rtt`` of the server's socket to the bot (:mod:`.tcp_rtt`;
+        its socket is looked for at the first call)."""
+        if self._kernel is None:
+            self._kernel = KernelRtt(self.peer, self._bridge.port)
+        return self._kernel()
 
     # -- trio side ----------------------------------------------------------------
 
@@ -254,7 +264,8 @@ class _Servicer:
                                 )
                         return
                     await write(encode(item))
-                    conn._between_games = isinstance(item, Welcome | GameEnd)
+                    if type(item) is not ClockProbe:  # (a probe comes in the lobby too)
+                        conn._between_games = isinstance(item, Welcome | GameEnd)
                 except asyncio.CancelledError:
                     if not conn._cut:
                         # gRPC ended the call: not a half-close (_read)

@@ -34,6 +34,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="deadline per decision (default 1.0)",
     )
     parser.add_argument(
+        "--lag-credit-cap",
+        type=float,
+        default=0.5,
+        metavar="SECONDS",
+        help="most network credit a decision gets: the round trip of each bot that asks for "
+        "clock probes is measured and added to its deadlines, up to this (default 0.5; "
+        "0: no credit and no probes; docs/protocol.md)",
+    )
+    parser.add_argument(
+        "--lag-credit-behind-proxy",
+        action="store_true",
+        help="bots reach this server through a proxy: the kernel's round trip of a "
+        "connection is the proxy's, so only the cap and the bot's fastest answers bound "
+        "its credit",
+    )
+    parser.add_argument(
         "--token-file",
         type=Path,
         help="file of accepted access tokens, one per line ('#' comments)",

@@ -57,6 +57,9 @@ class MemorySeat(SeatBase):
     ) -> None:
         super().__init__(f"m{next(_ids)}", peer, inbound_limit)
         self.outbound_limit = outbound_limit
+        self.min_rtt: float | None = None
+        """What :meth:`kernel_rtt` says (a test sets the kernel's measure
+        of a connection that has none)."""
         self.closed_with: tuple[CloseCode, str] | None = None
         """How the stream ended for the bot (None while it is open, and for a
         bot that disconnected abruptly)."""
@@ -75,6 +78,9 @@ class MemorySeat(SeatBase):
             self.close(CloseCode.RESOURCE_EXHAUSTED, details)
             return
         self._out.send_nowait(msg)
+
+    def kernel_rtt(self) -> float | None:
+        return self.min_rtt
 
     def _finish(self, code: CloseCode | None, details: str) -> None:
         """End the outbound side: the bot reads what is left, then the end

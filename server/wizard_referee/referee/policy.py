@@ -1,4 +1,5 @@
-"""The referee's policy: deadlines, time bank, fault policy, reconnecting, limits.
+"""The referee's policy: deadlines, network credit, time bank, fault policy,
+reconnecting, limits.
 
 One frozen :class:`RefereePolicy`, validated once when it is made, is what
 ``serve`` builds from its flags (:meth:`RefereePolicy.from_mapping` of the
@@ -46,6 +47,15 @@ class RefereePolicy:
 
     move_time: float = 1.0
     """Seconds allowed for each decision."""
+    lag_credit_cap: float = 0.5
+    """Seconds of network credit a decision gets at most: the bot's round
+    trip as its clock probes measure it (docs/protocol.md, "Fair clocks: the
+    network credit") is added to each deadline, up to this. 0: no credit, and
+    no clock probes are sent."""
+    lag_credit_behind_proxy: bool = False
+    """Bots reach the referee through a proxy (or a relay): the kernel's
+    measure of a connection is the proxy's, so the credit is bounded by the
+    cap and the bot's fastest answers alone."""
     time_bank: float = 0.0
     """Seconds per seat and game a decision may run past ``move_time`` by
     drawing on (0: none)."""
@@ -86,6 +96,7 @@ class RefereePolicy:
     #: field -> (the least value, whether the least value itself is allowed)
     _LEAST: ClassVar[dict[str, tuple[float, bool]]] = {
         "move_time": (0, False),
+        "lag_credit_cap": (0, True),
         "time_bank": (0, True),
         "max_faults": (1, True),
         "reconnect_window": (0, True),

@@ -58,13 +58,15 @@ def parse_action(text: str) -> Action:
 
 @dataclass
 class MoveRecord:
-    """One decision: who, what, how long the bot took (ms), and the fault if
-    the referee played it instead of the bot."""
+    """One decision: who, what, how long the bot took (ms), the fault if
+    the referee played it instead of the bot, and the network credit its
+    deadline had (ms; 0: none)."""
 
     seat: int
     action: str
     ms: float
     fault: str | None = None
+    credit_ms: float = 0.0
 
 
 @dataclass
@@ -178,7 +180,13 @@ class GameRecord:
                 "hands": r.hands,
                 "turned_card": r.turned_card,
                 "moves": [
-                    {"seat": m.seat, "action": m.action, "ms": m.ms, "fault": m.fault}
+                    {
+                        "seat": m.seat,
+                        "action": m.action,
+                        "ms": m.ms,
+                        "fault": m.fault,
+                        "credit_ms": m.credit_ms,
+                    }
                     for m in r.moves
                 ],
             }

@@ -28,7 +28,8 @@ from typing import Protocol
 import trio
 
 from wizard_arena.protocol.codes import EventStream
-from wizard_arena.protocol.messages import BotMsg, ServerMsg
+from wizard_arena.protocol.messages import BotMsg, ClockProbeReply, ServerMsg
+from wizard_referee.referee.clock_probes import ClockProbes
 
 __all__ = ["CloseCode", "Malformed", "Seat", "SeatBase", "SeatSpec"]
 
@@ -85,6 +86,16 @@ class Seat(Protocol):
     (returns True) is not queued. The table takes only the answer to the
     seat's open request, handing it straight to the decision waiting for it
     (one trio task switch fewer per decision than through its reader task)."""
+    clock: ClockProbes | None
+    """The connection's clock probes, when the bot asked for them and the
+    server gives a network credit (set by the arena): each ClockProbeReply
+    goes there as it arrives, never to ``route`` or ``receive()`` (without
+    probes it is dropped)."""
+
+    def kernel_rtt(self) -> float | None:
+        """The kernel's smallest round trip on the connection, in seconds
+        (``tcpi_min_rtt``; 0 for a bot on this machine); None when not known."""
+        ...
 
     async def receive(self) -> BotMsg | Malformed:
         """The next message from the bot; :class:`trio.EndOfChannel` when it has gone."""
@@ -125,6 +136,8 @@ class SeatBase:
         """Called (in trio) once, when the stream ends for any reason."""
         self.route: Callable[[BotMsg | Malformed], bool] | None = None
         """Offered each message before it is queued (:class:`Seat`)."""
+        self.clock: ClockProbes | None = None
+        """Takes the clock probe replies (:class:`Seat`)."""
         self.inbound_limit = inbound_limit
         self.unread = 0
         """Messages queued and not yet returned by ``receive()``: ``route``
@@ -152,6 +165,10 @@ class SeatBase:
         """The transport's: queue ``msg`` for the bot (dropped once closed)."""
         raise NotImplementedError
 
+    def kernel_rtt(self) -> float | None:
+        """The transport's: the kernel's measure of the connection (:class:`Seat`)."""
+        return None
+
     def close(self, code: CloseCode = CloseCode.OK, details: str = "") -> None:
         """End the stream with ``code`` after everything already sent."""
         if self._finished:
@@ -164,6 +181,10 @@ class SeatBase:
     def _deliver(self, msg: BotMsg | Malformed) -> None:
         """A message from the bot."""
         if self.closed:
+            return
+        if type(msg) is ClockProbeReply:
+            if self.clock is not None:
+                self.clock.reply(msg.id)
             return
         route = self.route
         if route is not None and not self.unread and route(msg):

@@ -38,11 +38,13 @@ from wizard_arena.protocol.messages import (
     ActionMsg,
     ActionRejected,
     BotMsg,
+    ClockProbeReply,
     DecisionRequest,
     Hello,
 )
 from wizard_arena.rules import Game, Phase, action_text
 from wizard_referee.referee.broadcast import round_start
+from wizard_referee.referee.clock_probes import ClockProbes
 from wizard_referee.referee.counters import ArenaCounters
 from wizard_referee.referee.faults import FaultBook, Sanction
 from wizard_referee.referee.pending import Offer, Pending
@@ -59,6 +61,7 @@ class Table(Protocol):
     game: Game
     record: GameRecord
     move_time: float
+    lag_credit_cap: float
     log: Any
 
     def game_info(self, st: SeatState) -> GameInfo:
@@ -78,6 +81,11 @@ class SeatState:
     """Seconds left in the seat's time bank (at the open request's start)."""
     pending: Pending | None = None
     """The open request, while a decision waits for its answer."""
+    credit: float = 0.0
+    """The open request's network credit (seconds; part of its deadline)."""
+    probes: ClockProbes | None = None
+    """The clock probes told that the open request is open (the
+    connection's when it was asked; see :meth:`asking`)."""
     gone: bool = False
 
     def __post_init__(self) -> None:
@@ -103,8 +111,34 @@ class SeatState:
             self.counters.messages_out += 1
 
     def time_left(self) -> float:
-        """Seconds left on the seat's open request (0 when none is open)."""
-        return 0.0 if self.pending is None else self.pending.time_left()
+        """Seconds left on the seat's open request (0 when none is open),
+        without its network credit: what the bot has left to answer in, as it
+        has ``time_left_ms`` of a request (the credit pays for the answer's
+        way to the referee and the rejection's to the bot)."""
+        pending = self.pending
+        return 0.0 if pending is None else max(0.0, pending.time_left() - self.credit)
+
+    # -- the clock probes of the seat's connection -----------------------------------
+
+    def asking(self) -> float:
+        """A request is about to be sent: its network credit (0 without clock
+        probes), and the connection's probes wait until it is answered."""
+        conn = self.conn
+        probes = conn.clock if conn is not None else None
+        self.probes = probes
+        if probes is None:
+            self.credit = 0.0
+            return 0.0
+        probes.opened()
+        self.credit = probes.credit(self.table.lag_credit_cap)
+        return self.credit
+
+    def asked(self, took: float | None) -> None:
+        """The request is closed (``took``: seconds to its answer; None: not
+        answered): the probes may go on."""
+        probes, self.probes = self.probes, None
+        if probes is not None:
+            probes.closed(took)
 
     def reject(self, request_id: str, code: str, message: str, left: float) -> None:
         """Tell the bot its message was refused (``left``: seconds it has still)."""
@@ -234,6 +268,8 @@ class SeatState:
         """A message from the seat's bot that does not answer its open request:
         faulted and rejected, or (a late or repeated answer) only logged."""
         table = self.table
+        if isinstance(msg, ClockProbeReply):
+            return  # (the connection takes them as they arrive: never a stray)
         if isinstance(msg, Malformed):
             self.fault(FaultCode.MALFORMED, msg.detail)
             detail = f"seat {self.seat}: {msg.detail}"
@@ -295,8 +331,9 @@ class SeatState:
     def catch_up(self, conn: Seat) -> int:
         """Send the seat, taken back on ``conn``, the game in progress:
         GameStarted, the round from its view (on the lean stream the
-        request's view has it), and the open request (with the time left);
-        the number of messages sent."""
+        request's view has it), and the open request (with the time left, and
+        its network credit, which its deadline keeps; the new connection's
+        clock probes wait until it is answered); the number of messages sent."""
         table = self.table
         conn.send(table.game_info(self))
         sent = 1
@@ -317,8 +354,16 @@ class SeatState:
             move_left = max(0.0, asked.start + table.move_time - now)
             bank_left = max(0.0, min(self.bank, asked.deadline - now))
             request = DecisionRequest(
-                asked.request_id, table.bot_game_id, view.with_time_left(move_left), bank_left
+                asked.request_id,
+                table.bot_game_id,
+                view.with_time_left(move_left),
+                bank_left,
+                self.credit,
             )
+            if conn.clock is not None:
+                self.asked(None)  # (the old connection's probes: it is gone)
+                self.probes = conn.clock
+                conn.clock.opened()
             conn.send(request)
             sent += 1
         return sent

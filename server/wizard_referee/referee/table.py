@@ -89,6 +89,7 @@ class _Table:
             raise ValueError(f"{n} players need {n} seats, got {len(seats)}")
         self.policy = policy
         self.move_time = policy.move_time
+        self.lag_credit_cap = policy.lag_credit_cap
         self.game_id = game_id
         self.bot_game_id = bot_game_id or game_id
         """The game id the bots are told (the record and the log keep ``game_id``)."""
@@ -112,8 +113,9 @@ class _Table:
         ]
         self.live = LiveTable(game_id, names, self.game, self.record)
         self._requests = 0
-        self._moves: list[tuple[int, int, str, float, str | None]] = []
-        """(round index, seat, action, ms, fault) of each move, until the game ends."""
+        self._moves: list[tuple[int, int, str, float, str | None, float]] = []
+        """(round index, seat, action, ms, fault, credit ms) of each move, until
+        the game ends."""
         self._nursery: trio.Nursery | None = None
         self._alarm = Alarm(self.states)
         for st in self.states:
@@ -159,7 +161,12 @@ class _Table:
     # -- one decision -----------------------------------------------------------------------
 
     async def _decide(self, st: SeatState, view: SeatView) -> tuple[Action, float, str | None]:
-        """Get a legal action from the seat (applying it) or play the default."""
+        """Get a legal action from the seat (applying it) or play the default.
+
+        The deadline is the move time, plus the network credit (the bot's
+        round trip, measured by its clock probes: :meth:`SeatState.asking`),
+        plus what is left of its time bank; the bank pays only for what goes
+        beyond the move time and the credit."""
         marks = self._backlog()
         if marks:
             await self._hear_out(marks)  # (what came before the request is not its answer)
@@ -172,21 +179,25 @@ class _Table:
         rid = f"{self.bot_game_id}-{self._requests}"
         st.spec.issued.add(rid)
         start = trio.current_time()
-        deadline = start + self.move_time + st.bank
+        credit = st.asking()
+        allowed = self.move_time + credit
+        deadline = start + allowed + st.bank
         pending = st.pending = self.pending_type(rid, start, deadline, st.send_answer)
         self._alarm.asked(deadline)
         self.counters.referee_seconds.observe(start - self._ready)
         # (the view carries the move time already: _turn)
-        st.send(DecisionRequest(rid, self.bot_game_id, view, st.bank))
+        st.send(DecisionRequest(rid, self.bot_game_id, view, st.bank, credit))
+        answer: Action | None = None
         try:
             answer, dropped = await self._answer(st, pending)
         finally:
             st.pending = None
-        took = trio.current_time() - start
+            took = trio.current_time() - start
+            st.asked(took if answer is not None else None)
         if answer is not None:
             self.counters.bot_seconds.observe(took)
             st.spec.timeouts_in_a_row = 0
-            st.bank = max(0.0, st.bank - max(0.0, took - self.move_time))
+            st.bank = max(0.0, st.bank - max(0.0, took - allowed))
             return answer, took * 1000, None
         fault = self._unanswered(st, dropped, took)
         action = default_action(view.legal_actions)
@@ -203,7 +214,7 @@ class _Table:
         The deadline is kept by the table's :class:`~.alarm.Alarm`."""
         game = self.game
         seat = st.seat
-        rid, deadline = pending.request_id, pending.deadline
+        rid = pending.request_id
         while True:
             try:
                 msg = await pending.next_answer(st.answers)
@@ -216,14 +227,13 @@ class _Table:
                 return None, False
             if msg.action is None:
                 st.fault(FaultCode.MALFORMED, msg.error)
-                left = deadline - trio.current_time()
-                st.reject(rid, RejectCode.MALFORMED, f"seat {seat}: {msg.error}", left)
+                st.reject(rid, RejectCode.MALFORMED, f"seat {seat}: {msg.error}", st.time_left())
                 continue
             try:
                 game.apply(seat, msg.action)
             except RuleError as e:
                 st.fault(FaultCode.ILLEGAL, str(e))
-                st.reject(rid, e.code, str(e), deadline - trio.current_time())
+                st.reject(rid, e.code, str(e), st.time_left())
                 continue
             return msg.action, False
 
@@ -232,14 +242,15 @@ class _Table:
         its bot went, a fault benched it meanwhile, or time ran out (a
         timeout fault; the time bank is spent)."""
         if dropped:
-            st.bank = max(0.0, st.bank - max(0.0, took - self.move_time))
+            st.bank = max(0.0, st.bank - max(0.0, took - self.move_time - st.credit))
             return FaultCode.DISCONNECT
         sanction = self.faults.benched(st.seat, self.game.round)
         if sanction is not None:
             return sanction  # benched while it was asked
+        credit = f" + {st.credit:g} s network credit" if st.credit else ""
         bank = f" and the {st.bank:g} s time bank" if st.bank else ""
         st.bank = 0.0
-        st.fault(FaultCode.TIMEOUT, f"no legal answer within {self.move_time:g} s{bank}")
+        st.fault(FaultCode.TIMEOUT, f"no legal answer within {self.move_time:g} s{credit}{bank}")
         self._count_timeout(st)
         return FaultCode.TIMEOUT
 
@@ -281,13 +292,15 @@ class _Table:
         st = self.states[seat]
         round_no = game.round
         view = game.view(seat, self.move_time)  # as the request gives it
+        st.credit = 0.0
         action, ms, fault = await self._decide(st, view)
         self.counters.decisions += 1
         self._ready = trio.current_time()
         text = action_text(action)
         ms = round(ms, 3)
+        credit_ms = round(st.credit * 1000, 3)
         # a tuple of atoms, which the cyclic GC stops tracking (settle_moves)
-        self._moves.append((len(self.record.rounds) - 1, seat, text, ms, fault))
+        self._moves.append((len(self.record.rounds) - 1, seat, text, ms, fault, credit_ms))
         log_decision(self.log, round_no, seat, st.spec.name, text, ms, fault)
 
     def settle_moves(self) -> None:
@@ -295,8 +308,8 @@ class _Table:
         plain tuples while the game runs, out of the cyclic GC's way: nobody
         reads a record's moves before its game ends or aborts)."""
         rounds = self.record.rounds
-        for index, seat, text, ms, fault in self._moves:
-            rounds[index].moves.append(MoveRecord(seat, text, ms, fault))
+        for index, seat, text, ms, fault, credit_ms in self._moves:
+            rounds[index].moves.append(MoveRecord(seat, text, ms, fault, credit_ms))
         self._moves.clear()
 
     async def run(self) -> GameRecord:

@@ -39,6 +39,7 @@ def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
         "deal_sets": args.deal_sets,
         "seating": args.seating,
         "move_time": args.move_time,
+        "lag_credit_cap": args.lag_credit_cap,
         "bid_restriction": args.bid_restriction,
         "seed": args.seed,
         "parallel": args.parallel,
@@ -98,6 +99,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "k games per deal); default balanced",
     )
     o.add_argument("--move-time", type=float, metavar="SECONDS", help="deadline per decision")
+    o.add_argument(
+        "--lag-credit-cap",
+        type=float,
+        metavar="SECONDS",
+        help="most network credit a decision gets: each bot's measured round trip is added "
+        "to its deadlines, up to this (default 0.5; 0: none)",
+    )
     o.add_argument(
         "--bid-restriction", choices=[b.value for b in BidRestriction], help=BID_RESTRICTION_HELP
     )

@@ -77,6 +77,12 @@ class TournamentConfig:
     neighbours) or ``cyclic`` (seats only). ``None``: ``balanced`` for a new
     tournament, the stored one on ``--resume``."""
     move_time: float = 1.0
+    lag_credit_cap: float = 0.5
+    """Seconds of network credit a decision gets at most (the bot's measured
+    round trip, added to its deadline; 0: none). See RefereePolicy."""
+    lag_credit_behind_proxy: bool = False
+    """The entrants reach the referee through a proxy or relay (the kernel's
+    measure of a connection is then not the bot's)."""
     bid_restriction: str = "none"
     seed: int = 1
     parallel: int = 1

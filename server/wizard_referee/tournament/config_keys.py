@@ -115,6 +115,8 @@ TOURNAMENT_KEYS: dict[str, Key] = {
         f'"{SEATINGS[0]}"',
     ),
     "move_time": _seconds(zero=False, example="1.0"),
+    "lag_credit_cap": _seconds(zero=True, example="0.5"),
+    "lag_credit_behind_proxy": _flag(),
     "bid_restriction": _choice(b.value for b in BidRestriction),
     "seed": Key(lambda v: type(v) is int, "a whole number", "1"),
     "parallel": _whole(1, None, "2"),

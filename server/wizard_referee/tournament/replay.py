@@ -126,6 +126,8 @@ def describe(step: Step, game: Game, names: list[str]) -> list[str]:
     if isinstance(step, Moved):
         mv, action = step.move, step.action
         flag = f"  [{mv.fault}]" if mv.fault else ""
+        if mv.credit_ms:
+            flag += f"  (network credit {mv.credit_ms:g} ms)"
         who = names[mv.seat]
         if isinstance(action, ChooseTrump):
             if step.during_play:  # tricksy: a Wizard's player names the next trump

@@ -52,6 +52,7 @@ def _step(step: Any, game: Game, names: list[str]) -> dict[str, Any]:
         mv = step.move
         kind = mv.action.partition(" ")[0]
         out.update(kind=kind, seat=mv.seat, action=mv.action, fault=mv.fault, ms=mv.ms)
+        out["credit_ms"] = mv.credit_ms
         if not out["text"]:  # the replay verb says a card in its trick's line
             out["text"] = [f"  {names[mv.seat]} plays {mv.action.partition(' ')[2]}"]
         if isinstance(step.action, Play) and not game.trick and game.tricks:

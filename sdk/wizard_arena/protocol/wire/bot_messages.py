@@ -1,7 +1,7 @@
-"""Bot -> server messages: Hello and actions.
+"""Bot -> server messages: Hello, actions and clock probe replies.
 
 Decoding never trusts the peer: bytes that do not parse, or a message with
-neither a Hello nor an action, raise :class:`~.cards.WireError`; an action
+no member set, raise :class:`~.cards.WireError`; an action
 without a usable choice decodes with ``action=None`` and the reason (the
 referee rejects it as ``malformed``).
 
@@ -16,7 +16,7 @@ from google.protobuf.message import DecodeError
 
 from wizard_arena._generated.v1 import arena_pb2 as pb
 from wizard_arena.protocol.codes import EventStream
-from wizard_arena.protocol.messages import ActionMsg, BotMsg, Hello
+from wizard_arena.protocol.messages import ActionMsg, BotMsg, ClockProbeReply, Hello
 from wizard_arena.rules import Bid, ChooseTrump, Play
 
 from .cards import SUIT_FROM_PB, SUIT_TO_PB, WireError, card_from_pb, set_card
@@ -49,6 +49,10 @@ def encode_bot(msg: BotMsg) -> pb.BotMessage:
         h.rule_options.extend(msg.rule_options)
         h.resume_token = msg.resume_token
         h.event_stream = EVENT_STREAM_TO_PB[msg.event_stream]
+        h.clock_probes = msg.clock_probes
+        return out
+    if isinstance(msg, ClockProbeReply):
+        out.clock_probe_reply.id = msg.id
         return out
     a = out.action
     a.request_id = msg.request_id
@@ -65,7 +69,7 @@ def encode_bot(msg: BotMsg) -> pb.BotMessage:
 def decode_bot(msg: pb.BotMessage) -> BotMsg:
     """Decode a bot's message. A Hello or an action; an action without a
     usable choice decodes with ``action=None`` and the reason in ``error``.
-    A message with neither raises WireError."""
+    A message with none of them set raises WireError."""
     which = msg.WhichOneof("message")
     if which == "hello":
         h = msg.hello
@@ -79,9 +83,12 @@ def decode_bot(msg: pb.BotMessage) -> BotMsg:
             rule_options=tuple(h.rule_options),
             resume_token=h.resume_token,
             event_stream=EVENT_STREAM_FROM_PB.get(h.event_stream, EventStream.ALL),
+            clock_probes=h.clock_probes,
         )
+    if which == "clock_probe_reply":
+        return ClockProbeReply(msg.clock_probe_reply.id)
     if which != "action":
-        raise WireError("empty message: neither hello nor action is set")
+        raise WireError("empty message: no hello, action or clock_probe_reply is set")
     a = msg.action
     choice = a.WhichOneof("choice")
     if choice == "bid":
@@ -103,8 +110,7 @@ def decode_bot_bytes(data: bytes) -> BotMsg:
     """Parse and decode a serialized ``BotMessage``, as a server receives it.
 
     Bytes that do not parse (not protobuf; a string field that is not UTF-8)
-    raise WireError, as :func:`decode_bot` does for a message with neither
-    hello nor action.
+    raise WireError, as :func:`decode_bot` does for a message with nothing set.
 
     >>> decode_bot_bytes(encode_bot(Hello("me")).SerializeToString()).bot_name
     'me'

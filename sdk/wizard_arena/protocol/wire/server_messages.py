@@ -13,6 +13,7 @@ from wizard_arena._generated.v1 import arena_pb2 as pb
 from wizard_arena.protocol.codes import EventStream
 from wizard_arena.protocol.messages import (
     ActionRejected,
+    ClockProbe,
     DecisionRequest,
     FaultSummary,
     GameEnd,
@@ -107,6 +108,9 @@ def encode_server(msg: ServerMsg) -> pb.ServerMessage:
         w.minor_version = msg.minor_version
         # named explicitly (ALL too): a Welcome that says it comes from v1.1
         w.event_stream = _STREAM_IN_WELCOME[msg.event_stream]
+        w.clock_probes = msg.clock_probes
+    elif isinstance(msg, ClockProbe):
+        out.clock_probe.id = msg.id
     else:  # pragma: no cover - exhaustive over ServerMsg
         raise TypeError(f"not a server message: {msg!r}")
     return out
@@ -126,6 +130,7 @@ def _decision_request_to_pb(msg: DecisionRequest, d: pb.DecisionRequest) -> None
             d.legal_suits.append(SUIT_TO_PB[act.suit])
     d.time_left_ms = ms(view.time_left)
     d.time_bank_ms = ms(msg.time_bank)
+    d.network_credit_ms = ms(msg.network_credit)
     view_to_pb(view, d.view)
 
 
@@ -231,7 +236,10 @@ def decode_server(msg: pb.ServerMessage) -> ServerMsg:
             w.resumed,
             w.minor_version,
             stream,
+            w.clock_probes,
         )
+    if which == "clock_probe":
+        return ClockProbe(msg.clock_probe.id)
     raise WireError("empty server message")
 
 
@@ -254,7 +262,9 @@ def _decision_request_from_pb(d: pb.DecisionRequest) -> DecisionRequest:
     view = view_from_pb(d.view, legal, d.time_left_ms / 1000)
     if view.phase is not phase:
         raise WireError(f"decision kind {d.kind} does not match the view's phase")
-    return DecisionRequest(d.request_id, d.game_id, view, d.time_bank_ms / 1000)
+    return DecisionRequest(
+        d.request_id, d.game_id, view, d.time_bank_ms / 1000, d.network_credit_ms / 1000
+    )
 
 
 _EVENTS = frozenset({"card_played", "bid_made", "trick_won", "trump_chosen", "round_scored"})
@@ -309,6 +319,7 @@ def encode_server_info(info: ServerInfo) -> pb.ServerInfo:
         token_required=info.token_required,
         rule_options=list(info.rule_options),
         minor_version=info.minor_version,
+        lag_credit_cap_ms=ms(info.lag_credit_cap),
     )
     rules_to_pb(info.rules, out.rules)
     return out
@@ -323,4 +334,5 @@ def decode_server_info(msg: pb.ServerInfo) -> ServerInfo:
         msg.token_required,
         tuple(msg.rule_options),
         msg.minor_version,
+        msg.lag_credit_cap_ms / 1000,
     )
