@@ -184,6 +184,7 @@ def test_the_rooms_are_all_seen() -> None:
         "wizard_referee.cluster.coordinator",
         "wizard_referee.sandbox.cgroups",
         "wizard_referee.web.app",
+        "wizard_referee.ladder.runner",
         "wizard_bots.misbehaving.client",
     ):
         assert room in names
@@ -421,6 +422,41 @@ def test_only_the_cluster_room_brings_ray_and_nothing_imports_it() -> None:
             )
         ),
         "the cluster room imports the client or the check room",
+    )
+
+
+def test_ladder_room_imports_what_its_docstring_says() -> None:
+    """The ladder plays over the tournament's host and rates with the
+    ratings room and openskill: never the client, the check, compare or
+    cluster rooms, grpc or the example bots; openskill nowhere else."""
+    _refuse(
+        _in("wizard_referee.ladder"),
+        lambda m, i: (
+            not _within(
+                i.module,
+                "wizard_arena.client",
+                "wizard_arena.testing",
+                "wizard_referee.check",
+                "wizard_referee.compare",
+                "wizard_referee.cluster",
+                "wizard_bots",
+                "grpc",
+            )
+        ),
+        "the ladder room imports the client, the check, compare or cluster rooms, or grpc",
+    )
+    _refuse(
+        MODULES,
+        lambda m, i: not _within(i.module, "openskill") or _within(m.name, "wizard_referee.ladder"),
+        "openskill imported outside the ladder room",
+    )
+    sql_rooms = {
+        m.name
+        for m in MODULES
+        if _within(m.name, "wizard_referee.ladder") and "sqlite3" in {i.module for i in m.imports}
+    }
+    assert sql_rooms == {"wizard_referee.ladder.db"}, (
+        "the ladder's store reaches SQLite only through its adapter"
     )
 
 
