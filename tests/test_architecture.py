@@ -462,7 +462,11 @@ def test_ladder_room_imports_what_its_docstring_says() -> None:
 
 #: The verbs that start the web pages beside a referee (``--web``), each only
 #: inside the function that starts them (the [web] extra is needed then only).
-WEB_STARTERS = {"wizard_referee.referee.cmd_serve", "wizard_referee.tournament.cmd_tournament"}
+WEB_STARTERS = {
+    "wizard_referee.referee.cmd_serve",
+    "wizard_referee.tournament.cmd_tournament",
+    "wizard_referee.ladder.cmd_ladder",
+}
 
 
 def test_web_room_imports_the_server_rooms_and_no_client() -> None:
@@ -487,7 +491,7 @@ def test_only_the_serving_verbs_import_the_web_room_and_only_when_asked() -> Non
     _refuse(
         [m for m in MODULES if not _within(m.name, "wizard_referee.web")],
         lambda m, i: not _within(i.module, "wizard_referee.web") or m.name in WEB_STARTERS,
-        "the web room imported outside it (only `serve` and `tournament` start it)",
+        "the web room imported outside it (only `serve`, `tournament` and `ladder` start it)",
     )
     for m in MODULES:
         if m.name in WEB_STARTERS:

@@ -32,6 +32,7 @@ from wizard_referee.ladder.store import LadderStore, new_token
 from wizard_referee.referee.logs import get_logger
 from wizard_referee.tournament.seating import deal_seatings
 
+from .cli_here import cli_here
 from .conftest import ROOT
 
 BOT = [sys.executable, "-m", "wizard_arena.cli", "bot", "wizard_bots.random_bot:RandomBot"]
@@ -90,17 +91,44 @@ def finished(path: Path) -> int:
         return store.set_counts().get("finished", 0)
 
 
-def test_sets_are_played_whole_and_rated_reproducibly(tmp_path: Path) -> None:
+def test_sets_are_played_whole_and_rated_reproducibly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     path, tokens = _season(tmp_path, ["a", "b", "c", "d"])
 
     async def main() -> None:
-        async with running(path) as ladder, trio.open_nursery() as bots:
+        async with (
+            running(path, bootstrap=20, standings_every=0.2) as ladder,
+            trio.open_nursery() as bots,
+        ):
             for name, token in tokens.items():
                 bot(bots, ladder.address, name, token)
             await until(lambda: finished(path) >= 5)
+            # the official ratings, from their own process: the point fit, then intervals
+            await until(lambda: ladder.intervals is not None, 60)
+            assert ladder.point is not None and ladder.point["finished_sets"] >= 1
+            table = ladder.standings()
+            assert {r["entry"] for r in table} == {"a@v1", "b@v1", "c@v1", "d@v1"}
+            assert all(r["rating"] is not None and r["mu"] is not None for r in table)
+            assert sum(r["online"] for r in table) == 4
             bots.cancel_scope.cancel()
 
     trio.run(main)
+    shown = cli_here(
+        ["ladder", "standings", "-d", str(path), "--bootstrap", "20"], capsys, monkeypatch
+    )
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert lines[0].startswith("test: 3 players") and "official (95% interval)" in lines[1]
+    assert [line.split()[1] for line in lines[2:6]] and len(
+        [ln for ln in lines if "@v1" in ln]
+    ) == 4
+    assert "note: official ratings: Bradley-Terry of" in shown.stdout
+    data = json.loads(
+        cli_here(["ladder", "standings", "-d", str(path), "--json", "--bootstrap", "0"], capsys,
+                 monkeypatch).stdout
+    )  # fmt: skip
+    assert sum(r["sets"] for r in data["entries"]) == 3 * data["official"]["finished_sets"]
     with LadderStore.open(path) as store:
         versions = {v.id: v.label for v in store.versions()}
         sets = list(store.finished_sets())

@@ -134,7 +134,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_arguments(u: argparse.ArgumentParser) -> None:
-    from wizard_arena.cli.web_options import port_number
+    from wizard_arena.cli.web_options import add_web_arguments, port_number
 
     u.add_argument("--host", default="127.0.0.1", help="the referee's address (default 127.0.0.1)")
     u.add_argument(
@@ -192,6 +192,7 @@ def _run_arguments(u: argparse.ArgumentParser) -> None:
         help="the ladder's log, JSON lines (default DATABASE.logs/ladder.log; '-': standard error)",
     )
     u.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"])
+    add_web_arguments(u)
 
 
 def _hosted_arguments(p: argparse.ArgumentParser, kept: str) -> None:
@@ -233,6 +234,15 @@ def _run(args: argparse.Namespace) -> int:
         )
         if busy:
             raise CommandError(busy)
+    from wizard_arena.cli.web_options import WebOptions
+
+    web = WebOptions.from_args(args)
+    if web.wanted:
+        from wizard_referee.referee.cmd_serve import web_problem
+
+        problem = web_problem(web, args.port)
+        if problem is not None:
+            raise CommandError(problem)
     from wizard_referee.referee.grpc_setup import prepare_referee_transport
 
     prepare_referee_transport()  # before the referee loads grpc
@@ -282,7 +292,7 @@ async def _serve(args: argparse.Namespace, season: Season, options: Any, log: An
             async with trio.open_nursery() as nursery:
                 ladder: Ladder = await nursery.start(
                     partial(run_ladder, args.database, options, log=log, notice=notice,
-                            progress=progress)
+                            progress=progress, on_arena=_web_starter(args))
                 )  # fmt: skip
                 freeze_startup_objects()  # the modules loaded so far live until exit
                 if progress is not None:
@@ -303,6 +313,24 @@ async def _serve(args: argparse.Namespace, season: Season, options: Any, log: An
     if progress is not None:
         print(f"stopped: the store keeps everything ({args.database})", file=sys.stderr)
     return 0
+
+
+def _web_starter(args: argparse.Namespace) -> Any:
+    """What starts the pages beside the referee (``--web``), or None."""
+    from wizard_arena.cli.web_options import WebOptions
+
+    web = WebOptions.from_args(args)
+    if not web.wanted:
+        return None
+
+    async def on_arena(arena: Any, nursery: Any) -> None:
+        from wizard_referee.referee.cmd_serve import web_line
+        from wizard_referee.web.serve import start_web
+
+        for url in await start_web(nursery, web, arena, ladder=args.database):
+            print(web_line(url), file=sys.stderr, flush=True)
+
+    return on_arena
 
 
 def _leaves(group: BaseException) -> list[BaseException]:

@@ -30,7 +30,6 @@ processes, confined under ``sandbox = "bwrap"``), and these tasks:
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import secrets
@@ -48,7 +47,7 @@ import trio
 
 from wizard_referee.ladder.live import LiveModel, ordinal, replay
 from wizard_referee.ladder.matchmaking import Candidate, Matchmaker, Policy
-from wizard_referee.ladder.standings import rows
+from wizard_referee.ladder.standings import read_official, rows
 from wizard_referee.ladder.store import HOSTED, LadderStore, Version
 from wizard_referee.referee.arena import Session
 from wizard_referee.referee.seat import CloseCode
@@ -473,7 +472,6 @@ class Ladder:
         ``standings_every`` seconds at most."""
         if self.options.bootstrap < 0:
             return
-        out = Path(f"{self.store.path}.standings.json")
         log = Path(f"{self.store.path}.logs") / "standings.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         done = -1
@@ -487,8 +485,8 @@ class Ladder:
             done = finished
             started = trio.current_time()
             argv = [
-                sys.executable, "-m", "wizard_referee.ladder.standings",
-                str(self.store.path), str(out), "--bootstrap", str(self.options.bootstrap),
+                sys.executable, "-m", "wizard_referee.ladder.standings", str(self.store.path),
+                "--bootstrap", str(self.options.bootstrap),
             ]  # fmt: skip
             try:
                 proc = await launcher.spawn(argv, dict(os.environ), log, os.getcwd())
@@ -498,21 +496,11 @@ class Ladder:
             while proc.poll() is None:
                 with trio.move_on_after(1.0):
                     await proc.wait()
-                self._read_standings(out)
-            self._read_standings(out)
+                self.point, self.intervals = read_official(self.store.path)
+            self.point, self.intervals = read_official(self.store.path)
             await trio.sleep(
                 max(0.0, self.options.standings_every - (trio.current_time() - started))
             )
-
-    def _read_standings(self, path: Path) -> None:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return
-        if data.get("phase") == "intervals":
-            self.intervals = data
-        if self.point is None or data["computed_at"] >= self.point["computed_at"]:
-            self.point = data
 
     def standings(self) -> list[dict[str, Any]]:
         """The standings now (:func:`.standings.rows`)."""

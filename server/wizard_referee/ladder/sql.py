@@ -291,14 +291,25 @@ GAME = (
     "SELECT g.id, g.set_id, g.seating, g.seats, g.status, g.started_at, g.finished_at,"
     " g.faulted, g.record, s.status FROM games g JOIN sets s ON s.id = g.set_id WHERE g.id = :id"
 )
-RECENT_GAMES_OF = (
-    "SELECT g.id, g.set_id, g.seating, g.seats, g.status, g.finished_at, s.status,"
-    " r.total, r.rank FROM seat_results r JOIN games g ON g.id = r.game_id"
-    " JOIN sets s ON s.id = g.set_id JOIN versions v ON v.id = r.version_id"
-    " WHERE v.entrant_id = :entrant ORDER BY g.finished_at DESC LIMIT :limit"
-)
-SET_OF_GAME = "SELECT s.id, s.status FROM games g JOIN sets s ON s.id = g.set_id WHERE g.id = :id"
-UNFINISHED_GAMES_OF_SET_OF = (
-    "SELECT s.id, s.status, s.seats FROM games g JOIN sets s ON s.id = g.set_id WHERE g.id = :id"
-)
 SETS_BY_VERSION = "SELECT version_id, COUNT(*) FROM set_results GROUP BY version_id"
+GAMES_LIST = (
+    "SELECT g.id, g.set_id, g.seating, g.seats, g.status, g.started_at, g.finished_at,"
+    " g.faulted, s.status FROM games g JOIN sets s ON s.id = g.set_id"
+    " ORDER BY g.finished_at DESC LIMIT :limit"
+)
+"""The latest stored games, newest first."""
+GAMES_LIST_OF = (
+    "SELECT g.id, g.set_id, g.seating, g.seats, g.status, g.started_at, g.finished_at,"
+    " g.faulted, s.status FROM games g JOIN sets s ON s.id = g.set_id"
+    " WHERE g.id IN (SELECT r.game_id FROM seat_results r JOIN versions v"
+    " ON v.id = r.version_id WHERE v.entrant_id = :entrant)"
+    " ORDER BY g.finished_at DESC LIMIT :limit"
+)
+"""The latest stored games of an entrant (any version), newest first."""
+SEAT_TOTALS = "SELECT seat, total, rank FROM seat_results WHERE game_id = :id ORDER BY seat"
+HISTORY_OF = (
+    "SELECT r.finish_seq, r.version_id, r.mu, r.sigma FROM set_results r"
+    " JOIN versions v ON v.id = r.version_id WHERE v.entrant_id = :entrant"
+    " ORDER BY r.finish_seq"
+)
+"""An entrant's live rating after each of its finished sets."""

@@ -29,7 +29,16 @@ from wizard_referee.ladder.live import ordinal
 from wizard_referee.ladder.store import LadderStore, StoreError, Version
 from wizard_referee.tournament.leaderboard import rate_results
 
-__all__ = ["main", "official", "rows", "standings_text", "write_json"]
+__all__ = [
+    "main",
+    "official",
+    "official_files",
+    "official_notes",
+    "read_official",
+    "rows",
+    "standings_text",
+    "write_json",
+]
 
 
 def official(store: LadderStore, bootstrap: int, seed: int = 0) -> dict[str, Any]:
@@ -195,19 +204,39 @@ def write_json(path: Path, data: dict[str, Any]) -> None:
     tmp.replace(path)
 
 
+def official_files(store: Path) -> tuple[Path, Path]:
+    """Where a running ladder's official ratings are: the latest fit
+    (``STORE.official.json``), and the latest with intervals
+    (``STORE.intervals.json``)."""
+    return Path(f"{store}.official.json"), Path(f"{store}.intervals.json")
+
+
+def read_official(store: Path) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The latest official fit and the latest with intervals (None: none yet)."""
+    out: list[dict[str, Any] | None] = []
+    for path in official_files(store):
+        try:
+            out.append(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            out.append(None)
+    return out[0], out[1]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The running ladder's process of the official ratings: the point fit
-    to ``OUT`` at once, then the same with the intervals."""
+    at once, then the same with the intervals (:func:`official_files`)."""
     parser = argparse.ArgumentParser(prog="python -m wizard_referee.ladder.standings")
     parser.add_argument("database", type=Path)
-    parser.add_argument("out", type=Path)
     parser.add_argument("--bootstrap", type=int, default=1000)
     args = parser.parse_args(argv)
+    latest, with_intervals = official_files(args.database)
     try:
         with LadderStore.open(args.database, read_only=True) as store:
-            write_json(args.out, {**official(store, 0), "phase": "point"})
+            write_json(latest, official(store, 0))
             if args.bootstrap > 0:
-                write_json(args.out, {**official(store, args.bootstrap), "phase": "intervals"})
+                full = official(store, args.bootstrap)
+                write_json(with_intervals, full)
+                write_json(latest, full)
     except StoreError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

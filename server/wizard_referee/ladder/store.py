@@ -641,12 +641,17 @@ class LadderStore:
             return None
         return GameRecord.from_json(rows[0][8]), str(rows[0][9])
 
-    def recent_games(self, entrant_id: int, limit: int) -> list[dict[str, Any]]:
-        """The entrant's latest stored games (every version), newest first."""
+    def latest_games(self, limit: int, entrant_id: int | None = None) -> list[dict[str, Any]]:
+        """The latest stored games (of one entrant's versions), newest first:
+        id, set, seating, seats (version ids), status, times, faulted, the
+        set's status, and totals and ranks by seat (None: not finished)."""
+        if entrant_id is None:
+            rows = self.db.rows(sql.GAMES_LIST, {"limit": limit})
+        else:
+            rows = self.db.rows(sql.GAMES_LIST_OF, {"limit": limit, "entrant": entrant_id})
         out = []
-        for gid, set_id, seating, seats, status, finished, set_status, total, rank in self.db.rows(
-            sql.RECENT_GAMES_OF, {"entrant": entrant_id, "limit": limit}
-        ):
+        for gid, set_id, seating, seats, status, started, ended, faulted, set_status in rows:
+            seated = self.db.rows(sql.SEAT_TOTALS, {"id": gid})
             out.append(
                 {
                     "id": gid,
@@ -654,13 +659,23 @@ class LadderStore:
                     "seating": int(seating),
                     "seats": json.loads(seats),
                     "status": status,
-                    "finished_at": finished,
+                    "started_at": started,
+                    "finished_at": ended,
+                    "faulted": bool(faulted),
                     "set_status": set_status,
-                    "total": total,
-                    "rank": rank,
+                    "totals": [int(t) for _, t, _ in seated] or None,
+                    "ranks": [int(r) for _, _, r in seated] or None,
                 }
             )
         return out
+
+    def history(self, entrant_id: int) -> list[tuple[int, int, Rating]]:
+        """An entrant's live rating after each of its finished sets: the
+        set's place in the season's order, the version, (mu, sigma)."""
+        return [
+            (int(seq), int(v), (float(mu), float(sigma)))
+            for seq, v, mu, sigma in self.db.rows(sql.HISTORY_OF, {"entrant": entrant_id})
+        ]
 
 
 def deal_seed(secret: str, set_id: int) -> str:

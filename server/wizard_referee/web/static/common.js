@@ -84,7 +84,8 @@ export async function nav(current) {
   try { info = await api("/api/info"); } catch (e) { info = null; }
   entrantPages = !info || info.mode !== "server";
   const links = [el("a", { href: "/" }, "Wizard Arena")];
-  if (info && info.mode !== "server") links.push(el("a", { href: "/" }, "Leaderboard"));
+  if (info && info.mode === "ladder") links.push(el("a", { href: "/" }, "Standings"));
+  else if (info && info.mode !== "server") links.push(el("a", { href: "/" }, "Leaderboard"));
   links.push(el("a", { href: "/games" }, "Games"));
   if (info && info.live_tables) links.push(el("a", { href: "/tables" }, "Tables in progress"));
   if (info && info.metrics) links.push(el("a", { href: "/metrics" }, "Metrics"));
