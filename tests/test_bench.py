@@ -213,3 +213,14 @@ def test_bench_sandbox_measures_starts() -> None:
     assert out.returncode == 0, out.stderr
     starts = json.loads(out.stdout.splitlines()[0])
     assert starts["part"] == "starts" and starts["true"]["confined_ms"] > 0
+
+
+def test_bench_ladder_writes_a_season_as_the_ladder_does_and_fits_it() -> None:
+    """The standings bench, small: its store is one the ladder reads (the
+    official fit of every game of every set, one group)."""
+    import argparse
+
+    bench = load_bench("bench_ladder")
+    out = bench.standings(argparse.Namespace(entries=12, games=480, bootstrap=10))
+    assert out["games"] == 480 and out["sets"] == 40
+    assert out["groups_bootstrap_0"] == 1 and out["official_s_bootstrap_10"] > 0

@@ -187,6 +187,13 @@ def _run_arguments(u: argparse.ArgumentParser) -> None:
     )
     u.add_argument("--quiet", action="store_true", help="no progress line")
     u.add_argument(
+        "--report",
+        type=Path,
+        metavar="FILE",
+        help="write the run's figures (sets, games, waits, costs per set and game) as JSON "
+        "to FILE when it stops",
+    )
+    u.add_argument(
         "--log-file",
         metavar="PATH",
         help="the ladder's log, JSON lines (default DATABASE.logs/ladder.log; '-': standard error)",
@@ -262,6 +269,7 @@ def _run(args: argparse.Namespace) -> int:
         seed=args.seed,
         standings_every=args.standings_every,
         bootstrap=args.bootstrap,
+        report=args.report,
     )
     logs = Path(f"{args.database}.logs")
     stream = sys.stderr if args.log_file == "-" else log_file(args.log_file or logs / "ladder.log")
@@ -311,7 +319,8 @@ async def _serve(args: argparse.Namespace, season: Season, options: Any, log: An
             raise own[0] from None
         raise runner_error(group, args.host, args.port) from None
     if progress is not None:
-        print(f"stopped: the store keeps everything ({args.database})", file=sys.stderr)
+        print(f"stopped after {ladder.stats.summary()}", file=sys.stderr)
+        print(f"the store keeps everything: {args.database}", file=sys.stderr)
     return 0
 
 

@@ -47,7 +47,7 @@ import trio
 
 from wizard_referee.ladder.live import LiveModel, ordinal, replay
 from wizard_referee.ladder.matchmaking import Candidate, Matchmaker, Policy
-from wizard_referee.ladder.standings import read_official, rows
+from wizard_referee.ladder.standings import read_official, rows, write_json
 from wizard_referee.ladder.store import HOSTED, LadderStore, Version
 from wizard_referee.referee.arena import Session
 from wizard_referee.referee.seat import CloseCode
@@ -89,6 +89,8 @@ class RunOptions:
     standings_every: float = 30.0
     bootstrap: int = 1000
     """Bootstrap redraws of the official intervals (0: none)."""
+    report: Path | None = None
+    """Where to write the run's figures (:class:`Stats`, JSON) when it stops."""
 
 
 @dataclass
@@ -117,6 +119,23 @@ class Stats:
         out = {k: v for k, v in vars(self).items() if k != "started"}
         out["elapsed"] = time.monotonic() - self.started
         return out
+
+    def summary(self) -> str:
+        """The run in a line a user reads (``ladder run`` prints it when it stops)."""
+        minutes = max(time.monotonic() - self.started, 1e-9) / 60
+        waited = self.wait_seconds / ((self.wait_seconds + self.seated_seconds) or 1)
+        per_set = max(self.sets_started, 1)
+        per_game = max(self.games, 1)
+        return (
+            f"{minutes * 60:.0f} s: {self.sets_finished} sets finished "
+            f"({self.sets_finished / minutes:.1f}/min), {self.games} games "
+            f"({self.games / minutes:.1f}/min), {self.sets_void} void; entries online waited "
+            f"{waited:.0%} of the time for a table; per set: matchmaking "
+            f"{1000 * self.matchmaking_seconds / per_set:.2f} ms, finishing (rating update "
+            f"and its transaction) {1000 * self.finish_seconds / max(self.sets_finished, 1):.2f}"
+            f" ms; per game: stored in {1000 * self.save_seconds / per_game:.2f} ms, "
+            f"{self.save_bytes / per_game / 1024:.1f} KiB of record"
+        )
 
 
 class LadderTokens:
@@ -584,6 +603,7 @@ class Ladder:
                 raise TournamentError("; ".join(problems))
         self.store.start_runner(self.runner, socket.gethostname(), os.getpid(), self.options.lease)
         self._load()
+        self.point, self.intervals = read_official(self.store.path)  # a run's before this one
         book = LadderTokens(self.store, {})
         logs = Path(f"{self.store.path}.logs")
         try:
@@ -613,6 +633,8 @@ class Ladder:
             with trio.CancelScope(shield=True):
                 self.store.stop_runner(self.runner)
                 self.log.info("ladder_stats", **self.stats.as_dict())
+                if self.options.report is not None:
+                    write_json(self.options.report, self.stats.as_dict())
 
 
 async def run_ladder(
