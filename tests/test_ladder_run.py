@@ -34,6 +34,7 @@ from wizard_referee.tournament.seating import deal_seatings
 
 from .cli_here import cli_here
 from .conftest import ROOT
+from .test_sandbox import needs_sandbox
 
 BOT = [sys.executable, "-m", "wizard_arena.cli", "bot", "wizard_bots.random_bot:RandomBot"]
 ARGS = ["--server", "{server}", "--token", "{token}", "--name", "{name}", "--quiet"]
@@ -273,6 +274,24 @@ def test_hosted_entrants_start_play_and_are_replaced(tmp_path: Path) -> None:
         played = store.set_counts_by_version()
         by_label = {v.label: v.id for v in store.versions()}
     assert played.get(by_label["h@v1"], 0) >= 1 and played.get(by_label["h@v2"], 0) >= 1
+
+
+@needs_sandbox
+def test_hosted_entrants_run_confined_when_the_season_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "season.sqlite"
+    season = Season("confined", players=3, rules=Rules(players=3, hand_sizes=(1,)), sandbox="bwrap")
+    with LadderStore.create(path, season) as store:
+        for name in ("x", "y", "z"):
+            store.add_entrant(name, command=[*BOT, *ARGS], limits={"memory_limit": 256 * 2**20})
+
+    async def main() -> None:
+        async with running(path) as ladder:
+            await until(lambda: finished(path) >= 1, 60)
+            insts = [i for group in ladder.instances.values() for i in group]
+            assert {i.confinement.uid for i in insts} == {60001, 60002, 60003}
+            assert all(i.confinement.limits.memory == 256 * 2**20 for i in insts)
+
+    trio.run(main)
 
 
 def _free_port() -> int:

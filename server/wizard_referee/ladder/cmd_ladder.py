@@ -552,6 +552,6 @@ def _list(args: argparse.Namespace) -> int:
         total = sum(sets.get(v.id, 0) for v in e.versions)
         line = f"{e.name:<24} {e.kind:<8} {last.number:>7} {total:>6}  {status:<10} {since}"
         if last.command:
-            line += f"  {shlex.join(last.command)}"
+            line += f"  {' '.join(last.command)}"
         print(line)
     return 0

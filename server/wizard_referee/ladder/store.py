@@ -609,21 +609,23 @@ class LadderStore:
 
     def rated_games(self, labels: dict[int, str]) -> list[GameResult]:
         """The games of every finished set, each a result of the entries'
-        labels and totals in its duplicate set: the official ratings' input."""
+        labels and totals in its duplicate set: the official ratings' input
+        (checked when they were stored: read back unchecked)."""
         games: list[GameResult] = []
         current: str | None = None
         players: list[str] = []
         totals: list[int] = []
         unit = 0
+        make = GameResult.unchecked
         for set_id, game_id, version, total in self.db.rows(sql.RATED_SEATS):
             if game_id != current:
                 if current is not None:
-                    games.append(GameResult(tuple(players), tuple(totals), unit))
-                current, players, totals, unit = game_id, [], [], int(set_id)
-            players.append(labels[int(version)])
-            totals.append(int(total))
+                    games.append(make(tuple(players), tuple(totals), unit))
+                current, players, totals, unit = game_id, [], [], set_id
+            players.append(labels[version])
+            totals.append(total)
         if current is not None:
-            games.append(GameResult(tuple(players), tuple(totals), unit))
+            games.append(make(tuple(players), tuple(totals), unit))
         return games
 
     def set_counts_by_version(self) -> dict[int, int]:
