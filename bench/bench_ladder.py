@@ -239,16 +239,14 @@ def standings(args: argparse.Namespace) -> dict[str, Any]:
             store.add_entrant(name, token=new_token())
         ids = {v.label.removesuffix("@v1"): v.id for v in store.versions()}
         model = LiveModel()
-        ratings: dict[int, tuple[float, float]] = {}
-        with store.db.transaction():
-            for s in range(len(games) // 12):
-                unit = games[12 * s : 12 * s + 12]
-                members = [ids[p] for p in unit[0].players]
+        for s in range(len(games) // 12):
+            unit = games[12 * s : 12 * s + 12]
+            members = [ids[p] for p in unit[0].players]
+            with store.db.transaction():
                 (set_id,) = store.db.rows(
                     sql.ADD_SET,
                     {"seats": json.dumps(members), "now": 0.0, "runner": "bench", "expires": 0.0},
                 )[0]
-                scores = dict.fromkeys(members, 0)
                 for r, g in enumerate(unit):
                     gid = f"s{set_id}-r{r}"
                     seats = [ids[p] for p in g.players]
@@ -281,26 +279,7 @@ def standings(args: argparse.Namespace) -> dict[str, Any]:
                             for i, (v, x) in enumerate(zip(seats, g.scores, strict=True))
                         ],
                     )
-                    for v, x in zip(seats, g.scores, strict=True):
-                        scores[v] += int(x)
-                (seq,) = store.db.rows(sql.NEXT_FINISH)[0]
-                after = model.rate([ratings.get(m) for m in members], [scores[m] for m in members])
-                ratings.update(zip(members, after, strict=True))
-                store.db.run(sql.FINISH_SET, {"id": set_id, "now": 0.0, "seq": seq})
-                store.db.run_many(
-                    sql.ADD_SET_RESULT,
-                    [
-                        {
-                            "set": set_id,
-                            "version": v,
-                            "seq": seq,
-                            "score": scores[v],
-                            "mu": m,
-                            "sigma": sd,
-                        }
-                        for v, (m, sd) in zip(members, after, strict=True)
-                    ],
-                )
+            store.finish_set(set_id, members, model.rate)
     written = time.perf_counter() - t
     out: dict[str, Any] = {
         "entries": args.entries,

@@ -301,7 +301,7 @@ def _free_port() -> int:
 
 
 @pytest.mark.e2e
-@pytest.mark.slow(seconds=20)
+@pytest.mark.slow(seconds=8)
 def test_sigkill_and_restart_lose_nothing_and_count_nothing_twice(tmp_path: Path) -> None:
     path, tokens = _season(tmp_path, ["a", "b", "c"])
     port = _free_port()

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from wizard_referee.ladder.matchmaking import Candidate, Matchmaker, Policy
 from wizard_referee.ladder.simulate import Field, coverage, season
 
@@ -32,6 +34,7 @@ def test_the_anchor_is_the_entry_with_fewest_sets_and_tables_do_not_repeat() -> 
     assert again is not None and set(again) != set(first)  # not the same table again
 
 
+@pytest.mark.slow(seconds=5)
 def test_the_official_intervals_keep_their_coverage_under_adaptive_matchmaking() -> None:
     """80 seasons of 8 entries at tables of 4, 12 sets each, one interval a
     season per series. A calibrated interval (95%) fails a series (69 or

@@ -17,7 +17,7 @@ from wizard_referee.compare.local_play import record_of
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.store import GameSpec, ResultsStore
 
-__all__ = ["ENTRANTS", "make_store", "play_record"]
+__all__ = ["ENTRANTS", "json_answers", "make_store", "play_record"]
 
 #: Entrant name -> bot class (three heuristic-ish, one random).
 ENTRANTS: dict[str, Any] = {
@@ -74,3 +74,29 @@ def make_store(
     for spec in specs[: len(specs) if play is None else play]:
         store.save_game(spec, play_record(spec, rules, classes))
     return store, specs
+
+
+def json_answers(
+    urls: list[str], now: list[Any], then: list[Any], game_id: str
+) -> list[tuple[str, Any, Any]]:
+    """Every route's answers after a game (``game_id``) whose deal is still
+    to be played was stored (``now``) and before (``then``), after the
+    checks they share: the game's replay withheld (403) now, every other
+    answer as it was (a route with nothing behind it 404 both times; a
+    page or plot byte for byte). Left to compare: each JSON answer, now and
+    then, with its URL."""
+    out = []
+    for url, a, b in zip(urls, now, then, strict=True):
+        if url.endswith(game_id):  # its replay: withheld now, not played then
+            assert a.status_code == 403 and "still to play" in a.text, url
+            assert "steps" not in a.text
+            continue
+        if b.status_code == 404:  # nothing behind the route here
+            assert a.status_code == 404, url
+            continue
+        assert a.status_code == b.status_code == 200, (url, a.text[:200])
+        if not a.headers["content-type"].startswith("application/json"):
+            assert a.content == b.content, url  # the pages and the plot
+            continue
+        out.append((url, a.json(), b.json()))
+    return out

@@ -180,6 +180,7 @@ class Ladder:
         self.matchmaker = Matchmaker(Policy(players=self.season.players), _rng(options.seed))
         self.stats = Stats()
         self.versions: dict[int, Version] = {}
+        self._labels: dict[str, Version] = {}
         self.registry = -1
         self.ratings: dict[int, tuple[float, float]] = {}
         self.sets: Counter[int] = Counter()
@@ -245,6 +246,7 @@ class Ladder:
         if count != self.registry:
             self.registry = count
             self.versions = {v.id: v for v in self.store.versions()}
+            self._labels = {v.label: v for v in self.versions.values()}
 
     def _reconcile(self) -> None:
         """Hosted versions started, stopped, started again after giving up;
@@ -277,10 +279,9 @@ class Ladder:
                     s.conn.close(CloseCode.UNAUTHENTICATED, "this entry is retired or replaced")
 
     def _by_label(self, label: str) -> Version | None:
-        for v in self.versions.values():
-            if v.label == label:
-                return v
-        return None
+        if len(self._labels) != len(self.versions):
+            self._labels = {v.label: v for v in self.versions.values()}
+        return self._labels.get(label)
 
     def _launch(self, v: Version) -> None:
         assert v.command is not None

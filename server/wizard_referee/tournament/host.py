@@ -22,6 +22,7 @@ import shutil
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -282,10 +283,10 @@ async def open_host(
                 inst.log_path = logs / log_name(inst.entrant.name, inst.index)
                 address = confined_address() if inst.confinement is not None else arena.address
                 inst.scope = trio.CancelScope()
-                nursery.start_soon(
-                    _supervised, inst, address, launcher, config.workdir, log, refused, notice,
-                    contain,
-                )  # fmt: skip
+                run = partial(
+                    supervise, inst, address, launcher, config.workdir, log, refused, notice
+                )
+                nursery.start_soon(_supervised, inst, run, contain)
 
             host = GameHost(
                 config, arena, pool, launched, logs, token_owner=token_owner,
@@ -304,21 +305,16 @@ async def open_host(
 
 async def _supervised(
     inst: Instance,
-    address: str,
-    launcher: Launcher,
-    workdir: str,
-    log: Any,
-    refused: Callable[[str], bool],
-    notice: Callable[[str], None] | None,
+    supervision: Callable[[], Awaitable[None]],
     contain: Callable[[EntrantStartError], None] | None,
 ) -> None:
-    """:func:`.entrants.supervise` within the instance's cancel scope
-    (:meth:`GameHost.stop`); an error it cannot start with goes to
-    ``contain`` if given (else it stops the host)."""
+    """``supervision`` (:func:`.entrants.supervise` of ``inst``) within the
+    instance's cancel scope (:meth:`GameHost.stop`); an error it cannot
+    start with goes to ``contain`` if given (else it stops the host)."""
     assert inst.scope is not None
     with inst.scope:
         try:
-            await supervise(inst, address, launcher, workdir, log, refused, notice)
+            await supervision()
         except EntrantStartError as e:
             if contain is None:
                 raise

@@ -1,20 +1,9 @@
 // A ladder's standings: each entry's official rating (Bradley-Terry, its 95%
 // interval as a bar) beside its live one (OpenSkill mu +- sigma), sets,
 // games and whether it is online now; the latest games of complete sets.
-import { api, el, entrantLink, fail, gameLink, nav } from "./common.js";
+import { api, el, entrantLink, fail, gameLink, intervalBar, nav } from "./common.js";
 
 const REFRESH_MS = 5000;
-
-function intervalBar(row, lo, hi) {
-  const bar = el("span", { class: "bar", title: row.low === null ? row.note || "no interval" :
-    `95% interval ${row.low.toFixed(0)} to ${row.high.toFixed(0)}` });
-  const at = (v) => `${(100 * (v - lo)) / (hi - lo || 1)}%`;
-  if (row.low !== null && row.high !== null) {
-    bar.append(el("span", { class: "range", style: `left:${at(row.low)};width:calc(${at(row.high)} - ${at(row.low)})` }));
-  }
-  if (row.rating !== null) bar.append(el("span", { class: "point", style: `left:${at(row.rating)}` }));
-  return bar;
-}
 
 export function standingsTable(data) {
   const values = data.rows.flatMap((r) => [r.low, r.high, r.rating]).filter((v) => v !== null);
