@@ -437,9 +437,9 @@ class Ladder:
             tags = {"ladder": self.season.name, "set": set_id, "seating": r}
             record = await run_game(self.host.arena, self.host.launched, spec, seats, tags)
             t0 = time.perf_counter()
-            self.store.save_game(set_id, r, [labels[name] for name in seating], record)
+            size = self.store.save_game(set_id, r, [labels[name] for name in seating], record)
             self.stats.save_seconds += time.perf_counter() - t0
-            self.stats.save_bytes += len(record.to_json())
+            self.stats.save_bytes += size
             self.stats.games += 1
             if record.status != "finished":
                 self._void(set_id, f"game {spec.id} was {record.status}: {record.error}")

@@ -526,11 +526,11 @@ class LadderStore:
         """The games of a set stored so far: seating -> status."""
         return {int(s): str(st) for s, st in self.db.rows(sql.GAMES_OF_SET, {"set": set_id})}
 
-    def save_game(
-        self, set_id: int, seating: int, seats: Sequence[int], record: GameRecord
-    ) -> None:
+    def save_game(self, set_id: int, seating: int, seats: Sequence[int], record: GameRecord) -> int:
         """A game of a set, with its seats' results when it finished, in one
-        transaction; a game stored already is refused (never counted twice)."""
+        transaction; a game stored already is refused (never counted twice).
+        The bytes of its record."""
+        text = record.to_json()
         params = {
             "id": record.game_id,
             "set": set_id,
@@ -540,7 +540,7 @@ class LadderStore:
             "started": record.started_at,
             "finished": record.finished_at,
             "faulted": int(bool(record.faulted_seats)),
-            "record": record.to_json(),
+            "record": text,
         }
         rows = []
         if record.status == "finished":
@@ -558,6 +558,7 @@ class LadderStore:
         with self.db.transaction():
             self.db.run(sql.ADD_GAME, params)
             self.db.run_many(sql.ADD_SEAT_RESULT, rows)
+        return len(text)
 
     def finish_set(
         self,
