@@ -304,26 +304,29 @@ def standings(args: argparse.Namespace) -> dict[str, Any]:
 def simulated(args: argparse.Namespace) -> dict[str, Any]:
     from wizard_referee.ladder.simulate import Field, coverage, season
 
-    out: dict[str, Any] = {"growth": [], "coverage": []}
-    for share in (0.25, 0.0):
-        f = Field(entries=32, players=4, online=0.75, late=8, joins=40, random_share=share)
-        run = season(f, 160, seed=7, checkpoints=[20, 40, 60, 80, 120])
-        out["growth"].append(
-            {
-                "random_share": share,
-                "checkpoints": [
-                    (c.round, c.sets, c.groups, c.fewest, c.fewest_late) for c in run.checkpoints
-                ],
-            }
+    def marks(run: Any) -> list[tuple[float, int, int, int, int, int]]:
+        return [
+            (c.time, c.sets, c.groups, c.fewest, c.fewest_late, c.tables) for c in run.checkpoints
+        ]
+
+    out: dict[str, Any] = {"growth": {}, "coverage": []}
+    churn = Field(entries=32, players=4, online=0.75, late=8, joins=40.0)
+    out["growth"]["32 entries, online 0.75, 8 late"] = marks(
+        season(churn, 160.0, seed=7, checkpoints=[20.0, 50.0, 80.0, 120.0])
+    )
+    for patience in (0.5, 0.0):
+        always = Field(entries=16, players=4, online=1.0, patience=patience)
+        out["growth"][f"16 entries always online, patience {patience}"] = marks(
+            season(always, 100.0, seed=7, checkpoints=[10.0, 50.0])
         )
     fields = [
-        (Field(entries=8, players=4, online=1.0), 12),
-        (Field(entries=16, players=4, online=0.75), 40),
-        (Field(entries=16, players=4, online=0.75, spread=900.0), 40),
-        (Field(entries=24, players=3, online=0.75), 40),
+        (Field(entries=8, players=4, online=1.0), 14.0),
+        (Field(entries=16, players=4, online=0.75), 40.0),
+        (Field(entries=16, players=4, online=0.75, spread=900.0), 40.0),
+        (Field(entries=24, players=3, online=0.75), 40.0),
     ]
-    for f, rounds in fields:
-        (cov,), split = coverage(f, rounds, args.seasons, bootstrap=args.bootstrap, seed=1000)
+    for f, duration in fields:
+        (cov,), split = coverage(f, duration, args.seasons, bootstrap=args.bootstrap, seed=1000)
         r, rse, rn = cov.rate("ratings")
         nb, nse, nn = cov.rate("neighbours")
         out["coverage"].append(
@@ -332,7 +335,7 @@ def simulated(args: argparse.Namespace) -> dict[str, Any]:
                 "players": f.players,
                 "online": f.online,
                 "spread": f.spread,
-                "rounds": rounds,
+                "duration": duration,
                 "seasons": args.seasons,
                 "split_seasons": split,
                 "ratings": f"{100 * r:.1f}% +- {100 * rse:.1f}% ({rn})",

@@ -87,6 +87,13 @@ def bot(nursery: trio.Nursery, address: str, name: str, token: str, **kw: Any) -
     nursery.start_soon(partial(serve_bot, RandomBot(), address, name, token, **kw))
 
 
+def sets_of(path: Path, entry: str) -> int:
+    """Finished sets of ``entry`` (``NAME@vN``)."""
+    with LadderStore.open(path, read_only=True) as store:
+        ids = {v.label: v.id for v in store.versions()}
+        return store.set_counts_by_version().get(ids.get(entry, -1), 0)
+
+
 def finished(path: Path) -> int:
     with LadderStore.open(path, read_only=True) as store:
         return store.set_counts().get("finished", 0)
@@ -261,12 +268,11 @@ def test_hosted_entrants_start_play_and_are_replaced(tmp_path: Path) -> None:
             bot(bots, ladder.address, "a", tokens["a"])
             bot(bots, ladder.address, "b", tokens["b"])
             await until(lambda: finished(path) >= 1, 60)
+            first = list(ladder.instances[3])  # h@v1's process
             with LadderStore.open(path) as store:
                 store.add_version("h")
-            await until(lambda: "h@v2" in ladder.host.pool and ladder.host.pool["h@v2"], 60)
-            with LadderStore.open(path, read_only=True) as store:
-                n = finished(path)
-                await until(lambda: finished(path) > n, 60)
+            await until(lambda: sets_of(path, "h@v2") >= 1, 60)
+            assert all(i.proc.poll() is not None for i in first)  # stopped
             bots.cancel_scope.cancel()
 
     trio.run(main)

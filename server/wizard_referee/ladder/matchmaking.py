@@ -13,17 +13,25 @@ The policy (docs/ladder.md, "Matchmaking"), for tables of k:
    more; ties drawn at random.
 3. **Never the same table again and again**: the last seat avoids
    completing a table that is among the last ``recent`` (3) tables of any
-   member, while another entry can take it.
+   member, while another entry can take it. When none can, the table is
+   not formed at once: the set just ended, its members are the only ones
+   free, and they would sit down together again and again while the other
+   tables play on (a ladder of 4k entries would split into k groups that
+   never meet). It is formed only once the anchor has waited ``patience``
+   seconds (the runner sets it to half a set's usual duration), or when no
+   other entry is at a table, so that none can come free.
 
-The random share keeps the comparison graph connected (strongly connected
-once the results go both ways): any two entries available at once meet
-with positive probability, whatever their ratings, and the anchor rule
-gives every entry that is available a table within a few rounds of
-matchmaking, so every active entry's sets grow without bound
-(:mod:`.simulate` measures both, and the intervals' coverage).
+The random share keeps the comparison graph connected whatever the field:
+any two entries available at once meet with positive probability, whatever
+their ratings; with the waiting rule, entries finishing their sets at
+different times meet; and the anchor rule gives every entry that is
+available a table within a few rounds of matchmaking, so every active
+entry's sets grow without bound (:mod:`.simulate` measures both, and the
+intervals' coverage).
 
-The matchmaker is pure: no clock, no I/O, its randomness from the
-:class:`random.Random` it is given. The runner and the simulations share it.
+The matchmaker is pure: no clock (the time is given), no I/O, its
+randomness from the :class:`random.Random` it is given. The runner and
+the simulations share it.
 
 >>> m = Matchmaker(Policy(players=3), random.Random(1))
 >>> field = [Candidate(k, mu=25.0 + k, sigma=8.0, sets=k % 2, since=0.0) for k in range(6)]
@@ -31,6 +39,11 @@ The matchmaker is pure: no clock, no I/O, its randomness from the
 >>> len(table), 0 in table  # entry 0 (no set yet, the first waiting) anchors it
 (3, True)
 >>> m.table(field[:2]) is None  # too few for a table
+True
+>>> again = [c for c in field if c.key in table]
+>>> m.table(again, now=0.5, busy=3) is None  # the same three, others at tables: wait
+True
+>>> sorted(m.table(again, now=m.patience, busy=3)) == sorted(table)  # waited long enough
 True
 """
 
@@ -67,6 +80,10 @@ class Policy:
     shared with a member of the table."""
     recent: int = 3
     """Tables per entry remembered: the last seat avoids repeating any of them."""
+    patience: float = 1.0
+    """Seconds an anchor waits before it sits down with a table it had
+    recently, when other entries are at tables (the runner changes it:
+    :attr:`Matchmaker.patience`)."""
 
 
 class Matchmaker:
@@ -75,6 +92,9 @@ class Matchmaker:
         self.rng = rng
         self.history: dict[int, deque[frozenset[int]]] = {}
         """Each entry's last ``recent`` tables."""
+        self.patience = policy.patience
+        """Seconds an anchor waits rather than repeat a recent table (the
+        runner keeps it at half a set's usual duration)."""
 
     def record(self, members: Iterable[int]) -> None:
         """A table formed (by :meth:`table`, or before a restart)."""
@@ -85,9 +105,14 @@ class Matchmaker:
     def _met(self, member: int, other: int) -> int:
         return sum(1 for t in self.history.get(member, ()) if other in t)
 
-    def table(self, available: Sequence[Candidate]) -> list[int] | None:
-        """The next table's members, in seat order (recorded), or None when
-        fewer than a table are available."""
+    def table(
+        self, available: Sequence[Candidate], now: float = 0.0, busy: int = 0
+    ) -> list[int] | None:
+        """The next table's members, in seat order (recorded), or None: fewer
+        than a table are available, or the only table would repeat a recent
+        one while ``busy`` entries (at tables) may come free and the anchor
+        has waited less than :attr:`patience` (its wait began at ``since``;
+        the time now is ``now``)."""
         k = self.policy.players
         if len(available) < k:
             return None
@@ -101,6 +126,8 @@ class Matchmaker:
                 keys = [c.key for c in chosen]
                 seen = {t for m in keys for t in self.history.get(m, ())}
                 fresh = [c for c in rest if frozenset([*keys, c.key]) not in seen]
+                if not fresh and busy and now - anchor.since < self.patience:
+                    return None  # wait for others to come free
                 options = fresh or rest
             if self.rng.random() < self.policy.random_share:
                 pick = self.rng.choice(options)

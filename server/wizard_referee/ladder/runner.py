@@ -66,6 +66,9 @@ __all__ = ["Ladder", "LadderTokens", "RunOptions", "Stats", "run_ladder"]
 REGISTRY_EVERY = 1.0
 #: Seconds a hosted version that gave up restarting waits before it is started again.
 RELAUNCH_AFTER = 60.0
+#: The least the matchmaker waits for other entries before it repeats a recent table
+#: (else half a set's usual duration: :mod:`.matchmaking`).
+MIN_PATIENCE = 1.0
 
 
 @dataclass(frozen=True)
@@ -195,6 +198,8 @@ class Ladder:
         """Hosted versions whose every instance gave up restarting, since when."""
         self.presence: dict[str, int] = {}
         """The sessions recorded as online: session id -> version."""
+        self.set_seconds = 0.0
+        """A set's usual duration: the mean of the last 20 or so (seconds)."""
         self.point: dict[str, Any] | None = None
         self.intervals: dict[str, Any] | None = None
         self._host: GameHost | None = None
@@ -388,7 +393,8 @@ class Ladder:
         limit = self.options.tables or math.inf
         while len(self.running) < limit:
             t0 = time.perf_counter()
-            members = self.matchmaker.table(self._available(held))
+            available = self._available(held)
+            members = self.matchmaker.table(available, trio.current_time(), len(self.in_set))
             self.stats.matchmaking_seconds += time.perf_counter() - t0
             self.stats.matchmaking_calls += 1
             if members is None:
@@ -417,6 +423,7 @@ class Ladder:
             self.host.arena.notify()
 
     async def _games(self, set_id: int, members: list[int], deal: str) -> None:
+        started = trio.current_time()
         labels = {self.versions[v].label: v for v in members}
         done = self.store.stored_games(set_id)
         seatings = deal_seatings(list(labels), self.season.seating)
@@ -444,6 +451,9 @@ class Ladder:
             if record.status != "finished":
                 self._void(set_id, f"game {spec.id} was {record.status}: {record.error}")
                 return
+        took = trio.current_time() - started
+        self.set_seconds += (took - self.set_seconds) / min(self.stats.sets_finished + 1, 20)
+        self.matchmaker.patience = max(MIN_PATIENCE, self.set_seconds / 2)
         t0 = time.perf_counter()
         _, _, after = self.store.finish_set(set_id, members, self.model.rate)
         self.stats.finish_seconds += time.perf_counter() - t0
