@@ -258,7 +258,7 @@ class Ladder:
         sessions of entries retired or replaced closed once out of a set."""
         host = self.host
         for vid, insts in list(self.instances.items()):
-            if vid not in self.active:
+            if vid not in self.active and vid not in self.in_set:  # (its set goes on first)
                 for inst in insts:
                     host.stop(inst)
                 del self.instances[vid]
