@@ -180,6 +180,25 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
+# -- confinement: root on Linux with bubblewrap (wizard_referee.sandbox) -------------------
+
+
+def _sandbox_problem() -> str | None:
+    import sys as _sys
+
+    from wizard_referee import sandbox
+
+    if _sys.platform != "linux" or os.geteuid() != 0:
+        return "confinement is tested as root on Linux"
+    problems = sandbox.problems()
+    return problems[0] if problems else None
+
+
+#: skipped with the reason where the machine cannot confine; a failure where
+#: WIZARD_ARENA_REQUIRE names the sandbox (.ci/run)
+NEEDS_SANDBOX = needs("sandbox", _sandbox_problem())
+
+
 # -- PostgreSQL: a throwaway cluster per worker, a database per test (tests/postgres.py) ------
 
 NEEDS_POSTGRES = needs("postgresql", postgres.problem())

@@ -360,6 +360,7 @@ ROOMS: list[Room] = [
         (
             "wizard_referee.referee",
             "wizard_referee.tournament",
+            "wizard_referee.ladder",
             "wizard_referee.ratings",
             "wizard_referee.storage",
             "wizard_referee.stats",
@@ -374,6 +375,39 @@ ROOMS: list[Room] = [
         ),
         "the `[web]` extra; only the `serve` and `tournament` verbs import this room, inside "
         "the function that starts it (`--web`)",
+    ),
+    Room(
+        ("wizard_referee.ladder",),
+        "the ladder, a competition that runs for a season (`wizard-arena ladder`, "
+        "docs/ladder.md): its store (`sql.py`: every statement, in a subset SQLite and "
+        "PostgreSQL both run; `db.py`: the one adapter between the store and a database, "
+        "SQLite's, with the lock that keeps a second ladder process out; `store.py`: the "
+        "season, the registry of entrants and versions, leases, sets, games, live ratings), a "
+        "season's settings (`season.py`), matchmaking (`matchmaking.py`, pure: the runner and "
+        "the simulations share it), the live ratings (`live.py`, OpenSkill's Plackett-Luce), "
+        "the official standings (`standings.py`, the tournament's Bradley-Terry with its "
+        "printed intervals), the running ladder over the tournament's host (`runner.py`), "
+        "seasons of simulated fields through the same matchmaker and ratings (`simulate.py`, "
+        "with the calibration harness); `cmd_ladder.py` is the `ladder` verb",
+        (
+            "wizard_referee.tournament",
+            "wizard_referee.referee",
+            "wizard_referee.ratings",
+            "wizard_referee.sandbox",
+            "wizard_referee.storage",
+            "wizard_referee.stats",
+            "wizard_referee.web",
+            "wizard_arena.rules",
+            "wizard_arena.protocol",
+            "wizard_arena.cli",
+            "wizard_arena.extras",
+            "openskill",
+            "numpy",
+            "trio",
+            "sqlite3",
+        ),
+        "`openskill` (the `[ladder]` extra) in no other room; `sqlite3` in `db.py` alone; "
+        "`web/` only in `cmd_ladder.py`, when it starts the pages (`--web`)",
     ),
     Room(
         ("wizard_referee.storage",),

@@ -199,6 +199,7 @@ def test_the_rooms_are_all_seen() -> None:
         "wizard_referee.sandbox.cgroups",
         "wizard_referee.storage.postgres",
         "wizard_referee.web.app",
+        "wizard_referee.ladder.runner",
         "wizard_bots.misbehaving.client",
     ):
         assert room in names
@@ -355,7 +356,15 @@ def test_only_the_storage_room_talks_to_a_database() -> None:
     outside = [m for m in MODULES if not within(m.name, "wizard_referee.storage")]
     _refuse(
         outside,
-        lambda m, i: not within(i.module, "psycopg", "sqlite3"),
+        lambda m, i: (
+            not within(i.module, "psycopg", "sqlite3")
+            # the ladder's store, SQLite only, through its own adapter until
+            # it moves onto this room (with PostgreSQL for several processes)
+            or (
+                i.module == "sqlite3"
+                and m.name in ("wizard_referee.ladder.db", "wizard_referee.web.ladder")
+            )
+        ),
         "a database driver imported outside the storage room",
     )
     _refuse(
@@ -383,16 +392,55 @@ def test_the_sandbox_room_starts_no_thread_or_event_loop() -> None:
     )
 
 
+def test_ladder_room_imports_what_its_docstring_says() -> None:
+    """The ladder plays over the tournament's host and rates with the
+    ratings room and openskill: never the client, the check, compare or
+    cluster rooms, grpc or the example bots; openskill nowhere else."""
+    _refuse(
+        _in("wizard_referee.ladder"),
+        lambda m, i: (
+            not within(
+                i.module,
+                "wizard_arena.client",
+                "wizard_arena.testing",
+                "wizard_referee.check",
+                "wizard_referee.compare",
+                "wizard_referee.cluster",
+                "wizard_bots",
+                "grpc",
+            )
+        ),
+        "the ladder room imports the client, the check, compare or cluster rooms, or grpc",
+    )
+    _refuse(
+        MODULES,
+        lambda m, i: not within(i.module, "openskill") or within(m.name, "wizard_referee.ladder"),
+        "openskill imported outside the ladder room",
+    )
+    sql_rooms = {
+        m.name
+        for m in MODULES
+        if within(m.name, "wizard_referee.ladder") and "sqlite3" in {i.module for i in m.imports}
+    }
+    assert sql_rooms == {"wizard_referee.ladder.db"}, (
+        "the ladder's store reaches SQLite only through its adapter"
+    )
+
+
 #: The verbs that start the web pages beside a referee (``--web``), each only
 #: inside the function that starts them (the [web] extra is needed then only).
-WEB_STARTERS = {"wizard_referee.referee.cmd_serve", "wizard_referee.tournament.cmd_tournament"}
+WEB_STARTERS = {
+    "wizard_referee.referee.cmd_serve",
+    "wizard_referee.tournament.cmd_tournament",
+    "wizard_referee.ladder.cmd_ladder",
+}
 
 
 def test_only_the_serving_verbs_import_the_web_room_and_only_when_asked() -> None:
     _refuse(
         [m for m in MODULES if not within(m.name, "wizard_referee.web")],
         lambda m, i: not within(i.module, "wizard_referee.web") or m.name in WEB_STARTERS,
-        "the web room imported outside it (only `serve` and `tournament` start it)",
+        "the web room imported outside it (only `serve`, `tournament` and `ladder` start it)",
     )
     for m in MODULES:
         if m.name in WEB_STARTERS:

@@ -230,3 +230,14 @@ def test_bench_store_measures_both_backends(postgres_url: str) -> None:
     for backend in ("sqlite", "postgresql"):
         runs = figures["runs"][backend]
         assert len(runs) == 2 and all(r["write_ms_median"] > 0 for r in runs)
+
+
+def test_bench_ladder_writes_a_season_as_the_ladder_does_and_fits_it() -> None:
+    """The standings bench, small: its store is one the ladder reads (the
+    official fit of every game of every set, one group)."""
+    import argparse
+
+    bench = load_bench("bench_ladder")
+    out = bench.standings(argparse.Namespace(entries=12, games=480, bootstrap=10))
+    assert out["games"] == 480 and out["sets"] == 40
+    assert out["groups_bootstrap_0"] == 1 and out["official_s_bootstrap_10"] > 0

@@ -29,7 +29,7 @@ from wizard_referee.tournament.config import TournamentConfig
 from wizard_referee.tournament.host import bot_game_id
 from wizard_referee.tournament.runner import plan_games, run_tournament
 
-from .conftest import needs
+from .conftest import NEEDS_SANDBOX
 from .tournaments import TOURNEY, det_entrants, env_with_tests, seat_results, write_toml
 
 BOT = [sys.executable, "-m", "wizard_arena.cli", "bot", "wizard_bots.random_bot:RandomBot"]
@@ -39,16 +39,7 @@ MEMORY = 128 * 2**20
 PROCESSES = 32
 
 
-def _sandbox_problem() -> str | None:
-    if sys.platform != "linux" or os.geteuid() != 0:
-        return "confinement is tested as root on Linux"
-    problems = sandbox.problems()
-    return problems[0] if problems else None
-
-
-#: skipped with the reason where the machine cannot confine; a failure where
-#: WIZARD_ARENA_REQUIRE names the sandbox (.ci/run)
-needs_sandbox = needs("sandbox", _sandbox_problem())
+needs_sandbox = NEEDS_SANDBOX
 
 
 def _marked(mark: str) -> list[int]:

@@ -47,7 +47,7 @@ from wizard_referee.referee.seat import CloseCode
 from wizard_referee.referee.table import SeatSpec, run_table
 
 from .conftest import LogSink
-from .memory_bots import MemBot, memory_arena, on_mock_clock, play
+from .memory_bots import MemBot, memory_arena, on_mock_clock, play, start, wait_until
 from .support import (
     RawBot,
     ServerThread,
@@ -113,6 +113,36 @@ def test_tokens(serve: Any, tmp_path: Path) -> None:
     good.join(10)
     assert good.status == grpc.StatusCode.OK
     assert _server_info(server).token_required
+
+
+class _Book:
+    """Tokens that change while the arena runs (a ladder's registry)."""
+
+    def __init__(self) -> None:
+        self.why: dict[str, str | None] = {"good": None}
+
+    def refusal(self, token: str) -> str | None:
+        return self.why.get(token, "invalid access token")
+
+
+@on_mock_clock
+async def test_a_book_of_tokens_is_asked_at_each_hello() -> None:
+    book = _Book()
+    async with memory_arena(tokens=book) as arena, trio.open_nursery() as nursery:
+        first = MemBot("a", token="good", games=None)
+        await start(nursery, arena, first)
+        await wait_until(lambda: first.welcome is not None)
+        unknown = MemBot("b", token="nobody")
+        await play(arena, unknown)
+        book.why["good"] = "access token no longer valid (rotated)"
+        again = MemBot("c", token="good")
+        await play(arena, again)
+        nursery.cancel_scope.cancel()
+    assert unknown.closed_with == (CloseCode.UNAUTHENTICATED, "invalid access token")
+    assert again.closed_with == (
+        CloseCode.UNAUTHENTICATED,
+        "access token no longer valid (rotated)",
+    )
 
 
 @on_mock_clock

@@ -23,7 +23,7 @@ from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.store import GameSpec, ResultsStore
 from wizard_referee.web.app import WebState, create_app
 
-__all__ = ["ENTRANTS", "client", "get", "make_store", "play_record"]
+__all__ = ["ENTRANTS", "client", "get", "json_answers", "lines_of", "make_store", "play_record"]
 
 #: Entrant name -> bot class (three heuristic-ish, one random).
 ENTRANTS: dict[str, Any] = {
@@ -98,3 +98,40 @@ def get(state: WebState, *paths: str) -> list[httpx.Response]:
             return [await c.get(p) for p in paths]
 
     return trio.run(main)
+
+
+def json_answers(
+    urls: list[str], now: list[Any], then: list[Any], game_id: str
+) -> list[tuple[str, Any, Any]]:
+    """Every route's answers after a game (``game_id``) whose deal is still
+    to be played was stored (``now``) and before (``then``), after the
+    checks they share: the game's replay withheld (403) now, every other
+    answer as it was (a route with nothing behind it 404 both times; a
+    page or plot byte for byte). Left to compare: each JSON answer, now and
+    then, with its URL."""
+    out = []
+    for url, a, b in zip(urls, now, then, strict=True):
+        if url.endswith(game_id):  # its replay: withheld now, not played then
+            assert a.status_code == 403 and "still to play" in a.text, url
+            assert "steps" not in a.text
+            continue
+        if b.status_code == 404:  # nothing behind the route here
+            assert a.status_code == 404, url
+            continue
+        assert a.status_code == b.status_code == 200, (url, a.text[:200])
+        if not a.headers["content-type"].startswith("application/json"):
+            assert a.content == b.content, url  # the pages and the plot
+            continue
+        out.append((url, a.json(), b.json()))
+    return out
+
+
+def lines_of(data: Any, game_id: str) -> list[dict[str, Any]]:
+    """The lines of ``game_id`` in any game list of ``data``."""
+    if isinstance(data, dict):
+        if data.get("id") == game_id and "seats" in data:
+            return [data]
+        return [x for v in data.values() for x in lines_of(v, game_id)]
+    if isinstance(data, list):
+        return [x for v in data for x in lines_of(v, game_id)]
+    return []

@@ -9,6 +9,8 @@ trio). Every other part comes with an extra of pyproject.toml
   (:mod:`wizard_referee`);
 - ``web``: the web pages, their JSON API and the metrics
   (:mod:`wizard_referee.web`; with ``server``);
+- ``ladder``: the ladder, a season of entrants that come, go and improve
+  (:mod:`wizard_referee.ladder`; with ``server``);
 - ``ray``: tournaments and comparisons on a Ray cluster
   (:mod:`wizard_referee.cluster`; with ``server``);
 - ``postgres``: a results store on PostgreSQL (psycopg 3:
@@ -30,7 +32,7 @@ May import: the standard library only.
 
 >>> require("server", "the referee")  # installed here
 >>> sorted(EXTRAS)
-['fast', 'postgres', 'ray', 'rl', 'server', 'web']
+['fast', 'ladder', 'postgres', 'ray', 'rl', 'server', 'web']
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ import importlib.util
 __all__ = ["EXTRAS", "MissingExtraError", "require"]
 
 #: extra -> the (module, distribution) pairs it installs (beside ``server``'s, for
-#: ``web`` and ``ray``: their extras install ``wizard-arena[server]`` too).
+#: ``web``, ``ladder`` and ``ray``: their extras install ``wizard-arena[server]`` too).
 EXTRAS: dict[str, tuple[tuple[str, str], ...]] = {
     "server": (
         ("grpc_health", "grpcio-health-checking"),
@@ -53,6 +55,7 @@ EXTRAS: dict[str, tuple[tuple[str, str], ...]] = {
         ("starlette", "starlette"),
         ("prometheus_client", "prometheus-client"),
     ),
+    "ladder": (("openskill", "openskill"),),
     "ray": (("ray", "ray"),),
     "postgres": (("psycopg", "psycopg"),),
     "fast": (("uvloop", "uvloop"),),

@@ -35,6 +35,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "wizard_referee.tournament.cmd_tournament",
         "run a round-robin tournament (TOML)",
     ),
+    "ladder": (
+        "wizard_referee.ladder.cmd_ladder",
+        "a season: entrants register, connect and improve; live and official standings",
+    ),
     "compare": (
         "wizard_referee.compare.cmd_compare",
         "is bot A stronger than bot B? duplicate deals, a sequential test",
@@ -68,7 +72,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 #: Verbs that need an extra beyond ``server`` (which that extra installs
 #: too): a plain install is told at once to install it, not ``server`` first.
-EXTRA_OF = {"web": "web"}
+EXTRA_OF = {"web": "web", "ladder": "ladder"}
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -165,6 +165,9 @@ def printed_intervals(
     (:func:`group_notes`)."""
     if result.method != "bt":
         return result, {}
+    spans = [p.low for p in result.players] + [n.low for n in result.neighbours]
+    if not withhold and all(x is None for x in spans):  # nothing to widen or withhold
+        return result, group_notes(result)
     played = sets_per_player(games)
     result = _widened(result, played)
     per_player = group_notes(result)

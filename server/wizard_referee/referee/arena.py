@@ -49,6 +49,7 @@ from wizard_referee.referee.clock_probes import ClockProbes
 from wizard_referee.referee.counters import ArenaCounters
 from wizard_referee.referee.grpc_setup import listener_in_use
 from wizard_referee.referee.handshake import (
+    AccessTokens,
     Door,
     Refuse,
     Resume,
@@ -82,8 +83,9 @@ class ArenaConfig:
     rules: Rules = field(default_factory=lambda: Rules(players=4))
     policy: RefereePolicy = field(default_factory=RefereePolicy)
     """Deadlines, time bank, fault policy, reconnecting and limits."""
-    tokens: frozenset[str] | None = None
-    """Access tokens accepted in Hello; ``None`` admits any bot."""
+    tokens: AccessTokens | None = None
+    """Access tokens accepted in Hello (a set, or a book of tokens that
+    change while the server runs); ``None`` admits any bot."""
     seed: int | None = None
     """Base seed for deals; game k of this server uses seed ``f"{seed}:{k}"``."""
     matchmaking: bool = True

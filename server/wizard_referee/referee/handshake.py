@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import trio
 
@@ -29,10 +29,12 @@ from wizard_referee.referee.seat import CloseCode, Malformed, Seat
 from wizard_referee.referee.sessions import display_name
 
 __all__ = [
+    "AccessTokens",
     "Admit",
     "Door",
     "Refuse",
     "Resume",
+    "TokenBook",
     "Verdict",
     "first_hello",
     "judge",
@@ -86,12 +88,26 @@ class Resume:
 Verdict = Refuse | Admit | Resume
 
 
+class TokenBook(Protocol):
+    """Access tokens that change while the server runs (a ladder's registry,
+    where tokens are added, rotated and retired): asked at each Hello."""
+
+    def refusal(self, token: str) -> str | None:
+        """Why ``token`` is refused now, the status details the bot
+        receives (None: accepted)."""
+        ...
+
+
+AccessTokens = frozenset[str] | TokenBook
+"""The access tokens a server accepts: a fixed set, or a :class:`TokenBook`."""
+
+
 @dataclass(frozen=True)
 class Door:
     """What the handshake asks of the server (the arena)."""
 
     rules: Rules
-    tokens: frozenset[str] | None
+    tokens: AccessTokens | None
     """Access tokens accepted (None: any bot)."""
     sessions_per_token: int
     """Sessions one access token may hold at once (0: any number)."""
@@ -166,9 +182,17 @@ def _version(hello: Hello, common: list[int]) -> Refuse | None:
 
 def _token(door: Door, hello: Hello) -> Refuse | None:
     tokens = door.tokens
-    if tokens is None or hello.token in tokens:
+    if tokens is None:
         return None
-    details = "missing access token" if not hello.token else "invalid access token"
+    if isinstance(tokens, frozenset):
+        if hello.token in tokens:
+            return None
+        details = "missing access token" if not hello.token else "invalid access token"
+    else:
+        why = tokens.refusal(hello.token) if hello.token else "missing access token"
+        if why is None:
+            return None
+        details = why
     return Refuse(CloseCode.UNAUTHENTICATED, details, "token")
 
 

@@ -14,7 +14,13 @@ import math
 
 from wizard_referee.sandbox.cgroups import Limits, size_text
 
-__all__ = ["MIN_MEMORY", "add_sandbox_arguments", "limits_from_args", "parse_size"]
+__all__ = [
+    "MIN_MEMORY",
+    "add_limit_arguments",
+    "add_sandbox_arguments",
+    "limits_from_args",
+    "parse_size",
+]
 
 #: The smallest limits a tournament's keys accept (config_keys.LIMIT_KEYS).
 MIN_MEMORY = 16 * 2**20
@@ -69,7 +75,6 @@ def _cpus(text: str) -> float:
 
 def add_sandbox_arguments(group: argparse._ArgumentGroup, what: str) -> None:
     """The flags, ``what`` naming the bots they confine ("the bots", "the bot")."""
-    d = Limits()
     group.add_argument(
         "--sandbox",
         choices=["none", "bwrap"],
@@ -78,29 +83,41 @@ def add_sandbox_arguments(group: argparse._ArgumentGroup, what: str) -> None:
         "no network, the limits below; needs bubblewrap; docs/untrusted-bots.md) or none "
         "(as this user; the default)",
     )
+    add_limit_arguments(group)
+
+
+def add_limit_arguments(
+    group: argparse._ArgumentGroup, when: str = "with --sandbox bwrap", *, kept: str = ""
+) -> None:
+    """``--memory-limit``, ``--max-processes`` and ``--cpu-limit`` (``when``:
+    in what case they apply, the start of each help text). ``kept``: what
+    a limit not given keeps (its value is then None), instead of the default."""
+    d = Limits()
+    memory, processes, cpus = (
+        (f"default: {kept}",) * 3
+        if kept
+        else (f"default {size_text(d.memory)}", f"default {d.processes}", f"default {d.cpus:g}")
+    )
     group.add_argument(
         "--memory-limit",
         type=_memory,
-        default=d.memory,
+        default=None if kept else d.memory,
         metavar="BYTES",
-        help=f"with --sandbox bwrap: memory of each bot process, its /tmp included "
-        f"(512M, 1G; default {size_text(d.memory)})",
+        help=f"{when}: memory of each bot process, its /tmp included (512M, 1G; {memory})",
     )
     group.add_argument(
         "--max-processes",
         type=_processes,
-        default=d.processes,
+        default=None if kept else d.processes,
         metavar="N",
-        help=f"with --sandbox bwrap: processes and threads of each bot at once "
-        f"(default {d.processes})",
+        help=f"{when}: processes and threads of each bot at once ({processes})",
     )
     group.add_argument(
         "--cpu-limit",
         type=_cpus,
-        default=d.cpus,
+        default=None if kept else d.cpus,
         metavar="CPUS",
-        help=f"with --sandbox bwrap: CPUs' worth of time of each bot, as a quota "
-        f"(default {d.cpus:g})",
+        help=f"{when}: CPUs' worth of time of each bot, as a quota ({cpus})",
     )
 
 

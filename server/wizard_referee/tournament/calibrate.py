@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from wizard_referee.ratings.models import ELO_PER_NAT, GameResult
+from wizard_referee.ratings.models import ELO_PER_NAT, GameResult, RatingResult
 from wizard_referee.tournament.config import TournamentConfig
 from wizard_referee.tournament.leaderboard import rate_results
 from wizard_referee.tournament.plan import plan_games
@@ -54,6 +54,7 @@ __all__ = [
     "Coverage",
     "Outcome",
     "measure",
+    "outcome",
     "plan",
     "simulate",
     "tournament",
@@ -140,6 +141,13 @@ def tournament(
     """Simulate, rate as the leaderboard does, and check every interval."""
     truth = true_ratings(case)
     rated, _ = rate_results(simulate(specs, truth, rng), bootstrap=bootstrap, seed=seed)
+    return outcome(rated, truth, narrow)
+
+
+def outcome(rated: RatingResult, truth: dict[str, float], narrow: float = 1.0) -> Outcome:
+    """Whether each interval ``rated`` prints (as :func:`rate_results`
+    gives them) holds the truth: each bot's rating (true ratings with mean
+    1500, as the fit's), and each difference with the next bot listed."""
     ratings: list[bool | None] = []
     for p in rated.players:
         if p.low is None or p.high is None:

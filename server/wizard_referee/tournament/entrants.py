@@ -101,6 +101,9 @@ class Instance:
     exit_reason: str | None = None
     """The limit its last process exceeded ("out of memory: limit 512 MiB"),
     known once that process has exited (``None``: none, or unconfined)."""
+    scope: Any = None
+    """The trio cancel scope its supervision runs in, once started (the
+    host's :meth:`~.host.GameHost.stop` cancels it)."""
 
 
 def _rel(path: Path | str) -> str:

@@ -5,8 +5,12 @@ each, through the launcher, restarted when they crash) and their sessions.
 :func:`open_host` runs it for the duration of a block. The local runner
 (:mod:`.runner`, :mod:`.dispatch`) seats its pending games on it; a
 cluster worker (:mod:`wizard_referee.cluster`) runs one per worker and
-plays the games the coordinator hands it with :meth:`GameHost.play`.
-:func:`run_game` is the one way a planned game is played on it.
+plays the games the coordinator hands it with :meth:`GameHost.play`; the
+ladder (:mod:`wizard_referee.ladder`) opens it ``open_ended``, with the
+access tokens of its registry, and launches and stops its hosted entrants'
+instances as they are registered and retired (:meth:`GameHost.launch`,
+:meth:`GameHost.stop`). :func:`run_game` is the one way a planned game is
+played on it.
 """
 
 from __future__ import annotations
@@ -18,12 +22,14 @@ import shutil
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import trio
 
 from wizard_referee.referee.arena import Arena, ArenaConfig, Session, serve_arena
+from wizard_referee.referee.handshake import AccessTokens
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.sandbox import SandboxError, sweep
 from wizard_referee.tournament.config import TournamentConfig
@@ -35,6 +41,7 @@ from wizard_referee.tournament.confine import (
     instance_gpus,
 )
 from wizard_referee.tournament.entrants import (
+    EntrantStartError,
     Instance,
     log_name,
     make_instances,
@@ -42,7 +49,7 @@ from wizard_referee.tournament.entrants import (
     settle_exits,
     supervise,
 )
-from wizard_referee.tournament.launcher import open_launcher
+from wizard_referee.tournament.launcher import Launcher, open_launcher
 from wizard_referee.tournament.store import GameSpec
 
 __all__ = [
@@ -60,7 +67,7 @@ OnArena = Callable[[Arena, trio.Nursery], Awaitable[None]]
 
 
 def arena_config(
-    config: TournamentConfig, tokens: frozenset[str], secret: str, *, port: int | None = None
+    config: TournamentConfig, tokens: AccessTokens, secret: str, *, port: int | None = None
 ) -> ArenaConfig:
     """The referee of a tournament's games (``port``: another than the file's)."""
     return ArenaConfig(
@@ -144,6 +151,41 @@ class GameHost:
     logs: Path
     absent_since: dict[str, float] = field(default_factory=dict)
     """When each entrant without a live session was first missed."""
+    token_owner: dict[str, str] = field(default_factory=dict)
+    """The entrant (its key in ``pool``) of each token the host knows: its
+    command instances' and its external bots'."""
+    socket_dir: Path | None = None
+    """The folder of the referee's Unix socket, the one confined entrants
+    reach (None: none runs confined)."""
+    launcher: Launcher | None = field(default=None, repr=False)
+    """The launcher of the entrants' processes (it may start others: a
+    process started here must never be forked from a gRPC process)."""
+    _start: Callable[[Instance, Callable[[EntrantStartError], None] | None], None] | None = field(
+        default=None, repr=False
+    )
+
+    def launch(
+        self,
+        inst: Instance,
+        owner: str,
+        contain: Callable[[EntrantStartError], None] | None = None,
+    ) -> None:
+        """Start (and supervise) one more command instance, its sessions
+        going to ``pool[owner]`` (its confinement, if any, set by the
+        caller with :attr:`socket_dir`). An instance that cannot start
+        stops the host, unless ``contain`` takes its error."""
+        assert self._start is not None
+        self.launched[inst.token] = inst
+        self.token_owner[inst.token] = owner
+        self.pool.setdefault(owner, [])
+        self._start(inst, contain)
+
+    def stop(self, inst: Instance) -> None:
+        """Stop an instance :meth:`launch` started (SIGTERM, then SIGKILL);
+        its token is refused from now on."""
+        if inst.scope is not None:
+            inst.scope.cancel()
+        self.token_owner.pop(inst.token, None)
 
     def seats_for(self, names: Sequence[str]) -> list[Session | None] | None:
         """A free session for each of ``names`` (``None`` for an entrant
@@ -192,16 +234,24 @@ async def open_host(
     *,
     port: int | None = None,
     on_arena: OnArena | None = None,
+    tokens: AccessTokens | None = None,
+    open_ended: bool = False,
 ) -> AsyncIterator[GameHost]:
     """Start the launcher, the referee and every command entrant's
     ``config.parallel`` instances (their logs in ``logs``); yield once every
     entrant has a session (TournamentError when one cannot join); stop them
-    all at the end of the block."""
+    all at the end of the block.
+
+    ``open_ended`` (a ladder): the entrants come later (:meth:`GameHost.launch`),
+    so nothing is waited for, and the Unix socket of confined entrants is
+    served from the start under ``sandbox = "bwrap"``; ``tokens`` are the
+    access tokens the referee accepts (default: the entrants' own)."""
     instances, token_owner = make_instances(config.entrants, config.parallel)
     launched = {inst.token: inst for inst in instances}
     pool: dict[str, list[Session]] = {e.name: [] for e in config.entrants}
-    settings = arena_config(config, frozenset(token_owner), secret, port=port)
-    confined = config.sandbox == "bwrap" and bool(instances)
+    accepted = frozenset(token_owner) if tokens is None else tokens
+    settings = arena_config(config, accepted, secret, port=port)
+    confined = config.sandbox == "bwrap" and (bool(instances) or open_ended)
     # the launcher first: it must start before gRPC runs here (see .launcher)
     with _socket_folder(confined) as socket_dir:
         if socket_dir is not None:  # confined entrants reach the referee there only
@@ -218,7 +268,7 @@ async def open_host(
                 await on_arena(arena, nursery)
 
             def on_session(s: Session) -> None:
-                owner = token_owner.get(s.hello.token)
+                owner = host.token_owner.get(s.hello.token)
                 if owner is not None:
                     pool[owner].append(s)
                 inst = launched.get(s.hello.token)
@@ -228,20 +278,47 @@ async def open_host(
             def refused(token: str) -> bool:
                 return token in arena.refused_options
 
-            arena.on_session.append(on_session)
-            if instances:
+            def start(inst: Instance, contain: Callable[[EntrantStartError], None] | None) -> None:
                 logs.mkdir(parents=True, exist_ok=True)
-            for inst in instances:
                 inst.log_path = logs / log_name(inst.entrant.name, inst.index)
                 address = confined_address() if inst.confinement is not None else arena.address
-                nursery.start_soon(
+                inst.scope = trio.CancelScope()
+                run = partial(
                     supervise, inst, address, launcher, config.workdir, log, refused, notice
                 )
-            await await_entrants(config, arena, pool, logs, token_owner)
+                nursery.start_soon(_supervised, inst, run, contain)
+
+            host = GameHost(
+                config, arena, pool, launched, logs, token_owner=token_owner,
+                socket_dir=socket_dir, launcher=launcher, _start=start,
+            )  # fmt: skip
+            arena.on_session.append(on_session)
+            for inst in instances:
+                start(inst, None)
+            if not open_ended:
+                await await_entrants(config, arena, pool, logs, token_owner)
             try:
-                yield GameHost(config, arena, pool, launched, logs)
+                yield host
             finally:
                 nursery.cancel_scope.cancel()
+
+
+async def _supervised(
+    inst: Instance,
+    supervision: Callable[[], Awaitable[None]],
+    contain: Callable[[EntrantStartError], None] | None,
+) -> None:
+    """``supervision`` (:func:`.entrants.supervise` of ``inst``) within the
+    instance's cancel scope (:meth:`GameHost.stop`); an error it cannot
+    start with goes to ``contain`` if given (else it stops the host)."""
+    assert inst.scope is not None
+    with inst.scope:
+        try:
+            await supervision()
+        except EntrantStartError as e:
+            if contain is None:
+                raise
+            contain(e)
 
 
 @contextlib.contextmanager

@@ -132,7 +132,7 @@ def rate_results(
     entrant: intervals widened for few deals, none below
     :data:`~.intervals.MIN_SETS` deals (:func:`~.intervals.printed_intervals`).
     The calibration (:mod:`.calibrate`) measures exactly these."""
-    enough = any(n >= MIN_SETS for n in sets_per_player(results).values())
+    enough = bootstrap > 0 and any(n >= MIN_SETS for n in sets_per_player(results).values())
     boots = bootstrap if enough else 0  # no resampling when no interval is shown
     rated = rating_lib.bradley_terry(results, bootstrap=boots, seed=seed)
     return printed_intervals(rated, results, withhold=bootstrap > 0)

@@ -6,6 +6,8 @@ Prometheus metrics.
 - :mod:`.data`: what the pages show, read from a results store or from a
   running arena's memory in a worker thread, and cached (:mod:`.replay`: a
   game's steps for the replay, :mod:`.plot`: the ratings plot as SVG);
+  :mod:`.ladder`: the same of a ladder's store (standings, entrants and
+  their versions, games withheld while their duplicate set is played);
 - :mod:`.spectator`: the tables in progress as a spectator may see them
   (the rules core's public view: no hand before the game ends);
 - :mod:`.metrics`: the referee's counters as Prometheus metrics;
@@ -15,10 +17,11 @@ Prometheus metrics.
   elsewhere).
 
 May import: the referee room, the tournament room (the store, the
-leaderboard, the replay of a record), the ratings room, the storage room
-(its errors, a store's printed name), the SDK's rules,
-protocol and cli; hypercorn, starlette and prometheus-client (the ``[web]``
-extra). No room imports this one but the ``serve`` and ``tournament`` verbs,
+leaderboard, the replay of a record), the ladder room (its store and
+standings), the ratings room, the storage room (its errors, a store's
+printed name), the SDK's rules, protocol and cli; hypercorn, starlette and
+prometheus-client (the ``[web]`` extra). No room imports this one but the
+``serve``, ``tournament`` and ``ladder`` verbs,
 and they only inside the function that starts the web server.
 """
 

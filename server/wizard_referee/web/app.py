@@ -17,7 +17,7 @@ import html
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 from starlette.applications import Starlette
@@ -40,6 +40,9 @@ from wizard_referee.web.data import (
 from wizard_referee.web.plot import ratings_svg
 from wizard_referee.web.spectator import tables_json
 
+if TYPE_CHECKING:  # (the ladder's pages need the [ladder] extra: loaded only with one)
+    from wizard_referee.web.ladder import LadderData
+
 __all__ = ["THREADS", "WebState", "create_app"]
 
 STATIC = Path(__file__).parent / "static"
@@ -56,6 +59,8 @@ class WebState:
 
     store: StoreData | None = None
     arena: Arena | None = None
+    ladder: LadderData | None = None
+    """A ladder's store (``ladder run --web``): its standings and entrants."""
     spectator_delay: float | None = None
     """Seconds after which a finished round's hands are shown to spectators
     while the game goes on (None: only once the game has ended)."""
@@ -69,7 +74,7 @@ class WebState:
     _tables: tuple[float, Any] = field(default=(-1.0, None), repr=False)
 
     def __post_init__(self) -> None:
-        if self.store is None and self.arena is not None:
+        if self.store is None and self.ladder is None and self.arena is not None:
             self.memory = MemoryData(self.arena, self.referee)
         if self.metrics is None and self.arena is not None:
             from wizard_referee.web.metrics import registry
@@ -77,8 +82,8 @@ class WebState:
             self.metrics = registry(self.arena)
 
     @property
-    def games_source(self) -> StoreData | MemoryData:
-        source = self.store or self.memory
+    def games_source(self) -> StoreData | LadderData | MemoryData:
+        source = self.store or self.ladder or self.memory
         if source is None:
             raise Unavailable("no results store and no referee to show")
         return source
@@ -264,12 +269,13 @@ async def api_tables(request: Request) -> Response:
 
 
 async def _deals_in_play(st: WebState, game_ids: list[str]) -> dict[str, list[str]] | None:
-    """With a tournament's store: each table's unfinished games of its deal
-    (read in a worker thread). A referee without a store deals every game
-    afresh: None."""
-    if st.store is None or not game_ids:
+    """With a tournament's or a ladder's store: each table's unfinished
+    games of its deal (read in a worker thread). A referee without a store
+    deals every game afresh: None."""
+    source = st.store or st.ladder
+    if source is None or not game_ids:
         return None
-    deals: dict[str, list[str]] = await st.run(st.store.deals_in_play, game_ids)
+    deals: dict[str, list[str]] = await st.run(source.deals_in_play, game_ids)
     return deals
 
 
@@ -306,8 +312,43 @@ async def _game_exists(request: Request) -> None:
     await st.run(st.games_source.game, _id(request, "game_id", "game"))
 
 
-async def _entrant_exists(request: Request) -> None:
-    await _state(request).run(_store(request).entrant, _id(request, "name", "entrant"))
+# -- a ladder ---------------------------------------------------------------------------------
+
+
+def _ladder(request: Request) -> LadderData:
+    ladder = _state(request).ladder
+    if ladder is None:
+        raise HTTPException(404, "this server shows no ladder")
+    return ladder
+
+
+async def api_standings(request: Request) -> Response:
+    ladder = _ladder(request)
+    return JSONResponse(await _state(request).run(ladder.standings))
+
+
+async def api_ladder_entrant(request: Request) -> Response:
+    ladder = _ladder(request)
+    name = _id(request, "name", "entrant")
+    return JSONResponse(await _state(request).run(ladder.entrant, name))
+
+
+async def ladder_plot(request: Request) -> Response:
+    ladder = _ladder(request)
+    name = _id(request, "name", "entrant")
+    svg = await _state(request).run(ladder.history_svg, name)
+    return Response(svg, media_type="image/svg+xml")
+
+
+async def entrant_page(request: Request) -> Response:
+    """An entrant's page: a ladder's (versions, rating over time) or a tournament's."""
+    st = _state(request)
+    name = _id(request, "name", "entrant")
+    if st.ladder is not None:
+        await st.run(st.ladder.entrant, name)
+        return FileResponse(STATIC / "ladder_entrant.html", media_type="text/html")
+    await st.run(_store(request).entrant, name)
+    return FileResponse(STATIC / "entrant.html", media_type="text/html")
 
 
 async def no_icon(request: Request) -> Response:
@@ -316,6 +357,9 @@ async def no_icon(request: Request) -> Response:
 
 async def home(request: Request) -> Response:
     st = _state(request)
+    if st.ladder is not None:
+        await st.run(st.ladder.check)  # a missing or broken store: its error page
+        return FileResponse(STATIC / "ladder.html")
     if st.store is not None:
         await st.run(st.store.check)  # a missing or broken store: its error page
         return FileResponse(STATIC / "leaderboard.html")
@@ -328,7 +372,7 @@ def routes() -> list[Route | Mount]:
         Route("/favicon.ico", no_icon),
         Route("/games", _page("games.html")),
         Route("/games/{game_id:path}", _page("replay.html", _game_exists)),
-        Route("/entrants/{name:path}", _page("entrant.html", _entrant_exists)),
+        Route("/entrants/{name:path}", entrant_page),
         Route("/api/info", api_info),
         Route("/api/leaderboard", api_leaderboard),
         Route("/api/leaderboard/history", api_history),
@@ -338,6 +382,9 @@ def routes() -> list[Route | Mount]:
         Route("/api/entrants", api_entrants),
         Route("/api/entrants/{name:path}", api_entrant),
         Route("/tables", _page("tables.html")),
+        Route("/api/ladder/standings", api_standings),
+        Route("/api/ladder/entrants/{name:path}", api_ladder_entrant),
+        Route("/plot/ladder/{name:path}", ladder_plot),
         Route("/api/tables", api_tables),
         Route("/api/tables/{game_id:path}", api_table),
         Route("/metrics", metrics),

@@ -79,9 +79,10 @@ def _ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     return [lo + i * step for i in range(count)]
 
 
-def ratings_svg(history: dict[str, Any]) -> str:
+def ratings_svg(history: dict[str, Any], x_label: str = "games played") -> str:
     """The plot of ``history`` (:meth:`.data.StoreData.history`: the games
-    counted at each point, and each entrant's rating at each point)."""
+    counted at each point, and each entrant's rating at each point;
+    ``x_label`` names what is counted)."""
     games: list[int] = history["games"]
     series: dict[str, list[float | None]] = history["series"]
     # tall enough for every name at the lines' ends
@@ -117,7 +118,7 @@ def ratings_svg(history: dict[str, Any]) -> str:
     for g in _ticks(0, g_hi):
         parts.append(f'<text x="{x(g):.1f}" y="{y0 + 16}" text-anchor="middle">{g:.0f}</text>')
     parts.append(
-        f'<text x="{(x0 + x1) / 2}" y="{height - 2}" text-anchor="middle">games played</text>'
+        f'<text x="{(x0 + x1) / 2}" y="{height - 2}" text-anchor="middle">{x_label}</text>'
     )
     ends: list[tuple[str, str, float]] = []
     for i, (name, vs) in enumerate(series.items()):

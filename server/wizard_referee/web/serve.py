@@ -59,10 +59,12 @@ async def start_web(
     arena: Arena,
     *,
     database: str | Path | None = None,
+    ladder: str | Path | None = None,
 ) -> list[str]:
     """Start the pages of ``arena`` (and of the results store ``database``
-    a tournament is writing) beside the referee, until ``nursery`` is
-    cancelled; return the addresses they listen on.
+    a tournament is writing, or of the store ``ladder`` a ladder is
+    writing) beside the referee, until ``nursery`` is cancelled; return
+    the addresses they listen on.
 
     The pages run on a trio loop of their own, in a thread: a request's
     HTTP handling (about a millisecond of Python in hypercorn) never
@@ -71,8 +73,17 @@ async def start_web(
     finished games kept in memory) is read there (:meth:`.WebState.on_referee`)."""
     referee = trio.lowlevel.current_trio_token()
     store = StoreData(database, live=True) if database is not None else None
+    shown = None
+    if ladder is not None:  # (the [ladder] extra is there: the ladder runs)
+        from wizard_referee.web.ladder import LadderData
+
+        shown = LadderData(ladder)
     state = WebState(
-        store=store, arena=arena, spectator_delay=options.spectator_delay, referee=referee
+        store=store,
+        arena=arena,
+        ladder=shown,
+        spectator_delay=options.spectator_delay,
+        referee=referee,
     )
     servers: list[tuple[WebState, int, bool]] = []
     if options.port is not None:

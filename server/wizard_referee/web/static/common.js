@@ -70,6 +70,18 @@ export function faultBadges(faults) {
     el("span", { class: "fault", title: `${n} x ${code}` }, `${code}${n > 1 ? " x" + n : ""}`));
 }
 
+// A rating's 95% interval as a bar between lo and hi, the rating a mark on it.
+export function intervalBar(row, lo, hi) {
+  const bar = el("span", { class: "bar", title: row.low === null ? row.note || "no interval" :
+    `95% interval ${row.low.toFixed(0)} to ${row.high.toFixed(0)}` });
+  const at = (v) => `${(100 * (v - lo)) / (hi - lo || 1)}%`;
+  if (row.low !== null && row.high !== null) {
+    bar.append(el("span", { class: "range", style: `left:${at(row.low)};width:calc(${at(row.high)} - ${at(row.low)})` }));
+  }
+  if (row.rating !== null) bar.append(el("span", { class: "point", style: `left:${at(row.rating)}` }));
+  return bar;
+}
+
 export function percent(x) {
   return x === null || x === undefined ? "-" : `${(100 * x).toFixed(1)}%`;
 }
@@ -84,7 +96,8 @@ export async function nav(current) {
   try { info = await api("/api/info"); } catch (e) { info = null; }
   entrantPages = !info || info.mode !== "server";
   const links = [el("a", { href: "/" }, "Wizard Arena")];
-  if (info && info.mode !== "server") links.push(el("a", { href: "/" }, "Leaderboard"));
+  if (info && info.mode === "ladder") links.push(el("a", { href: "/" }, "Standings"));
+  else if (info && info.mode !== "server") links.push(el("a", { href: "/" }, "Leaderboard"));
   links.push(el("a", { href: "/games" }, "Games"));
   if (info && info.live_tables) links.push(el("a", { href: "/tables" }, "Tables in progress"));
   if (info && info.metrics) links.push(el("a", { href: "/metrics" }, "Metrics"));

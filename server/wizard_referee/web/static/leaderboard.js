@@ -1,19 +1,8 @@
 // The leaderboard: ratings with their 95% interval as a bar, games, faults;
 // the ratings plot; the latest games. It refreshes itself while games remain.
-import { api, el, entrantLink, faultBadges, fail, gameLink, nav, percent } from "./common.js";
+import { api, el, entrantLink, faultBadges, fail, gameLink, intervalBar, nav, percent } from "./common.js";
 
 const REFRESH_MS = 5000;
-
-function intervalBar(row, lo, hi) {
-  const bar = el("span", { class: "bar", title: row.low === null ? row.note || "no interval" :
-    `95% interval ${row.low.toFixed(0)} to ${row.high.toFixed(0)}` });
-  const at = (v) => `${(100 * (v - lo)) / (hi - lo || 1)}%`;
-  if (row.low !== null && row.high !== null) {
-    bar.append(el("span", { class: "range", style: `left:${at(row.low)};width:calc(${at(row.high)} - ${at(row.low)})` }));
-  }
-  if (row.rating !== null) bar.append(el("span", { class: "point", style: `left:${at(row.rating)}` }));
-  return bar;
-}
 
 // The comparison with the next row: its rating difference, 95% interval and
 // LOS (likelihood of superiority), or "order only" between groups.

@@ -1,0 +1,684 @@
+"""The running ladder: one process, its store held (:mod:`.db`), the
+tournament room's host (a referee, the launcher, the hosted entrants'
+processes, confined under ``sandbox = "bwrap"``), and these tasks:
+
+- **matchmaking** (:mod:`.matchmaking`): whenever entries are free, tables
+  are formed and each plays a duplicate set, the season's seatings of one
+  deal (:func:`wizard_referee.tournament.seating.deal_seatings`), game
+  after game on its members' sessions; every game is stored as it ends,
+  and the set is finished (with the live ratings' update) in one
+  transaction when its last game is stored;
+- **interrupted sets**: a set whose member has no session before a game
+  (it disconnected, crashed, or the ladder itself stopped) is *suspended*:
+  its other members are free to play on; once every member is connected
+  again its free members are held for it and it goes on from its next game;
+  a set not complete within ``return_window`` seconds, or one whose member
+  was retired or replaced meanwhile, is *void*: none of its games counts;
+- **the registry**: every second, a registry change (``ladder add``,
+  ``version``, ``retire``, ``rotate-token`` in another process) is read:
+  hosted versions are started or stopped, sessions of a dial-in token no
+  longer valid are closed (after their set); tokens are checked against
+  the store at each Hello (:class:`LadderTokens`);
+- **leases**: the runner's, its sessions' (rows that say who is online)
+  and its sets' claims are renewed; a ladder that stops leaves its sets
+  suspended, one killed leaves them ``playing`` until the next start
+  suspends them;
+- **official standings** (:mod:`.standings`), in a process of their own
+  started through the host's launcher, after sets finish (at most every
+  ``standings_every`` seconds).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import secrets
+import socket
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from functools import partial
+from pathlib import Path
+from typing import Any, TextIO
+
+import trio
+
+from wizard_referee.ladder.live import LiveModel, ordinal, replay
+from wizard_referee.ladder.matchmaking import Candidate, Matchmaker, Policy
+from wizard_referee.ladder.standings import read_official, rows, write_json
+from wizard_referee.ladder.store import HOSTED, LadderStore, Version
+from wizard_referee.referee.arena import Session
+from wizard_referee.referee.seat import CloseCode
+from wizard_referee.sandbox import UID_BASE, Confinement, Limits
+from wizard_referee.tournament.config import EntrantConfig, TournamentConfig
+from wizard_referee.tournament.config_keys import TournamentError
+from wizard_referee.tournament.confine import node_problems
+from wizard_referee.tournament.entrants import MAX_RESTARTS, EntrantStartError, Instance
+from wizard_referee.tournament.host import GameHost, OnArena, free_session, open_host, run_game
+from wizard_referee.tournament.seating import deal_seatings
+from wizard_referee.tournament.store import GameSpec
+
+__all__ = ["Ladder", "LadderTokens", "RunOptions", "Stats", "run_ladder"]
+
+#: Seconds between two looks at the registry (a change made meanwhile waits that long).
+REGISTRY_EVERY = 1.0
+#: Seconds a hosted version that gave up restarting waits before it is started again.
+RELAUNCH_AFTER = 60.0
+#: The least the matchmaker waits for other entries before it repeats a recent table
+#: (else half a set's usual duration: :mod:`.matchmaking`).
+MIN_PATIENCE = 1.0
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What a ladder process may change between runs (the season's settings may not)."""
+
+    host: str = "127.0.0.1"
+    port: int = 0
+    tables: int = 0
+    """Sets played at once at most (0: as many as the free entries make)."""
+    instances: int = 1
+    """Processes of each hosted entry (each sits at one table at a time)."""
+    return_window: float = 120.0
+    """Seconds an interrupted set waits for its members before it is void."""
+    max_sessions_per_token: int = 1
+    max_connections: int = 0
+    lease: float = 30.0
+    """Seconds the runner's, its sessions' and its sets' leases run without renewal."""
+    seed: int | None = None
+    """The matchmaker's randomness (None: drawn)."""
+    standings_every: float = 30.0
+    bootstrap: int = 1000
+    """Bootstrap redraws of the official intervals (0: none)."""
+    report: Path | None = None
+    """Where to write the run's figures (:class:`Stats`, JSON) when it stops."""
+
+
+@dataclass
+class Stats:
+    """What the bench reads (the ``ladder_stats`` log line at the end)."""
+
+    started: float = field(default_factory=time.monotonic)
+    sets_started: int = 0
+    sets_finished: int = 0
+    sets_void: int = 0
+    sets_suspended: int = 0
+    games: int = 0
+    matchmaking_seconds: float = 0.0
+    matchmaking_calls: int = 0
+    finish_seconds: float = 0.0
+    """Finishing sets: the live ratings' update and its transaction."""
+    save_seconds: float = 0.0
+    save_bytes: int = 0
+    """The records stored (JSON text), beside their seats' rows."""
+    wait_seconds: float = 0.0
+    """Summed over entries: time free and connected, waiting for a table."""
+    seated_seconds: float = 0.0
+    """Summed over entries: time at a set."""
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {k: v for k, v in vars(self).items() if k != "started"}
+        out["elapsed"] = time.monotonic() - self.started
+        return out
+
+    def summary(self) -> str:
+        """The run in a line a user reads (``ladder run`` prints it when it stops)."""
+        minutes = max(time.monotonic() - self.started, 1e-9) / 60
+        waited = self.wait_seconds / ((self.wait_seconds + self.seated_seconds) or 1)
+        per_set = max(self.sets_started, 1)
+        per_game = max(self.games, 1)
+        return (
+            f"{minutes * 60:.0f} s: {self.sets_finished} sets finished "
+            f"({self.sets_finished / minutes:.1f}/min), {self.games} games "
+            f"({self.games / minutes:.1f}/min), {self.sets_void} void; entries online waited "
+            f"{waited:.0%} of the time for a table; per set: matchmaking "
+            f"{1000 * self.matchmaking_seconds / per_set:.2f} ms, finishing (rating update "
+            f"and its transaction) {1000 * self.finish_seconds / max(self.sets_finished, 1):.2f}"
+            f" ms; per game: stored in {1000 * self.save_seconds / per_game:.2f} ms, "
+            f"{self.save_bytes / per_game / 1024:.1f} KiB of record"
+        )
+
+
+class LadderTokens:
+    """The access tokens of a ladder (a :class:`~wizard_referee.referee.handshake.TokenBook`):
+    its hosted instances' (``hosted``, the host's own) and the registry's
+    dial-in tokens, looked up in the store at each Hello, so a token
+    rotated or retired a moment ago is refused at once."""
+
+    def __init__(self, store: LadderStore, hosted: dict[str, str]) -> None:
+        self.store = store
+        self.hosted = hosted
+
+    def refusal(self, token: str) -> str | None:
+        if token in self.hosted:
+            return None
+        found = self.store.token(token)
+        if found is None:
+            return "invalid access token"
+        _, why = found
+        if why is None:
+            return None
+        return f"access token no longer valid ({why}): ask the organiser for the current one"
+
+
+class Ladder:
+    """A running ladder (:func:`run_ladder`)."""
+
+    def __init__(
+        self,
+        store: LadderStore,
+        options: RunOptions,
+        log: Any,
+        notice: Callable[[str], None],
+    ) -> None:
+        self.store = store
+        self.options = options
+        self.log = log
+        self.notice = notice
+        self.season, self.secret, _ = store.season()
+        self.runner = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(4)}"
+        self.model = LiveModel()
+        self.matchmaker = Matchmaker(Policy(players=self.season.players), _rng(options.seed))
+        self.stats = Stats()
+        self.versions: dict[int, Version] = {}
+        self._labels: dict[str, Version] = {}
+        self.registry = -1
+        self.ratings: dict[int, tuple[float, float]] = {}
+        self.sets: Counter[int] = Counter()
+        self.in_set: set[int] = set()
+        self.running: set[int] = set()
+        """Sets being played now."""
+        self.waiting_since: dict[int, float] = {}
+        self.instances: dict[int, list[Instance]] = {}
+        self.broken: dict[int, str] = {}
+        """Hosted versions that cannot start, and why."""
+        self.gave_up: dict[int, float] = {}
+        """Hosted versions whose every instance gave up restarting, since when."""
+        self.presence: dict[str, int] = {}
+        """The sessions recorded as online: session id -> version."""
+        self.set_seconds = 0.0
+        """A set's usual duration: the mean of the last 20 or so (seconds)."""
+        self.point: dict[str, Any] | None = None
+        self.intervals: dict[str, Any] | None = None
+        self._host: GameHost | None = None
+        self._nursery: trio.Nursery | None = None
+        self._stop = trio.Event()
+
+    def stop(self) -> None:
+        """End :meth:`run`: its sets left to be finished by the next run.
+        (Stopping this way, not by cancelling it from outside, lets the
+        host stop its processes in order: cancelled from outside, the
+        launcher's reader is cancelled with them, and their exits are
+        waited for in vain.)"""
+        self._stop.set()
+
+    # -- state ---------------------------------------------------------------------------
+
+    @property
+    def host(self) -> GameHost:
+        assert self._host is not None
+        return self._host
+
+    @property
+    def address(self) -> str:
+        return self.host.arena.address
+
+    @property
+    def active(self) -> dict[int, Version]:
+        return {k: v for k, v in self.versions.items() if v.active}
+
+    def _load(self) -> None:
+        """The live ratings, sets played and recent tables, replayed from the
+        store in the order the sets finished (a check that the store's own
+        live ratings are what this code gives)."""
+        finished = list(self.store.finished_sets())
+        for _, seats, _ in finished:
+            self.matchmaker.record(seats)
+        self.ratings = replay(
+            self.model, ((seats, [res[v][0] for v in seats]) for _, seats, res in finished)
+        )
+        stored = {v: r[1] for _, _, res in finished for v, r in res.items()}
+        off = [v for v, r in stored.items() if not _close(r, self.ratings.get(v))]
+        if off:
+            self.log.warning("live_ratings_replayed_differ", versions=off)
+        self.sets = Counter(v for _, seats, _ in finished for v in seats)
+
+    def _reload(self) -> None:
+        """The registry, read again when it changed."""
+        count = self.store.registry_count()
+        if count != self.registry:
+            self.registry = count
+            self.versions = {v.id: v for v in self.store.versions()}
+            self._labels = {v.label: v for v in self.versions.values()}
+
+    def _reconcile(self) -> None:
+        """Hosted versions started, stopped, started again after giving up;
+        sessions of entries retired or replaced closed once out of a set."""
+        host = self.host
+        for vid, insts in list(self.instances.items()):
+            if vid not in self.active and vid not in self.in_set:  # (its set goes on first)
+                for inst in insts:
+                    host.stop(inst)
+                del self.instances[vid]
+        now = trio.current_time()
+        for v in self.active.values():
+            if v.kind != HOSTED or v.id in self.broken:
+                continue
+            running = self.instances.get(v.id)
+            if running is None:
+                self._launch(v)
+            elif all(i.restarts > MAX_RESTARTS for i in running):  # each gave up restarting
+                since = self.gave_up.setdefault(v.id, now)
+                if now - since > RELAUNCH_AFTER:
+                    del self.gave_up[v.id]
+                    self._launch(v)
+        # a dial-in session whose token no longer counts: closed once out of a set
+        for label, sessions in host.pool.items():
+            entry = self._by_label(label)
+            if entry is None or entry.active or entry.id in self.in_set:
+                continue
+            for s in sessions:
+                if s.alive and not s.busy:
+                    s.conn.close(CloseCode.UNAUTHENTICATED, "this entry is retired or replaced")
+
+    def _by_label(self, label: str) -> Version | None:
+        if len(self._labels) != len(self.versions):
+            self._labels = {v.label: v for v in self.versions.values()}
+        return self._labels.get(label)
+
+    def _launch(self, v: Version) -> None:
+        assert v.command is not None
+        limits = v.limits or {}
+        entrant = EntrantConfig(v.label, v.command, folder=v.folder or "", **limits)
+        old = self.instances.get(v.id, [])
+        for inst in old:
+            self.host.stop(inst)
+        insts = []
+        for i in range(self.options.instances):
+            inst = Instance(entrant, i, secrets.token_hex(16))
+            if self.season.sandbox == "bwrap":
+                inst.confinement = Confinement(
+                    uid=UID_BASE + v.entrant_id - 1,
+                    folder=Path(v.folder) if v.folder else None,
+                    socket_dir=self.host.socket_dir,
+                    limits=Limits(**_limit_fields(limits)),
+                )
+            self.host.launch(inst, v.label, partial(self._cannot_start, v))
+            insts.append(inst)
+        self.instances[v.id] = insts
+
+    def _cannot_start(self, v: Version, error: EntrantStartError) -> None:
+        """A hosted version that exits before it ever connects: not started
+        again until a new version is registered or the ladder restarts."""
+        self.broken[v.id] = str(error)
+        self.log.error("entrant_cannot_start", entry=v.label, error=str(error))
+        self.notice(f"error: {error}")
+        for inst in self.instances.pop(v.id, []):
+            self.host.stop(inst)
+
+    def _on_session(self, s: Session) -> None:
+        """A dial-in session joins its version's pool (a hosted one is the host's)."""
+        if s.hello.token in self.host.token_owner:
+            return
+        found = self.store.token(s.hello.token)
+        if found is None or found[1] is not None:
+            return  # (refused at the Hello: cannot happen)
+        if found[0] not in self.versions:
+            self._reload()
+        v = self.versions[found[0]]
+        self.host.pool.setdefault(v.label, []).append(s)
+
+    def free(self, v: Version) -> Session | None:
+        return free_session(self.host.pool.get(v.label, []))
+
+    def connected(self, v: Version) -> bool:
+        return any(s.alive for s in self.host.pool.get(v.label, []))
+
+    # -- matchmaking and sets ---------------------------------------------------------------
+
+    def _available(self, held: set[int]) -> list[Candidate]:
+        now = trio.current_time()
+        out = []
+        prior = self.model.prior
+        for v in self.active.values():
+            if v.id in self.in_set or v.id in held or self.free(v) is None:
+                self._stop_waiting(v.id, now)
+                continue
+            since = self.waiting_since.setdefault(v.id, now)
+            mu, sigma = self.ratings.get(v.id, prior)
+            out.append(Candidate(v.id, mu, sigma, self.sets[v.id], since))
+        return out
+
+    def _stop_waiting(self, vid: int, now: float) -> None:
+        since = self.waiting_since.pop(vid, None)
+        if since is not None:
+            self.stats.wait_seconds += now - since
+
+    def _settle_suspended(self) -> set[int]:
+        """Void the suspended sets that cannot go on, resume those that can;
+        the members held for a set whose members are all back."""
+        held: set[int] = set()
+        for set_id, seats, deal, since, _ in self.store.suspended():
+            if set_id in self.running:
+                continue
+            gone = [self.versions[v].label for v in seats if v not in self.active]
+            if gone:
+                self._void(set_id, f"{', '.join(gone)} retired or replaced")
+                continue
+            away = [self.versions[v].label for v in seats if not self.connected(self.versions[v])]
+            if away and time.time() - since > self.options.return_window:
+                self._void(
+                    set_id,
+                    f"interrupted: {', '.join(away)} did not come back within "
+                    f"{self.options.return_window:g} s",
+                )
+                continue
+            if away:
+                continue
+            if all(v not in self.in_set and self.free(self.versions[v]) for v in seats):
+                if self.store.claim(set_id, self.runner, self.options.lease):
+                    self._start(set_id, seats, deal)
+            else:
+                held.update(seats)
+        return held
+
+    def _void(self, set_id: int, why: str) -> None:
+        if self.store.void(set_id, why):
+            self.stats.sets_void += 1
+            self.log.warning("set_void", set=set_id, why=why)
+
+    def _form_tables(self, held: set[int]) -> None:
+        limit = self.options.tables or math.inf
+        while len(self.running) < limit:
+            t0 = time.perf_counter()
+            available = self._available(held)
+            members = self.matchmaker.table(available, trio.current_time(), len(self.in_set))
+            self.stats.matchmaking_seconds += time.perf_counter() - t0
+            self.stats.matchmaking_calls += 1
+            if members is None:
+                return
+            set_id, deal = self.store.new_set(members, self.runner, self.options.lease, self.secret)
+            self.stats.sets_started += 1
+            self._start(set_id, members, deal)
+
+    def _start(self, set_id: int, members: list[int], deal: str) -> None:
+        now = trio.current_time()
+        for v in members:
+            self._stop_waiting(v, now)
+        self.in_set.update(members)
+        self.running.add(set_id)
+        assert self._nursery is not None
+        self._nursery.start_soon(self._play_set, set_id, members, deal)
+
+    async def _play_set(self, set_id: int, members: list[int], deal: str) -> None:
+        started = trio.current_time()
+        try:
+            await self._games(set_id, members, deal)
+        finally:
+            self.in_set.difference_update(members)
+            self.running.discard(set_id)
+            self.stats.seated_seconds += (trio.current_time() - started) * len(members)
+            self.host.arena.notify()
+
+    async def _games(self, set_id: int, members: list[int], deal: str) -> None:
+        started = trio.current_time()
+        labels = {self.versions[v].label: v for v in members}
+        done = self.store.stored_games(set_id)
+        seatings = deal_seatings(list(labels), self.season.seating)
+        for r, seating in enumerate(seatings):
+            if r in done:
+                continue
+            seats = [self.free(self.versions[labels[name]]) for name in seating]
+            away = [name for name, s in zip(seating, seats, strict=True) if s is None]
+            if away:
+                self.store.suspend(set_id, f"{', '.join(away)} not connected")
+                self.stats.sets_suspended += 1
+                self.log.info("set_suspended", set=set_id, away=away)
+                return
+            for s in seats:
+                assert s is not None
+                s.busy = True
+            spec = GameSpec(f"s{set_id}-r{r}", 0, set_id, 0, r, deal, tuple(seating))
+            tags = {"ladder": self.season.name, "set": set_id, "seating": r}
+            record = await run_game(self.host.arena, self.host.launched, spec, seats, tags)
+            t0 = time.perf_counter()
+            size = self.store.save_game(set_id, r, [labels[name] for name in seating], record)
+            self.stats.save_seconds += time.perf_counter() - t0
+            self.stats.save_bytes += size
+            self.stats.games += 1
+            if record.status != "finished":
+                self._void(set_id, f"game {spec.id} was {record.status}: {record.error}")
+                return
+        took = trio.current_time() - started
+        self.set_seconds += (took - self.set_seconds) / min(self.stats.sets_finished + 1, 20)
+        self.matchmaker.patience = max(MIN_PATIENCE, self.set_seconds / 2)
+        t0 = time.perf_counter()
+        _, _, after = self.store.finish_set(set_id, members, self.model.rate)
+        self.stats.finish_seconds += time.perf_counter() - t0
+        self.stats.sets_finished += 1
+        self.ratings.update(zip(members, after, strict=True))
+        self.sets.update(members)
+        self.log.info("set_finished", set=set_id, entries=list(labels))
+
+    async def _matchmaking(self) -> None:
+        while True:
+            held = self._settle_suspended()
+            self._form_tables(held)
+            with trio.move_on_after(0.5):
+                await self.host.arena.wait_for_change()
+
+    # -- leases, registry, standings, progress ------------------------------------------------
+
+    async def _registry(self) -> None:
+        while True:
+            await trio.sleep(REGISTRY_EVERY)
+            self._reload()
+            self._reconcile()
+
+    async def _leases(self) -> None:
+        while True:
+            self._presence()
+            self.store.renew(self.runner, self.options.lease)
+            await trio.sleep(min(self.options.lease / 3, 2.0))
+
+    def _presence(self) -> None:
+        """Session rows for every live session, none for a gone one."""
+        live: dict[str, int] = {}
+        for label, sessions in self.host.pool.items():
+            v = self._by_label(label)
+            if v is not None:
+                live.update({s.id: v.id for s in sessions if s.alive})
+        for sid in set(self.presence) - set(live):
+            self.store.drop_session(sid)
+            del self.presence[sid]
+        for sid in set(live) - set(self.presence):
+            self.store.add_session(sid, self.runner, live[sid], self.options.lease)
+            self.presence[sid] = live[sid]
+
+    async def _standings(self) -> None:
+        """The official ratings' process, after sets finished, every
+        ``standings_every`` seconds at most."""
+        if self.options.bootstrap < 0:
+            return
+        log = Path(f"{self.store.path}.logs") / "standings.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        done = -1
+        launcher = self.host.launcher
+        assert launcher is not None
+        while True:
+            finished, _ = self.store.fingerprint()
+            if finished == done or finished == 0:
+                await trio.sleep(1.0)
+                continue
+            done = finished
+            started = trio.current_time()
+            argv = [
+                sys.executable, "-m", "wizard_referee.ladder.standings", str(self.store.path),
+                "--bootstrap", str(self.options.bootstrap),
+            ]  # fmt: skip
+            try:
+                proc = await launcher.spawn(argv, dict(os.environ), log, os.getcwd())
+            except OSError as e:
+                self.log.error("standings_failed", error=str(e))
+                return
+            while proc.poll() is None:
+                with trio.move_on_after(1.0):
+                    await proc.wait()
+                self.point, self.intervals = read_official(self.store.path)
+            self.point, self.intervals = read_official(self.store.path)
+            await trio.sleep(
+                max(0.0, self.options.standings_every - (trio.current_time() - started))
+            )
+
+    def standings(self) -> list[dict[str, Any]]:
+        """The standings now (:func:`.standings.rows`)."""
+        online: Counter[int] = Counter()
+        for label, sessions in self.host.pool.items():
+            v = self._by_label(label)
+            if v is not None:
+                online[v.id] += sum(1 for s in sessions if s.alive)
+        return rows(
+            list(self.versions.values()),
+            self.ratings,
+            dict(self.sets),
+            self.store.game_counts(),
+            dict(online),
+            self.point,
+            self.intervals,
+        )
+
+    def progress_line(self) -> str:
+        counts = self.store.set_counts()
+        elapsed = time.monotonic() - self.stats.started
+        rate = self.stats.sets_finished / elapsed * 60 if elapsed > 0 else 0.0
+        online = sum(1 for v in self.active.values() if self.connected(v))
+        best = max(self.ratings.items(), key=lambda kv: ordinal(kv[1]), default=None)
+        leader = self.versions[best[0]].label if best and best[0] in self.versions else "-"
+        return (
+            f"sets {counts.get('finished', 0)} finished, {len(self.running)} playing, "
+            f"{counts.get('suspended', 0)} waiting, {counts.get('void', 0)} void  "
+            f"games {self.stats.games}  {rate:5.1f} sets/min  online {online}/{len(self.active)}"
+            f"  live leader {leader}"
+        )
+
+    async def _progress(self, stream: TextIO, every: float) -> None:
+        while True:
+            await trio.sleep(every)
+            stream.write(("\r" if stream.isatty() else "") + self.progress_line())
+            stream.write("" if stream.isatty() else "\n")
+            stream.flush()
+
+    # -- running -------------------------------------------------------------------------
+
+    def config(self) -> TournamentConfig:
+        """The host's settings: the season's rules and referee, this run's address and limits."""
+        rules: dict[str, Any] = {
+            k: tuple(v) if isinstance(v, list) else v
+            for k, v in self.season.rules.to_dict().items()
+        }
+        hosted = tuple(
+            EntrantConfig(v.label, v.command, folder=v.folder or "", **(v.limits or {}))
+            for v in self.active.values()
+            if v.kind == HOSTED and v.command is not None
+        )
+        return TournamentConfig(
+            entrants=hosted,
+            name=self.season.name,
+            database=str(self.store.path),
+            host=self.options.host,
+            port=self.options.port,
+            parallel=self.options.instances,
+            sandbox=self.season.sandbox,
+            max_sessions_per_token=self.options.max_sessions_per_token,
+            max_connections=self.options.max_connections,
+            **rules,
+            **self.season.policy,
+        )
+
+    async def run(
+        self,
+        progress: TextIO | None = None,
+        on_arena: OnArena | None = None,
+        *,
+        task_status: trio.TaskStatus[Ladder] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        self.store.db.hold()
+        self.versions = {v.id: v for v in self.store.versions()}
+        self.registry = self.store.registry_count()
+        config = self.config()
+        if config.sandbox == "bwrap" and config.entrants:
+            problems = node_problems(config)
+            if problems:
+                raise TournamentError("; ".join(problems))
+        self.store.start_runner(self.runner, socket.gethostname(), os.getpid(), self.options.lease)
+        self._load()
+        self.point, self.intervals = read_official(self.store.path)  # a run's before this one
+        book = LadderTokens(self.store, {})
+        logs = Path(f"{self.store.path}.logs")
+        try:
+            async with open_host(
+                replace(config, entrants=()),  # the ladder launches them
+                self.secret,
+                logs,
+                self.log,
+                self.notice,
+                on_arena=on_arena,
+                tokens=book,
+                open_ended=True,
+            ) as host, trio.open_nursery() as nursery:  # fmt: skip
+                self._host, self._nursery = host, nursery
+                book.hosted = host.token_owner
+                host.arena.on_session.append(self._on_session)
+                self._reconcile()
+                for task in (self._matchmaking, self._registry, self._leases, self._standings):
+                    nursery.start_soon(task)
+                if progress is not None:
+                    nursery.start_soon(self._progress, progress, 5.0)
+                self.log.info("ladder_started", address=host.arena.address, runner=self.runner)
+                task_status.started(self)
+                await self._stop.wait()
+                nursery.cancel_scope.cancel()
+        finally:
+            with trio.CancelScope(shield=True):
+                self.store.stop_runner(self.runner)
+                self.log.info("ladder_stats", **self.stats.as_dict())
+                if self.options.report is not None:
+                    write_json(self.options.report, self.stats.as_dict())
+
+
+async def run_ladder(
+    path: Path,
+    options: RunOptions,
+    *,
+    log: Any,
+    notice: Callable[[str], None],
+    progress: TextIO | None = None,
+    on_arena: OnArena | None = None,
+    task_status: trio.TaskStatus[Ladder] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Run the ladder of the store at ``path`` until :meth:`Ladder.stop`
+    (``task_status.started`` gets the :class:`Ladder` once its referee serves)."""
+    store = LadderStore.open(path)
+    try:
+        ladder = Ladder(store, options, log, notice)
+        await ladder.run(progress, on_arena, task_status=task_status)
+    finally:
+        store.close()
+
+
+def _rng(seed: int | None) -> Any:
+    import random
+
+    return random.Random(seed) if seed is not None else random.Random(secrets.randbits(64))
+
+
+def _close(a: tuple[float, float], b: tuple[float, float] | None) -> bool:
+    return b is not None and abs(a[0] - b[0]) < 1e-6 and abs(a[1] - b[1]) < 1e-6
+
+
+def _limit_fields(limits: dict[str, Any]) -> dict[str, Any]:
+    """A version's stored limits as :class:`~wizard_referee.sandbox.Limits` fields."""
+    names = {"memory_limit": "memory", "max_processes": "processes", "cpu_limit": "cpus"}
+    return {names[k]: v for k, v in limits.items() if k in names}

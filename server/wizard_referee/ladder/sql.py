@@ -1,0 +1,315 @@
+"""Every SQL statement of the ladder's store, and nothing else.
+
+The statements keep to a subset of SQL that SQLite and PostgreSQL both
+run as written: ``TEXT``, ``INTEGER`` and ``DOUBLE PRECISION`` columns
+(times are Unix seconds, structured values JSON text), ``RETURNING``,
+``COALESCE``, ``LIMIT``, no function of one database alone (no
+``json_extract``, no ``INSERT OR ...``, no ``datetime()``). Parameters are
+named (``:name``), which :mod:`sqlite3` takes as they are and a psycopg
+backend after its adapter's one substitution (:mod:`.db`). The one
+difference the tables need is the column of an id the database assigns:
+written ``{id}`` here, made ``INTEGER PRIMARY KEY`` by SQLite's adapter.
+
+Claims and presence are rows with lease expiry times, as several ladder
+processes sharing one PostgreSQL store need them (a set ``playing`` is
+claimed by a runner until ``lease_expires``; a session row says an entry
+is connected until ``expires_at``); on SQLite one process holds the store
+and the leases are its own.
+"""
+
+from __future__ import annotations
+
+__all__ = ["SCHEMA", "SCHEMA_VERSION"]
+
+#: The schema this code writes; a store of a higher version is refused.
+SCHEMA_VERSION = 1
+
+SCHEMA: tuple[str, ...] = (
+    "CREATE TABLE schema_version (version INTEGER NOT NULL)",
+    """CREATE TABLE season (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        name TEXT NOT NULL,
+        settings TEXT NOT NULL,
+        secret TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL,
+        registry INTEGER NOT NULL,
+        finished_sets INTEGER NOT NULL
+    )""",
+    """CREATE TABLE entrants (
+        id {id},
+        name TEXT NOT NULL UNIQUE,
+        kind TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL,
+        retired_at DOUBLE PRECISION
+    )""",
+    """CREATE TABLE versions (
+        id {id},
+        entrant_id INTEGER NOT NULL REFERENCES entrants (id),
+        number INTEGER NOT NULL,
+        command TEXT,
+        folder TEXT,
+        limits TEXT,
+        created_at DOUBLE PRECISION NOT NULL,
+        ended_at DOUBLE PRECISION,
+        UNIQUE (entrant_id, number)
+    )""",
+    """CREATE TABLE tokens (
+        hash TEXT PRIMARY KEY,
+        version_id INTEGER NOT NULL REFERENCES versions (id),
+        issued_at DOUBLE PRECISION NOT NULL,
+        revoked_at DOUBLE PRECISION,
+        revoked_why TEXT
+    )""",
+    """CREATE TABLE runners (
+        id TEXT PRIMARY KEY,
+        host TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        started_at DOUBLE PRECISION NOT NULL,
+        expires_at DOUBLE PRECISION NOT NULL,
+        stopped_at DOUBLE PRECISION
+    )""",
+    """CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        runner_id TEXT NOT NULL REFERENCES runners (id),
+        version_id INTEGER NOT NULL REFERENCES versions (id),
+        connected_at DOUBLE PRECISION NOT NULL,
+        expires_at DOUBLE PRECISION NOT NULL
+    )""",
+    """CREATE TABLE sets (
+        id {id},
+        seats TEXT NOT NULL,
+        deal_seed TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL,
+        claimed_by TEXT,
+        lease_expires DOUBLE PRECISION,
+        suspended_at DOUBLE PRECISION,
+        ended_at DOUBLE PRECISION,
+        finish_seq INTEGER UNIQUE,
+        why TEXT
+    )""",
+    """CREATE TABLE games (
+        id TEXT PRIMARY KEY,
+        set_id INTEGER NOT NULL REFERENCES sets (id),
+        seating INTEGER NOT NULL,
+        seats TEXT NOT NULL,
+        status TEXT NOT NULL,
+        started_at DOUBLE PRECISION,
+        finished_at DOUBLE PRECISION,
+        faulted INTEGER NOT NULL,
+        record TEXT NOT NULL,
+        UNIQUE (set_id, seating)
+    )""",
+    """CREATE TABLE seat_results (
+        game_id TEXT NOT NULL REFERENCES games (id),
+        seat INTEGER NOT NULL,
+        version_id INTEGER NOT NULL REFERENCES versions (id),
+        total INTEGER NOT NULL,
+        rank INTEGER NOT NULL,
+        faults TEXT NOT NULL,
+        PRIMARY KEY (game_id, seat)
+    )""",
+    """CREATE TABLE set_results (
+        set_id INTEGER NOT NULL REFERENCES sets (id),
+        version_id INTEGER NOT NULL REFERENCES versions (id),
+        finish_seq INTEGER NOT NULL,
+        score INTEGER NOT NULL,
+        mu DOUBLE PRECISION NOT NULL,
+        sigma DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (set_id, version_id)
+    )""",
+    "CREATE INDEX versions_entrant ON versions (entrant_id)",
+    "CREATE INDEX tokens_version ON tokens (version_id)",
+    "CREATE INDEX sets_status ON sets (status)",
+    "CREATE INDEX games_set ON games (set_id)",
+    "CREATE INDEX seat_results_version ON seat_results (version_id)",
+    "CREATE INDEX set_results_version ON set_results (version_id, finish_seq)",
+)
+
+# -- the store itself ------------------------------------------------------------------
+
+SCHEMA_VERSION_OF = "SELECT version FROM schema_version"
+SET_SCHEMA_VERSION = "INSERT INTO schema_version (version) VALUES (:version)"
+
+# -- the season -------------------------------------------------------------------------
+
+CREATE_SEASON = (
+    "INSERT INTO season (id, name, settings, secret, created_at, registry, finished_sets)"
+    " VALUES (1, :name, :settings, :secret, :now, 0, 0)"
+)
+SEASON = "SELECT name, settings, secret, created_at, registry, finished_sets FROM season"
+REGISTRY_COUNT = "SELECT registry FROM season"
+BUMP_REGISTRY = "UPDATE season SET registry = registry + 1"
+NEXT_FINISH = "UPDATE season SET finished_sets = finished_sets + 1 RETURNING finished_sets"
+"""The next set's place in the order of finishing; in PostgreSQL it also
+locks the season's row until the transaction ends, so that finishes (and
+the live ratings they update) follow one another."""
+
+# -- the registry -----------------------------------------------------------------------
+
+ENTRANT_BY_NAME = "SELECT id, name, kind, created_at, retired_at FROM entrants WHERE name = :name"
+ADD_ENTRANT = (
+    "INSERT INTO entrants (name, kind, created_at) VALUES (:name, :kind, :now) RETURNING id"
+)
+RETIRE_ENTRANT = "UPDATE entrants SET retired_at = :now WHERE id = :id"
+CURRENT_VERSION = (
+    "SELECT id, number, command, folder, limits FROM versions"
+    " WHERE entrant_id = :entrant AND ended_at IS NULL"
+)
+LAST_VERSION_NUMBER = "SELECT COALESCE(MAX(number), 0) FROM versions WHERE entrant_id = :entrant"
+ADD_VERSION = (
+    "INSERT INTO versions (entrant_id, number, command, folder, limits, created_at)"
+    " VALUES (:entrant, :number, :command, :folder, :limits, :now) RETURNING id"
+)
+END_VERSION = "UPDATE versions SET ended_at = :now WHERE id = :id AND ended_at IS NULL"
+ADD_TOKEN = "INSERT INTO tokens (hash, version_id, issued_at) VALUES (:hash, :version, :now)"
+REVOKE_TOKENS = (
+    "UPDATE tokens SET revoked_at = :now, revoked_why = :why"
+    " WHERE version_id = :version AND revoked_at IS NULL"
+)
+TOKEN = "SELECT t.version_id, t.revoked_at, t.revoked_why FROM tokens t WHERE t.hash = :hash"
+ENTRANTS = "SELECT id, name, kind, created_at, retired_at FROM entrants ORDER BY name"
+VERSIONS = (
+    "SELECT v.id, v.entrant_id, e.name, e.kind, v.number, v.command, v.folder, v.limits,"
+    " v.created_at, v.ended_at, e.retired_at"
+    " FROM versions v JOIN entrants e ON e.id = v.entrant_id ORDER BY e.name, v.number"
+)
+
+# -- runners and sessions (leases) ------------------------------------------------------
+
+ADD_RUNNER = (
+    "INSERT INTO runners (id, host, pid, started_at, expires_at)"
+    " VALUES (:id, :host, :pid, :now, :expires)"
+)
+RENEW_RUNNER = "UPDATE runners SET expires_at = :expires WHERE id = :id"
+STOP_RUNNER = "UPDATE runners SET stopped_at = :now, expires_at = :now WHERE id = :id"
+END_OTHER_RUNNERS = "UPDATE runners SET expires_at = :now WHERE id <> :id AND expires_at > :now"
+"""A runner that holds the store alone (SQLite) knows every other one has gone."""
+LAPSE_OTHER_CLAIMS = (
+    "UPDATE sets SET lease_expires = :now - 1 WHERE status = 'playing'"
+    " AND (claimed_by IS NULL OR claimed_by <> :id)"
+)
+LAPSE_OWN_CLAIMS = (
+    "UPDATE sets SET lease_expires = :now - 1 WHERE claimed_by = :id AND status = 'playing'"
+)
+DROP_OTHER_SESSIONS = "DELETE FROM sessions WHERE runner_id <> :id"
+DROP_RUNNER_SESSIONS = "DELETE FROM sessions WHERE runner_id = :id"
+ADD_SESSION = (
+    "INSERT INTO sessions (id, runner_id, version_id, connected_at, expires_at)"
+    " VALUES (:id, :runner, :version, :now, :expires)"
+)
+DROP_SESSION = "DELETE FROM sessions WHERE id = :id"
+RENEW_SESSIONS = "UPDATE sessions SET expires_at = :expires WHERE runner_id = :runner"
+DROP_EXPIRED_SESSIONS = "DELETE FROM sessions WHERE expires_at < :now"
+ONLINE = "SELECT version_id, COUNT(*) FROM sessions WHERE expires_at >= :now GROUP BY version_id"
+
+# -- sets and games -----------------------------------------------------------------------
+
+ADD_SET = (
+    "INSERT INTO sets (seats, deal_seed, status, created_at, claimed_by, lease_expires)"
+    " VALUES (:seats, '', 'playing', :now, :runner, :expires) RETURNING id"
+)
+SET_DEAL = "UPDATE sets SET deal_seed = :deal WHERE id = :id"
+RENEW_CLAIMS = (
+    "UPDATE sets SET lease_expires = :expires WHERE claimed_by = :runner AND status = 'playing'"
+)
+ORPHANED_TO_SUSPENDED = (
+    "UPDATE sets SET status = 'suspended', suspended_at = :now, claimed_by = NULL,"
+    " lease_expires = NULL WHERE status = 'playing' AND lease_expires < :now"
+)
+"""Sets whose runner's claim lapsed (it stopped, or was killed): they wait
+for their members, as an interrupted set does."""
+CLAIM_SUSPENDED = (
+    "UPDATE sets SET status = 'playing', claimed_by = :runner, lease_expires = :expires,"
+    " suspended_at = NULL WHERE id = :id AND status = 'suspended'"
+)
+SUSPEND_SET = (
+    "UPDATE sets SET status = 'suspended', suspended_at = :now, claimed_by = NULL,"
+    " lease_expires = NULL, why = :why WHERE id = :id AND status = 'playing'"
+)
+VOID_SET = (
+    "UPDATE sets SET status = 'void', ended_at = :now, claimed_by = NULL,"
+    " lease_expires = NULL, why = :why WHERE id = :id AND status IN ('playing', 'suspended')"
+)
+FINISH_SET = (
+    "UPDATE sets SET status = 'finished', ended_at = :now, finish_seq = :seq,"
+    " claimed_by = NULL, lease_expires = NULL WHERE id = :id AND status = 'playing'"
+)
+SUSPENDED_SETS = (
+    "SELECT id, seats, deal_seed, suspended_at, why FROM sets WHERE status = 'suspended'"
+    " ORDER BY id"
+)
+SET_ROW = (
+    "SELECT id, seats, deal_seed, status, created_at, suspended_at, ended_at, finish_seq, why"
+    " FROM sets WHERE id = :id"
+)
+SET_COUNTS = "SELECT status, COUNT(*) FROM sets GROUP BY status"
+GAMES_OF_SET = "SELECT seating, status FROM games WHERE set_id = :set ORDER BY seating"
+ADD_GAME = (
+    "INSERT INTO games (id, set_id, seating, seats, status, started_at, finished_at, faulted,"
+    " record) VALUES (:id, :set, :seating, :seats, :status, :started, :finished, :faulted,"
+    " :record)"
+)
+ADD_SEAT_RESULT = (
+    "INSERT INTO seat_results (game_id, seat, version_id, total, rank, faults)"
+    " VALUES (:game, :seat, :version, :total, :rank, :faults)"
+)
+SET_SCORES = (
+    "SELECT r.version_id, SUM(r.total) FROM seat_results r JOIN games g ON g.id = r.game_id"
+    " WHERE g.set_id = :set GROUP BY r.version_id"
+)
+LAST_RATING = (
+    "SELECT mu, sigma FROM set_results WHERE version_id = :version ORDER BY finish_seq DESC LIMIT 1"
+)
+ADD_SET_RESULT = (
+    "INSERT INTO set_results (set_id, version_id, finish_seq, score, mu, sigma)"
+    " VALUES (:set, :version, :seq, :score, :mu, :sigma)"
+)
+
+# -- reading: ratings, pages ----------------------------------------------------------------
+
+FINISHED_SETS = (
+    "SELECT id, seats, finish_seq FROM sets WHERE status = 'finished' ORDER BY finish_seq"
+)
+SET_RESULTS = (
+    "SELECT set_id, version_id, finish_seq, score, mu, sigma FROM set_results"
+    " ORDER BY finish_seq, version_id"
+)
+RATED_SEATS = (
+    "SELECT g.set_id, g.id, r.version_id, r.total FROM seat_results r"
+    " JOIN games g ON g.id = r.game_id JOIN sets s ON s.id = g.set_id"
+    " WHERE s.status = 'finished' ORDER BY s.finish_seq, g.seating, r.seat"
+)
+"""Every seat of every game of a finished set, in the order of finishing:
+what the official ratings are fitted to."""
+GAME_COUNTS = (
+    "SELECT r.version_id, COUNT(*) FROM seat_results r JOIN games g ON g.id = r.game_id"
+    " JOIN sets s ON s.id = g.set_id WHERE s.status = 'finished' GROUP BY r.version_id"
+)
+FINGERPRINT = "SELECT finished_sets, registry FROM season"
+GAME = (
+    "SELECT g.id, g.set_id, g.seating, g.seats, g.status, g.started_at, g.finished_at,"
+    " g.faulted, g.record, s.status FROM games g JOIN sets s ON s.id = g.set_id WHERE g.id = :id"
+)
+SETS_BY_VERSION = "SELECT version_id, COUNT(*) FROM set_results GROUP BY version_id"
+GAMES_LIST = (
+    "SELECT g.id, g.set_id, g.seating, g.seats, g.status, g.started_at, g.finished_at,"
+    " g.faulted, s.status FROM games g JOIN sets s ON s.id = g.set_id"
+    " ORDER BY g.finished_at DESC LIMIT :limit"
+)
+"""The latest stored games, newest first."""
+GAMES_LIST_OF = (
+    "SELECT g.id, g.set_id, g.seating, g.seats, g.status, g.started_at, g.finished_at,"
+    " g.faulted, s.status FROM games g JOIN sets s ON s.id = g.set_id"
+    " WHERE g.id IN (SELECT r.game_id FROM seat_results r JOIN versions v"
+    " ON v.id = r.version_id WHERE v.entrant_id = :entrant)"
+    " ORDER BY g.finished_at DESC LIMIT :limit"
+)
+"""The latest stored games of an entrant (any version), newest first."""
+SEAT_TOTALS = "SELECT seat, total, rank FROM seat_results WHERE game_id = :id ORDER BY seat"
+HISTORY_OF = (
+    "SELECT r.finish_seq, r.version_id, r.mu, r.sigma FROM set_results r"
+    " JOIN versions v ON v.id = r.version_id WHERE v.entrant_id = :entrant"
+    " ORDER BY r.finish_seq"
+)
+"""An entrant's live rating after each of its finished sets."""

@@ -1,0 +1,695 @@
+"""The ladder's store: the season, the registry of entrants and their
+versions, the runners' and sessions' leases, the duplicate sets with their
+games, and the live ratings after each finished set.
+
+Every statement is in :mod:`.sql`, run through the adapter of :mod:`.db`
+(SQLite here), so that another database can serve the same store. Every
+change is one transaction: a registry command, a game stored with its
+seats' results, a set finished with each member's summed score and live
+rating. A set counts only once it is ``finished`` (every game of its deal
+stored); a set ``void`` never counts, and its games stay stored, out of
+every rating.
+
+``schema_version`` holds the schema's version: a store of a newer version
+than this code writes is refused before anything is written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wizard_referee.ladder import sql
+from wizard_referee.ladder.db import Database, DatabaseError, SqliteDatabase
+from wizard_referee.ladder.season import Season
+from wizard_referee.ratings.models import GameResult
+from wizard_referee.referee.record import GameRecord
+
+__all__ = [
+    "DIAL_IN",
+    "HOSTED",
+    "NAME_RULE",
+    "Entrant",
+    "LadderStore",
+    "Rating",
+    "StoreError",
+    "Version",
+    "entry_label",
+    "new_token",
+    "token_hash",
+]
+
+DIAL_IN = "dial-in"
+HOSTED = "hosted"
+#: What an entrant's name may be: it names its entries (``alice@v2``), logs and pages.
+NAME_RULE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+
+Rating = tuple[float, float]
+"""A live rating: (mu, sigma)."""
+
+
+class StoreError(ValueError):
+    """A store that cannot be used, or a registry change that cannot be made
+    (one line; nothing was written)."""
+
+
+def new_token() -> str:
+    """A dial-in entrant's secret token (192 random bits)."""
+    return secrets.token_hex(24)
+
+
+def token_hash(token: str) -> str:
+    """What the store keeps of a token: its SHA-256 (a token is random
+    enough that no slow hash is needed to keep it from being guessed).
+
+    >>> token_hash("abc")[:16]
+    'ba7816bf8f01cfea'
+    """
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def entry_label(name: str, number: int) -> str:
+    """The rated entry of version ``number`` of entrant ``name``.
+
+    >>> entry_label("alice", 2)
+    'alice@v2'
+    """
+    return f"{name}@v{number}"
+
+
+@dataclass(frozen=True)
+class Version:
+    """One registered version of an entrant: a rated entry of its own."""
+
+    id: int
+    entrant_id: int
+    name: str
+    kind: str
+    number: int
+    command: tuple[str, ...] | None
+    folder: str | None
+    limits: dict[str, Any] | None
+    created_at: float
+    ended_at: float | None
+    """When a newer version replaced it, or its entrant retired (None: current)."""
+    retired_at: float | None
+
+    @property
+    def label(self) -> str:
+        return entry_label(self.name, self.number)
+
+    @property
+    def active(self) -> bool:
+        """The entrant's current version, and the entrant not retired: it plays."""
+        return self.ended_at is None and self.retired_at is None
+
+
+@dataclass(frozen=True)
+class Entrant:
+    id: int
+    name: str
+    kind: str
+    created_at: float
+    retired_at: float | None
+    versions: tuple[Version, ...]
+
+
+class LadderStore:
+    """A ladder's store, open (see :meth:`create` and :meth:`open`)."""
+
+    def __init__(self, db: Database, path: Path) -> None:
+        self.db = db
+        self.path = path
+
+    # -- opening ----------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, path: Path, season: Season, now: float | None = None) -> LadderStore:
+        """A new store at ``path`` (which must not exist) for ``season``."""
+        if path.exists():
+            raise StoreError(f"{path} exists: give another file for a new ladder")
+        if not path.parent.is_dir():
+            raise StoreError(f"{path}: no folder {path.parent} to create it in")
+        db = SqliteDatabase(path)
+        try:
+            with db.transaction():
+                for statement in sql.SCHEMA:
+                    db.run(db.ddl(statement))
+                db.run(sql.SET_SCHEMA_VERSION, {"version": sql.SCHEMA_VERSION})
+                db.run(
+                    sql.CREATE_SEASON,
+                    {
+                        "name": season.name,
+                        "settings": season.to_json(),
+                        "secret": secrets.token_hex(32),
+                        "now": time.time() if now is None else now,
+                    },
+                )
+        except BaseException:
+            db.close()
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+            raise
+        return cls(db, path)
+
+    @classmethod
+    def open(cls, path: Path, *, read_only: bool = False) -> LadderStore:
+        """The store at ``path``; StoreError (one line, nothing written)
+        when there is none, it is not a ladder's, or its schema is newer
+        than this code's."""
+        if path.is_dir():
+            raise StoreError(f"{path} is a folder, not a ladder's store")
+        if not path.is_file():
+            raise StoreError(
+                f"no ladder at {path}: create one with wizard-arena ladder create --database {path}"
+            )
+        try:
+            db = SqliteDatabase(path, read_only=read_only)
+        except DatabaseError as e:
+            raise StoreError(str(e)) from None
+        try:
+            version = int(db.rows(sql.SCHEMA_VERSION_OF)[0][0])
+        except Exception as e:
+            db.close()
+            if db.missing_table(e) or isinstance(e, IndexError):
+                raise StoreError(
+                    f"{path} is not a ladder's store (no schema_version): give the file "
+                    "'wizard-arena ladder create' made"
+                ) from None
+            raise StoreError(f"{path} cannot be read: {e}") from None
+        if version > sql.SCHEMA_VERSION:
+            db.close()
+            raise StoreError(
+                f"{path} was written by a newer wizard-arena (store schema {version}; this one "
+                f"knows up to {sql.SCHEMA_VERSION}): upgrade wizard-arena to use it"
+            )
+        return cls(db, path)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> LadderStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the season -------------------------------------------------------------------
+
+    def season(self) -> tuple[Season, str, float]:
+        """The season's settings, its secret (the bots' seeds, the ids they
+        are told, the deals) and when it was created."""
+        name, settings, secret, created, _, _ = self.db.rows(sql.SEASON)[0]
+        return Season.from_json(settings, name), str(secret), float(created)
+
+    def registry_count(self) -> int:
+        """Bumped by every registry change: a runner reloads when it moves."""
+        return int(self.db.rows(sql.REGISTRY_COUNT)[0][0])
+
+    def fingerprint(self) -> tuple[int, int]:
+        """Finished sets and registry changes: what the pages' caches key on."""
+        finished, registry = self.db.rows(sql.FINGERPRINT)[0]
+        return int(finished), int(registry)
+
+    # -- the registry -----------------------------------------------------------------
+
+    def _entrant(self, name: str) -> tuple[int, str, float | None]:
+        row = self.db.rows(sql.ENTRANT_BY_NAME, {"name": name})
+        if not row:
+            raise StoreError(
+                f"no entrant named {name!r} in {self.path}: "
+                "'wizard-arena ladder list' shows them, 'ladder add' registers one"
+            )
+        entrant_id, _, kind, _, retired = row[0]
+        return int(entrant_id), str(kind), retired
+
+    def add_entrant(
+        self,
+        name: str,
+        *,
+        token: str | None = None,
+        command: Sequence[str] | None = None,
+        folder: str | None = None,
+        limits: dict[str, Any] | None = None,
+        now: float | None = None,
+    ) -> None:
+        """Register a dial-in entrant (``token``: the hash of its token is
+        kept) or a hosted one (``command``, in ``folder``), its version 1."""
+        if not NAME_RULE.fullmatch(name):
+            raise StoreError(
+                f"{name!r} cannot name an entrant: 1 to 40 letters, digits, '_', '.' or '-', "
+                "beginning with a letter or digit"
+            )
+        if self.db.rows(sql.ENTRANT_BY_NAME, {"name": name}):
+            raise StoreError(
+                f"an entrant named {name!r} exists in {self.path} (names are never reused: "
+                f"'ladder version {name}' registers a new version)"
+            )
+        at = time.time() if now is None else now
+        kind = DIAL_IN if command is None else HOSTED
+        with self.db.transaction():
+            (entrant_id,) = self.db.rows(sql.ADD_ENTRANT, {"name": name, "kind": kind, "now": at})[
+                0
+            ]
+            self._add_version(int(entrant_id), 1, token, command, folder, limits, at)
+
+    def _add_version(
+        self,
+        entrant_id: int,
+        number: int,
+        token: str | None,
+        command: Sequence[str] | None,
+        folder: str | None,
+        limits: dict[str, Any] | None,
+        at: float,
+    ) -> None:
+        (version_id,) = self.db.rows(
+            sql.ADD_VERSION,
+            {
+                "entrant": entrant_id,
+                "number": number,
+                "command": json.dumps(list(command)) if command is not None else None,
+                "folder": folder,
+                "limits": json.dumps(limits, sort_keys=True) if limits is not None else None,
+                "now": at,
+            },
+        )[0]
+        if token is not None:
+            self.db.run(
+                sql.ADD_TOKEN, {"hash": token_hash(token), "version": version_id, "now": at}
+            )
+        self.db.run(sql.BUMP_REGISTRY)
+
+    def add_version(
+        self,
+        name: str,
+        *,
+        token: str | None = None,
+        command: Sequence[str] | None = None,
+        folder: str | None = None,
+        limits: dict[str, Any] | None = None,
+        now: float | None = None,
+    ) -> int:
+        """A new version of ``name`` (a dial-in entrant's with a new
+        ``token``; a hosted one's with its ``command``, ``folder`` and
+        ``limits``, each the previous version's where None): it replaces
+        the current one, whose rating stays as it was and whose token is
+        refused from now on. Its number."""
+        entrant_id, kind, retired = self._entrant(name)
+        if retired is not None:
+            raise StoreError(f"entrant {name!r} is retired: it takes no new version")
+        if kind == DIAL_IN and (command is not None or folder is not None or limits is not None):
+            raise StoreError(
+                f"entrant {name!r} dials in: a new version is a new token, not a command or folder"
+            )
+        if kind == HOSTED and token is not None:
+            raise StoreError(f"entrant {name!r} is hosted: its versions have no token of theirs")
+        at = time.time() if now is None else now
+        current = self.db.rows(sql.CURRENT_VERSION, {"entrant": entrant_id})
+        number = int(self.db.rows(sql.LAST_VERSION_NUMBER, {"entrant": entrant_id})[0][0]) + 1
+        with self.db.transaction():
+            for version_id, _, old_command, old_folder, old_limits in current:
+                self.db.run(sql.END_VERSION, {"id": version_id, "now": at})
+                self.db.run(
+                    sql.REVOKE_TOKENS,
+                    {"version": version_id, "now": at, "why": f"replaced by version {number}"},
+                )
+                if kind == HOSTED:
+                    command = command or (json.loads(old_command) if old_command else None)
+                    folder = folder if folder is not None else old_folder
+                    limits = limits if limits is not None else _json(old_limits)
+            self._add_version(entrant_id, number, token, command, folder, limits, at)
+        return number
+
+    def retire(self, name: str, now: float | None = None) -> None:
+        """Retire ``name``: it plays no more, its ratings stay, its token is refused."""
+        entrant_id, _, retired = self._entrant(name)
+        if retired is not None:
+            raise StoreError(f"entrant {name!r} is retired already")
+        at = time.time() if now is None else now
+        with self.db.transaction():
+            self.db.run(sql.RETIRE_ENTRANT, {"id": entrant_id, "now": at})
+            for version_id, *_ in self.db.rows(sql.CURRENT_VERSION, {"entrant": entrant_id}):
+                self.db.run(sql.END_VERSION, {"id": version_id, "now": at})
+                self.db.run(sql.REVOKE_TOKENS, {"version": version_id, "now": at, "why": "retired"})
+            self.db.run(sql.BUMP_REGISTRY)
+
+    def rotate_token(self, name: str, token: str, now: float | None = None) -> None:
+        """Give ``name``'s current version a new token (the old one is refused
+        from now on); its rating is the same entry's."""
+        entrant_id, kind, retired = self._entrant(name)
+        if retired is not None:
+            raise StoreError(f"entrant {name!r} is retired: it has no token to rotate")
+        if kind != DIAL_IN:
+            raise StoreError(
+                f"entrant {name!r} is hosted: the ladder gives its processes a fresh token "
+                "at each start, so it has none to rotate"
+            )
+        at = time.time() if now is None else now
+        (version_id, *_) = self.db.rows(sql.CURRENT_VERSION, {"entrant": entrant_id})[0]
+        with self.db.transaction():
+            self.db.run(sql.REVOKE_TOKENS, {"version": version_id, "now": at, "why": "rotated"})
+            self.db.run(
+                sql.ADD_TOKEN, {"hash": token_hash(token), "version": version_id, "now": at}
+            )
+            self.db.run(sql.BUMP_REGISTRY)
+
+    def token(self, token: str) -> tuple[int, str | None] | None:
+        """The version a dial-in token belongs to, and why it is refused
+        (None: it is good); None for a token never issued."""
+        rows = self.db.rows(sql.TOKEN, {"hash": token_hash(token)})
+        if not rows:
+            return None
+        version_id, revoked_at, why = rows[0]
+        return int(version_id), (str(why or "revoked") if revoked_at is not None else None)
+
+    def versions(self) -> list[Version]:
+        """Every version of every entrant, by name and number."""
+        return [
+            Version(
+                int(r[0]),
+                int(r[1]),
+                str(r[2]),
+                str(r[3]),
+                int(r[4]),
+                tuple(json.loads(r[5])) if r[5] else None,
+                r[6],
+                _json(r[7]),
+                float(r[8]),
+                r[9],
+                r[10],
+            )
+            for r in self.db.rows(sql.VERSIONS)
+        ]
+
+    def entrants(self) -> list[Entrant]:
+        """Every entrant with its versions, by name."""
+        versions: dict[int, list[Version]] = {}
+        for v in self.versions():
+            versions.setdefault(v.entrant_id, []).append(v)
+        return [
+            Entrant(int(r[0]), str(r[1]), str(r[2]), float(r[3]), r[4], tuple(versions[r[0]]))
+            for r in self.db.rows(sql.ENTRANTS)
+        ]
+
+    # -- runners and sessions -----------------------------------------------------------
+
+    def start_runner(self, runner: str, host: str, pid: int, lease: float) -> None:
+        """Record this ladder process; on a store one process holds
+        (:attr:`Database.exclusive`) every other runner has gone, so its
+        claims and sessions are void. Sets whose claim lapsed wait for their
+        members (``suspended``); expired session rows go."""
+        now = time.time()
+        with self.db.transaction():
+            self.db.run(
+                sql.ADD_RUNNER,
+                {"id": runner, "host": host, "pid": pid, "now": now, "expires": now + lease},
+            )
+            if self.db.exclusive:  # every other runner has gone: its leases lapse now
+                self.db.run(sql.END_OTHER_RUNNERS, {"id": runner, "now": now})
+                self.db.run(sql.LAPSE_OTHER_CLAIMS, {"id": runner, "now": now})
+                self.db.run(sql.DROP_OTHER_SESSIONS, {"id": runner})
+            self.db.run(sql.ORPHANED_TO_SUSPENDED, {"now": now})
+            self.db.run(sql.DROP_EXPIRED_SESSIONS, {"now": now})
+
+    def renew(self, runner: str, lease: float) -> None:
+        """Extend this runner's lease, its sessions' and its sets' claims."""
+        expires = time.time() + lease
+        with self.db.transaction():
+            self.db.run(sql.RENEW_RUNNER, {"id": runner, "expires": expires})
+            self.db.run(sql.RENEW_SESSIONS, {"runner": runner, "expires": expires})
+            self.db.run(sql.RENEW_CLAIMS, {"runner": runner, "expires": expires})
+
+    def stop_runner(self, runner: str) -> None:
+        """This runner stops: its sets wait for their members, its sessions go."""
+        now = time.time()
+        with self.db.transaction():
+            self.db.run(sql.STOP_RUNNER, {"id": runner, "now": now})
+            self.db.run(sql.LAPSE_OWN_CLAIMS, {"id": runner, "now": now})
+            self.db.run(sql.ORPHANED_TO_SUSPENDED, {"now": now})
+            self.db.run(sql.DROP_RUNNER_SESSIONS, {"id": runner})
+
+    def add_session(self, session: str, runner: str, version: int, lease: float) -> None:
+        now = time.time()
+        with self.db.transaction():
+            self.db.run(
+                sql.ADD_SESSION,
+                {
+                    "id": session,
+                    "runner": runner,
+                    "version": version,
+                    "now": now,
+                    "expires": now + lease,
+                },
+            )
+
+    def drop_session(self, session: str) -> None:
+        with self.db.transaction():
+            self.db.run(sql.DROP_SESSION, {"id": session})
+
+    def online(self) -> dict[int, int]:
+        """Sessions connected now, by version."""
+        return {int(v): int(n) for v, n in self.db.rows(sql.ONLINE, {"now": time.time()})}
+
+    # -- sets ---------------------------------------------------------------------------
+
+    def new_set(
+        self, seats: Sequence[int], runner: str, lease: float, secret: str
+    ) -> tuple[int, str]:
+        """A new duplicate set among versions ``seats`` (in table order),
+        claimed by ``runner``; its deal follows from the season's secret
+        and the set's id. The set's id and deal seed."""
+        now = time.time()
+        with self.db.transaction():
+            (set_id,) = self.db.rows(
+                sql.ADD_SET,
+                {
+                    "seats": json.dumps(list(seats)),
+                    "now": now,
+                    "runner": runner,
+                    "expires": now + lease,
+                },
+            )[0]
+            deal = deal_seed(secret, int(set_id))
+            self.db.run(sql.SET_DEAL, {"id": set_id, "deal": deal})
+        return int(set_id), deal
+
+    def claim(self, set_id: int, runner: str, lease: float) -> bool:
+        """Take a suspended set back to play it on (False: not suspended now)."""
+        with self.db.transaction():
+            return (
+                self.db.run(
+                    sql.CLAIM_SUSPENDED,
+                    {"id": set_id, "runner": runner, "expires": time.time() + lease},
+                )
+                == 1
+            )
+
+    def suspend(self, set_id: int, why: str) -> None:
+        with self.db.transaction():
+            self.db.run(sql.SUSPEND_SET, {"id": set_id, "now": time.time(), "why": why})
+
+    def void(self, set_id: int, why: str) -> bool:
+        """Void a set that has not finished: none of its games counts."""
+        with self.db.transaction():
+            return self.db.run(sql.VOID_SET, {"id": set_id, "now": time.time(), "why": why}) == 1
+
+    def suspended(self) -> list[tuple[int, list[int], str, float, str]]:
+        """Sets waiting for a member: id, seats, deal seed, since when, why."""
+        return [
+            (int(r[0]), json.loads(r[1]), str(r[2]), float(r[3]), str(r[4] or ""))
+            for r in self.db.rows(sql.SUSPENDED_SETS)
+        ]
+
+    def set_row(self, set_id: int) -> dict[str, Any] | None:
+        rows = self.db.rows(sql.SET_ROW, {"id": set_id})
+        if not rows:
+            return None
+        r = rows[0]
+        keys = ("id", "seats", "deal_seed", "status", "created_at", "suspended_at", "ended_at")
+        out = dict(zip(keys, r, strict=False))
+        out["seats"] = json.loads(r[1])
+        out["finish_seq"], out["why"] = r[7], r[8]
+        return out
+
+    def set_counts(self) -> dict[str, int]:
+        return {str(s): int(n) for s, n in self.db.rows(sql.SET_COUNTS)}
+
+    def stored_games(self, set_id: int) -> dict[int, str]:
+        """The games of a set stored so far: seating -> status."""
+        return {int(s): str(st) for s, st in self.db.rows(sql.GAMES_OF_SET, {"set": set_id})}
+
+    def save_game(self, set_id: int, seating: int, seats: Sequence[int], record: GameRecord) -> int:
+        """A game of a set, with its seats' results when it finished, in one
+        transaction; a game stored already is refused (never counted twice).
+        The bytes of its record."""
+        text = record.to_json()
+        params = {
+            "id": record.game_id,
+            "set": set_id,
+            "seating": seating,
+            "seats": json.dumps(list(seats)),
+            "status": record.status,
+            "started": record.started_at,
+            "finished": record.finished_at,
+            "faulted": int(bool(record.faulted_seats)),
+            "record": text,
+        }
+        rows = []
+        if record.status == "finished":
+            rows = [
+                {
+                    "game": record.game_id,
+                    "seat": seat,
+                    "version": version,
+                    "total": record.totals[seat],
+                    "rank": record.ranks[seat],
+                    "faults": json.dumps(record.faults[seat], sort_keys=True),
+                }
+                for seat, version in enumerate(seats)
+            ]
+        with self.db.transaction():
+            self.db.run(sql.ADD_GAME, params)
+            self.db.run_many(sql.ADD_SEAT_RESULT, rows)
+        return len(text)
+
+    def finish_set(
+        self,
+        set_id: int,
+        seats: Sequence[int],
+        rate: Callable[[list[Rating | None], list[int]], list[Rating]],
+    ) -> tuple[int, dict[int, int], list[Rating]]:
+        """Finish a set whose every game is stored, in one transaction: its
+        place in the order of finishing, each member's summed score, and the
+        live ratings ``rate`` gives from the members' last ones (None: no
+        set yet) and the scores, in table order. Returns the place, the
+        scores by version and the new ratings."""
+        with self.db.transaction():
+            (seq,) = self.db.rows(sql.NEXT_FINISH)[0]
+            scores = {int(v): int(s) for v, s in self.db.rows(sql.SET_SCORES, {"set": set_id})}
+            prior: list[Rating | None] = []
+            for v in seats:
+                last = self.db.rows(sql.LAST_RATING, {"version": v})
+                prior.append((float(last[0][0]), float(last[0][1])) if last else None)
+            after = rate(prior, [scores[v] for v in seats])
+            if self.db.run(sql.FINISH_SET, {"id": set_id, "now": time.time(), "seq": seq}) != 1:
+                raise StoreError(f"set {set_id} is not being played: it cannot finish")
+            self.db.run_many(
+                sql.ADD_SET_RESULT,
+                [
+                    {
+                        "set": set_id,
+                        "version": v,
+                        "seq": seq,
+                        "score": scores[v],
+                        "mu": m,
+                        "sigma": s,
+                    }
+                    for v, (m, s) in zip(seats, after, strict=True)
+                ],
+            )
+        return int(seq), scores, after
+
+    # -- reading ------------------------------------------------------------------------
+
+    def finished_sets(self) -> Iterator[tuple[int, list[int], dict[int, tuple[int, Rating]]]]:
+        """Each finished set in the order of finishing: its id, seats and
+        each member's summed score and live rating after it."""
+        results: dict[int, dict[int, tuple[int, Rating]]] = {}
+        for set_id, version, _, score, mu, sigma in self.db.rows(sql.SET_RESULTS):
+            results.setdefault(int(set_id), {})[int(version)] = (int(score), (mu, sigma))
+        for set_id, seats, _ in self.db.rows(sql.FINISHED_SETS):
+            yield int(set_id), json.loads(seats), results.get(int(set_id), {})
+
+    def rated_games(self, labels: dict[int, str]) -> list[GameResult]:
+        """The games of every finished set, each a result of the entries'
+        labels and totals in its duplicate set: the official ratings' input
+        (checked when they were stored: read back unchecked)."""
+        games: list[GameResult] = []
+        current: str | None = None
+        players: list[str] = []
+        totals: list[int] = []
+        unit = 0
+        make = GameResult.unchecked
+        for set_id, game_id, version, total in self.db.rows(sql.RATED_SEATS):
+            if game_id != current:
+                if current is not None:
+                    games.append(make(tuple(players), tuple(totals), unit))
+                current, players, totals, unit = game_id, [], [], set_id
+            players.append(labels[version])
+            totals.append(total)
+        if current is not None:
+            games.append(make(tuple(players), tuple(totals), unit))
+        return games
+
+    def set_counts_by_version(self) -> dict[int, int]:
+        """Finished sets each version played."""
+        return {int(v): int(n) for v, n in self.db.rows(sql.SETS_BY_VERSION)}
+
+    def game_counts(self) -> dict[int, int]:
+        """Games each version played in finished sets."""
+        return {int(v): int(n) for v, n in self.db.rows(sql.GAME_COUNTS)}
+
+    def game(self, game_id: str) -> tuple[GameRecord, str] | None:
+        """A stored game's record and its set's status."""
+        rows = self.db.rows(sql.GAME, {"id": game_id})
+        if not rows:
+            return None
+        return GameRecord.from_json(rows[0][8]), str(rows[0][9])
+
+    def latest_games(self, limit: int, entrant_id: int | None = None) -> list[dict[str, Any]]:
+        """The latest stored games (of one entrant's versions), newest first:
+        id, set, seating, seats (version ids), status, times, faulted, the
+        set's status, and totals and ranks by seat (None: not finished)."""
+        if entrant_id is None:
+            rows = self.db.rows(sql.GAMES_LIST, {"limit": limit})
+        else:
+            rows = self.db.rows(sql.GAMES_LIST_OF, {"limit": limit, "entrant": entrant_id})
+        out = []
+        for gid, set_id, seating, seats, status, started, ended, faulted, set_status in rows:
+            seated = self.db.rows(sql.SEAT_TOTALS, {"id": gid})
+            out.append(
+                {
+                    "id": gid,
+                    "set": int(set_id),
+                    "seating": int(seating),
+                    "seats": json.loads(seats),
+                    "status": status,
+                    "started_at": started,
+                    "finished_at": ended,
+                    "faulted": bool(faulted),
+                    "set_status": set_status,
+                    "totals": [int(t) for _, t, _ in seated] or None,
+                    "ranks": [int(r) for _, _, r in seated] or None,
+                }
+            )
+        return out
+
+    def history(self, entrant_id: int) -> list[tuple[int, int, Rating]]:
+        """An entrant's live rating after each of its finished sets: the
+        set's place in the season's order, the version, (mu, sigma)."""
+        return [
+            (int(seq), int(v), (float(mu), float(sigma)))
+            for seq, v, mu, sigma in self.db.rows(sql.HISTORY_OF, {"entrant": entrant_id})
+        ]
+
+
+def deal_seed(secret: str, set_id: int) -> str:
+    """The deal of set ``set_id``: from the season's secret, so that no bot
+    can rebuild the deals from anything it is told.
+
+    >>> deal_seed("k" * 64, 7) == deal_seed("k" * 64, 7) != deal_seed("k" * 64, 8)
+    True
+    """
+    return hashlib.sha256(f"ladder deal\0{secret}\0{set_id}".encode()).hexdigest()[:32]
+
+
+def _json(text: str | None) -> Any:
+    return json.loads(text) if text else None

@@ -1,0 +1,257 @@
+"""What the pages show of a ladder (``ladder run --web``), read from its
+store (read-only, in a worker thread, cached until the store changes) and
+the official ratings' files its runner keeps beside it.
+
+The withholding rule is the web room's (docs/web.md): the games of a
+duplicate set share one deal, so a game's replay, scores and place in
+any statistic are withheld while its set is being played or waits for a
+member (``playing``, ``suspended``); once the set is finished (or void:
+its deal is never played again) they are shown. The table of a set in
+progress shows who sits where and the round, until the set's last game.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from collections.abc import Callable, Hashable
+from pathlib import Path
+from typing import Any
+
+from wizard_referee.ladder.standings import official_files, official_notes, read_official, rows
+from wizard_referee.ladder.store import LadderStore, StoreError, Version
+from wizard_referee.web.data import Cache, NotFound, Unavailable, Withheld
+from wizard_referee.web.plot import ratings_svg
+from wizard_referee.web.replay import replay_json
+
+__all__ = ["GAMES_SHOWN", "LadderData", "set_withheld"]
+
+#: Games listed on the games page and an entrant's page (the latest).
+GAMES_SHOWN = 200
+_GAME_ID = re.compile(r"s(\d+)-r(\d+)")
+_ENTRY = re.compile(r"(.+)@v(\d+)")
+
+
+def set_withheld(game_id: str, set_status: str, left: int) -> str:
+    """Why a game of a set that is not over is not shown yet."""
+    why = (
+        "its set waits for a member to return"
+        if set_status == "suspended"
+        else (f"{left} game(s) of its set still to play")
+    )
+    return (
+        f"game {game_id!r} is shown once its duplicate set is complete, as the set's "
+        f"other games are dealt the same hands: {why}"
+    )
+
+
+class LadderData:
+    """A ladder's store, opened read-only for each question."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.cache = Cache()
+
+    def _read(self, fn: Callable[[LadderStore], Any]) -> Any:
+        try:
+            with LadderStore.open(self.path, read_only=True) as store:
+                return fn(store)
+        except StoreError as e:
+            raise Unavailable(str(e)) from None
+        except sqlite3.Error as e:
+            raise Unavailable(f"{self.path}: cannot read the ladder ({e})") from None
+
+    def _fingerprint(self, store: LadderStore) -> Hashable:
+        """Finished sets, registry changes, the official files' times and
+        who is online: what the answers depend on."""
+        times = []
+        for f in official_files(self.path):
+            try:
+                times.append(f.stat().st_mtime_ns)
+            except OSError:
+                times.append(0)
+        return (store.fingerprint(), tuple(times), tuple(sorted(store.online().items())))
+
+    def _cached(self, key: Hashable, fn: Callable[[LadderStore], Any]) -> Any:
+        return self._read(
+            lambda store: self.cache.get(key, self._fingerprint(store), lambda: fn(store))
+        )
+
+    def check(self) -> None:
+        self._read(lambda store: store.season())
+
+    # -- the pages' data ------------------------------------------------------------------
+
+    def info(self) -> dict[str, Any]:
+        def read(store: LadderStore) -> dict[str, Any]:
+            season, _, created = store.season()
+            sets = store.set_counts()
+            return {
+                "mode": "ladder",
+                "name": season.name,
+                "season": season.describe(),
+                "created_at": created,
+                "sets": sets,
+                "games": {"finished": sum(store.game_counts().values()) // season.players},
+                "in_progress": True,
+            }
+
+        return dict(self._read(read))
+
+    def standings(self) -> dict[str, Any]:
+        def read(store: LadderStore) -> dict[str, Any]:
+            season, _, _ = store.season()
+            live = {}
+            for _, _, results in store.finished_sets():
+                live.update({v: r for v, (_, r) in results.items()})
+            point, intervals = read_official(self.path)
+            table = rows(
+                store.versions(),
+                live,
+                store.set_counts_by_version(),
+                store.game_counts(),
+                store.online(),
+                point,
+                intervals,
+            )
+            return {
+                "name": season.name,
+                "season": season.describe(),
+                "rows": table,
+                "sets": store.set_counts(),
+                "notes": official_notes(point, intervals, time.time()),
+                "groups": (point or {}).get("groups", 1),
+            }
+
+        return dict(self._cached("standings", read))
+
+    def _labels(self, store: LadderStore) -> dict[int, str]:
+        return {v.id: v.label for v in store.versions()}
+
+    def _shown(
+        self, store: LadderStore, game: dict[str, Any], labels: dict[int, str]
+    ) -> dict[str, Any]:
+        """A game's line for the lists, its scores withheld by the rule."""
+        per_set = store.season()[0].games_per_set
+        line = {**game, "seats": [labels[v] for v in game["seats"]]}
+        if game["set_status"] in ("playing", "suspended"):
+            left = per_set - len(store.stored_games(game["set"]))
+            line.update(totals=None, ranks=None, faulted=None)
+            line["withheld"] = set_withheld(game["id"], game["set_status"], left)
+        return line
+
+    def games(self, entrant: str | None = None) -> dict[str, Any]:
+        def read(store: LadderStore) -> dict[str, Any]:
+            labels = self._labels(store)
+            who = None if entrant is None else self._entrant(store, entrant).id
+            return {
+                "games": [
+                    self._shown(store, g, labels) for g in store.latest_games(GAMES_SHOWN, who)
+                ]
+            }
+
+        return dict(self._cached(("games", entrant), read))
+
+    def game(self, game_id: str) -> dict[str, Any]:
+        def read(store: LadderStore) -> dict[str, Any]:
+            found = store.game(game_id)
+            if found is None:
+                raise NotFound(f"game {game_id!r} has not been played in this ladder")
+            record, set_status = found
+            if set_status in ("playing", "suspended"):
+                m = _GAME_ID.fullmatch(game_id)
+                left = 0
+                if m is not None:
+                    left = store.season()[0].games_per_set - len(store.stored_games(int(m[1])))
+                raise Withheld(set_withheld(game_id, set_status, left))
+            return replay_json(record)
+
+        return dict(self._cached(("game", game_id), read))
+
+    def _entrant(self, store: LadderStore, name: str) -> Any:
+        """The entrant ``name`` names (an entrant's name, or an entry's ``NAME@vN``)."""
+        m = _ENTRY.fullmatch(name)
+        for e in store.entrants():
+            if e.name == name or (m is not None and e.name == m[1]):
+                return e
+        raise NotFound(f"no entrant {name!r} in this ladder")
+
+    def entrant(self, name: str) -> dict[str, Any]:
+        def read(store: LadderStore) -> dict[str, Any]:
+            e = self._entrant(store, name)
+            standing = {r["entry"]: r for r in self.standings()["rows"]}
+            labels = self._labels(store)
+            history = store.history(e.id)
+            return {
+                "name": e.name,
+                "kind": e.kind,
+                "created_at": e.created_at,
+                "retired_at": e.retired_at,
+                "versions": [_version(v, standing.get(v.label)) for v in e.versions],
+                "history": _history(history, labels),
+                "game_list": [
+                    self._shown(store, g, labels) for g in store.latest_games(GAMES_SHOWN, e.id)
+                ],
+            }
+
+        return dict(self._cached(("entrant", name), read))
+
+    def history_svg(self, name: str) -> str:
+        """The entrant's live rating (mu) after each of its sets, a line per version."""
+        return ratings_svg(self.entrant(name)["history"], x_label="sets finished in the season")
+
+    def deals_in_play(self, game_ids: list[str]) -> dict[str, list[str]]:
+        """For each game being played, the other games of its set still to
+        be played: they are dealt its hands."""
+
+        def read(store: LadderStore) -> dict[str, list[str]]:
+            per_set = store.season()[0].games_per_set
+            out = {}
+            for gid in game_ids:
+                m = _GAME_ID.fullmatch(gid)
+                if m is None:
+                    continue
+                set_id, seating = int(m[1]), int(m[2])
+                stored = store.stored_games(set_id)
+                out[gid] = [
+                    f"s{set_id}-r{r}" for r in range(per_set) if r != seating and r not in stored
+                ]
+            return out
+
+        deals: dict[str, list[str]] = self._read(read)
+        return deals
+
+
+def _version(v: Version, row: dict[str, Any] | None) -> dict[str, Any]:
+    r = row or {}
+    return {
+        "entry": v.label,
+        "number": v.number,
+        "created_at": v.created_at,
+        "ended_at": v.ended_at,
+        "active": v.active,
+        "command": list(v.command) if v.command else None,
+        "sets": r.get("sets", 0),
+        "games": r.get("games", 0),
+        "online": r.get("online", 0),
+        "mu": r.get("mu"),
+        "sigma": r.get("sigma"),
+        "rating": r.get("rating"),
+        "low": r.get("low"),
+        "high": r.get("high"),
+        "rank": r.get("rank"),
+        "note": r.get("note", ""),
+    }
+
+
+def _history(
+    history: list[tuple[int, int, tuple[float, float]]], labels: dict[int, str]
+) -> dict[str, Any]:
+    """``ratings_svg``'s input: the sets (their place in the season) and each
+    version's mu after them (None where another version played)."""
+    marks = [seq for seq, _, _ in history]
+    series: dict[str, list[float | None]] = {}
+    for i, (_, v, (mu, _)) in enumerate(history):
+        series.setdefault(labels[v], [None] * len(marks))[i] = round(mu, 3)
+    return {"games": marks, "series": series}

@@ -1,0 +1,364 @@
+"""The running ladder, in this process, with bots on loopback: duplicate
+sets played and finished whole, tokens checked against the registry at
+each Hello, sets interrupted by a disconnect finished when the entrant
+returns or voided, hosted entrants started and replaced; and, in a
+subprocess, SIGKILL and restart."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from wizard_arena.client import AuthenticationError, open_bot_session, serve_bot
+from wizard_arena.rules import Rules
+from wizard_bots.random_bot import RandomBot
+from wizard_referee.ladder.live import LiveModel, replay
+from wizard_referee.ladder.runner import Ladder, RunOptions, run_ladder
+from wizard_referee.ladder.season import Season
+from wizard_referee.ladder.standings import official
+from wizard_referee.ladder.store import LadderStore, new_token
+from wizard_referee.referee.logs import get_logger
+from wizard_referee.tournament.seating import deal_seatings
+
+from .cli_here import cli_here
+from .conftest import NEEDS_SANDBOX, ROOT
+
+BOT = [sys.executable, "-m", "wizard_arena.cli", "bot", "wizard_bots.random_bot:RandomBot"]
+ARGS = ["--server", "{server}", "--token", "{token}", "--name", "{name}", "--quiet"]
+
+
+def _season(tmp_path: Path, names: list[str], players: int = 3) -> tuple[Path, dict[str, str]]:
+    """A season of short games (rounds of 1 and 2 cards) with dial-in
+    entrants ``names``; their tokens."""
+    path = tmp_path / "season.sqlite"
+    rules = Rules(players=players, hand_sizes=(1, 2))
+    season = Season("test", players=players, rules=rules, policy={"move_time": 2.0})
+    tokens = {}
+    with LadderStore.create(path, season) as store:
+        for name in names:
+            tokens[name] = new_token()
+            store.add_entrant(name, token=tokens[name])
+    return path, tokens
+
+
+@asynccontextmanager
+async def running(
+    path: Path, notes: list[str] | None = None, **options: Any
+) -> AsyncIterator[Ladder]:
+    options.setdefault("port", 0)
+    options.setdefault("bootstrap", -1)  # no standings process
+    async with trio.open_nursery() as nursery:
+        ladder: Ladder = await nursery.start(
+            partial(
+                run_ladder,
+                path,
+                RunOptions(**options),
+                log=get_logger(),
+                notice=(notes if notes is not None else []).append,
+            )
+        )
+        try:
+            yield ladder
+        finally:
+            ladder.stop()
+
+
+async def until(cond: Callable[[], bool], timeout: float = 30.0) -> None:
+    with trio.fail_after(timeout):
+        while not cond():
+            await trio.sleep(0.05)
+
+
+def bot(nursery: trio.Nursery, address: str, name: str, token: str, **kw: Any) -> None:
+    kw.setdefault("reconnect", False)
+    nursery.start_soon(partial(serve_bot, RandomBot(), address, name, token, **kw))
+
+
+def sets_of(path: Path, entry: str) -> int:
+    """Finished sets of ``entry`` (``NAME@vN``)."""
+    with LadderStore.open(path, read_only=True) as store:
+        ids = {v.label: v.id for v in store.versions()}
+        return store.set_counts_by_version().get(ids.get(entry, -1), 0)
+
+
+def finished(path: Path) -> int:
+    with LadderStore.open(path, read_only=True) as store:
+        return store.set_counts().get("finished", 0)
+
+
+def test_sets_are_played_whole_and_rated_reproducibly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, tokens = _season(tmp_path, ["a", "b", "c", "d"])
+
+    async def main() -> None:
+        async with (
+            running(path, bootstrap=20, standings_every=0.2) as ladder,
+            trio.open_nursery() as bots,
+        ):
+            for name, token in tokens.items():
+                bot(bots, ladder.address, name, token)
+            await until(lambda: finished(path) >= 5)
+            # the official ratings, from their own process: the point fit, then intervals
+            await until(lambda: ladder.intervals is not None, 60)
+            assert ladder.point is not None and ladder.point["finished_sets"] >= 1
+            table = ladder.standings()
+            assert {r["entry"] for r in table} == {"a@v1", "b@v1", "c@v1", "d@v1"}
+            assert all(r["rating"] is not None and r["mu"] is not None for r in table)
+            assert sum(r["online"] for r in table) == 4
+            bots.cancel_scope.cancel()
+
+    trio.run(main)
+    shown = cli_here(
+        ["ladder", "standings", "-d", str(path), "--bootstrap", "20"], capsys, monkeypatch
+    )
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert lines[0].startswith("test: 3 players") and "official (95% interval)" in lines[1]
+    assert [line.split()[1] for line in lines[2:6]] and len(
+        [ln for ln in lines if "@v1" in ln]
+    ) == 4
+    assert "note: official ratings: Bradley-Terry of" in shown.stdout
+    data = json.loads(
+        cli_here(["ladder", "standings", "-d", str(path), "--json", "--bootstrap", "0"], capsys,
+                 monkeypatch).stdout
+    )  # fmt: skip
+    assert sum(r["sets"] for r in data["entries"]) == 3 * data["official"]["finished_sets"]
+    with LadderStore.open(path) as store:
+        versions = {v.id: v.label for v in store.versions()}
+        sets = list(store.finished_sets())
+        assert len(sets) >= 5
+        for set_id, seats, results in sets:
+            row = store.set_row(set_id)
+            assert row is not None and row["status"] == "finished"
+            games = store.stored_games(set_id)
+            assert games == dict.fromkeys(range(6), "finished")
+            records = [store.game(f"s{set_id}-r{r}") for r in range(6)]
+            assert all(r is not None and r[1] == "finished" for r in records)
+            # one deal, every seating of the design, each game's id told apart
+            assert {r[0].seed for r in records if r} == {row["deal_seed"]}
+            labels = [versions[v] for v in seats]
+            assert [tuple(r[0].names) for r in records if r] == deal_seatings(labels)
+            assert len({r[0].tags["bot_game_id"] for r in records if r}) == 6
+            assert sorted(results) == sorted(seats)
+            summed = {v: 0 for v in seats}
+            for r in records:
+                assert r is not None
+                for name, total in zip(r[0].names, r[0].totals, strict=True):
+                    summed[{versions[v]: v for v in seats}[name]] += total
+            assert {v: results[v][0] for v in seats} == summed
+        # the live ratings stored after each set are the replay's
+        live = replay(LiveModel(), ((s, [r[v][0] for v in s]) for _, s, r in sets))
+        last = {v: rating for _, _, r in sets for v, (_, rating) in r.items()}
+        assert all(abs(live[v][0] - last[v][0]) < 1e-9 for v in live)
+        board = official(store, 50)
+        assert sorted(board["entries"]) == sorted(versions.values())
+        assert board["finished_sets"] == len(sets) and board["games"] == 6 * len(sets)
+        assert store.online() == {}  # the sessions' rows went with the ladder
+
+
+def test_tokens_are_checked_against_the_registry_at_each_hello(tmp_path: Path) -> None:
+    path, tokens = _season(tmp_path, ["a"])
+
+    async def refusal(address: str, token: str) -> str:
+        try:
+            async with open_bot_session(address, name="x", token=token):
+                return "admitted"
+        except AuthenticationError as e:
+            return str(e)
+
+    async def main() -> None:
+        async with running(path) as ladder:
+            address = ladder.address
+            assert "invalid access token" in await refusal(address, "nobody's")
+            async with open_bot_session(address, name="a", token=tokens["a"]) as first:
+                assert first.welcome.session_id
+                with pytest.raises(Exception, match="too many sessions with this access token"):
+                    async with open_bot_session(address, name="a2", token=tokens["a"]):
+                        pass
+            late = new_token()
+            with LadderStore.open(path) as store:  # a registry command while it runs
+                store.add_entrant("late", token=late)
+            assert await refusal(address, late) == "admitted"
+            fresh = new_token()
+            with LadderStore.open(path) as store:
+                store.rotate_token("late", fresh)
+            assert "no longer valid (rotated)" in await refusal(address, late)
+            assert await refusal(address, fresh) == "admitted"
+            async with open_bot_session(address, name="late", token=fresh) as session:
+                await until(lambda: "late@v1" in ladder.host.pool)
+                with LadderStore.open(path) as store:
+                    store.retire("late")
+                # its session is closed within a second or so, and the token refused
+                with trio.fail_after(10), pytest.raises(AuthenticationError, match="retired"):
+                    async for _ in session:
+                        pass
+            assert "no longer valid (retired)" in await refusal(address, fresh)
+
+    trio.run(main)
+
+
+def test_an_interrupted_set_goes_on_when_its_entrant_returns(tmp_path: Path) -> None:
+    path, tokens = _season(tmp_path, ["a", "b", "c"])
+
+    async def main() -> None:
+        async with running(path) as ladder, trio.open_nursery() as bots:
+            bot(bots, ladder.address, "a", tokens["a"])
+            bot(bots, ladder.address, "b", tokens["b"])
+            async with trio.open_nursery() as once:  # c leaves after two games
+                bot(once, ladder.address, "c", tokens["c"], games=2)
+            with LadderStore.open(path, read_only=True) as store:
+                await until(lambda: store.set_counts().get("suspended") == 1)
+                # (the game begun as it left is played by the default policy: fault 'disconnect')
+                assert 2 <= len(store.stored_games(1)) < 6
+            bot(bots, ladder.address, "c", tokens["c"])
+            await until(lambda: finished(path) >= 2)
+            bots.cancel_scope.cancel()
+
+    trio.run(main)
+    with LadderStore.open(path) as store:
+        row = store.set_row(1)
+        assert row is not None and row["status"] == "finished" and row["finish_seq"] == 1
+        assert store.stored_games(1) == dict.fromkeys(range(6), "finished")
+
+
+def test_a_set_whose_entrant_does_not_return_is_void(tmp_path: Path) -> None:
+    path, tokens = _season(tmp_path, ["a", "b", "c"])
+
+    async def main() -> None:
+        async with running(path, return_window=1.0) as ladder, trio.open_nursery() as bots:
+            bot(bots, ladder.address, "a", tokens["a"])
+            bot(bots, ladder.address, "b", tokens["b"])
+            async with trio.open_nursery() as once:
+                bot(once, ladder.address, "c", tokens["c"], games=3)
+            with LadderStore.open(path, read_only=True) as store:
+                await until(lambda: store.set_counts().get("void") == 1)
+            bots.cancel_scope.cancel()
+
+    trio.run(main)
+    with LadderStore.open(path) as store:
+        row = store.set_row(1)
+        assert row is not None and row["status"] == "void"
+        assert "c@v1 did not come back within 1 s" in row["why"]
+        assert 3 <= len(store.stored_games(1)) < 6  # kept, counted nowhere
+        assert list(store.finished_sets()) == []
+        assert store.rated_games({v.id: v.label for v in store.versions()}) == []
+
+
+def test_hosted_entrants_start_play_and_are_replaced(tmp_path: Path) -> None:
+    path, tokens = _season(tmp_path, ["a", "b"])
+    with LadderStore.open(path) as store:
+        store.add_entrant("h", command=[*BOT, *ARGS])
+
+    async def main() -> None:
+        async with running(path) as ladder, trio.open_nursery() as bots:
+            bot(bots, ladder.address, "a", tokens["a"])
+            bot(bots, ladder.address, "b", tokens["b"])
+            await until(lambda: finished(path) >= 1, 60)
+            first = list(ladder.instances[3])  # h@v1's process
+            with LadderStore.open(path) as store:
+                store.add_version("h")
+            await until(lambda: sets_of(path, "h@v2") >= 1, 60)
+            # stopped once their set was over (a stop takes the process's exit)
+            await until(lambda: all(i.proc.poll() is not None for i in first), 30)
+            bots.cancel_scope.cancel()
+
+    trio.run(main)
+    with LadderStore.open(path) as store:
+        played = store.set_counts_by_version()
+        by_label = {v.label: v.id for v in store.versions()}
+    assert played.get(by_label["h@v1"], 0) >= 1 and played.get(by_label["h@v2"], 0) >= 1
+
+
+@NEEDS_SANDBOX
+def test_hosted_entrants_run_confined_when_the_season_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "season.sqlite"
+    season = Season("confined", players=3, rules=Rules(players=3, hand_sizes=(1,)), sandbox="bwrap")
+    with LadderStore.create(path, season) as store:
+        for name in ("x", "y", "z"):
+            store.add_entrant(name, command=[*BOT, *ARGS], limits={"memory_limit": 256 * 2**20})
+
+    async def main() -> None:
+        async with running(path) as ladder:
+            await until(lambda: finished(path) >= 1, 60)
+            insts = [i for group in ladder.instances.values() for i in group]
+            assert {i.confinement.uid for i in insts} == {60001, 60002, 60003}
+            assert all(i.confinement.limits.memory == 256 * 2**20 for i in insts)
+
+    trio.run(main)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.e2e
+@pytest.mark.slow(seconds=8)
+def test_sigkill_and_restart_lose_nothing_and_count_nothing_twice(tmp_path: Path) -> None:
+    path, tokens = _season(tmp_path, ["a", "b", "c"])
+    port = _free_port()
+    cmd = [
+        sys.executable, "-m", "wizard_arena.cli", "ladder", "run", "-d", str(path),
+        "--port", str(port), "--quiet", "--bootstrap", "0", "--log-level", "info",
+    ]  # fmt: skip
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(str(ROOT / p) for p in ("sdk", "server", "example_bots")),
+    }
+
+    def playing_second_set() -> bool:
+        with LadderStore.open(path, read_only=True) as store:
+            return store.set_counts().get("finished", 0) >= 1 and bool(store.stored_games(2))
+
+    async def main() -> None:
+        first = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE)
+        async with trio.open_nursery() as bots:
+            for name, token in tokens.items():
+                bot(bots, f"127.0.0.1:{port}", name, token, reconnect=True, reconnect_timeout=60)
+            await until(playing_second_set, 60)
+            first.send_signal(signal.SIGKILL)
+            first.wait()
+            with LadderStore.open(path, read_only=True) as store:
+                before = store.set_counts()
+                assert before.get("playing") == 1  # its claim is left as it was
+            second = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE)
+            try:
+                await until(lambda: finished(path) >= 3, 60)
+            finally:
+                second.send_signal(signal.SIGTERM)
+                await trio.to_thread.run_sync(second.wait)
+                bots.cancel_scope.cancel()
+        assert second.returncode == 0, second.stderr.read() if second.stderr else ""
+
+    trio.run(main)
+    with LadderStore.open(path) as store:
+        counts = store.set_counts()
+        sets = list(store.finished_sets())
+        for set_id, _, results in sets:
+            assert store.stored_games(set_id) == dict.fromkeys(range(6), "finished")
+            assert len(results) == 3
+        assert [store.set_row(s)["finish_seq"] for s, _, _ in sets] == list(  # type: ignore[index]
+            range(1, len(sets) + 1)
+        )
+        assert store.set_row(2)["status"] == "finished"  # type: ignore[index]
+        assert counts.get("void", 0) == 0
+        games = store.rated_games({v.id: v.label for v in store.versions()})
+        assert len(games) == 6 * len(sets)
+    log = (Path(f"{path}.logs") / "ladder.log").read_text().splitlines()
+    assert not [
+        line for line in log if json.loads(line).get("event") == "live_ratings_replayed_differ"
+    ]

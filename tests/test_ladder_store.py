@@ -1,0 +1,205 @@
+"""The ladder's store and its registry commands: a season created, entrants
+added, versioned, retired, tokens rotated (only their hashes kept); bad
+input one line and nothing written; a store of a newer schema refused; one
+ladder process at a time on an SQLite store."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from wizard_referee.ladder import sql
+from wizard_referee.ladder.db import Busy
+from wizard_referee.ladder.store import LadderStore, token_hash
+
+from .cli_here import Ran, cli_here
+
+
+def ladder(capsys: pytest.CaptureFixture[str], mp: pytest.MonkeyPatch, *args: str) -> Ran:
+    return cli_here(["ladder", *args], capsys, mp)
+
+
+def dump(path: Path) -> list[str]:
+    """Everything the store holds, as SQL text (WAL included)."""
+    db = sqlite3.connect(path)
+    try:
+        return list(db.iterdump())
+    finally:
+        db.close()
+
+
+@pytest.fixture
+def season(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    db = tmp_path / "season.sqlite"
+    ran = ladder(
+        capsys, monkeypatch, "create", "-d", str(db), "--players", "3", "--round-sizes", "1,2"
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "3 players" in ran.stdout and "duplicate sets of 6 games" in ran.stdout
+    return db
+
+
+def test_registry_keeps_hashes_of_tokens_and_every_version(
+    season: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ran = ladder(capsys, monkeypatch, "add", "alice", "-d", str(season))
+    assert ran.returncode == 0
+    token = ran.stdout.strip()
+    assert len(token) == 48 and "shown once" in ran.stderr
+    text = "\n".join(dump(season))
+    assert token not in text and token_hash(token) in text
+    with LadderStore.open(season) as store:
+        assert store.token(token) is not None and store.token(token)[1] is None  # type: ignore[index]
+    again = ladder(capsys, monkeypatch, "rotate-token", "alice", "-d", str(season))
+    new = again.stdout.strip()
+    v2 = ladder(capsys, monkeypatch, "version", "alice", "-d", str(season)).stdout.strip()
+    with LadderStore.open(season) as store:
+        assert store.token(token) == (1, "rotated")
+        assert store.token(new) == (1, "replaced by version 2")
+        assert store.token(v2) is not None and store.token(v2)[1] is None  # type: ignore[index]
+        labels = [v.label for v in store.versions()]
+        assert labels == ["alice@v1", "alice@v2"]
+        assert [v.active for v in store.versions()] == [False, True]
+    ran = ladder(capsys, monkeypatch, "retire", "alice", "-d", str(season))
+    assert ran.returncode == 0
+    with LadderStore.open(season) as store:
+        assert store.token(v2) == (2, "retired")
+        assert not any(v.active for v in store.versions())
+    listed = json.loads(ladder(capsys, monkeypatch, "list", "-d", str(season), "--json").stdout)
+    assert [v["entry"] for v in listed[0]["versions"]] == ["alice@v1", "alice@v2"]
+    assert listed[0]["retired_at"] is not None
+
+
+def test_hosted_entrants_and_their_versions(
+    season: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    folder = tmp_path / "entries" / "bob"
+    folder.mkdir(parents=True)
+    ran = ladder(
+        capsys, monkeypatch, "add", "bob", "-d", str(season), "--command", "python bot.py {server}",
+        "--folder", str(folder), "--memory-limit", "256M",
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert ladder(capsys, monkeypatch, "version", "bob", "-d", str(season)).returncode == 0
+    ran = ladder(
+        capsys, monkeypatch, "version", "bob", "-d", str(season), "--command", "python bot2.py"
+    )
+    assert ran.stdout.strip() == "entrant bob: version 3"
+    with LadderStore.open(season) as store:
+        v1, v2, v3 = store.versions()
+    assert v1.command == v2.command == ("python", "bot.py", "{server}")
+    assert v3.command == ("python", "bot2.py")
+    assert v1.folder == v2.folder == v3.folder == str(folder.resolve())
+    assert v3.limits is not None and v3.limits["memory_limit"] == 256 * 2**20
+    ran = ladder(capsys, monkeypatch, "list", "-d", str(season))
+    assert "bob" in ran.stdout and "hosted" in ran.stdout and "python bot2.py" in ran.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["add", "alice"], "an entrant named 'alice' exists"),
+        (["add", "a b"], "'a b' cannot name an entrant"),
+        (["add", "x", "--folder", "."], "--folder is the folder of a hosted entrant's --command"),
+        (["add", "x", "--command", "no-such-program-here x"], "program 'no-such-program-here'"),
+        (["add", "x", "--command", "python b.py", "--folder", "nowhere"], "does not exist"),
+        (["version", "carol"], "no entrant named 'carol'"),
+        (["version", "alice", "--command", "python b.py"], "dials in: a new version is a new"),
+        (["retire", "carol"], "no entrant named 'carol'"),
+        (["rotate-token", "carol"], "no entrant named 'carol'"),
+        (["rotate-token", "hosted"], "is hosted: the ladder gives its processes a fresh token"),
+    ],
+)
+def test_bad_input_is_one_line_and_writes_nothing(
+    season: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    error: str,
+) -> None:
+    ladder(capsys, monkeypatch, "add", "alice", "-d", str(season))
+    ladder(capsys, monkeypatch, "add", "hosted", "-d", str(season), "--command", "python b.py")
+    before = dump(season)
+    ran = ladder(capsys, monkeypatch, *args, "-d", str(season))
+    assert ran.returncode == 2
+    assert ran.stderr.count("\n") == 1 and ran.stderr.startswith("error: "), ran.stderr
+    assert error in ran.stderr
+    assert dump(season) == before
+
+
+def test_a_retired_entrant_takes_no_version_and_no_token(
+    season: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ladder(capsys, monkeypatch, "add", "alice", "-d", str(season))
+    ladder(capsys, monkeypatch, "retire", "alice", "-d", str(season))
+    before = dump(season)
+    for args, error in (
+        (["version", "alice"], "is retired: it takes no new version"),
+        (["rotate-token", "alice"], "is retired: it has no token to rotate"),
+        (["retire", "alice"], "is retired already"),
+        (["add", "alice"], "names are never reused"),
+    ):
+        ran = ladder(capsys, monkeypatch, *args, "-d", str(season))
+        assert ran.returncode == 2 and error in ran.stderr, ran.stderr
+    assert dump(season) == before
+
+
+def test_stores_it_cannot_use_are_named_in_one_line(
+    season: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ran = ladder(capsys, monkeypatch, "add", "x", "-d", str(tmp_path / "none.sqlite"))
+    assert ran.returncode == 2 and "no ladder at" in ran.stderr
+    assert not (tmp_path / "none.sqlite").exists()
+    other = tmp_path / "other.sqlite"
+    sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.commit()
+    ran = ladder(capsys, monkeypatch, "list", "-d", str(other))
+    assert "is not a ladder's store" in ran.stderr and ran.stderr.count("\n") == 1
+    ran = ladder(capsys, monkeypatch, "create", "-d", str(season))
+    assert ran.returncode == 2 and "exists" in ran.stderr
+    db = sqlite3.connect(season)
+    db.execute("UPDATE schema_version SET version = ?", (sql.SCHEMA_VERSION + 1,))
+    db.commit()
+    db.close()
+    before = dump(season)
+    ran = ladder(capsys, monkeypatch, "add", "alice", "-d", str(season))
+    assert ran.returncode == 2 and ran.stderr.count("\n") == 1
+    assert f"store schema {sql.SCHEMA_VERSION + 1}" in ran.stderr and "upgrade" in ran.stderr
+    assert dump(season) == before
+    ran = ladder(capsys, monkeypatch, "create", "-d", str(tmp_path / "b.sqlite"), "--players", "3",
+                 "--round-sizes", "1,21")  # fmt: skip
+    assert ran.returncode == 2 and "round_sizes" in ran.stderr
+    assert not (tmp_path / "b.sqlite").exists()
+
+
+def test_one_ladder_process_holds_an_sqlite_store(
+    season: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = LadderStore.open(season)
+    first.db.hold()
+    try:
+        second = LadderStore.open(season)
+        with pytest.raises(Busy, match="PostgreSQL"):
+            second.db.hold()
+        second.close()
+        ran = ladder(capsys, monkeypatch, "run", "-d", str(season), "--port", "0", "--quiet")
+        assert ran.returncode == 2, ran.stderr
+        assert ran.stderr.count("\n") == 1 and "in use by another ladder process" in ran.stderr
+        assert "PostgreSQL" in ran.stderr
+        # a registry command may run meanwhile
+        assert ladder(capsys, monkeypatch, "add", "late", "-d", str(season)).returncode == 0
+    finally:
+        first.close()
+    again = LadderStore.open(season)
+    again.db.hold()  # released with its holder
+    again.close()
