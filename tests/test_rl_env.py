@@ -195,6 +195,70 @@ def test_aec_rank_reward_and_illegal_actions() -> None:
     assert lenient.unwrapped.table.game.bids[seat] == 0
 
 
+class _Careless(wizard_v0.WizardEnv):
+    """The environment with a mask allowing every action to the agent to act,
+    so that api_test's masked sampling plays illegal actions most of the time."""
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        obs = super().observe(agent)
+        if obs["action_mask"].any():
+            obs["action_mask"] = np.ones_like(obs["action_mask"])
+        return obs
+
+
+@pytest.mark.parametrize("mode", ["default", "penalty", "terminate"])
+@pytest.mark.parametrize("name", ["base", "hidden_bids", "tricksy"])
+def test_api_test_passes_with_illegal_actions_in_every_mode(mode: str, name: str) -> None:
+    from pettingzoo.utils import wrappers
+
+    rules = VARIANTS[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(wizard_v0.env(rules=rules, on_illegal=mode), num_cycles=100)
+        careless = _Careless(rules=rules, on_illegal=mode)
+        api_test(wrappers.OrderEnforcingWrapper(careless), num_cycles=100)
+    table = careless.table
+    assert table is not None
+    # illegal actions were played: replaced (counted), or the game stopped at one
+    assert sum(table.faults) > 0 if mode != "terminate" else not table.over
+
+
+def test_an_illegal_action_is_flagged_and_penalised_or_ends_the_game() -> None:
+    flagged = wizard_v0.env(players=4)
+    flagged.reset(seed=2)
+    agent = flagged.agent_selection
+    flagged.step(88)  # a reserved card slot: the default action (bid 0), no penalty
+    assert flagged.infos[agent]["illegal_action"] and flagged.rewards[agent] == 0
+
+    penalised = wizard_v0.env(players=4, on_illegal="penalty")
+    penalised.reset(seed=2)
+    agent = penalised.agent_selection
+    penalised.step(88)
+    assert penalised.rewards[agent] == -10.0 and penalised.infos[agent]["illegal_action"]
+    assert penalised.unwrapped.table.game.bids[int(agent[-1])] == 0  # played for it
+    while penalised.agent_selection != agent:  # round 1: the others bid, then play
+        legal = np.flatnonzero(penalised.observe(penalised.agent_selection)["action_mask"])
+        penalised.step(int(legal[0]))
+    penalised.step(int(np.flatnonzero(penalised.observe(agent)["action_mask"])[0]))
+    assert not penalised.infos[agent]["illegal_action"]  # legal again
+
+    stopped = wizard_v0.env(players=4, reward="rank", on_illegal="terminate", illegal_reward=-3)
+    stopped.reset(seed=2)
+    agent = stopped.agent_selection
+    stopped.step(88)
+    obs, reward, terminated, _, info = stopped.last()
+    assert stopped.agent_selection == agent and reward == -3.0 and terminated
+    assert info["illegal_action"] and not obs["action_mask"].any()
+    rewards = {}
+    for a in stopped.agent_iter():
+        rewards[a] = stopped.last()[1]
+        stopped.step(None)
+    assert rewards == {f"player_{s}": -3.0 if f"player_{s}" == agent else 0.0 for s in range(4)}
+    assert not stopped.unwrapped.table.over  # ended at the illegal action
+    with pytest.raises(ValueError, match="on_illegal must be one of"):
+        wizard_v0.env(on_illegal="ignore")  # type: ignore[arg-type]
+
+
 # -- the Gymnasium environment ---------------------------------------------------------------
 
 
@@ -233,6 +297,33 @@ def test_gym_rewards_are_the_learners_points(name: str) -> None:
     again, _ = env.reset(seed=3)
     first, _ = env.reset(seed=3)
     assert np.array_equal(again["observation"], first["observation"])
+
+
+def test_the_gym_learner_is_flagged_penalised_or_stopped_at_an_illegal_action() -> None:
+    rules = Rules(players=3, hand_sizes=(1, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for mode in ("penalty", "terminate"):
+            check_env(WizardGymEnv(rules=rules, on_illegal=mode))
+    penalised = WizardGymEnv(rules=rules, on_illegal="penalty", illegal_reward=-7)
+    obs, _ = penalised.reset(seed=1)
+    _, reward, done, _, info = penalised.step(88)
+    assert reward == -7.0 and info["illegal_action"] and info["illegal_actions"] == 1
+    assert not done  # the default action was played, the game goes on
+    _, _, _, _, info = penalised.step(int(np.flatnonzero(penalised.action_masks())[0]))
+    assert not info["illegal_action"] and info["illegal_actions"] == 1
+
+    stopped = WizardGymEnv(rules=rules, on_illegal="terminate")
+    stopped.reset(seed=1)
+    obs, reward, done, _, info = stopped.step(88)
+    assert done and reward == -10.0 and info["illegal_action"]
+    assert obs["action_mask"].all()  # the next-step autoreset's mask
+    assert not stopped.table.over  # type: ignore[union-attr]
+    with pytest.raises(RuntimeError, match="reset"):
+        stopped.step(0)
+    stopped.reset(seed=1)
+    _, _, done, _, info = stopped.step(int(np.flatnonzero(stopped.action_masks())[0]))
+    assert not info["illegal_action"] and info["illegal_actions"] == 0
 
 
 # -- the course --------------------------------------------------------------------------------
