@@ -15,7 +15,9 @@ trio). Every other part comes with an extra of pyproject.toml
   it is installed (``server`` brings it; not on Windows; no part requires
   it: without it the referee runs on asyncio's own loop);
 - ``rl``: the course kit's Gymnasium and PettingZoo environments and its
-  observation encoder (:mod:`wizard_arena.rl`; the learned bot uses the encoder).
+  observation encoder (:mod:`wizard_arena.rl`; the learned bot uses the encoder);
+- ``open_spiel``: Wizard as an OpenSpiel game (:mod:`wizard_arena.rl.openspiel`,
+  with ``rl``) and the example bot that searches it with OpenSpiel's ISMCTS.
 
 :data:`EXTRAS` names the modules each extra brings. A part calls
 :func:`require` when it is imported, so that importing it without its extra
@@ -28,7 +30,7 @@ May import: the standard library only.
 
 >>> require("server", "the referee")  # installed here
 >>> sorted(EXTRAS)
-['fast', 'ray', 'rl', 'server', 'web']
+['fast', 'open_spiel', 'ray', 'rl', 'server', 'web']
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ EXTRAS: dict[str, tuple[tuple[str, str], ...]] = {
     "ray": (("ray", "ray"),),
     "fast": (("uvloop", "uvloop"),),
     "rl": (("pettingzoo", "pettingzoo"), ("gymnasium", "gymnasium"), ("numpy", "numpy")),
+    "open_spiel": (("pyspiel", "open_spiel"),),
 }
 
 
