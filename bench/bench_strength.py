@@ -15,9 +15,17 @@ gives one value per bot (its mean over the set's games), and the interval is
 mean +- t(0.975, sets - 1) * sd / sqrt(sets). The paired difference of
 mean scores between bots, set by set, is printed the same way.
 
+A bot is one of the names below (``montecarlo`` and ``ismcts`` with
+``--samples`` or ``--think-time``), or any bot spec as ``compare`` takes it,
+``MODULE:CLASS`` or ``path/to/file.py:CLASS`` with constructor arguments if
+needed (a student's own weights: ``"wizard_bots.learned:LearnedBot(weights='my.npz')"``);
+a spec is named as written in the tables.
+
     python bench/bench_strength.py --bots heuristic,random --players 4 --deals 25
     python bench/bench_strength.py --bots montecarlo,heuristic,heuristic,heuristic \\
         --deals 50 --samples 8 --jobs 2
+    python bench/bench_strength.py --deals 50 --jobs 2 \\
+        --bots "wizard_bots.learned:LearnedBot(weights='my.npz'),heuristic,heuristic,heuristic"
 """
 
 from __future__ import annotations
@@ -36,8 +44,10 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from wizard_arena.bot import Bot
+from wizard_arena.loader import SpecError, load_bot
 from wizard_arena.local import play_local
 from wizard_arena.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from wizard_referee.compare.plan import parse_bot
 from wizard_referee.ratings import student_t
 
 BOT_NAMES = ("random", "heuristic", "montecarlo", "ismcts", "learned")
@@ -152,7 +162,47 @@ def make_bot(name: str, seed: int, config: Config) -> Bot:
         from wizard_bots.learned import LearnedBot
 
         return LearnedBot()
-    raise ValueError(f"unknown bot {name!r} (one of {', '.join(BOT_NAMES)})")
+    if is_spec(name):
+        spec = parse_bot(name)
+        assert spec.target is not None
+        bot: Bot = load_bot(spec.target, spec.kwargs)
+        return bot
+    raise ValueError(f"unknown bot {name!r} (one of {', '.join(BOT_NAMES)}, or MODULE:CLASS)")
+
+
+def is_spec(name: str) -> bool:
+    """Whether ``name`` is a bot spec (``MODULE:CLASS(...)``), not a bot's name."""
+    return name not in BOT_NAMES and parse_bot(name).is_class
+
+
+def split_bots(text: str) -> list[str]:
+    """``--bots``: entries separated by commas outside brackets and quotes.
+
+    >>> split_bots("heuristic, wizard_bots.montecarlo:MonteCarloBot(samples=4, seed=1),random")
+    ['heuristic', 'wizard_bots.montecarlo:MonteCarloBot(samples=4, seed=1)', 'random']
+    """
+    out, depth, quote, item = [], 0, "", ""
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(item.strip())
+            item = ""
+            continue
+        item += ch
+    out.append(item.strip())
+    return [i for i in out if i]
+
+
+def _order(name: str) -> tuple[int, str]:
+    """The tables' order: the named bots as :data:`BOT_NAMES`, then specs."""
+    return (BOT_NAMES.index(name), "") if name in BOT_NAMES else (len(BOT_NAMES), name)
 
 
 def montecarlo_options(config: Config) -> dict[str, Any]:
@@ -284,7 +334,7 @@ def estimate(values: Sequence[float]) -> Estimate:
 
 def summarize(results: Sequence[SeatResult]) -> dict[str, Any]:
     """Per-bot estimates and pairwise score differences, by duplicate set."""
-    names = sorted({r.bot for r in results}, key=BOT_NAMES.index)
+    names = sorted({r.bot for r in results}, key=_order)
     deals = sorted({r.deal for r in results})
     per: dict[str, dict[str, list[float]]] = {
         n: {"score": [], "win": [], "accuracy": []} for n in names
@@ -335,7 +385,7 @@ def print_summary(summary: dict[str, Any], games: int, players: int) -> None:
 
 def accuracy_by_round(results: Sequence[SeatResult]) -> dict[str, list[Estimate]]:
     """Per bot, per round: bid accuracy with a 95% interval over duplicate sets."""
-    names = sorted({r.bot for r in results}, key=BOT_NAMES.index)
+    names = sorted({r.bot for r in results}, key=_order)
     deals = sorted({r.deal for r in results})
     rounds = max(len(r.exact_by_round) for r in results)
     out: dict[str, list[Estimate]] = {}
@@ -370,8 +420,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--bots",
         default="heuristic,random,heuristic,random",
-        help="comma-separated bot names, one per seat, repeats allowed "
-        f"({', '.join(BOT_NAMES)}); default %(default)s",
+        help="comma-separated bots, one per seat, repeats allowed: names "
+        f"({', '.join(BOT_NAMES)}) or specs MODULE:CLASS(key=value, ...); default %(default)s",
     )
     ap.add_argument(
         "--players",
@@ -416,10 +466,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = _parser()
     args = ap.parse_args(argv)
 
-    names = [s.strip() for s in args.bots.split(",") if s.strip()]
+    names = split_bots(args.bots)
     for name in names:
-        if name not in BOT_NAMES:
-            ap.error(f"unknown bot {name!r} (one of {', '.join(BOT_NAMES)})")
+        try:
+            if name not in BOT_NAMES and not is_spec(name):
+                ap.error(f"unknown bot {name!r} (one of {', '.join(BOT_NAMES)}, or MODULE:CLASS)")
+            if is_spec(name):
+                make_bot(name, 0, Config((name,), 1, 1, None, 1))  # refused now, not in a worker
+        except (ValueError, SpecError) as e:
+            ap.error(f"--bots: {e}")
     players = args.players if args.players is not None else len(names)
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         ap.error(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}")

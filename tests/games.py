@@ -4,6 +4,7 @@ a game brought to a given round, a refusal that changes nothing."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 
 import pytest
@@ -91,3 +92,28 @@ def canadian_round2(round1: Sequence[str], bids1: Sequence[int]) -> Game:
     apply_all(game, [(1, Bid(b1)), (2, Bid(b2)), (0, Bid(b0))])
     play_round(game)
     return deal(game, ["2S 3S", "4S 5S", "6S 7S"], "8S")
+
+
+def play_random(game: Game, rng: random.Random, until: int) -> None:
+    """Random legal play for ``until`` decisions (dealing as needed) or to the end."""
+    for _ in range(until):
+        if game.is_over:
+            return
+        if game.phase is Phase.DEAL:
+            game.deal()
+            continue
+        seat = game.acting[0]
+        game.apply(seat, rng.choice(game.legal_actions(seat)))
+
+
+def reshuffle_hidden(game: Game, seat: int, rng: random.Random) -> Game:
+    """A copy of ``game`` in which the cards of every seat but ``seat`` are
+    dealt out again among them (same hand sizes): only hidden state differs."""
+    other = game.clone()
+    others = [s for s in range(game.players) if s != seat]
+    pool = [c for s in others for c in other.hands[s]]
+    rng.shuffle(pool)
+    for s in others:
+        k = len(other.hands[s])
+        other.hands[s], pool = sorted(pool[:k]), pool[k:]
+    return other

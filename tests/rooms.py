@@ -142,7 +142,8 @@ ROOMS: list[Room] = [
         "numpy only; a learned bot uses it at the table), a game driven by action ids "
         "(`table.py`), the PettingZoo AEC environment (`aec.py`, as `wizard_v0.env()`), the "
         "Gymnasium one-seat environment (`single.py`), their spaces (`spaces.py`); needs the "
-        "`rl` extra",
+        "`rl` extra. `openspiel.py` registers Wizard as the OpenSpiel game `python_wizard` "
+        "(every rule variant a game parameter; the `open_spiel` extra)",
         (
             "wizard_arena.rules",
             "wizard_arena.bot",
@@ -151,6 +152,8 @@ ROOMS: list[Room] = [
             "numpy",
             "gymnasium",
             "pettingzoo",
+            "pyspiel",
+            "open_spiel",
         ),
         "the encoder: numpy and `rules/` alone",
     ),
@@ -435,7 +438,8 @@ ROOMS: list[Room] = [
         ("wizard_bots",),
         "random, heuristic, Monte Carlo (`montecarlo.py`, with `sampling.py`, `budget.py`, "
         "`opponents.py`, `inference.py`, `steer.py`), information-set MCTS (`ismcts.py`) and "
-        "learned (`learned/`) bots, and the misbehaving-bots kit (`misbehaving/`)",
+        "learned (`learned/`) bots, OpenSpiel's ISMCTS on the registered game (`spiel.py`, the "
+        "`open_spiel` extra), and the misbehaving-bots kit (`misbehaving/`)",
         (
             "wizard_arena.__init__",
             "wizard_arena.rules",
@@ -445,7 +449,10 @@ ROOMS: list[Room] = [
             "wizard_arena.client",
             "wizard_arena.testing",
             "wizard_arena.rl",
+            "wizard_arena.extras",
             "numpy",
+            "pyspiel",
+            "open_spiel",
         ),
         "the SDK's public modules only (none whose name starts with `_`), as a bot author's code",
     ),

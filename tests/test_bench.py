@@ -85,6 +85,21 @@ def test_bench_server_summary_prints_the_lean_floors(capsys: pytest.CaptureFixtu
         assert re.search(rf"fast: {label} +median +{value}", out), (label, out)
 
 
+def test_bench_strength_takes_bot_specs(capsys: pytest.CaptureFixture[str]) -> None:
+    """--bots takes a student's bot (any spec ``compare`` takes), not only the names."""
+    strength = load_bench("bench_strength")
+    spec = "wizard_bots.montecarlo:MonteCarloBot(samples=1, seed=2)"
+    assert strength.split_bots(f"heuristic,{spec}, random") == ["heuristic", spec, "random"]
+    argv = ["--bots", f"{spec},heuristic,random", "--deals", "1", "--jobs", "1", "--quiet"]
+    assert strength.main(argv) == 0
+    table = capsys.readouterr().out
+    assert f"\n{spec} " in table and f"score difference {spec} - heuristic" in table
+    for bad in ("wizard_bots.montecarlo:MonteCarloBot(samples=0)", "no_such:Bot"):
+        with pytest.raises(SystemExit):
+            strength.main(["--bots", f"{bad},heuristic,random", "--deals", "1"])
+        assert "--bots" in capsys.readouterr().err
+
+
 def test_bench_oracle_gives_the_true_deal_only_where_asked() -> None:
     """bench_oracle.py's bot searches the real hidden cards in the phases it
     is told to, and samples as the Monte Carlo bot does elsewhere."""

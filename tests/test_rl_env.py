@@ -37,7 +37,6 @@ from wizard_arena.rules import (
     Bid,
     ChooseTrump,
     Game,
-    Phase,
     Play,
     Rules,
     Suit,
@@ -46,6 +45,7 @@ from wizard_bots.heuristic import HeuristicBot
 from wizard_bots.random_bot import RandomBot
 
 from .conftest import ROOT
+from .games import play_random, reshuffle_hidden
 from .variants import EVERY_OPTION
 
 # -- the encoder -----------------------------------------------------------------------------
@@ -74,31 +74,6 @@ def test_the_layout_is_contiguous_and_documented() -> None:
     assert encoding.layout_table() in course, "docs/course.md: paste layout_table() again"
 
 
-def _play_random(game: Game, rng: random.Random, until: int) -> None:
-    """Random legal play for ``until`` decisions (dealing as needed) or to the end."""
-    for _ in range(until):
-        if game.is_over:
-            return
-        if game.phase is Phase.DEAL:
-            game.deal()
-            continue
-        seat = game.acting[0]
-        game.apply(seat, rng.choice(game.legal_actions(seat)))
-
-
-def _reshuffle_hidden(game: Game, seat: int, rng: random.Random) -> Game:
-    """A copy of ``game`` in which the cards of every seat but ``seat`` are
-    dealt out again among them (same hand sizes): only hidden state differs."""
-    other = game.clone()
-    others = [s for s in range(game.players) if s != seat]
-    pool = [c for s in others for c in other.hands[s]]
-    rng.shuffle(pool)
-    for s in others:
-        k = len(other.hands[s])
-        other.hands[s], pool = sorted(pool[:k]), pool[k:]
-    return other
-
-
 @pytest.mark.parametrize("name", list(EVERY_OPTION))
 def test_the_observation_never_depends_on_hidden_cards(name: str) -> None:
     rules = EVERY_OPTION[name]
@@ -106,11 +81,11 @@ def test_the_observation_never_depends_on_hidden_cards(name: str) -> None:
     changed = 0
     for trial in range(30):
         game = Game(rules, seed=trial)
-        _play_random(game, rng, rng.randrange(1, 200))
+        play_random(game, rng, rng.randrange(1, 200))
         if game.is_over or game.blind:
             continue
         seat = rng.randrange(game.players)
-        other = _reshuffle_hidden(game, seat, rng)
+        other = reshuffle_hidden(game, seat, rng)
         a, b = game.view(seat), other.view(seat)
         assert np.array_equal(encode(a), encode(b)), (name, trial)
         assert np.array_equal(action_mask(a), action_mask(b))
@@ -122,7 +97,7 @@ def test_the_observation_never_depends_on_hidden_cards(name: str) -> None:
 
 def test_the_observation_shows_what_the_seat_sees() -> None:
     game = Game(Rules(players=4), seed=5)
-    _play_random(game, random.Random(1), 40)  # some way into round 3 or 4
+    play_random(game, random.Random(1), 40)  # some way into round 3 or 4
     view = game.view(game.to_act)  # type: ignore[arg-type]
     obs = encode(view)
     hand = block("hand")
@@ -195,6 +170,70 @@ def test_aec_rank_reward_and_illegal_actions() -> None:
     assert lenient.unwrapped.table.game.bids[seat] == 0
 
 
+class _Careless(wizard_v0.WizardEnv):
+    """The environment with a mask allowing every action to the agent to act,
+    so that api_test's masked sampling plays illegal actions most of the time."""
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        obs = super().observe(agent)
+        if obs["action_mask"].any():
+            obs["action_mask"] = np.ones_like(obs["action_mask"])
+        return obs
+
+
+@pytest.mark.parametrize("mode", ["default", "penalty", "terminate"])
+@pytest.mark.parametrize("name", ["base", "hidden_bids", "tricksy"])
+def test_api_test_passes_with_illegal_actions_in_every_mode(mode: str, name: str) -> None:
+    from pettingzoo.utils import wrappers
+
+    rules = EVERY_OPTION[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(wizard_v0.env(rules=rules, on_illegal=mode), num_cycles=100)
+        careless = _Careless(rules=rules, on_illegal=mode)
+        api_test(wrappers.OrderEnforcingWrapper(careless), num_cycles=100)
+    table = careless.table
+    assert table is not None
+    # illegal actions were played: replaced (counted), or the game stopped at one
+    assert sum(table.faults) > 0 if mode != "terminate" else not table.over
+
+
+def test_an_illegal_action_is_flagged_and_penalised_or_ends_the_game() -> None:
+    flagged = wizard_v0.env(players=4)
+    flagged.reset(seed=2)
+    agent = flagged.agent_selection
+    flagged.step(88)  # a reserved card slot: the default action (bid 0), no penalty
+    assert flagged.infos[agent]["illegal_action"] and flagged.rewards[agent] == 0
+
+    penalised = wizard_v0.env(players=4, on_illegal="penalty")
+    penalised.reset(seed=2)
+    agent = penalised.agent_selection
+    penalised.step(88)
+    assert penalised.rewards[agent] == -10.0 and penalised.infos[agent]["illegal_action"]
+    assert penalised.unwrapped.table.game.bids[int(agent[-1])] == 0  # played for it
+    while penalised.agent_selection != agent:  # round 1: the others bid, then play
+        legal = np.flatnonzero(penalised.observe(penalised.agent_selection)["action_mask"])
+        penalised.step(int(legal[0]))
+    penalised.step(int(np.flatnonzero(penalised.observe(agent)["action_mask"])[0]))
+    assert not penalised.infos[agent]["illegal_action"]  # legal again
+
+    stopped = wizard_v0.env(players=4, reward="rank", on_illegal="terminate", illegal_reward=-3)
+    stopped.reset(seed=2)
+    agent = stopped.agent_selection
+    stopped.step(88)
+    obs, reward, terminated, _, info = stopped.last()
+    assert stopped.agent_selection == agent and reward == -3.0 and terminated
+    assert info["illegal_action"] and not obs["action_mask"].any()
+    rewards = {}
+    for a in stopped.agent_iter():
+        rewards[a] = stopped.last()[1]
+        stopped.step(None)
+    assert rewards == {f"player_{s}": -3.0 if f"player_{s}" == agent else 0.0 for s in range(4)}
+    assert not stopped.unwrapped.table.over  # ended at the illegal action
+    with pytest.raises(ValueError, match="on_illegal must be one of"):
+        wizard_v0.env(on_illegal="ignore")  # type: ignore[arg-type]
+
+
 # -- the Gymnasium environment ---------------------------------------------------------------
 
 
@@ -233,6 +272,33 @@ def test_gym_rewards_are_the_learners_points(name: str) -> None:
     again, _ = env.reset(seed=3)
     first, _ = env.reset(seed=3)
     assert np.array_equal(again["observation"], first["observation"])
+
+
+def test_the_gym_learner_is_flagged_penalised_or_stopped_at_an_illegal_action() -> None:
+    rules = Rules(players=3, hand_sizes=(1, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for mode in ("penalty", "terminate"):
+            check_env(WizardGymEnv(rules=rules, on_illegal=mode))
+    penalised = WizardGymEnv(rules=rules, on_illegal="penalty", illegal_reward=-7)
+    obs, _ = penalised.reset(seed=1)
+    _, reward, done, _, info = penalised.step(88)
+    assert reward == -7.0 and info["illegal_action"] and info["illegal_actions"] == 1
+    assert not done  # the default action was played, the game goes on
+    _, _, _, _, info = penalised.step(int(np.flatnonzero(penalised.action_masks())[0]))
+    assert not info["illegal_action"] and info["illegal_actions"] == 1
+
+    stopped = WizardGymEnv(rules=rules, on_illegal="terminate")
+    stopped.reset(seed=1)
+    obs, reward, done, _, info = stopped.step(88)
+    assert done and reward == -10.0 and info["illegal_action"]
+    assert obs["action_mask"].all()  # the next-step autoreset's mask
+    assert not stopped.table.over  # type: ignore[union-attr]
+    with pytest.raises(RuntimeError, match="reset"):
+        stopped.step(0)
+    stopped.reset(seed=1)
+    _, _, done, _, info = stopped.step(int(np.flatnonzero(stopped.action_masks())[0]))
+    assert not info["illegal_action"] and info["illegal_actions"] == 0
 
 
 # -- the course --------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """Example bots for Wizard Arena: ``random``, ``heuristic``, ``montecarlo``
 (with :mod:`.sampling`, :mod:`.budget` and :mod:`.opponents`), ``ismcts``
-(:mod:`.ismcts`: information-set MCTS over the Monte Carlo bot's sampler), ``learned``
+(:mod:`.ismcts`: information-set MCTS over the Monte Carlo bot's sampler),
+``spiel-ismcts`` (:mod:`.spiel`: OpenSpiel's own ISMCTS over the same sampler;
+the ``open_spiel`` extra), ``learned``
 (:mod:`.learned`: bids with a network trained by self-play in the course
 kit's environment), and the
 misbehaving-bots kit (:mod:`.misbehaving`).

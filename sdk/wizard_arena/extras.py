@@ -19,7 +19,9 @@ trio). Every other part comes with an extra of pyproject.toml
   it is installed (``server`` brings it; not on Windows; no part requires
   it: without it the referee runs on asyncio's own loop);
 - ``rl``: the course kit's Gymnasium and PettingZoo environments and its
-  observation encoder (:mod:`wizard_arena.rl`; the learned bot uses the encoder).
+  observation encoder (:mod:`wizard_arena.rl`; the learned bot uses the encoder);
+- ``open_spiel``: Wizard as an OpenSpiel game (:mod:`wizard_arena.rl.openspiel`,
+  with ``rl``) and the example bot that searches it with OpenSpiel's ISMCTS.
 
 :data:`EXTRAS` names the modules each extra brings. A part calls
 :func:`require` when it is imported, so that importing it without its extra
@@ -32,7 +34,7 @@ May import: the standard library only.
 
 >>> require("server", "the referee")  # installed here
 >>> sorted(EXTRAS)
-['fast', 'ladder', 'postgres', 'ray', 'rl', 'server', 'web']
+['fast', 'ladder', 'open_spiel', 'postgres', 'ray', 'rl', 'server', 'web']
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ EXTRAS: dict[str, tuple[tuple[str, str], ...]] = {
     "postgres": (("psycopg", "psycopg"),),
     "fast": (("uvloop", "uvloop"),),
     "rl": (("pettingzoo", "pettingzoo"), ("gymnasium", "gymnasium"), ("numpy", "numpy")),
+    "open_spiel": (("pyspiel", "open_spiel"),),
 }
 
 

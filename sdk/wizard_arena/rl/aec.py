@@ -10,9 +10,16 @@ zeros unless it is to act. Rewards: with ``reward="points"`` every agent
 gets its points for a round at the step that completes the round; with
 ``reward="rank"`` only the final rank counts (+1 first .. -1 last) at the
 step that ends the game; then every agent's info holds its ``total`` and
-``rank``. An illegal action is replaced by the referee's
-default action, as the arena does (``env.unwrapped.table.faults`` counts
-them by seat); ``on_illegal="raise"`` raises :class:`IllegalActionError`.
+``rank``. What an illegal action does is ``on_illegal``'s choice
+(docs/course.md weighs them): ``"default"`` plays the referee's default
+action instead, as the arena does; ``"penalty"`` does too and adds
+``illegal_reward`` to the offender's reward; ``"terminate"`` ends the game
+for every agent at once, the offender's reward ``illegal_reward`` and the
+others' 0 (PettingZoo's ``TerminateIllegalWrapper``); ``"raise"`` raises
+:class:`IllegalActionError`. Every agent's info holds ``illegal_action``:
+whether its last action was illegal (``env.unwrapped.table.faults`` counts
+the replaced ones by seat). ``illegal_reward`` defaults to -10 points (one
+trick off a bid), -1 with ``reward="rank"``.
 
 >>> env = WizardEnv(players=3)
 >>> env.reset(seed=1)
@@ -36,7 +43,15 @@ from wizard_arena.rules import Rules
 from . import PART
 from .encoding import ACTION_SIZE, action_mask, encode
 from .spaces import action_space, observation_space
-from .table import IllegalActionError, OnIllegal, RewardKind, Table, rank_rewards
+from .table import (
+    IllegalActionError,
+    OnIllegal,
+    RewardKind,
+    Table,
+    check_options,
+    illegal_reward_for,
+    rank_rewards,
+)
 
 require("rl", PART, modules=("pettingzoo",))
 from pettingzoo import AECEnv  # noqa: E402  (after require: one line if missing)
@@ -62,12 +77,13 @@ class WizardEnv(AECEnv):  # type: ignore[misc]
         reward: RewardKind = "points",
         render_mode: str | None = None,
         on_illegal: OnIllegal = "default",
+        illegal_reward: float | None = None,
     ) -> None:
         super().__init__()
+        check_options(reward, on_illegal)
         self.on_illegal = on_illegal
+        self.illegal_reward = illegal_reward_for(reward, illegal_reward)
         self.rules = rules if rules is not None else Rules(players=players)
-        if reward not in ("points", "rank"):
-            raise ValueError(f"reward must be 'points' or 'rank', not {reward!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
         self.reward_kind = reward
@@ -79,6 +95,7 @@ class WizardEnv(AECEnv):  # type: ignore[misc]
         self.action_spaces = {a: action_space() for a in self.possible_agents}
         self._seeds = random.Random()
         self.table: Table | None = None
+        self._stopped = False  # the game ended at an illegal action ("terminate")
 
     def observation_space(self, agent: str) -> Any:
         return self.observation_spaces[agent]
@@ -96,12 +113,13 @@ class WizardEnv(AECEnv):  # type: ignore[misc]
             for space in self.action_spaces.values():
                 space.seed(seed)
         self.table = Table(self.rules, self._seeds.getrandbits(63))
+        self._stopped = False
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {"illegal_action": False} for a in self.agents}
         self._select()
 
     def _select(self) -> None:
@@ -114,7 +132,8 @@ class WizardEnv(AECEnv):  # type: ignore[misc]
         seat = self._seat(agent)
         view = self.table.view(seat)
         # with hidden bids every seat still to bid may act: only the selected one is asked
-        mask = action_mask(view) if seat == self.table.to_act else np.zeros(ACTION_SIZE, np.int8)
+        asked = seat == self.table.to_act and not self._stopped
+        mask = action_mask(view) if asked else np.zeros(ACTION_SIZE, np.int8)
         return {"observation": encode(view), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
@@ -126,20 +145,32 @@ class WizardEnv(AECEnv):  # type: ignore[misc]
         if action is None:
             raise IllegalActionError(f"{agent} is to act: None is no action")
         self._cumulative_rewards[agent] = 0.0
-        scored = self.table.act(self._seat(agent), int(action), self.on_illegal)
+        seat = self._seat(agent)
+        illegal = not self.table.legal(seat, int(action))
+        self.infos[agent]["illegal_action"] = illegal
         rewards = dict.fromkeys(self.agents, 0.0)
+        if illegal and self.on_illegal == "terminate":
+            rewards[agent] = self.illegal_reward
+            self._stopped = True
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.rewards = rewards
+            self._accumulate_rewards()
+            return  # the offender's turn: its last() shows the penalty, then dead steps
+        scored = self.table.act(seat, int(action), self.on_illegal)
+        if illegal and self.on_illegal == "penalty":
+            rewards[agent] += self.illegal_reward
         if self.reward_kind == "points":
             for result in scored:
-                for seat, points in enumerate(result.points):
-                    rewards[self.possible_agents[seat]] += float(points)
+                for s, points in enumerate(result.points):
+                    rewards[self.possible_agents[s]] += float(points)
         game = self.table.game
         if game.is_over:
             if self.reward_kind == "rank":
-                for seat, r in enumerate(rank_rewards(game.ranks)):
-                    rewards[self.possible_agents[seat]] = r
+                for s, r in enumerate(rank_rewards(game.ranks)):
+                    rewards[self.possible_agents[s]] += r
             self.terminations = dict.fromkeys(self.agents, True)
-            for seat, a in enumerate(self.possible_agents):
-                self.infos[a] = {"total": game.totals[seat], "rank": game.ranks[seat]}
+            for s, a in enumerate(self.possible_agents):
+                self.infos[a].update(total=game.totals[s], rank=game.ranks[s])
         self.rewards = rewards
         self._accumulate_rewards()
         self._select()

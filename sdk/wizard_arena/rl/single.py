@@ -13,10 +13,14 @@ Spaces, observation and rewards are those of the PettingZoo environment
 (:mod:`.aec`): a step is one decision of the learner, and its reward is the
 learner's points of every round completed until its next decision (or, with
 ``reward="rank"``, its final rank at the end). :meth:`WizardGymEnv.action_masks`
-gives the mask for maskable policies. An illegal action of the learner is
-replaced by the referee's default action, as the arena does
-(``info["illegal_actions"]`` counts them; ``on_illegal="raise"`` raises
-:class:`~.table.IllegalActionError` instead).
+gives the mask for maskable policies. An illegal action of the learner
+does what ``on_illegal`` says, as in the PettingZoo environment: the
+referee's default action is played instead (``"default"``, as the arena
+does; ``"penalty"``: with ``illegal_reward`` added to the step's reward),
+the game ends at once with ``illegal_reward`` as the step's reward
+(``"terminate"``), or :class:`~.table.IllegalActionError` is raised
+(``"raise"``). ``info["illegal_action"]`` says whether the step's action was
+illegal, ``info["illegal_actions"]`` counts them in the game.
 
 >>> from wizard_arena.bot import Bot
 >>> class Zero(Bot):
@@ -53,7 +57,7 @@ from . import PART
 from .aec import render_view
 from .encoding import ACTION_SIZE, OBS_SIZE, action_mask, encode  # noqa: F401  (OBS_SIZE: doctest)
 from .spaces import action_space, observation_space
-from .table import OnIllegal, RewardKind, Table, rank_rewards
+from .table import OnIllegal, RewardKind, Table, check_options, illegal_reward_for, rank_rewards
 
 require("rl", PART, modules=("gymnasium",))
 import gymnasium  # noqa: E402  (after require: one line if missing)
@@ -111,7 +115,9 @@ class WizardGymEnv(gymnasium.Env):
         reward: RewardKind = "points",
         render_mode: str | None = None,
         on_illegal: OnIllegal = "default",
+        illegal_reward: float | None = None,
     ) -> None:
+        check_options(reward, on_illegal)
         if opponents is None:
             opponents = [RandomOpponent] * ((rules.players if rules is not None else 4) - 1)
         self.rules = rules if rules is not None else Rules(players=len(opponents) + 1)
@@ -122,14 +128,13 @@ class WizardGymEnv(gymnasium.Env):
             )
         if seat is not None and not 0 <= seat < self.rules.players:
             raise ValueError(f"no seat {seat} at a {self.rules.players}-player table")
-        if reward not in ("points", "rank"):
-            raise ValueError(f"reward must be 'points' or 'rank', not {reward!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
         self.opponents = list(opponents)
         self.fixed_seat = seat
         self.reward_kind = reward
         self.on_illegal = on_illegal
+        self.illegal_reward = illegal_reward_for(reward, illegal_reward)
         self.render_mode = render_mode
         self.observation_space = observation_space()
         self.action_space = action_space()
@@ -137,6 +142,9 @@ class WizardGymEnv(gymnasium.Env):
         self.seat = 0
         self.bots: list[Bot | None] = []
         self.opponent_faults = 0
+        self.illegal_actions = 0
+        self._illegal = False  # the last step's action was illegal
+        self._stopped = False  # the game ended at an illegal action ("terminate")
         self._seen = 0
         self._games = 0
 
@@ -161,6 +169,8 @@ class WizardGymEnv(gymnasium.Env):
                 object.__setattr__(info, "seed", int(rng.integers(2**63 - 1)))
                 bot.on_game_start(info)
         self.opponent_faults = 0
+        self.illegal_actions = 0
+        self._illegal = self._stopped = False
         self._seen = 0
         self._opponents_play()
         return self._observation(), self._info()
@@ -168,22 +178,34 @@ class WizardGymEnv(gymnasium.Env):
     def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         table = self.table
         assert table is not None, "reset() first"
-        if table.over:
+        if self._over:
             raise RuntimeError("the game is over: reset() first")
+        self._illegal = not table.legal(self.seat, int(action))
+        self.illegal_actions += self._illegal
+        if self._illegal and self.on_illegal == "terminate":
+            self._stopped = True
+            return self._observation(), self.illegal_reward, True, False, self._info()
         scored = table.act(self.seat, int(action), self.on_illegal)
         self._hooks()
         scored += self._opponents_play()
         reward = float(sum(r.points[self.seat] for r in scored))
         if self.reward_kind == "rank":
             reward = rank_rewards(table.game.ranks)[self.seat] if table.over else 0.0
+        if self._illegal and self.on_illegal == "penalty":
+            reward += self.illegal_reward
         return self._observation(), reward, table.over, False, self._info()
+
+    @property
+    def _over(self) -> bool:
+        """The game is over, or ended at an illegal action."""
+        return self._stopped or (self.table is not None and self.table.over)
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of the learner now (1: legal), as maskable policies
         ask; at the end of a game every action (the next step resets, whatever
         is chosen: Gymnasium's next-step autoreset)."""
         assert self.table is not None, "reset() first"
-        if self.table.over:
+        if self._over:
             return np.ones(ACTION_SIZE, np.int8)
         return action_mask(self.table.view(self.seat))
 
@@ -207,7 +229,8 @@ class WizardGymEnv(gymnasium.Env):
             "round": game.round,
             "totals": tuple(game.totals),
             "opponent_faults": self.opponent_faults,
-            "illegal_actions": self.table.faults[self.seat],
+            "illegal_action": self._illegal,
+            "illegal_actions": self.illegal_actions,
         }
 
     def _opponents_play(self) -> list[RoundResult]:

@@ -31,11 +31,25 @@ from wizard_arena.rules import (
 
 from .encoding import action_id, action_of  # noqa: F401  (action_id: doctest)
 
-__all__ = ["IllegalActionError", "OnIllegal", "RewardKind", "Table", "rank_rewards"]
+__all__ = [
+    "ON_ILLEGAL",
+    "IllegalActionError",
+    "OnIllegal",
+    "RewardKind",
+    "Table",
+    "check_options",
+    "illegal_reward_for",
+    "rank_rewards",
+]
 
-#: What an environment does with an illegal action: raise IllegalActionError,
-#: or play the referee's default action instead (what the arena does to a bot).
-OnIllegal = Literal["raise", "default"]
+#: What an environment does with an illegal action: play the referee's
+#: default action instead, as the arena does to a bot (``"default"``; the
+#: step's info flags it); the same with a reward penalty (``"penalty"``); end
+#: the game at once with the penalty as the offender's reward (``"terminate"``,
+#: as PettingZoo's ``TerminateIllegalWrapper``); or raise IllegalActionError
+#: (``"raise"``). docs/course.md weighs them.
+OnIllegal = Literal["default", "penalty", "terminate", "raise"]
+ON_ILLEGAL: tuple[OnIllegal, ...] = ("default", "penalty", "terminate", "raise")
 
 #: What an environment rewards: each round's points as it is scored, or only
 #: the game's final rank (+1 first .. -1 last, ties share).
@@ -44,6 +58,27 @@ RewardKind = Literal["points", "rank"]
 
 class IllegalActionError(ValueError):
     """An action id the acting seat may not take now (the mask says which it may)."""
+
+
+def illegal_reward_for(reward: RewardKind, illegal_reward: float | None) -> float:
+    """The penalty of an illegal action: ``illegal_reward``, or by default what
+    one trick off a bid costs (-10 points) with ``reward="points"``, the last
+    place's reward (-1) with ``reward="rank"``.
+
+    >>> illegal_reward_for("points", None), illegal_reward_for("rank", None)
+    (-10.0, -1.0)
+    """
+    if illegal_reward is not None:
+        return float(illegal_reward)
+    return -10.0 if reward == "points" else -1.0
+
+
+def check_options(reward: str, on_illegal: str) -> None:
+    """Refuse an unknown ``reward`` or ``on_illegal`` (ValueError)."""
+    if reward not in ("points", "rank"):
+        raise ValueError(f"reward must be 'points' or 'rank', not {reward!r}")
+    if on_illegal not in ON_ILLEGAL:
+        raise ValueError(f"on_illegal must be one of {', '.join(ON_ILLEGAL)}, not {on_illegal!r}")
 
 
 def rank_rewards(ranks: tuple[int, ...] | list[int]) -> list[float]:
@@ -95,15 +130,23 @@ class Table:
             self._deal()
         return scored
 
+    def legal(self, seat: int, action: int) -> bool:
+        """Whether ``seat`` may take the action with id ``action`` now."""
+        try:
+            return action_of(action) in self.game.legal_actions(seat)
+        except ValueError:  # not an action id, or a reserved card slot
+            return False
+
     def act(self, seat: int, action: int, on_illegal: OnIllegal = "raise") -> list[RoundResult]:
         """:meth:`apply` by action id. An illegal id raises IllegalActionError,
-        or with ``on_illegal="default"`` counts in :attr:`faults` and the
-        referee's default action is played instead (as the arena does)."""
+        or with ``on_illegal`` ``"default"`` or ``"penalty"`` counts in
+        :attr:`faults` and the referee's default action is played instead (as
+        the arena does; the environments add the penalty and the end of a game)."""
         try:
             return self.apply(seat, action_of(action))
         except (RuleError, ValueError) as e:
             legal = self.game.legal_actions(seat)
-            if on_illegal == "default" and legal:
+            if on_illegal in ("default", "penalty") and legal:
                 self.faults[seat] += 1
                 return self.apply(seat, default_action(legal))
             text = ", ".join(action_text(a) for a in legal)
