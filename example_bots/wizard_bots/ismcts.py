@@ -36,7 +36,7 @@ random that often, in the tree and in the rollouts.
 ``bid_effort`` multiplies it for bids, and the time budget is the Monte Carlo
 bot's (:mod:`wizard_bots.budget`: the clock is read before every iteration).
 
-Measured (docs/strength.md, issue #16): at 48 iterations a decision and
+Measured (docs/strength.md): at 48 iterations a decision and
 ``bid_effort=4`` its 4-player self-play bid accuracy is the Monte Carlo
 bot's (65.6 ± 1.9% against 66.3 ± 3.0% on the same 20 games), at about
 1.7 times its processor time; it beats the heuristic at a table with
