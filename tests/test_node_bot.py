@@ -66,7 +66,7 @@ def test_node_bot_plays_full_games(node_bot: list[str]) -> None:
         assert node.returncode == 0, err
         assert "done: 2 game(s)" in err
         assert "protocol 1.2" in err and "EVENT_STREAM_LEAN" in err  # the lean stream granted
-        assert "clock probes" in err  # v1.2: the Node bot asks for them and answers
+        assert "clock probes" in err  # and clock probes (answered: no fault below)
         records = server.wait_records(2)[:2]
         for rec in records:
             assert rec.status == "finished"

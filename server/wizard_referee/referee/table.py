@@ -298,7 +298,7 @@ class _Table:
         self._ready = trio.current_time()
         text = action_text(action)
         ms = round(ms, 3)
-        credit_ms = round(st.credit * 1000, 3)
+        credit_ms = round(st.credit * 1000) if st.credit else 0.0  # (whole 10 ms steps)
         # a tuple of atoms, which the cyclic GC stops tracking (settle_moves)
         self._moves.append((len(self.record.rounds) - 1, seat, text, ms, fault, credit_ms))
         log_decision(self.log, round_no, seat, st.spec.name, text, ms, fault)

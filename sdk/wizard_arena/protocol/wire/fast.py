@@ -204,8 +204,9 @@ def _decision_request_bytes(msg: DecisionRequest) -> bytes:
         kind=KIND_OF_PHASE[view.phase],
         time_left_ms=ms(view.time_left),
         time_bank_ms=ms(msg.time_bank),
-        network_credit_ms=ms(msg.network_credit),
     )
+    if msg.network_credit:  # (most requests have none: a field fewer to set)
+        d.network_credit_ms = ms(msg.network_credit)
     cards: list[bytes] = []
     for act in view.legal_actions:
         if isinstance(act, Play):
