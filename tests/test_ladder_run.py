@@ -272,7 +272,7 @@ def test_hosted_entrants_start_play_and_are_replaced(tmp_path: Path) -> None:
             with LadderStore.open(path) as store:
                 store.add_version("h")
             await until(lambda: sets_of(path, "h@v2") >= 1, 60)
-            assert all(i.proc.poll() is not None for i in first)  # stopped
+            await until(lambda: all(i.proc.poll() is not None for i in first), 10)  # stopped
             bots.cancel_scope.cancel()
 
     trio.run(main)
