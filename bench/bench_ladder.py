@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -152,6 +153,7 @@ def live(args: argparse.Namespace) -> dict[str, Any]:
         worker.wait(timeout=60)
     stats = json.loads(report.read_text())
     size = sum(p.stat().st_size for p in work.glob("season.sqlite*") if p.is_file())
+    shutil.rmtree(work, ignore_errors=True)
     games = max(stats["games"], 1)
     minutes = stats["elapsed"] / 60
     waited = stats["wait_seconds"] / ((stats["wait_seconds"] + stats["seated_seconds"]) or 1)
@@ -295,6 +297,7 @@ def standings(args: argparse.Namespace) -> dict[str, Any]:
             out[f"official_s_bootstrap_{boot}"] = round(time.perf_counter() - t, 2)
             out[f"official_cpu_s_bootstrap_{boot}"] = round(time.process_time() - cpu, 2)
             out[f"groups_bootstrap_{boot}"] = fitted["groups"]
+    shutil.rmtree(work, ignore_errors=True)
     return out
 
 

@@ -127,9 +127,9 @@ def test_sets_are_played_whole_and_rated_reproducibly(
     assert shown.returncode == 0, shown.stderr
     lines = shown.stdout.splitlines()
     assert lines[0].startswith("test: 3 players") and "official (95% interval)" in lines[1]
-    assert [line.split()[1] for line in lines[2:6]] and len(
-        [ln for ln in lines if "@v1" in ln]
-    ) == 4
+    rows = [line.split() for line in lines[2:] if not line.startswith("note:")]
+    assert sorted(r[1] for r in rows) == ["a@v1", "b@v1", "c@v1", "d@v1"]
+    assert [r[0] for r in rows] == ["1", "2", "3", "4"]
     assert "note: official ratings: Bradley-Terry of" in shown.stdout
     data = json.loads(
         cli_here(["ladder", "standings", "-d", str(path), "--json", "--bootstrap", "0"], capsys,
