@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import trio
 
-from wizard_arena.client import AuthenticationError, open_bot_session, serve_bot
+from wizard_arena.client import AuthenticationError, open_bot_session, serve_bot, server_info
 from wizard_arena.rules import Rules
 from wizard_bots.random_bot import RandomBot
 from wizard_referee.ladder.live import LiveModel, replay
@@ -206,6 +206,34 @@ def test_tokens_are_checked_against_the_registry_at_each_hello(tmp_path: Path) -
                     async for _ in session:
                         pass
             assert "no longer valid (retired)" in await refusal(address, fresh)
+
+    trio.run(main)
+
+
+@pytest.mark.parametrize("cap", [None, 0.25, 0.0])
+def test_the_seasons_network_credit_cap_reaches_its_dial_in_bots(
+    tmp_path: Path, cap: float | None
+) -> None:
+    """The cap is a season's setting (every set under the same clock rules);
+    whether a proxy stands in front is the running process's."""
+    path = tmp_path / "season.sqlite"
+    policy: dict[str, Any] = {"move_time": 2.0}
+    if cap is not None:
+        policy["lag_credit_cap"] = cap
+    season = Season("far", players=3, rules=Rules(players=3, hand_sizes=(1,)), policy=policy)
+    token = new_token()
+    with LadderStore.create(path, season) as store:
+        store.add_entrant("a", token=token)
+    expected = 0.5 if cap is None else cap
+    assert f"network credit up to {expected:g} s" in season.describe()
+
+    async def main() -> None:
+        async with running(path, lag_credit_behind_proxy=cap == 0.25) as ladder:
+            assert ladder.config().lag_credit_behind_proxy is (cap == 0.25)
+            info = await trio.to_thread.run_sync(server_info, ladder.address)
+            assert info.lag_credit_cap == expected
+            async with open_bot_session(ladder.address, name="a", token=token) as session:
+                assert session.welcome.clock_probes is (expected > 0)
 
     trio.run(main)
 

@@ -74,6 +74,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a bot whose connection drops in a game may take its seat back within it (30)",
     )
     c.add_argument(
+        "--lag-credit-cap",
+        type=float,
+        metavar="SECONDS",
+        help="the most network credit a dial-in bot's measured round trip adds to its "
+        "deadlines (0.5; 0: none, and no clock probes): docs/protocol.md",
+    )
+    c.add_argument(
         "--sandbox",
         choices=["none", "bwrap"],
         default="none",
@@ -169,6 +176,13 @@ def _run_arguments(u: argparse.ArgumentParser) -> None:
     )
     u.add_argument(
         "--max-connections", type=int, default=0, metavar="N", help="bot streams at most (0: any)"
+    )
+    u.add_argument(
+        "--lag-credit-behind-proxy",
+        action="store_true",
+        help="dial-in bots reach this process through a proxy: the kernel's round trip of "
+        "a connection is the proxy's, so only the season's cap and a bot's fastest answers "
+        "bound its network credit",
     )
     u.add_argument("--seed", type=int, help="the matchmaker's randomness (default: drawn)")
     u.add_argument(
@@ -271,6 +285,7 @@ def _run(args: argparse.Namespace) -> int:
         return_window=args.return_window,
         max_sessions_per_token=args.max_sessions_per_token,
         max_connections=args.max_connections,
+        lag_credit_behind_proxy=args.lag_credit_behind_proxy,
         seed=args.seed,
         standings_every=args.standings_every,
         bootstrap=args.bootstrap,

@@ -85,6 +85,9 @@ class RunOptions:
     """Seconds an interrupted set waits for its members before it is void."""
     max_sessions_per_token: int = 1
     max_connections: int = 0
+    lag_credit_behind_proxy: bool = False
+    """Dial-in bots come through a proxy: the kernel's round trip does not
+    bound their network credit (the season's cap and their answers do)."""
     lease: float = 30.0
     """Seconds the runner's, its sessions' and its sets' leases run without renewal."""
     seed: int | None = None
@@ -593,6 +596,7 @@ class Ladder:
             sandbox=self.season.sandbox,
             max_sessions_per_token=self.options.max_sessions_per_token,
             max_connections=self.options.max_connections,
+            lag_credit_behind_proxy=self.options.lag_credit_behind_proxy,
             **rules,
             **self.season.policy,
         )

@@ -21,7 +21,14 @@ from wizard_referee.tournament.seating import DEFAULT_SEATING, SEATINGS, games_p
 __all__ = ["POLICY_KEYS", "Season", "SeasonError"]
 
 #: The referee's settings a season fixes (the rest are the running process's).
-POLICY_KEYS = ("move_time", "time_bank", "fault_policy", "max_faults", "reconnect_window")
+POLICY_KEYS = (
+    "move_time",
+    "time_bank",
+    "fault_policy",
+    "max_faults",
+    "reconnect_window",
+    "lag_credit_cap",
+)
 
 
 class SeasonError(ValueError):
@@ -90,5 +97,6 @@ class Season:
         p = self.referee_policy()
         return (
             f"{self.rules.describe()}, duplicate sets of {self.games_per_set} games "
-            f"(seating {self.seating}), move time {p.move_time:g} s"
+            f"(seating {self.seating}), move time {p.move_time:g} s, "
+            f"network credit up to {p.lag_credit_cap:g} s"
         )
