@@ -463,6 +463,24 @@ def test_example_bots_import_no_private_module_of_the_sdk() -> None:
     )
 
 
+def test_no_module_imports_another_modules_private_names() -> None:
+    """A module that needs another's ``_name`` is a cut, not a seam: what is
+    shared is public (the code, the benches, the scripts and the tests)."""
+    bad = []
+    for folder in ("sdk", "server", "example_bots", "bench", "scripts", "tests"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if "_generated" in path.parts:
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom):
+                    bad += [
+                        f"{path.relative_to(ROOT)}: {node.module or '.'} {a.name}"
+                        for a in node.names
+                        if a.name.startswith("_") and not a.name.startswith("__")
+                    ]
+    assert not bad, "private names imported from another module:\n" + "\n".join(bad)
+
+
 def test_no_test_module_imports_another() -> None:
     """What test files share lives in the tests folder's helper modules."""
     bad = []

@@ -358,7 +358,7 @@ def test_heuristic_counts_suited_wizards_as_wizards() -> None:
 
 
 def test_heuristic_assumes_a_hidden_bidder_still_wants_a_trick() -> None:
-    from wizard_bots.heuristic import _later
+    from wizard_bots.heuristic import still_to_play
 
     rules = Rules(players=3, hidden_bids=True, reveal_bids_after_tricks=True)
     game = Game.at_round(rules, 2, dealer=2, totals=[0, 0, 0])
@@ -368,6 +368,6 @@ def test_heuristic_assumes_a_hidden_bidder_still_wants_a_trick() -> None:
     game.play(0, Card("2S"))
     view = game.view(1)
     assert view.bids == (None, 0, None)  # its own bid only, while the tricks are played
-    (seat2,) = _later(view)
+    (seat2,) = still_to_play(view)
     assert seat2.need == 1  # seat 2 bid 0, but seat 1 cannot know it
     assert HeuristicBot().play(view) in view.legal_cards

@@ -22,11 +22,11 @@ from wizard_referee.referee.arena import ArenaConfig
 from wizard_referee.referee.policy import PolicyError, RefereePolicy
 from wizard_referee.referee.record import GameRecord, MoveRecord, RoundRecord, verify_record
 from wizard_referee.referee.seat import CloseCode
+from wizard_referee.tournament.entrants import Instance
 from wizard_referee.tournament.runner import (
     EntrantConfig,
     TournamentConfig,
     TournamentError,
-    _Instance,
     relabel_crashes,
 )
 
@@ -463,9 +463,9 @@ def test_a_launched_bot_that_exits_is_faulted_crash() -> None:
     rec.faults = [{"disconnect": 1}, {"disconnect": 1, "timeout": 2}, {"disconnect": 1}]
     rec.fault_details = [{"disconnect": "gone"}, {"disconnect": "gone"}, {"disconnect": "x"}]
     rec.rounds = [RoundRecord(1, 0, [], None, [MoveRecord(0, "bid 0", 0.0, "disconnect")])]
-    exited = _Instance(EntrantConfig("a", ("x",), None), 0, "t", proc=_Proc(1))
-    restarted = _Instance(EntrantConfig("b", ("x",), None), 0, "u", restarts=1, proc=_Proc(None))
-    running = _Instance(EntrantConfig("c", ("x",), None), 0, "v", proc=_Proc(None))
+    exited = Instance(EntrantConfig("a", ("x",), None), 0, "t", proc=_Proc(1))
+    restarted = Instance(EntrantConfig("b", ("x",), None), 0, "u", restarts=1, proc=_Proc(None))
+    running = Instance(EntrantConfig("c", ("x",), None), 0, "v", proc=_Proc(None))
     relabel_crashes(rec, [exited, restarted, running], [0, 0, 0])
     assert rec.faults == [{"crash": 1}, {"crash": 1, "timeout": 2}, {"disconnect": 1}]
     assert rec.fault_details[0] == {"crash": "the bot's process exited (gone)"}

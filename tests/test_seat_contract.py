@@ -16,7 +16,7 @@ import trio
 
 from wizard_arena.protocol.messages import ActionMsg, Hello, ServerMsg, Welcome
 from wizard_arena.rules import Bid
-from wizard_referee.referee.bridge import Connection, _Close
+from wizard_referee.referee.bridge import Connection, StreamClose
 from wizard_referee.referee.memory import MemorySeat
 from wizard_referee.referee.seat import CloseCode, Malformed, Seat, SeatBase
 
@@ -70,7 +70,7 @@ class GrpcEnd(BotEnd):
     def _to_aio(self, fn: Callable[..., None], item: Any) -> None:
         if self.closed_with is not None:
             return  # the handler takes nothing after a close
-        if isinstance(item, _Close):
+        if isinstance(item, StreamClose):
             self.closed_with = (item.code, item.details)
         else:
             self.out.append(item)

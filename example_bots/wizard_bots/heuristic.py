@@ -40,6 +40,7 @@ __all__ = [
     "choose_trump_suit",
     "count_slot",
     "estimate_tricks",
+    "still_to_play",
     "win_probability",
 ]
 
@@ -417,7 +418,10 @@ def _cheap_lead(distinct: Sequence[Card], hand: Sequence[Card], trump: Suit | No
     return min(pool, key=lambda c: (lengths.get(c.suit, 0), c.rank, c.index))
 
 
-def _later(view: SeatView) -> list[Opponent]:
+def still_to_play(view: SeatView) -> list[Opponent]:
+    """The opponents who play to the current trick after this seat, in order:
+    the tricks each still needs and the suits it is known to lack. A bid
+    hidden from this seat (``hidden_bids``) is taken to want one more trick."""
     n = view.players
     out: list[Opponent] = []
     if len(view.trick) + 1 >= n:  # the last to play: nobody after
@@ -453,7 +457,7 @@ class HeuristicBot(Bot):
         need = (bid if bid is not None else 0) - view.tricks_won[view.seat]
         out = _view_unseen_counts(view)  # card_counts(view.unseen_cards()), faster
         return choose_card(
-            view.hand, view.legal_cards, view.trick, view.trump, need, _later(view), out
+            view.hand, view.legal_cards, view.trick, view.trump, need, still_to_play(view), out
         )
 
     def choose_trump(self, view: SeatView) -> Suit:

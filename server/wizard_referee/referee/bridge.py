@@ -74,6 +74,7 @@ __all__ = [
     "CloseCode",
     "Connection",
     "Malformed",
+    "StreamClose",
     "open_bridge",
 ]
 
@@ -105,7 +106,11 @@ STATUS_OF_CLOSE = {code: grpc.StatusCode[code.name] for code in CloseCode}
 
 
 @dataclass(frozen=True, slots=True)
-class _Close:
+class StreamClose:
+    """What a :class:`Connection` hands its stream's writer, in the asyncio
+    thread, to end the stream: the close code (its gRPC status is
+    :data:`STATUS_OF_CLOSE`) and the details the bot reads."""
+
     code: CloseCode
     details: str
 
@@ -123,7 +128,7 @@ class Connection(SeatBase):
         # asyncio side: outbound queue and its wake-up, both used in the asyncio
         # thread only; the writer, finding the queue empty, waits on a bare
         # future that the first item put into the queue completes
-        self._out: deque[ServerMsg | bytes | _Close] = deque()
+        self._out: deque[ServerMsg | bytes | StreamClose] = deque()
         self._open = False
         """asyncio: the Play handler runs (items are taken)."""
         self._waiter: asyncio.Future[None] | None = None
@@ -156,9 +161,9 @@ class Connection(SeatBase):
     def _finish(self, code: CloseCode | None, details: str) -> None:
         """The status goes after everything already queued (the handler
         has finished if the bot dropped the stream)."""
-        self._bridge._to_aio(self._put, _Close(code or CloseCode.OK, details))
+        self._bridge._to_aio(self._put, StreamClose(code or CloseCode.OK, details))
 
-    def _closed_by_aio(self, close: _Close) -> None:
+    def _closed_by_aio(self, close: StreamClose) -> None:
         """trio: the asyncio side ended the stream (:meth:`_end_now`)."""
         if not self._finished:
             self._finished = True
@@ -174,12 +179,12 @@ class Connection(SeatBase):
             if not waiter.done():
                 waiter.set_result(None)
 
-    def _put(self, item: ServerMsg | bytes | _Close) -> None:
+    def _put(self, item: ServerMsg | bytes | StreamClose) -> None:
         if not self._open or self._ending:
             return
         out = self._out
         out.append(item)
-        if type(item) is _Close:
+        if type(item) is StreamClose:
             self._ending = True
             if len(out) == 1:
                 self._wake_writer()
@@ -195,11 +200,11 @@ class Connection(SeatBase):
                 f"outbound queue full ({self._bridge.outbound_limit} messages): "
                 "the bot is not reading what the server sends"
             )
-            close = _Close(CloseCode.RESOURCE_EXHAUSTED, details)
+            close = StreamClose(CloseCode.RESOURCE_EXHAUSTED, details)
             self._end_now(close)
             self._bridge._to_trio(self._closed_by_aio, close)
 
-    def _end_now(self, close: _Close) -> None:
+    def _end_now(self, close: StreamClose) -> None:
         """asyncio: end the stream with ``close`` now, dropping what is unsent."""
         self._ending = True
         writer = self._writer
@@ -251,7 +256,7 @@ class _Servicer:
                     # everything queued so far goes out back to back, in order,
                     # without waiting for another wake-up between messages
                     item = out.popleft()
-                    if isinstance(item, _Close):
+                    if isinstance(item, StreamClose):
                         conn._writer = None  # ending: no more cuts
                         if item.code is not CloseCode.OK:
                             # the status waits behind what the bot has not read:

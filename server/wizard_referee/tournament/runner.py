@@ -39,7 +39,6 @@ from wizard_referee.tournament.config import EntrantConfig, TournamentConfig
 from wizard_referee.tournament.config_keys import TournamentError, listed, plan_differences
 from wizard_referee.tournament.confine import sandbox_problems, unconfined_note
 from wizard_referee.tournament.dispatch import Progress, schedule
-from wizard_referee.tournament.entrants import Instance as _Instance  # noqa: F401 (tests)
 from wizard_referee.tournament.entrants import preflight, relabel_crashes
 from wizard_referee.tournament.executors import TournamentRun, load_executor, log_dir
 from wizard_referee.tournament.host import OnArena, open_host
