@@ -3,14 +3,17 @@ docs/tournament.md, ...)."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import io
 import re
+import shlex
 import tomllib
 from typing import Any
 
 import pytest
 
-from wizard_arena.cli import COMMANDS
+from wizard_arena.cli import COMMANDS, verb_parser
 from wizard_referee.tournament.config import EntrantConfig, TournamentConfig
 from wizard_referee.tournament.config_keys import ENTRANT_KEYS, TOURNAMENT_KEYS
 from wizard_referee.tournament.seating import DEFAULT_SEATING
@@ -112,3 +115,52 @@ def test_the_ratings_example_is_what_the_command_prints(
     printed = capsys.readouterr().out
     block = TOURNAMENT.split("$ wizard-arena ratings cycle.jsonl", 1)[1].split("```", 1)[0]
     assert printed == block.split("\n", 1)[1]
+
+
+def _doc_commands() -> list[tuple[str, list[str]]]:
+    """Every ``wizard-arena`` command of the docs' shell blocks: (page, words
+    after ``wizard-arena``, up to a pipe, a redirection or a ``&``)."""
+    out = []
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        for block in re.findall(r"^```(?:sh|bash|console)\n(.*?)^```", text, re.M | re.S):
+            for line in block.replace("\\\n", " ").splitlines():
+                line = line.strip().removeprefix("$ ")
+                if not line.startswith("wizard-arena "):
+                    continue
+                words: list[str] = []
+                for w in shlex.split(line, comments=True)[1:]:
+                    if w in ("&", "|", "&&", "||", ";") or w.startswith((">", "2>", "<")):
+                        break
+                    words.append(w)
+                out.append((page.name, words))
+    return out
+
+
+DOC_COMMANDS = _doc_commands()
+
+
+@pytest.mark.parametrize(
+    ("page", "words"), DOC_COMMANDS, ids=[f"{p}:{' '.join(w)[:60]}" for p, w in DOC_COMMANDS]
+)
+def test_every_command_in_the_docs_parses(page: str, words: list[str]) -> None:
+    """A command a guide shows runs as written: its verb exists and the
+    verb's own parser takes its options (a renamed or removed option fails
+    here, not on a reader's machine)."""
+    assert words and (words[0] in COMMANDS or words[0] in ("--version", "--help")), words
+    if words[0] not in COMMANDS:
+        return
+    parser, _ = verb_parser(words[0])
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            parser.parse_args(words[1:])
+    except SystemExit as e:
+        why = (err.getvalue().strip().splitlines() or [""])[-1]
+        assert not e.code, f"{page}: wizard-arena {' '.join(words)}: {why}"
+
+
+def test_the_docs_show_many_commands() -> None:
+    """The extraction above finds the guides' commands (it would pass on none)."""
+    assert len(DOC_COMMANDS) >= 30
+    assert {"serve", "bot", "tournament", "compare", "ladder"} <= {w[0] for _, w in DOC_COMMANDS}
