@@ -16,6 +16,7 @@ from wizard_referee.ladder.db import Busy
 from wizard_referee.ladder.store import LadderStore, token_hash
 
 from .cli_here import Ran, cli_here
+from .conftest import ROOT
 
 
 def ladder(capsys: pytest.CaptureFixture[str], mp: pytest.MonkeyPatch, *args: str) -> Ran:
@@ -203,3 +204,35 @@ def test_one_ladder_process_holds_an_sqlite_store(
     again = LadderStore.open(season)
     again.db.hold()  # released with its holder
     again.close()
+
+
+def test_the_courses_term_project_registers_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/course.md's last chapter: its season is created and its entrants,
+    the baseline, a dial-in student and a student's learned bot with its own
+    weights (hosted), registered by its own command lines."""
+    import re
+    import shlex
+
+    course = (ROOT / "docs" / "course.md").read_text(encoding="utf-8")
+    chapter = course[course.index("## 5. The term project") :]
+    lines = [
+        shlex.split(line, comments=True)[1:]
+        for block in re.findall(r"```sh\n(.*?)```", chapter, re.S)
+        for line in block.splitlines()
+        if line.startswith("wizard-arena ladder ") and " run " not in line
+    ]
+    assert [w[1] for w in lines] == ["create", "add", "add", "add"], lines
+    (tmp_path / "entries" / "bob").mkdir(parents=True)
+    for words in lines:
+        ran = cli_here(words, capsys, monkeypatch, tmp_path)
+        assert ran.returncode == 0, (words, ran.stderr)
+    with LadderStore.open(tmp_path / "course.sqlite") as store:
+        season, _, _ = store.season()
+        versions = {v.label: v for v in store.versions()}
+    assert season.sandbox == "bwrap" and season.players == 4
+    assert sorted(versions) == ["alice@v1", "baseline@v1", "bob@v1"]
+    bob = versions["bob@v1"].command
+    assert bob is not None and "wizard_bots.learned:LearnedBot" in bob
+    assert "weights=bob_weights.npz" in bob

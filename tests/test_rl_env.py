@@ -320,6 +320,55 @@ def test_the_courses_agent_plays_at_the_table() -> None:
         assert play_local(bots, rules, seed=1).faults == []
 
 
+def _course_block(marker: str) -> str:
+    import re
+
+    course = (ROOT / "docs" / "course.md").read_text(encoding="utf-8")
+    return next(b for b in re.findall(r"```python\n(.*?)```", course, re.S) if marker in b)
+
+
+def test_the_courses_searching_opponent_replays_from_one_seed() -> None:
+    """docs/course.md's Monte Carlo opponent for the Gymnasium environment:
+    the same seed and actions give the same 30 steps (a time-budgeted search
+    would not: how far it searches depends on the machine's load)."""
+    namespace: dict[str, object] = {"WizardGymEnv": WizardGymEnv, "HeuristicBot": HeuristicBot}
+    exec(compile(_course_block("samples=4"), "docs/course.md", "exec"), namespace)
+    env = namespace["env"]
+    assert isinstance(env, WizardGymEnv)
+
+    def steps() -> list[tuple[int, float, bytes]]:
+        obs, _ = env.reset(seed=7)
+        rng = np.random.default_rng(0)
+        out = []
+        for _ in range(30):
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            obs, reward, done, _, _ = env.step(action)
+            out.append((action, float(reward), obs["observation"].tobytes()))
+            if done:
+                obs, _ = env.reset(seed=8)
+        return out
+
+    assert steps() == steps()
+
+
+def test_the_courses_serve_and_bot_lines_say_how_they_end() -> None:
+    """A reader who runs them knows when they stop: a bot leaves after
+    ``--games N`` or says it plays on; the referee says it runs until stopped."""
+    import re
+
+    course = (ROOT / "docs" / "course.md").read_text(encoding="utf-8")
+    lines = [
+        line
+        for block in re.findall(r"```sh\n(.*?)```", course, re.S)
+        for line in block.splitlines()
+        if re.match(r"\s*(for .*; do )?wizard-arena (serve|bot) ", line)
+    ]
+    assert len(lines) >= 3, lines
+    for line in lines:
+        comment = line.partition("#")[2]
+        assert "--games" in line or "until" in comment or "stop" in comment, line
+
+
 @pytest.mark.parametrize(
     ("blocked", "module"),
     [("pettingzoo", "wizard_arena.rl.wizard_v0"), ("gymnasium", "wizard_arena.rl.single")],
