@@ -27,17 +27,15 @@ import trio.testing
 from wizard_arena.bot import GameInfo
 from wizard_arena.protocol.messages import (
     ActionMsg,
-    ActionRejected,
     BotMsg,
     DecisionRequest,
     EventStream,
     GameEnd,
     Hello,
-    RoundStart,
     ServerMsg,
-    Welcome,
 )
 from wizard_arena.rules import Action, Rules
+from wizard_arena.testing.inbox import Inbox
 from wizard_referee.referee.arena import Arena, ArenaConfig, open_arena
 from wizard_referee.referee.memory import MemoryBot, MemorySeat, connect
 from wizard_referee.referee.record import GameRecord
@@ -75,7 +73,7 @@ RequestHook = Callable[["MemBot", DecisionRequest], Awaitable[bool]]
 MessageHook = Callable[["MemBot", ServerMsg], Awaitable[None]]
 
 
-class MemBot:
+class MemBot(Inbox):
     """A scripted bot on an in-memory seat.
 
     ``think``: virtual seconds to wait before each answer (or a function of
@@ -214,27 +212,6 @@ class MemBot:
 
     def messages(self, kind: type | tuple[type, ...] | None = None) -> list[Any]:
         return [m for m in self.received if kind is None or isinstance(m, kind)]
-
-    @property
-    def welcome(self) -> Welcome | None:
-        got = self.messages(Welcome)
-        return got[0] if got else None
-
-    @property
-    def rejections(self) -> list[ActionRejected]:
-        return self.messages(ActionRejected)
-
-    @property
-    def requests(self) -> list[DecisionRequest]:
-        return self.messages(DecisionRequest)
-
-    @property
-    def game_ends(self) -> list[GameEnd]:
-        return self.messages(GameEnd)
-
-    @property
-    def round_starts(self) -> list[RoundStart]:
-        return self.messages(RoundStart)
 
     def __repr__(self) -> str:
         return f"<MemBot {self.name} status={self.status} received={len(self.received)}>"

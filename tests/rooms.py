@@ -160,8 +160,9 @@ ROOMS: list[Room] = [
     Room(
         ("wizard_arena.testing",),
         "`RawBot`, the one scripted raw gRPC client (the misbehaving-bots kit and the tests use "
-        "it); `relay.py`, a TCP relay on loopback that delays each direction (a bot far away, "
-        "on one machine: the network credit's tests and bench)",
+        "it); `inbox.py`, what a scripted bot received, by kind (the raw bot's and the suite's "
+        "in-memory bots'); `relay.py`, a TCP relay on loopback that delays each direction (a "
+        "bot far away, on one machine: the network credit's tests and bench)",
         ("wizard_arena.rules", "wizard_arena.protocol", "grpc"),
     ),
     Room(

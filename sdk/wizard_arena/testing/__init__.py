@@ -4,6 +4,8 @@
   what it is told (malformed, late, out of turn, or nothing at all) and
   records what it receives. The tests use it, and so does the
   misbehaving-bots kit (:mod:`wizard_bots.misbehaving`).
+- :mod:`.inbox`: :class:`Inbox`, what a scripted bot received, read by
+  kind (the raw bot's and the suite's in-memory bots').
 - :mod:`.relay`: :class:`DelayRelay`, a TCP relay on loopback that delays
   each direction (with jitter, in order): a bot far away from the referee,
   on one machine (the tests of the network credit and its bench use it).
@@ -14,6 +16,7 @@ and grpc (the relay: the standard library only). Never the referee
 of the SDK's care, on purpose.
 """
 
+from wizard_arena.testing.inbox import Inbox
 from wizard_arena.testing.raw import MessageHook, RawBot, Received, RequestHook, run_bots
 
-__all__ = ["MessageHook", "RawBot", "Received", "RequestHook", "run_bots"]
+__all__ = ["Inbox", "MessageHook", "RawBot", "Received", "RequestHook", "run_bots"]

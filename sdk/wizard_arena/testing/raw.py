@@ -31,17 +31,15 @@ import grpc
 from wizard_arena.protocol import wire
 from wizard_arena.protocol.messages import (
     ActionMsg,
-    ActionRejected,
     DecisionRequest,
     EventStream,
     GameEnd,
     GameInfo,
     Hello,
-    RoundStart,
     ServerMsg,
-    Welcome,
 )
 from wizard_arena.rules import Action
+from wizard_arena.testing.inbox import Inbox
 
 __all__ = ["MessageHook", "RawBot", "Received", "RequestHook", "run_bots"]
 
@@ -71,7 +69,7 @@ RequestHook = Callable[["RawBot", DecisionRequest], bool]
 MessageHook = Callable[["RawBot", ServerMsg], None]
 
 
-class RawBot:
+class RawBot(Inbox):
     """A scripted bot on one ``Play`` stream.
 
     ``first``: raw ``BotMessage`` values (or bytes, sent as they are) sent
@@ -319,27 +317,6 @@ class RawBot:
 
     def messages(self, kind: type | tuple[type, ...] | None = None) -> list[Any]:
         return [r.msg for r in self.received if kind is None or isinstance(r.msg, kind)]
-
-    @property
-    def welcome(self) -> Welcome | None:
-        got = self.messages(Welcome)
-        return got[0] if got else None
-
-    @property
-    def rejections(self) -> list[ActionRejected]:
-        return self.messages(ActionRejected)
-
-    @property
-    def requests(self) -> list[DecisionRequest]:
-        return self.messages(DecisionRequest)
-
-    @property
-    def game_ends(self) -> list[GameEnd]:
-        return self.messages(GameEnd)
-
-    @property
-    def round_starts(self) -> list[RoundStart]:
-        return self.messages(RoundStart)
 
     def __repr__(self) -> str:
         return f"<RawBot {self.name} status={self.status} received={len(self.received)}>"
