@@ -245,14 +245,14 @@ def standings(args: argparse.Namespace) -> dict[str, Any]:
             unit = games[12 * s : 12 * s + 12]
             members = [ids[p] for p in unit[0].players]
             with store.db.transaction():
-                (set_id,) = store.db.rows(
+                (set_id,) = store.rows(
                     sql.ADD_SET,
                     {"seats": json.dumps(members), "now": 0.0, "runner": "bench", "expires": 0.0},
                 )[0]
                 for r, g in enumerate(unit):
                     gid = f"s{set_id}-r{r}"
                     seats = [ids[p] for p in g.players]
-                    store.db.run(
+                    store.run(
                         sql.ADD_GAME,
                         {
                             "id": gid,
@@ -267,7 +267,7 @@ def standings(args: argparse.Namespace) -> dict[str, Any]:
                         },
                     )
                     ranks = sorted(g.scores, reverse=True)
-                    store.db.run_many(
+                    store.run_many(
                         sql.ADD_SEAT_RESULT,
                         [
                             {

@@ -1,4 +1,4 @@
-"""The running ladder: one process, its store held (:mod:`.db`), the
+"""The running ladder: one process, its store held (:meth:`.LadderStore.hold`), the
 tournament room's host (a referee, the launcher, the hosted entrants'
 processes, confined under ``sandbox = "bwrap"``), and these tasks:
 
@@ -47,7 +47,13 @@ import trio
 
 from wizard_referee.ladder.live import LiveModel, ordinal, replay
 from wizard_referee.ladder.matchmaking import Candidate, Matchmaker, Policy
-from wizard_referee.ladder.standings import read_official, rows, write_json
+from wizard_referee.ladder.standings import (
+    STORE_ENV,
+    STORE_FROM_ENV,
+    read_official,
+    rows,
+    write_json,
+)
 from wizard_referee.ladder.store import HOSTED, LadderStore, Version
 from wizard_referee.referee.arena import Session
 from wizard_referee.referee.seat import CloseCode
@@ -502,7 +508,7 @@ class Ladder:
         ``standings_every`` seconds at most."""
         if self.options.bootstrap < 0:
             return
-        log = Path(f"{self.store.path}.logs") / "standings.log"
+        log = Path(f"{self.store.files}.logs") / "standings.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         done = -1
         launcher = self.host.launcher
@@ -515,19 +521,20 @@ class Ladder:
             done = finished
             started = trio.current_time()
             argv = [
-                sys.executable, "-m", "wizard_referee.ladder.standings", str(self.store.path),
-                "--bootstrap", str(self.options.bootstrap),
+                sys.executable, "-m", "wizard_referee.ladder.standings", STORE_FROM_ENV,
+                "--files", str(self.store.files), "--bootstrap", str(self.options.bootstrap),
             ]  # fmt: skip
+            env = dict(os.environ, **{STORE_ENV: self.store.target})  # (no password in argv)
             try:
-                proc = await launcher.spawn(argv, dict(os.environ), log, os.getcwd())
+                proc = await launcher.spawn(argv, env, log, os.getcwd())
             except OSError as e:
                 self.log.error("standings_failed", error=str(e))
                 return
             while proc.poll() is None:
                 with trio.move_on_after(1.0):
                     await proc.wait()
-                self.point, self.intervals = read_official(self.store.path)
-            self.point, self.intervals = read_official(self.store.path)
+                self.point, self.intervals = read_official(self.store.files)
+            self.point, self.intervals = read_official(self.store.files)
             await trio.sleep(
                 max(0.0, self.options.standings_every - (trio.current_time() - started))
             )
@@ -586,7 +593,7 @@ class Ladder:
         return TournamentConfig(
             entrants=hosted,
             name=self.season.name,
-            database=str(self.store.path),
+            database=self.store.target,
             host=self.options.host,
             port=self.options.port,
             parallel=self.options.instances,
@@ -604,7 +611,7 @@ class Ladder:
         *,
         task_status: trio.TaskStatus[Ladder] = trio.TASK_STATUS_IGNORED,
     ) -> None:
-        self.store.db.hold()
+        self.store.hold()
         self.versions = {v.id: v for v in self.store.versions()}
         self.registry = self.store.registry_count()
         config = self.config()
@@ -614,9 +621,9 @@ class Ladder:
                 raise TournamentError("; ".join(problems))
         self.store.start_runner(self.runner, socket.gethostname(), os.getpid(), self.options.lease)
         self._load()
-        self.point, self.intervals = read_official(self.store.path)  # a run's before this one
+        self.point, self.intervals = read_official(self.store.files)  # a run's before this one
         book = LadderTokens(self.store, {})
-        logs = Path(f"{self.store.path}.logs")
+        logs = Path(f"{self.store.files}.logs")
         try:
             async with open_host(
                 replace(config, entrants=()),  # the ladder launches them
@@ -649,7 +656,7 @@ class Ladder:
 
 
 async def run_ladder(
-    path: Path,
+    path: str | Path,
     options: RunOptions,
     *,
     log: Any,
@@ -658,7 +665,7 @@ async def run_ladder(
     on_arena: OnArena | None = None,
     task_status: trio.TaskStatus[Ladder] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Run the ladder of the store at ``path`` until :meth:`Ladder.stop`
+    """Run the ladder of the store at ``path`` (a file or a URL) until :meth:`Ladder.stop`
     (``task_status.started`` gets the :class:`Ladder` once its referee serves)."""
     store = LadderStore.open(path)
     try:
