@@ -281,7 +281,7 @@ def standings(args: argparse.Namespace) -> dict[str, Any]:
                             for i, (v, x) in enumerate(zip(seats, g.scores, strict=True))
                         ],
                     )
-            store.finish_set(set_id, members, model.rate)
+            store.finish_set(set_id, members, model.rate, runner="bench")
     written = time.perf_counter() - t
     out: dict[str, Any] = {
         "entries": args.entries,

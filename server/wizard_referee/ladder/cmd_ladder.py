@@ -170,6 +170,15 @@ def _run_arguments(u: argparse.ArgumentParser) -> None:
     u.add_argument(
         "--max-connections", type=int, default=0, metavar="N", help="bot streams at most (0: any)"
     )
+    u.add_argument(
+        "--lease",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="how long this process's claims on its sets and its sessions' rows last without "
+        "renewal (renewed every third of it): after a crash another process sharing the "
+        "store takes its sets over this much later (default 30)",
+    )
     u.add_argument("--seed", type=int, help="the matchmaker's randomness (default: drawn)")
     u.add_argument(
         "--bootstrap",
@@ -238,6 +247,8 @@ def _run(args: argparse.Namespace) -> int:
             raise CommandError(f"--{flag.replace('_', '-')} must not be negative")
     if args.instances < 1:
         raise CommandError("--instances must be at least 1")
+    if not args.lease >= 1:
+        raise CommandError("--lease must be at least 1 second")
     if args.port:
         from wizard_referee.referee.listen import listen_problem
 
@@ -271,6 +282,7 @@ def _run(args: argparse.Namespace) -> int:
         return_window=args.return_window,
         max_sessions_per_token=args.max_sessions_per_token,
         max_connections=args.max_connections,
+        lease=args.lease,
         seed=args.seed,
         standings_every=args.standings_every,
         bootstrap=args.bootstrap,

@@ -137,7 +137,20 @@ LADDER_SCHEMA = Schema(
     component="ladder",
     what="a ladder's season",
     noun="a ladder's store",
-    migrations=(Migration(1, _TABLES_V1),),
+    migrations=(
+        Migration(1, _TABLES_V1),
+        Migration(
+            2,
+            (
+                # a dial-in session holds one of its entry's slots (0 .. limit - 1): the
+                # unique index keeps the sessions of an entry, on every ladder process
+                # sharing the store, within the limit (NULL: a hosted one, no limit)
+                "ALTER TABLE sessions ADD COLUMN slot INTEGER",
+                "CREATE UNIQUE INDEX sessions_slot ON sessions (version_id, slot)",
+                "CREATE INDEX sets_claimed ON sets (claimed_by)",
+            ),
+        ),
+    ),
     tables=(
         "set_results",
         "seat_results",
@@ -228,10 +241,9 @@ ADD_RUNNER = (
     "INSERT INTO runners (id, host, pid, started_at, expires_at)"
     " VALUES (:id, :host, :pid, :now, :expires)"
 )
-LIVE_RUNNERS = (
-    "SELECT host, pid, expires_at FROM runners WHERE stopped_at IS NULL AND expires_at > :now"
-)
-"""Runners whose lease runs (a killed one's until it lapses)."""
+CLOCK = "SELECT {now}"
+"""The database's clock (``{now}``: :meth:`~wizard_referee.storage.Database.now`):
+every lease is of its time, one clock for every machine sharing the store."""
 RENEW_RUNNER = "UPDATE runners SET expires_at = :expires WHERE id = :id"
 STOP_RUNNER = "UPDATE runners SET stopped_at = :now, expires_at = :now WHERE id = :id"
 END_OTHER_RUNNERS = "UPDATE runners SET expires_at = :now WHERE id <> :id AND expires_at > :now"
@@ -246,9 +258,15 @@ LAPSE_OWN_CLAIMS = (
 DROP_OTHER_SESSIONS = "DELETE FROM sessions WHERE runner_id <> :id"
 DROP_RUNNER_SESSIONS = "DELETE FROM sessions WHERE runner_id = :id"
 ADD_SESSION = (
-    "INSERT INTO sessions (id, runner_id, version_id, connected_at, expires_at)"
-    " VALUES (:id, :runner, :version, :now, :expires)"
+    "INSERT INTO sessions (id, runner_id, version_id, connected_at, expires_at, slot)"
+    " VALUES (:id, :runner, :version, :now, :expires, :slot)"
+    " ON CONFLICT (version_id, slot) DO UPDATE SET id = excluded.id,"
+    " runner_id = excluded.runner_id, connected_at = excluded.connected_at,"
+    " expires_at = excluded.expires_at WHERE sessions.expires_at < excluded.connected_at"
 )
+"""A session's row, in the slot given (NULL: no limit): taken from a
+session whose lease lapsed (its process was killed), nothing where a live
+session holds it."""
 DROP_SESSION = "DELETE FROM sessions WHERE id = :id"
 RENEW_SESSIONS = "UPDATE sessions SET expires_at = :expires WHERE runner_id = :runner"
 DROP_EXPIRED_SESSIONS = "DELETE FROM sessions WHERE expires_at < :now"
@@ -264,27 +282,39 @@ SET_DEAL = "UPDATE sets SET deal_seed = :deal WHERE id = :id"
 RENEW_CLAIMS = (
     "UPDATE sets SET lease_expires = :expires WHERE claimed_by = :runner AND status = 'playing'"
 )
+LAPSED_CLAIMS = "SELECT id FROM sets WHERE status = 'playing' AND lease_expires < :now"
+"""Sets whose runner's claim lapsed (it stopped, or was killed), to be
+locked (``FOR UPDATE SKIP LOCKED``: a set another process is taking or
+finishing right now is left to it)."""
 ORPHANED_TO_SUSPENDED = (
     "UPDATE sets SET status = 'suspended', suspended_at = :now, claimed_by = NULL,"
-    " lease_expires = NULL WHERE status = 'playing' AND lease_expires < :now"
+    " lease_expires = NULL WHERE id = :id AND status = 'playing' AND lease_expires < :now"
 )
-"""Sets whose runner's claim lapsed (it stopped, or was killed): they wait
-for their members, as an interrupted set does."""
+"""A set whose claim lapsed waits for its members, as an interrupted set does."""
+SUSPENDED_SET = "SELECT id FROM sets WHERE id = :id AND status = 'suspended'"
+"""A suspended set, to be locked before it is claimed."""
 CLAIM_SUSPENDED = (
     "UPDATE sets SET status = 'playing', claimed_by = :runner, lease_expires = :expires,"
     " suspended_at = NULL WHERE id = :id AND status = 'suspended'"
 )
+CLAIMED = "SELECT id FROM sets WHERE id = :id AND status = 'playing' AND claimed_by = :runner"
+"""A set this runner claims, to be locked while a game of it is stored or it
+is finished: none is stored by a runner whose claim lapsed and was taken."""
 SUSPEND_SET = (
     "UPDATE sets SET status = 'suspended', suspended_at = :now, claimed_by = NULL,"
-    " lease_expires = NULL, why = :why WHERE id = :id AND status = 'playing'"
+    " lease_expires = NULL, why = :why"
+    " WHERE id = :id AND status = 'playing' AND claimed_by = :runner"
 )
 VOID_SET = (
     "UPDATE sets SET status = 'void', ended_at = :now, claimed_by = NULL,"
-    " lease_expires = NULL, why = :why WHERE id = :id AND status IN ('playing', 'suspended')"
+    " lease_expires = NULL, why = :why WHERE id = :id"
+    " AND (status = 'suspended' OR (status = 'playing' AND claimed_by = :runner))"
 )
+"""Void a set waiting for its members, or one this runner plays."""
 FINISH_SET = (
     "UPDATE sets SET status = 'finished', ended_at = :now, finish_seq = :seq,"
-    " claimed_by = NULL, lease_expires = NULL WHERE id = :id AND status = 'playing'"
+    " claimed_by = NULL, lease_expires = NULL"
+    " WHERE id = :id AND status = 'playing' AND claimed_by = :runner"
 )
 SUSPENDED_SETS = (
     "SELECT id, seats, deal_seed, suspended_at, why FROM sets WHERE status = 'suspended'"
@@ -320,11 +350,12 @@ ADD_SET_RESULT = (
 # -- reading: ratings, pages ----------------------------------------------------------------
 
 FINISHED_SETS = (
-    "SELECT id, seats, finish_seq FROM sets WHERE status = 'finished' ORDER BY finish_seq"
+    "SELECT id, seats, finish_seq FROM sets WHERE status = 'finished' AND finish_seq > :after"
+    " ORDER BY finish_seq"
 )
 SET_RESULTS = (
     "SELECT set_id, version_id, finish_seq, score, mu, sigma FROM set_results"
-    " ORDER BY finish_seq, version_id"
+    " WHERE finish_seq > :after ORDER BY finish_seq, version_id"
 )
 RATED_SEATS = (
     "SELECT g.set_id, g.id, r.version_id, r.total FROM seat_results r"

@@ -11,6 +11,15 @@ rating. A set counts only once it is ``finished`` (every game of its deal
 stored); a set ``void`` never counts, and its games stay stored, out of
 every rating.
 
+Several ladder processes may share a PostgreSQL store (an SQLite one
+serves one: :meth:`LadderStore.hold`). Each claims what it plays: a
+dial-in session holds one of its entry's slots (:meth:`LadderStore.add_session`), a
+set is claimed by the runner that plays it until its lease lapses, and a
+game is stored or a set finished only with the set's row locked as that
+runner's claim (``FOR UPDATE SKIP LOCKED``); the claims of a runner whose
+lease lapsed are taken over (:meth:`LadderStore.take_over_lapsed`). Leases are of the
+database's clock (:meth:`LadderStore.clock`).
+
 The tables are a versioned schema (:data:`.sql.LADDER_SCHEMA`): an older
 store is migrated when it is opened to write, after a note saying how it
 was backed up; a newer one is refused before anything is written.
@@ -62,6 +71,7 @@ __all__ = [
     "HOSTED",
     "NAME_RULE",
     "Busy",
+    "ClaimLost",
     "Entrant",
     "LadderStore",
     "Rating",
@@ -83,6 +93,10 @@ Rating = tuple[float, float]
 
 class Busy(StoreError):
     """Another ladder process holds the store (an SQLite store serves one)."""
+
+
+class ClaimLost(StoreError):
+    """A set this process played was taken by another (its claim lapsed)."""
 
 
 def new_token() -> str:
@@ -243,17 +257,9 @@ class LadderStore:
         holds it). On SQLite the lock is an advisory one (``flock``) on a
         file beside the store, ``STORE.lock``, which the kernel releases
         when the process ends however it ends (SIGKILL too), so a restarted
-        ladder takes it again at once. On PostgreSQL a runner whose lease
-        runs holds it (a killed one's lapses after its lease)."""
+        ladder takes it again at once. A PostgreSQL store is shared: each
+        process claims what it plays (leases, row locks)."""
         if not self.exclusive:
-            live = self.rows(sql.LIVE_RUNNERS, {"now": time.time()})
-            if live:
-                host, pid, expires = live[0]
-                raise Busy(
-                    f"{self.where} is in use by another ladder process (pid {pid} on {host}; "
-                    f"its lease runs {max(0.0, expires - time.time()):.0f} s more): one ladder "
-                    "process runs a store at a time"
-                )
             return
         lock = Path(f"{self.target}.lock")
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
@@ -491,13 +497,18 @@ class LadderStore:
 
     # -- runners and sessions -----------------------------------------------------------
 
+    def clock(self) -> float:
+        """The database's time (Unix seconds): what every lease is of, one
+        clock for every process sharing the store, whatever its machine's."""
+        return float(self.rows(sql.CLOCK.format(now=self.db.now()))[0][0])
+
     def start_runner(self, runner: str, host: str, pid: int, lease: float) -> None:
         """Record this ladder process; on a store one process holds
         (:attr:`exclusive`) every other runner has gone, so its
         claims and sessions are void. Sets whose claim lapsed wait for their
         members (``suspended``); expired session rows go."""
-        now = time.time()
         with self.db.transaction():
+            now = self.clock()
             self.run(
                 sql.ADD_RUNNER,
                 {"id": runner, "host": host, "pid": pid, "now": now, "expires": now + lease},
@@ -506,39 +517,66 @@ class LadderStore:
                 self.run(sql.END_OTHER_RUNNERS, {"id": runner, "now": now})
                 self.run(sql.LAPSE_OTHER_CLAIMS, {"id": runner, "now": now})
                 self.run(sql.DROP_OTHER_SESSIONS, {"id": runner})
-            self.run(sql.ORPHANED_TO_SUSPENDED, {"now": now})
-            self.run(sql.DROP_EXPIRED_SESSIONS, {"now": now})
+        self.take_over_lapsed()
+
+    def take_over_lapsed(self) -> list[int]:
+        """Sets whose runner's claim lapsed (it stopped, or was killed, or
+        lost the database longer than its lease) wait for their members
+        (``suspended``), to be played on by whichever process has them all,
+        or voided; expired session rows go. Each set is locked as it is
+        taken (``FOR UPDATE SKIP LOCKED``), so that processes doing this
+        at once take each set once. The sets taken."""
+        with self.db.transaction():
+            now = self.clock()
+            lapsed = self.rows(self.db.locked(sql.LAPSED_CLAIMS), {"now": now})
+            taken = [
+                int(set_id)
+                for (set_id,) in lapsed
+                if self.run(sql.ORPHANED_TO_SUSPENDED, {"id": set_id, "now": now}) == 1
+            ]
+        self.run(sql.DROP_EXPIRED_SESSIONS, {"now": now})  # (a statement of its own)
+        return taken
 
     def renew(self, runner: str, lease: float) -> None:
-        """Extend this runner's lease, its sessions' and its sets' claims."""
-        expires = time.time() + lease
+        """Extend this runner's lease, its sessions' and its sets' claims
+        (the heartbeat: every third of a lease)."""
         with self.db.transaction():
+            expires = self.clock() + lease
             self.run(sql.RENEW_RUNNER, {"id": runner, "expires": expires})
             self.run(sql.RENEW_SESSIONS, {"runner": runner, "expires": expires})
             self.run(sql.RENEW_CLAIMS, {"runner": runner, "expires": expires})
 
     def stop_runner(self, runner: str) -> None:
         """This runner stops: its sets wait for their members, its sessions go."""
-        now = time.time()
         with self.db.transaction():
+            now = self.clock()
             self.run(sql.STOP_RUNNER, {"id": runner, "now": now})
             self.run(sql.LAPSE_OWN_CLAIMS, {"id": runner, "now": now})
-            self.run(sql.ORPHANED_TO_SUSPENDED, {"now": now})
             self.run(sql.DROP_RUNNER_SESSIONS, {"id": runner})
+        self.take_over_lapsed()
 
-    def add_session(self, session: str, runner: str, version: int, lease: float) -> None:
-        now = time.time()
-        with self.db.transaction():
-            self.run(
-                sql.ADD_SESSION,
-                {
-                    "id": session,
-                    "runner": runner,
-                    "version": version,
-                    "now": now,
-                    "expires": now + lease,
-                },
-            )
+    def add_session(
+        self, session: str, runner: str, version: int, lease: float, limit: int = 0
+    ) -> bool:
+        """Record a session of ``version`` on ``runner``, within ``limit``
+        sessions of the version on every process sharing the store (0: no
+        limit): each takes a slot of its version (one of ``0 .. limit-1``),
+        which a unique index keeps to one live session. False: every slot
+        is held (nothing written). Each slot is tried in a statement of its
+        own, which waits for one row at most: never a deadlock with another
+        process's."""
+        now = self.clock()
+        row = {
+            "id": session,
+            "runner": runner,
+            "version": version,
+            "now": now,
+            "expires": now + lease,
+            "slot": None,
+        }
+        if limit <= 0:
+            return self.run(sql.ADD_SESSION, row) == 1
+        return any(self.run(sql.ADD_SESSION, {**row, "slot": slot}) == 1 for slot in range(limit))
 
     def drop_session(self, session: str) -> None:
         with self.db.transaction():
@@ -546,7 +584,7 @@ class LadderStore:
 
     def online(self) -> dict[int, int]:
         """Sessions connected now, by version."""
-        return {int(v): int(n) for v, n in self.rows(sql.ONLINE, {"now": time.time()})}
+        return {int(v): int(n) for v, n in self.rows(sql.ONLINE, {"now": self.clock()})}
 
     # -- sets ---------------------------------------------------------------------------
 
@@ -556,8 +594,8 @@ class LadderStore:
         """A new duplicate set among versions ``seats`` (in table order),
         claimed by ``runner``; its deal follows from the season's secret
         and the set's id. The set's id and deal seed."""
-        now = time.time()
         with self.db.transaction():
+            now = self.clock()
             (set_id,) = self.rows(
                 sql.ADD_SET,
                 {
@@ -572,24 +610,36 @@ class LadderStore:
         return int(set_id), deal
 
     def claim(self, set_id: int, runner: str, lease: float) -> bool:
-        """Take a suspended set back to play it on (False: not suspended now)."""
+        """Take a suspended set to play it on: locked first (``FOR UPDATE SKIP
+        LOCKED``), so that of processes claiming it at once one has it.
+        False: it is not suspended now, or another process is taking it."""
         with self.db.transaction():
-            return (
-                self.run(
-                    sql.CLAIM_SUSPENDED,
-                    {"id": set_id, "runner": runner, "expires": time.time() + lease},
-                )
-                == 1
+            if not self.rows(self.db.locked(sql.SUSPENDED_SET), {"id": set_id}):
+                return False
+            expires = self.clock() + lease
+            params = {"id": set_id, "runner": runner, "expires": expires}
+            return self.run(sql.CLAIM_SUSPENDED, params) == 1
+
+    def _hold_claim(self, set_id: int, runner: str) -> None:
+        """Inside a transaction: lock set ``set_id`` as ``runner``'s claim
+        (:class:`ClaimLost` if it is not, any more)."""
+        if not self.rows(self.db.locked(sql.CLAIMED), {"id": set_id, "runner": runner}):
+            raise ClaimLost(
+                f"set {set_id} is no longer claimed by this ladder process (its claim lapsed "
+                "and another process took it): it is left to that one"
             )
 
-    def suspend(self, set_id: int, why: str) -> None:
+    def suspend(self, set_id: int, why: str, runner: str) -> None:
         with self.db.transaction():
-            self.run(sql.SUSPEND_SET, {"id": set_id, "now": time.time(), "why": why})
+            params = {"id": set_id, "now": self.clock(), "why": why, "runner": runner}
+            self.run(sql.SUSPEND_SET, params)
 
-    def void(self, set_id: int, why: str) -> bool:
-        """Void a set that has not finished: none of its games counts."""
+    def void(self, set_id: int, why: str, runner: str = "") -> bool:
+        """Void a set that has not finished (one waiting for its members, or
+        one ``runner`` plays): none of its games counts."""
         with self.db.transaction():
-            return self.run(sql.VOID_SET, {"id": set_id, "now": time.time(), "why": why}) == 1
+            params = {"id": set_id, "now": self.clock(), "why": why, "runner": runner}
+            return self.run(sql.VOID_SET, params) == 1
 
     def suspended(self) -> list[tuple[int, list[int], str, float, str]]:
         """Sets waiting for a member: id, seats, deal seed, since when, why."""
@@ -616,10 +666,19 @@ class LadderStore:
         """The games of a set stored so far: seating -> status."""
         return {int(s): str(st) for s, st in self.rows(sql.GAMES_OF_SET, {"set": set_id})}
 
-    def save_game(self, set_id: int, seating: int, seats: Sequence[int], record: GameRecord) -> int:
-        """A game of a set, with its seats' results when it finished, in one
-        transaction; a game stored already is refused (never counted twice).
-        The bytes of its record."""
+    def save_game(
+        self,
+        set_id: int,
+        seating: int,
+        seats: Sequence[int],
+        record: GameRecord,
+        *,
+        runner: str,
+    ) -> int:
+        """A game of a set ``runner`` claims, with its seats' results when it
+        finished, in one transaction; a game stored already is refused
+        (never counted twice), and so is one of a set whose claim another
+        process took (:class:`ClaimLost`). The bytes of its record."""
         text = record.to_json()
         params = {
             "id": record.game_id,
@@ -646,6 +705,7 @@ class LadderStore:
                 for seat, version in enumerate(seats)
             ]
         with self.db.transaction():
+            self._hold_claim(set_id, runner)
             self.run(sql.ADD_GAME, params)
             self.run_many(sql.ADD_SEAT_RESULT, rows)
         return len(text)
@@ -655,6 +715,8 @@ class LadderStore:
         set_id: int,
         seats: Sequence[int],
         rate: Callable[[list[Rating | None], list[int]], list[Rating]],
+        *,
+        runner: str,
     ) -> tuple[int, dict[int, int], list[Rating]]:
         """Finish a set whose every game is stored, in one transaction: its
         place in the order of finishing, each member's summed score, and the
@@ -662,6 +724,7 @@ class LadderStore:
         set yet) and the scores, in table order. Returns the place, the
         scores by version and the new ratings."""
         with self.db.transaction():
+            self._hold_claim(set_id, runner)
             (seq,) = self.rows(sql.NEXT_FINISH)[0]
             scores = {int(v): int(s) for v, s in self.rows(sql.SET_SCORES, {"set": set_id})}
             prior: list[Rating | None] = []
@@ -669,7 +732,8 @@ class LadderStore:
                 last = self.rows(sql.LAST_RATING, {"version": v})
                 prior.append((float(last[0][0]), float(last[0][1])) if last else None)
             after = rate(prior, [scores[v] for v in seats])
-            if self.run(sql.FINISH_SET, {"id": set_id, "now": time.time(), "seq": seq}) != 1:
+            params = {"id": set_id, "now": time.time(), "seq": seq, "runner": runner}
+            if self.run(sql.FINISH_SET, params) != 1:
                 raise StoreError(f"set {set_id} is not being played: it cannot finish")
             self.run_many(
                 sql.ADD_SET_RESULT,
@@ -692,11 +756,26 @@ class LadderStore:
     def finished_sets(self) -> Iterator[tuple[int, list[int], dict[int, tuple[int, Rating]]]]:
         """Each finished set in the order of finishing: its id, seats and
         each member's summed score and live rating after it."""
+        for _, set_id, seats, results in self.finished_after(0):
+            yield set_id, seats, results
+
+    def finished_after(
+        self, after: int
+    ) -> list[tuple[int, int, list[int], dict[int, tuple[int, Rating]]]]:
+        """The sets finished after place ``after`` in the order of finishing
+        (whichever process finished them), in that order: place, id, seats,
+        each member's summed score and live rating after it."""
+        sets = self.rows(sql.FINISHED_SETS, {"after": after})  # (first: each has its results)
         results: dict[int, dict[int, tuple[int, Rating]]] = {}
-        for set_id, version, _, score, mu, sigma in self.rows(sql.SET_RESULTS):
-            results.setdefault(int(set_id), {})[int(version)] = (int(score), (mu, sigma))
-        for set_id, seats, _ in self.rows(sql.FINISHED_SETS):
-            yield int(set_id), json.loads(seats), results.get(int(set_id), {})
+        for set_id, version, _, score, mu, sigma in self.rows(sql.SET_RESULTS, {"after": after}):
+            results.setdefault(int(set_id), {})[int(version)] = (
+                int(score),
+                (float(mu), float(sigma)),
+            )
+        return [
+            (int(seq), int(set_id), json.loads(seats), results.get(int(set_id), {}))
+            for set_id, seats, seq in sets
+        ]
 
     def rated_games(self, labels: dict[int, str]) -> list[GameResult]:
         """The games of every finished set, each a result of the entries'
