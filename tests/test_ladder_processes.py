@@ -1,9 +1,10 @@
 """Two ladder processes sharing one PostgreSQL store, 16 dial-in bots on
-loopback, one process SIGKILLed in the middle of a set: every finished set
-stored exactly once, the killed process's sets played on or voided by the
-other, no entry at two tables at once, the live ratings those of the sets
-replayed in the order they were committed, and the standings the same as
-those of the same sets stored by one process."""
+loopback, one process SIGKILLed in the middle of a set: a token's session
+on one process refused on the other, every finished set stored exactly
+once, the killed process's sets played on or voided by the other, no
+entry at two tables at once, the live ratings those of the sets replayed
+in the order they were committed, and the standings the same as those of
+the same sets stored by one process."""
 
 from __future__ import annotations
 
@@ -21,7 +22,12 @@ from typing import Any
 import pytest
 import trio
 
-from wizard_arena.client import ConnectionLostError, ServerFullError, serve_bot
+from wizard_arena.client import (
+    ConnectionLostError,
+    ServerFullError,
+    open_bot_session,
+    serve_bot,
+)
 from wizard_arena.rules import Rules
 from wizard_bots.random_bot import RandomBot
 from wizard_referee.ladder.live import LiveModel, replay
@@ -150,6 +156,15 @@ def test_two_processes_share_a_season_and_one_is_killed_mid_set(
             # both processes play; then the first is killed in the middle of a set
             await until(lambda: bool(_mid_set(postgres_url, procs[1].pid)), 30)
             await until(lambda: bool(_mid_set(postgres_url, procs[0].pid)), 30)
+            # a token's one session is on the first process: the second closes another
+            with (
+                trio.fail_after(20),
+                pytest.raises(ConnectionLostError, match="this ladder's processes"),
+            ):
+                address = f"127.0.0.1:{ports[1]}"
+                async with open_bot_session(address, name="bot00", token=tokens["bot00"]) as s:
+                    async for _ in s:
+                        pass
             killed.extend(_mid_set(postgres_url, procs[0].pid))
             procs[0].send_signal(signal.SIGKILL)
             procs[0].wait()
