@@ -2,18 +2,22 @@
 
     python bench/bench_ladder.py                          # 64 dial-in bots, 10 minutes
     python bench/bench_ladder.py --bots 64 --minutes 2    # shorter
+    python bench/bench_ladder.py --postgres --processes 2 # two processes sharing PostgreSQL
     python bench/bench_ladder.py --standings              # the official fit at 100,000 games
     python bench/bench_ladder.py --simulate               # matchmaking and coverage, simulated
 
 **Live** (the default): a season of tables of 4 (duplicate sets of 12 games)
-with ``--bots`` dial-in entrants; one ``wizard-arena ladder run`` subprocess
-(its figures from ``--report``) and ``--workers`` subprocesses sharing the
-bots (the example random bot under ``serve_bot``, on loopback), so the bots'
-CPU does not take the ladder's GIL. After ``--minutes`` the ladder is
+with ``--bots`` dial-in entrants; ``--processes`` ``wizard-arena ladder run``
+subprocesses (their figures from ``--report``, summed), on an SQLite store
+or a PostgreSQL one (``--postgres``: a durable throwaway cluster, as
+tests/postgres.py makes; or ``--postgres-url``), and ``--workers``
+subprocesses sharing the bots (the example random bot under
+``serve_bot``, on loopback; worker ``w`` dials process ``w`` modulo their
+number), so the bots' CPU does not take the ladder's GIL. After ``--minutes`` the ladder is
 stopped first (its sets in progress left suspended), then the bots. Reported:
 sets and games per minute, the share of an online entry's time spent
-waiting for a table, matchmaking and finishing (the live ratings' update
-and its transaction) per set, the store's write per game (time, record
+waiting for a table, matchmaking, the claim of a table and finishing (the
+live ratings' update and its transaction) per set, the store's write per game (time, record
 bytes, and the store's growth on disk), the ladder process's CPU and
 memory. Linux only (reads /proc).
 
@@ -85,37 +89,34 @@ def live(args: argparse.Namespace) -> dict[str, Any]:
     from wizard_referee.ladder.store import LadderStore, new_token
 
     work = Path(tempfile.mkdtemp(prefix="bench-ladder-"))
-    db = work / "season.sqlite"
-    create = [*_cli(), "ladder", "create", "-d", str(db), "--players", str(args.players)]
+    cluster = None
+    if args.postgres or args.postgres_url:
+        db, cluster = _postgres(args.postgres_url)
+    else:
+        db = str(work / "season.sqlite")
+    create = [*_cli(), "ladder", "create", "-d", db, "--players", str(args.players)]
     if args.round_sizes:
         create += ["--round-sizes", args.round_sizes]
-    subprocess.run(create, env=_env(), check=True, capture_output=True)
+    subprocess.run(create, env=_env(), check=True, capture_output=True, cwd=work)
     tokens = {}
     with LadderStore.open(db) as store:
         for k in range(args.bots):
             tokens[f"bot{k:02d}"] = new_token()
             store.add_entrant(f"bot{k:02d}", token=tokens[f"bot{k:02d}"])
-    port = _free_port()
-    report = work / "report.json"
-    ladder = subprocess.Popen(
-        [
-            *_cli(),
-            "ladder",
-            "run",
-            "-d",
-            str(db),
-            "--port",
-            str(port),
-            "--quiet",
-            "--report",
-            str(report),
-            "--bootstrap",
-            str(args.bootstrap),
-        ],
-        env=_env(),
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    postgres = cluster is not None or bool(args.postgres_url)
+    size0 = _pg_size(db) if postgres else 0
+    ports = [_free_port() for _ in range(args.processes)]
+    reports = [work / f"report{i}.json" for i in range(args.processes)]
+
+    def run(i: int) -> subprocess.Popen[str]:
+        argv = [
+            *_cli(), "ladder", "run", "-d", db, "--port", str(ports[i]), "--quiet",
+            "--report", str(reports[i]), "--bootstrap", str(args.bootstrap),
+            "--log-file", str(work / f"ladder{i}.log"),
+        ]  # fmt: skip
+        return subprocess.Popen(argv, env=_env(), stderr=subprocess.PIPE, text=True, cwd=work)
+
+    ladders = [run(i) for i in range(args.processes)]
     time.sleep(3)
     names = list(tokens)
     workers = []
@@ -123,41 +124,44 @@ def live(args: argparse.Namespace) -> dict[str, Any]:
         mine = {n: tokens[n] for n in names[w :: args.workers]}
         path = work / f"tokens-{w}.json"
         path.write_text(json.dumps(mine))
+        server = f"127.0.0.1:{ports[w % len(ports)]}"  # (each process its share of the bots)
         workers.append(
             subprocess.Popen(
-                [
-                    sys.executable,
-                    __file__,
-                    "bots",
-                    "--server",
-                    f"127.0.0.1:{port}",
-                    "--tokens",
-                    str(path),
-                ],
+                [sys.executable, __file__, "bots", "--server", server, "--tokens", str(path)],
                 env=_env(),
             )
         )
-    cpu0, t0 = _cpu_seconds(ladder.pid), time.monotonic()
+    cpu0 = [_cpu_seconds(p.pid) for p in ladders]
+    t0 = time.monotonic()
     peak = 0.0
     deadline = t0 + 60 * args.minutes
     while time.monotonic() < deadline:
         time.sleep(min(5.0, max(0.0, deadline - time.monotonic())))
-        peak = max(peak, _rss_mib(ladder.pid))
-    cpu = _cpu_seconds(ladder.pid) - cpu0
+        peak = max(peak, *(_rss_mib(p.pid) for p in ladders))
+    cpu = [_cpu_seconds(p.pid) - c for p, c in zip(ladders, cpu0, strict=True)]
     wall = time.monotonic() - t0
-    ladder.send_signal(signal.SIGTERM)
-    _, err = ladder.communicate(timeout=60)
+    for ladder in ladders:
+        ladder.send_signal(signal.SIGTERM)
+    errs = [ladder.communicate(timeout=60)[1] for ladder in ladders]
     for worker in workers:
         worker.send_signal(signal.SIGTERM)
     for worker in workers:
         worker.wait(timeout=60)
-    stats = json.loads(report.read_text())
-    size = sum(p.stat().st_size for p in work.glob("season.sqlite*") if p.is_file())
+    each = [json.loads(r.read_text()) for r in reports]
+    stats = {k: sum(e[k] for e in each) for k in each[0] if k != "elapsed"}
+    minutes = max(e["elapsed"] for e in each) / 60
+    if postgres:
+        size = _pg_size(db) - size0
+    else:
+        size = sum(p.stat().st_size for p in work.glob("season.sqlite*") if p.is_file())
+    if cluster is not None:
+        cluster.stop()
     shutil.rmtree(work, ignore_errors=True)
     games = max(stats["games"], 1)
-    minutes = stats["elapsed"] / 60
     waited = stats["wait_seconds"] / ((stats["wait_seconds"] + stats["seated_seconds"]) or 1)
     return {
+        "store": "postgresql" if postgres else "sqlite",
+        "processes": args.processes,
         "bots": args.bots,
         "players": args.players,
         "round_sizes": args.round_sizes or "all",
@@ -167,20 +171,48 @@ def live(args: argparse.Namespace) -> dict[str, Any]:
         "games": stats["games"],
         "games_per_minute": round(stats["games"] / minutes, 1),
         "sets_void": stats["sets_void"],
+        "sets_lost": stats["sets_lost"],
         "wait_share": round(waited, 3),
         "matchmaking_ms_per_set": round(
             1000 * stats["matchmaking_seconds"] / max(stats["sets_started"], 1), 3
         ),
+        "claim_ms_per_table": round(1000 * stats["claim_seconds"] / max(stats["claims"], 1), 3),
         "finish_ms_per_set": round(
             1000 * stats["finish_seconds"] / max(stats["sets_finished"], 1), 3
         ),
         "store_ms_per_game": round(1000 * stats["save_seconds"] / games, 3),
         "record_kib_per_game": round(stats["save_bytes"] / games / 1024, 2),
         "store_kib_per_game_on_disk": round(size / games / 1024, 2),
-        "ladder_cpu_share": round(cpu / wall, 3),
+        "ladder_cpu_share": [round(c / wall, 3) for c in cpu],
         "ladder_peak_rss_mib": round(peak, 1),
-        "ladder_stderr": err.strip().splitlines()[-3:],
+        "ladder_stderr": [e.strip().splitlines()[-3:] for e in errs],
     }
+
+
+def _pg_size(url: str) -> int:
+    """The bytes of the PostgreSQL database at ``url``."""
+    from wizard_referee.storage import open_database
+
+    db = open_database(url)
+    try:
+        return int(db.execute("SELECT pg_database_size(current_database())").fetchone()[0])
+    finally:
+        db.close()
+
+
+def _postgres(url: str | None) -> tuple[str, Any]:
+    """The bench's PostgreSQL store: ``url`` (an empty database of yours),
+    or a database on a durable throwaway cluster (tests/postgres.py)."""
+    if url:
+        return url, None
+    sys.path.insert(0, str(ROOT))
+    from tests.postgres import Cluster, problem
+
+    why = problem()
+    if why is not None:
+        raise SystemExit(f"no PostgreSQL to measure: {why} (or give --postgres-url)")
+    cluster = Cluster(durable=True).start()
+    return str(cluster.create_database()[1]), cluster
 
 
 def bots(args: argparse.Namespace) -> None:
@@ -245,14 +277,14 @@ def standings(args: argparse.Namespace) -> dict[str, Any]:
             unit = games[12 * s : 12 * s + 12]
             members = [ids[p] for p in unit[0].players]
             with store.db.transaction():
-                (set_id,) = store.db.rows(
+                (set_id,) = store.rows(
                     sql.ADD_SET,
                     {"seats": json.dumps(members), "now": 0.0, "runner": "bench", "expires": 0.0},
                 )[0]
                 for r, g in enumerate(unit):
                     gid = f"s{set_id}-r{r}"
                     seats = [ids[p] for p in g.players]
-                    store.db.run(
+                    store.run(
                         sql.ADD_GAME,
                         {
                             "id": gid,
@@ -267,7 +299,7 @@ def standings(args: argparse.Namespace) -> dict[str, Any]:
                         },
                     )
                     ranks = sorted(g.scores, reverse=True)
-                    store.db.run_many(
+                    store.run_many(
                         sql.ADD_SEAT_RESULT,
                         [
                             {
@@ -281,7 +313,7 @@ def standings(args: argparse.Namespace) -> dict[str, Any]:
                             for i, (v, x) in enumerate(zip(seats, g.scores, strict=True))
                         ],
                     )
-            store.finish_set(set_id, members, model.rate)
+            store.finish_set(set_id, members, model.rate, runner="bench")
     written = time.perf_counter() - t
     out: dict[str, Any] = {
         "entries": args.entries,
@@ -356,6 +388,9 @@ def main() -> None:
     b.add_argument("--server", required=True)
     b.add_argument("--tokens", required=True)
     parser.add_argument("--bots", type=int, default=64)
+    parser.add_argument("--processes", type=int, default=1, help="ladder processes (live)")
+    parser.add_argument("--postgres", action="store_true", help="a PostgreSQL store (live)")
+    parser.add_argument("--postgres-url", help="an empty database of your server (live)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--players", type=int, default=4)

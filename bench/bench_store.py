@@ -1,4 +1,5 @@
-"""The results store's write per game, on SQLite and on PostgreSQL.
+"""The results store's write per game, on SQLite and on PostgreSQL; and the
+ladder's (``--store ladder``), with the claim of a table.
 
 A tournament stores each game as it ends, in one transaction
 (``ResultsStore.save_game``: the game's row with its whole record as JSON,
@@ -20,12 +21,22 @@ share; the rest is the database's), and the read of the whole store.
   and ``full_page_writes`` on: every commit is synced), over its Unix
   socket; or ``--postgres-url`` for a server of yours (an empty database).
 
+``--store ladder`` measures the ladder's store the same way
+(``LadderStore.save_game``: the game's row and its seats', after the set's
+row is locked as this runner's claim), in sets of 12 games among 4
+entries; and per table: the claim of a new set (its row, with the
+database's clock), the claim of a suspended set (``FOR UPDATE SKIP
+LOCKED``, then its row taken), and a set's finish (its place in the order
+of finishing, the members' last live ratings, the new ones: one
+transaction).
+
 The backends alternate, ``--repeat`` rounds of each, so that a change of
 the machine's load hits both alike.
 
     python bench/bench_store.py                   # 500 games, 3 rounds of each backend
     python bench/bench_store.py --games 2000 --repeat 1 --backends postgresql
     python bench/bench_store.py --postgres-url postgresql://arena@/bench?host=/run/postgresql
+    python bench/bench_store.py --store ladder     # the ladder's store, 500 games
 """
 
 from __future__ import annotations
@@ -94,6 +105,63 @@ def measure(target: str, records: list[Any], games: int) -> dict[str, Any]:
     }
 
 
+def measure_ladder(target: str, records: list[Any], games: int) -> dict[str, Any]:
+    """Store ``games`` games (sets of 12) in a new ladder store at ``target``;
+    the figures, with the claims' and finishes' per table."""
+    from wizard_arena.rules import Rules
+    from wizard_referee.ladder.live import LiveModel
+    from wizard_referee.ladder.season import Season
+    from wizard_referee.ladder.store import LadderStore, new_token
+
+    sets = max(1, games // 12)
+    model = LiveModel()
+    walls: list[float] = []
+    claims: list[float] = []
+    reclaims: list[float] = []
+    finishes: list[float] = []
+    with LadderStore.create(target, Season("bench", players=4, rules=Rules(players=4))) as store:
+        for name in PLAYERS:
+            store.add_entrant(name, token=new_token())
+        store.start_runner("bench", "here", 0, 600.0)
+        members = [v.id for v in store.versions()]
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        n = 0
+        for _ in range(sets):
+            t = time.perf_counter()
+            set_id, _ = store.new_set(members, "bench", 600.0, "k" * 64)
+            claims.append(time.perf_counter() - t)
+            for r in range(12):
+                record = dataclasses.replace(records[n % len(records)], game_id=f"s{set_id}-r{r}")
+                n += 1
+                t = time.perf_counter()
+                store.save_game(set_id, r, members, record, runner="bench")
+                walls.append(time.perf_counter() - t)
+                if r == 5:  # interrupted half-way: suspended, then claimed again
+                    store.suspend(set_id, "bench", "bench")
+                    t = time.perf_counter()
+                    assert store.claim(set_id, "bench", 600.0)
+                    reclaims.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            store.finish_set(set_id, members, model.rate, runner="bench")
+            finishes.append(time.perf_counter() - t)
+        wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+        t = time.perf_counter()
+        read = store.rated_games({v.id: v.label for v in store.versions()})
+        read_s = time.perf_counter() - t
+    assert len(read) == 12 * sets
+    return {
+        "write_ms_median": round(statistics.median(walls) * 1000, 3),
+        "write_ms_p90": round(percentile(walls, 0.9) * 1000, 3),
+        "write_ms_p99": round(percentile(walls, 0.99) * 1000, 3),
+        "claim_new_ms_median": round(statistics.median(claims) * 1000, 3),
+        "claim_suspended_ms_median": round(statistics.median(reclaims) * 1000, 3),
+        "finish_ms_median": round(statistics.median(finishes) * 1000, 3),
+        "games_per_s": round(12 * sets / wall, 1),
+        "client_cpu_ms_per_game": round(cpu / (12 * sets) * 1000, 3),
+        "read_all_s": round(read_s, 3),
+    }
+
+
 def postgres_target(url: str | None) -> tuple[str, Any]:
     """A database on the server at ``url`` (an empty one), or on a durable
     throwaway cluster of our own; the cluster to stop (None for ``url``)."""
@@ -116,7 +184,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="rounds of each backend")
     parser.add_argument("--backends", default="sqlite,postgresql", help="comma-separated")
     parser.add_argument("--postgres-url", help="an empty database of your server")
+    parser.add_argument(
+        "--store", choices=["tournament", "ladder"], default="tournament", help="whose store"
+    )
     args = parser.parse_args(argv)
+    run = measure_ladder if args.store == "ladder" else measure
     backends = [b for b in args.backends.split(",") if b]
     records = sample_records(args.sample)
     size = statistics.mean(len(r.to_json()) for r in records)
@@ -132,19 +204,26 @@ def main(argv: list[str] | None = None) -> int:
                         target = str(Path(tmp) / f"run{n}.sqlite")
                     else:
                         target = _fresh_database(pg_url, cluster, n)
-                    runs[backend].append(measure(target, records, args.games))
+                    runs[backend].append(run(target, records, args.games))
         finally:
             if cluster is not None:
                 cluster.stop()
             elif "postgresql" in backends:
                 _fresh_database(pg_url, None, args.repeat)  # the last round's store removed
-    print(f"{args.games} games a round, records of {size / 1000:.1f} kB (4 seats, 15 rounds)")
+    print(
+        f"{args.store} store: {args.games} games a round, records of {size / 1000:.1f} kB "
+        "(4 seats, 15 rounds)"
+    )
     keys = list(next(iter(runs.values()))[0])
     print(f"{'':22}" + "".join(f"{b:>24}" for b in backends))
     for key in keys:
         cells = [", ".join(f"{r[key]:g}" for r in runs[b]) for b in backends]
         print(f"{key:22}" + "".join(f"{c:>24}" for c in cells))
-    print(json.dumps({"games": args.games, "record_bytes": round(size), "runs": runs}))
+    print(
+        json.dumps(
+            {"store": args.store, "games": args.games, "record_bytes": round(size), "runs": runs}
+        )
+    )
     return 0
 
 
@@ -153,14 +232,16 @@ def _fresh_database(url: str, cluster: Any, n: int) -> str:
     the previous round's store removed from it."""
     if cluster is not None:
         return str(cluster.create_database()[1])
+    from wizard_referee.ladder.sql import LADDER_SCHEMA
     from wizard_referee.storage import open_database, remove_store
     from wizard_referee.tournament.store import TOURNAMENT_SCHEMA
 
-    db = open_database(url)
-    if TOURNAMENT_SCHEMA.marks <= db.tables():
-        remove_store(db, TOURNAMENT_SCHEMA)  # the previous round's
-    else:
-        db.close()
+    for schema in (TOURNAMENT_SCHEMA, LADDER_SCHEMA):
+        db = open_database(url)
+        if schema.marks <= db.tables():
+            remove_store(db, schema)  # the previous round's
+        else:
+            db.close()
     return url
 
 

@@ -383,10 +383,11 @@ ROOMS: list[Room] = [
     Room(
         ("wizard_referee.ladder",),
         "the ladder, a competition that runs for a season (`wizard-arena ladder`, "
-        "docs/ladder.md): its store (`sql.py`: every statement, in a subset SQLite and "
-        "PostgreSQL both run; `db.py`: the one adapter between the store and a database, "
-        "SQLite's, with the lock that keeps a second ladder process out; `store.py`: the "
-        "season, the registry of entrants and versions, leases, sets, games, live ratings), a "
+        "docs/ladder.md): its store on the storage room, an SQLite file or a PostgreSQL "
+        "database several ladder processes share (`sql.py`: its versioned schema and every "
+        "statement, in a subset SQLite and PostgreSQL both run; `store.py`: the season, the "
+        "registry of entrants and versions, leases, sets, games, live ratings, the lock that "
+        "keeps a second ladder process off an SQLite file), a "
         "season's settings (`season.py`), matchmaking (`matchmaking.py`, pure: the runner and "
         "the simulations share it), the live ratings (`live.py`, OpenSkill's Plackett-Luce), "
         "the official standings (`standings.py`, the tournament's Bradley-Terry with its "
@@ -408,10 +409,9 @@ ROOMS: list[Room] = [
             "openskill",
             "numpy",
             "trio",
-            "sqlite3",
         ),
-        "`openskill` (the `[ladder]` extra) in no other room; `sqlite3` in `db.py` alone; "
-        "`web/` only in `cmd_ladder.py`, when it starts the pages (`--web`)",
+        "`openskill` (the `[ladder]` extra) in no other room; no database driver (the "
+        "storage room's alone); `web/` only in `cmd_ladder.py`, when it starts the pages (`--web`)",
     ),
     Room(
         ("wizard_referee.storage",),

@@ -350,21 +350,13 @@ def test_only_the_bridge_brings_grpc_into_the_server() -> None:
 
 def test_only_the_storage_room_talks_to_a_database() -> None:
     """Every room that keeps data in a database goes through the storage
-    room's interface (the tournament's results store, compare's, the web
-    pages' reads), from trio's loop or a worker thread alike; psycopg only
+    room's interface (the tournament's results store, the ladder's,
+    compare's, the web pages' reads), from trio's loop or a worker thread alike; psycopg only
     in the PostgreSQL backend, loaded for a URL."""
     outside = [m for m in MODULES if not within(m.name, "wizard_referee.storage")]
     _refuse(
         outside,
-        lambda m, i: (
-            not within(i.module, "psycopg", "sqlite3")
-            # the ladder's store, SQLite only, through its own adapter until
-            # it moves onto this room (with PostgreSQL for several processes)
-            or (
-                i.module == "sqlite3"
-                and m.name in ("wizard_referee.ladder.db", "wizard_referee.web.ladder")
-            )
-        ),
+        lambda m, i: not within(i.module, "psycopg", "sqlite3"),
         "a database driver imported outside the storage room",
     )
     _refuse(
@@ -416,14 +408,6 @@ def test_ladder_room_imports_what_its_docstring_says() -> None:
         MODULES,
         lambda m, i: not within(i.module, "openskill") or within(m.name, "wizard_referee.ladder"),
         "openskill imported outside the ladder room",
-    )
-    sql_rooms = {
-        m.name
-        for m in MODULES
-        if within(m.name, "wizard_referee.ladder") and "sqlite3" in {i.module for i in m.imports}
-    }
-    assert sql_rooms == {"wizard_referee.ladder.db"}, (
-        "the ladder's store reaches SQLite only through its adapter"
     )
 
 

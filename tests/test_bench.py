@@ -231,20 +231,26 @@ def test_bench_sandbox_measures_starts() -> None:
 
 
 @NEEDS_POSTGRES
-def test_bench_store_measures_both_backends(postgres_url: str) -> None:
+@pytest.mark.parametrize(("store", "games"), [("tournament", 6), ("ladder", 24)])
+def test_bench_store_measures_both_backends(postgres_url: str, store: str, games: int) -> None:
     """bench_store.py writes and reads a store of each backend (on the
-    test's own database: the bench's own cluster is the same code)."""
+    test's own database: the bench's own cluster is the same code): a
+    tournament's, or a ladder's with its claims."""
     script = str(ROOT / "bench" / "bench_store.py")
-    argv = ["--games", "6", "--repeat", "2", "--sample", "1", "--postgres-url", postgres_url]
+    argv = ["--games", str(games), "--repeat", "2", "--sample", "1", "--store", store,
+            "--postgres-url", postgres_url]  # fmt: skip
     out = subprocess.run(
         [sys.executable, script, *argv], capture_output=True, text=True, timeout=120
     )
     assert out.returncode == 0, out.stderr
     figures = json.loads(out.stdout.splitlines()[-1])
-    assert figures["games"] == 6 and figures["record_bytes"] > 1000
+    assert figures["games"] == games and figures["record_bytes"] > 1000
+    assert figures["store"] == store
     for backend in ("sqlite", "postgresql"):
         runs = figures["runs"][backend]
         assert len(runs) == 2 and all(r["write_ms_median"] > 0 for r in runs)
+        if store == "ladder":
+            assert all(r["claim_new_ms_median"] > 0 < r["claim_suspended_ms_median"] for r in runs)
 
 
 def test_bench_ladder_writes_a_season_as_the_ladder_does_and_fits_it() -> None:

@@ -39,10 +39,13 @@ BOT = [sys.executable, "-m", "wizard_arena.cli", "bot", "wizard_bots.random_bot:
 ARGS = ["--server", "{server}", "--token", "{token}", "--name", "{name}", "--quiet"]
 
 
-def _season(tmp_path: Path, names: list[str], players: int = 3) -> tuple[Path, dict[str, str]]:
+def _season(
+    where: Path | str, names: list[str], players: int = 3
+) -> tuple[Path | str, dict[str, str]]:
     """A season of short games (rounds of 1 and 2 cards) with dial-in
-    entrants ``names``; their tokens."""
-    path = tmp_path / "season.sqlite"
+    entrants ``names``, in ``where`` (a test's folder: an SQLite file in it;
+    or a store's target); their tokens."""
+    path = where / "season.sqlite" if isinstance(where, Path) else where
     rules = Rules(players=players, hand_sizes=(1, 2))
     season = Season("test", players=players, rules=rules, policy={"move_time": 2.0})
     tokens = {}
@@ -55,7 +58,7 @@ def _season(tmp_path: Path, names: list[str], players: int = 3) -> tuple[Path, d
 
 @asynccontextmanager
 async def running(
-    path: Path, notes: list[str] | None = None, **options: Any
+    path: Path | str, notes: list[str] | None = None, **options: Any
 ) -> AsyncIterator[Ladder]:
     options.setdefault("port", 0)
     options.setdefault("bootstrap", -1)  # no standings process
@@ -86,22 +89,26 @@ def bot(nursery: trio.Nursery, address: str, name: str, token: str, **kw: Any) -
     nursery.start_soon(partial(serve_bot, RandomBot(), address, name, token, **kw))
 
 
-def sets_of(path: Path, entry: str) -> int:
+def sets_of(path: Path | str, entry: str) -> int:
     """Finished sets of ``entry`` (``NAME@vN``)."""
     with LadderStore.open(path, read_only=True) as store:
         ids = {v.label: v.id for v in store.versions()}
         return store.set_counts_by_version().get(ids.get(entry, -1), 0)
 
 
-def finished(path: Path) -> int:
+def finished(path: Path | str) -> int:
     with LadderStore.open(path, read_only=True) as store:
         return store.set_counts().get("finished", 0)
 
 
 def test_sets_are_played_whole_and_rated_reproducibly(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    database: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    path, tokens = _season(tmp_path, ["a", "b", "c", "d"])
+    monkeypatch.chdir(tmp_path)  # (a PostgreSQL store's files are named after it, here)
+    path, tokens = _season(database, ["a", "b", "c", "d"])
 
     async def main() -> None:
         async with (
@@ -169,8 +176,11 @@ def test_sets_are_played_whole_and_rated_reproducibly(
         assert store.online() == {}  # the sessions' rows went with the ladder
 
 
-def test_tokens_are_checked_against_the_registry_at_each_hello(tmp_path: Path) -> None:
-    path, tokens = _season(tmp_path, ["a"])
+def test_tokens_are_checked_against_the_registry_at_each_hello(
+    database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    path, tokens = _season(database, ["a"])
 
     async def refusal(address: str, token: str) -> str:
         try:
@@ -238,8 +248,11 @@ def test_the_seasons_network_credit_cap_reaches_its_dial_in_bots(
     trio.run(main)
 
 
-def test_an_interrupted_set_goes_on_when_its_entrant_returns(tmp_path: Path) -> None:
-    path, tokens = _season(tmp_path, ["a", "b", "c"])
+def test_an_interrupted_set_goes_on_when_its_entrant_returns(
+    database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    path, tokens = _season(database, ["a", "b", "c"])
 
     async def main() -> None:
         async with running(path) as ladder, trio.open_nursery() as bots:

@@ -1,7 +1,8 @@
-"""The ladder's store and its registry commands: a season created, entrants
-added, versioned, retired, tokens rotated (only their hashes kept); bad
-input one line and nothing written; a store of a newer schema refused; one
-ladder process at a time on an SQLite store."""
+"""The ladder's store and its registry commands, on SQLite and PostgreSQL: a
+season created, entrants added, versioned, retired, tokens rotated (only
+their hashes kept); bad input one line and nothing written; a store of a
+newer schema refused, one of the first form converted after a copy is
+kept; one ladder process at a time on an SQLite store."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from wizard_referee.ladder import sql
-from wizard_referee.ladder.db import Busy
-from wizard_referee.ladder.store import LadderStore, token_hash
+from wizard_referee.ladder.sql import LADDER_SCHEMA
+from wizard_referee.ladder.store import Busy, LadderStore, token_hash
+from wizard_referee.storage import open_database
 
 from .cli_here import Ran, cli_here
 from .conftest import ROOT
@@ -23,30 +24,47 @@ def ladder(capsys: pytest.CaptureFixture[str], mp: pytest.MonkeyPatch, *args: st
     return cli_here(["ladder", *args], capsys, mp)
 
 
-def dump(path: Path) -> list[str]:
-    """Everything the store holds, as SQL text (WAL included)."""
-    db = sqlite3.connect(path)
+def dump(target: Path | str) -> list[str]:
+    """Everything the store holds, as text, table by table (SQLite's WAL included)."""
+    db = open_database(target, create=False)
     try:
-        return list(db.iterdump())
+        out = []
+        for table in sorted(db.tables()):
+            rows = db.execute(f"SELECT * FROM {table}").fetchall()
+            out += sorted(f"{table} {row!r}" for row in rows)
+        return out
     finally:
         db.close()
 
 
-@pytest.fixture
-def season(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> Path:
-    db = tmp_path / "season.sqlite"
+def _create(
+    target: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> str:
     ran = ladder(
-        capsys, monkeypatch, "create", "-d", str(db), "--players", "3", "--round-sizes", "1,2"
+        capsys, monkeypatch, "create", "-d", target, "--players", "3", "--round-sizes", "1,2"
     )
     assert ran.returncode == 0, ran.stderr
     assert "3 players" in ran.stdout and "duplicate sets of 6 games" in ran.stdout
-    return db
+    return target
+
+
+@pytest.fixture
+def season(
+    database: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> str:
+    """A new season on each backend."""
+    return _create(database, capsys, monkeypatch)
+
+
+@pytest.fixture
+def sqlite_season(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    return Path(_create(str(tmp_path / "season.sqlite"), capsys, monkeypatch))
 
 
 def test_registry_keeps_hashes_of_tokens_and_every_version(
-    season: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    season: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ran = ladder(capsys, monkeypatch, "add", "alice", "-d", str(season))
     assert ran.returncode == 0
@@ -77,7 +95,7 @@ def test_registry_keeps_hashes_of_tokens_and_every_version(
 
 
 def test_hosted_entrants_and_their_versions(
-    season: Path,
+    season: str,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -120,12 +138,13 @@ def test_hosted_entrants_and_their_versions(
     ],
 )
 def test_bad_input_is_one_line_and_writes_nothing(
-    season: Path,
+    sqlite_season: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
     args: list[str],
     error: str,
 ) -> None:
+    season = sqlite_season
     ladder(capsys, monkeypatch, "add", "alice", "-d", str(season))
     ladder(capsys, monkeypatch, "add", "hosted", "-d", str(season), "--command", "python b.py")
     before = dump(season)
@@ -137,7 +156,7 @@ def test_bad_input_is_one_line_and_writes_nothing(
 
 
 def test_a_retired_entrant_takes_no_version_and_no_token(
-    season: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    season: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ladder(capsys, monkeypatch, "add", "alice", "-d", str(season))
     ladder(capsys, monkeypatch, "retire", "alice", "-d", str(season))
@@ -154,44 +173,81 @@ def test_a_retired_entrant_takes_no_version_and_no_token(
 
 
 def test_stores_it_cannot_use_are_named_in_one_line(
-    season: Path,
+    sqlite_season: Path,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    season = sqlite_season
     ran = ladder(capsys, monkeypatch, "add", "x", "-d", str(tmp_path / "none.sqlite"))
     assert ran.returncode == 2 and "no ladder at" in ran.stderr
     assert not (tmp_path / "none.sqlite").exists()
     other = tmp_path / "other.sqlite"
     sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.commit()
     ran = ladder(capsys, monkeypatch, "list", "-d", str(other))
-    assert "is not a ladder's store" in ran.stderr and ran.stderr.count("\n") == 1
+    assert "not a ladder's" in ran.stderr and ran.stderr.count("\n") == 1, ran.stderr
     ran = ladder(capsys, monkeypatch, "create", "-d", str(season))
     assert ran.returncode == 2 and "exists" in ran.stderr
-    db = sqlite3.connect(season)
-    db.execute("UPDATE schema_version SET version = ?", (sql.SCHEMA_VERSION + 1,))
-    db.commit()
-    db.close()
-    before = dump(season)
-    ran = ladder(capsys, monkeypatch, "add", "alice", "-d", str(season))
-    assert ran.returncode == 2 and ran.stderr.count("\n") == 1
-    assert f"store schema {sql.SCHEMA_VERSION + 1}" in ran.stderr and "upgrade" in ran.stderr
-    assert dump(season) == before
     ran = ladder(capsys, monkeypatch, "create", "-d", str(tmp_path / "b.sqlite"), "--players", "3",
                  "--round-sizes", "1,21")  # fmt: skip
     assert ran.returncode == 2 and "round_sizes" in ran.stderr
     assert not (tmp_path / "b.sqlite").exists()
 
 
-def test_one_ladder_process_holds_an_sqlite_store(
-    season: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+def test_a_store_of_a_newer_schema_is_refused_and_left_as_it_is(
+    season: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    newer = LADDER_SCHEMA.version + 1
+    db = open_database(season, create=False)
+    db.execute("UPDATE schema_version SET version = ? WHERE component = 'ladder'", (newer,))
+    db.close()
+    before = dump(season)
+    for args in (["add", "alice"], ["list"], ["standings"]):
+        ran = ladder(capsys, monkeypatch, *args, "-d", season)
+        assert ran.returncode == 2 and ran.stderr.count("\n") == 1, ran.stderr
+        assert f"schema version {newer}, newer than" in ran.stderr and "upgrade" in ran.stderr
+    assert dump(season) == before
+    ran = ladder(capsys, monkeypatch, "create", "-d", season)
+    assert ran.returncode == 2 and ("exists" in ran.stderr or "holds a ladder" in ran.stderr)
+
+
+def test_a_store_of_the_first_form_is_converted_after_a_copy_is_kept(
+    sqlite_season: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ladder's first stores kept their version in a table of their own
+    form (one column): converted to the storage room's when opened to write,
+    after a note naming the copy kept; read-only, they are not read."""
+    season = sqlite_season
+    ladder(capsys, monkeypatch, "add", "alice", "-d", str(season))
+    db = sqlite3.connect(season)
+    db.executescript(  # (the first form: version 1's tables, its own schema_version)
+        "DROP INDEX sessions_slot; DROP INDEX sets_claimed; ALTER TABLE sessions DROP COLUMN slot;"
+        "DROP TABLE schema_version; CREATE TABLE schema_version (version INTEGER NOT NULL);"
+        "INSERT INTO schema_version (version) VALUES (1);"
+    )
+    db.close()
+    first = dump(season)
+    ran = ladder(capsys, monkeypatch, "list", "-d", str(season))
+    assert ran.returncode == 0, ran.stderr
+    assert "alice" in ran.stdout and "converting it now" in ran.stderr
+    copy = season.parent / f"{season.name}.schema-1.bak"
+    assert copy.is_file() and str(copy) in ran.stderr
+    assert dump(copy) == first
+    assert f"schema_version ('ladder', {LADDER_SCHEMA.version})" in dump(season)
+    again = ladder(capsys, monkeypatch, "list", "-d", str(season))
+    assert again.returncode == 0 and again.stderr == ""
+
+
+def test_one_ladder_process_holds_an_sqlite_store(
+    sqlite_season: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    season = sqlite_season
     first = LadderStore.open(season)
-    first.db.hold()
+    first.hold()
     try:
         second = LadderStore.open(season)
         with pytest.raises(Busy, match="PostgreSQL"):
-            second.db.hold()
+            second.hold()
         second.close()
         ran = ladder(capsys, monkeypatch, "run", "-d", str(season), "--port", "0", "--quiet")
         assert ran.returncode == 2, ran.stderr
@@ -202,7 +258,7 @@ def test_one_ladder_process_holds_an_sqlite_store(
     finally:
         first.close()
     again = LadderStore.open(season)
-    again.db.hold()  # released with its holder
+    again.hold()  # released with its holder
     again.close()
 
 

@@ -43,7 +43,11 @@ def _play_set(store: LadderStore, members: list[int], labels: dict[int, str], ga
         spec = GameSpec(f"s{set_id}-r{r}", 0, set_id, 0, r, deal, seating)
         by_label = {labels[v]: v for v in members}
         store.save_game(
-            set_id, r, [by_label[x] for x in seating], play_record(spec, RULES, CLASSES)
+            set_id,
+            r,
+            [by_label[x] for x in seating],
+            play_record(spec, RULES, CLASSES),
+            runner="test-runner",
         )
     return set_id
 
@@ -61,7 +65,7 @@ def ladder_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
         model = LiveModel()
         for _ in range(2):
             done = _play_set(store, [1, 2, 3], labels, 6)
-            store.finish_set(done, [1, 2, 3], model.rate)
+            store.finish_set(done, [1, 2, 3], model.rate, runner="test-runner")
         store.add_version("alice", token=new_token())
         labels = {v.id: v.label for v in store.versions()}
         _play_set(store, [2, 4, 3], labels, 2)
@@ -154,7 +158,7 @@ def test_no_route_shows_anything_of_a_game_whose_set_is_still_played(
         spec = GameSpec("s3-r2", 0, 3, 0, 2, row["deal_seed"], seating)
         by_label = {labels[v]: v for v in row["seats"]}
         record = play_record(spec, RULES, CLASSES)
-        store.save_game(3, 2, [by_label[x] for x in seating], record)
+        store.save_game(3, 2, [by_label[x] for x in seating], record, runner="test-runner")
     others = {"/favicon.ico", "/metrics", "/tables"}
     urls = []
     for r in routes():

@@ -5,10 +5,10 @@ version rated as an entry of its own; tables are formed continuously from
 the entries available, each playing a duplicate set; the standings are a
 live Bayesian rating and the official Bradley-Terry one.
 
-- :mod:`.sql`: every SQL statement of the store, in a subset SQLite and
-  PostgreSQL both run; :mod:`.db`: the one adapter between the store and a
-  database (SQLite's, with the lock that keeps a second ladder process out);
-  :mod:`.store`: the season, the registry, leases, sets, games, ratings;
+- :mod:`.sql`: the store's versioned schema and every SQL statement, in a
+  subset SQLite and PostgreSQL both run; :mod:`.store`: the season, the
+  registry, leases, sets, games, ratings, on the storage room (an SQLite
+  file, held by one ladder process; or a PostgreSQL database);
 - :mod:`.season`: a season's settings, fixed when it is created;
 - :mod:`.matchmaking`: the policy that forms tables (pure: the runner and
   the simulations share it); :mod:`.live`: the live ratings (OpenSkill's
@@ -21,7 +21,7 @@ live Bayesian rating and the official Bradley-Terry one.
 
 May import: the tournament room (its host, seatings, entrants' processes,
 confinement, leaderboard, calibration harness), the referee room, the
-ratings room, the sandbox room, the SDK's rules, protocol and cli;
+ratings room, the sandbox room, the storage room, the SDK's rules, protocol and cli;
 ``openskill`` (the ``[ladder]`` extra). Never the client, the check,
 compare or cluster rooms; the web room only in the function of the
 ``ladder run`` verb that starts the pages (``--web``).

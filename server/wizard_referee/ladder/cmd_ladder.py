@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
-from wizard_referee.ladder.db import DatabaseError
 from wizard_referee.ladder.season import POLICY_KEYS, Season
 from wizard_referee.ladder.store import DIAL_IN, LadderStore, StoreError, new_token
 from wizard_referee.referee.faults import FAULT_POLICIES
 from wizard_referee.sandbox.cli import add_limit_arguments
+from wizard_referee.storage import beside_store, shown
 from wizard_referee.tournament.config import EntrantConfig
 from wizard_referee.tournament.config_keys import TournamentError
 from wizard_referee.tournament.entrants import preflight
@@ -44,9 +44,9 @@ def _database(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--database",
         "-d",
-        type=Path,
-        default=Path(DEFAULT_DATABASE),
-        help=f"the ladder's store (SQLite; default {DEFAULT_DATABASE})",
+        default=DEFAULT_DATABASE,
+        help="the ladder's store: an SQLite file, or a postgresql:// URL (several ladder "
+        f"processes share one PostgreSQL database; default {DEFAULT_DATABASE})",
     )
 
 
@@ -184,6 +184,15 @@ def _run_arguments(u: argparse.ArgumentParser) -> None:
         "a connection is the proxy's, so only the season's cap and a bot's fastest answers "
         "bound its network credit",
     )
+    u.add_argument(
+        "--lease",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="how long this process's claims on its sets and its sessions' rows last without "
+        "renewal (renewed every third of it): after a crash another process sharing the "
+        "store takes its sets over this much later (default 30)",
+    )
     u.add_argument("--seed", type=int, help="the matchmaker's randomness (default: drawn)")
     u.add_argument(
         "--bootstrap",
@@ -236,7 +245,7 @@ def run(args: argparse.Namespace) -> int:
     func: Action = args.func
     try:
         return func(args)
-    except (CommandError, StoreError, DatabaseError, TournamentError) as e:
+    except (CommandError, StoreError, TournamentError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
 
@@ -252,6 +261,8 @@ def _run(args: argparse.Namespace) -> int:
             raise CommandError(f"--{flag.replace('_', '-')} must not be negative")
     if args.instances < 1:
         raise CommandError("--instances must be at least 1")
+    if not args.lease >= 1:
+        raise CommandError("--lease must be at least 1 second")
     if args.port:
         from wizard_referee.referee.listen import listen_problem
 
@@ -286,12 +297,13 @@ def _run(args: argparse.Namespace) -> int:
         max_sessions_per_token=args.max_sessions_per_token,
         max_connections=args.max_connections,
         lag_credit_behind_proxy=args.lag_credit_behind_proxy,
+        lease=args.lease,
         seed=args.seed,
         standings_every=args.standings_every,
         bootstrap=args.bootstrap,
         report=args.report,
     )
-    logs = Path(f"{args.database}.logs")
+    logs = Path(f"{beside_store(args.database, '')}.logs")
     stream = sys.stderr if args.log_file == "-" else log_file(args.log_file or logs / "ladder.log")
     configure_logging(args.log_level, "json" if stream is not sys.stderr else "auto", stream)
     try:
@@ -326,7 +338,7 @@ async def _serve(args: argparse.Namespace, season: Season, options: Any, log: An
                 if progress is not None:
                     print(
                         f"{season.name}: {season.describe()}; bots connect to {ladder.address} "
-                        f"(logs in {args.database}.logs/)",
+                        f"(logs in {beside_store(args.database, '')}.logs/)",
                         file=sys.stderr,
                         flush=True,
                     )
@@ -334,13 +346,13 @@ async def _serve(args: argparse.Namespace, season: Season, options: Any, log: An
                     ladder.stop()
                     break
     except BaseExceptionGroup as group:
-        own = [e for e in _leaves(group) if isinstance(e, (StoreError, DatabaseError))]
+        own = [e for e in _leaves(group) if isinstance(e, StoreError)]
         if own:
             raise own[0] from None
         raise runner_error(group, args.host, args.port) from None
     if progress is not None:
         print(f"stopped after {ladder.stats.summary()}", file=sys.stderr)
-        print(f"the store keeps everything: {args.database}", file=sys.stderr)
+        print(f"the store keeps everything: {shown(args.database)}", file=sys.stderr)
     return 0
 
 
@@ -414,7 +426,7 @@ def _create(args: argparse.Namespace) -> int:
         rules = rules_from_args(args)
         policy = {k: getattr(args, k) for k in POLICY_KEYS if getattr(args, k) is not None}
         season = Season(
-            args.name or args.database.stem,
+            args.name or beside_store(args.database, "").stem,
             players=args.players,
             seating=args.seating,
             rules=rules,
@@ -425,10 +437,11 @@ def _create(args: argparse.Namespace) -> int:
         raise CommandError(str(e)) from None
     with LadderStore.create(args.database, season):
         pass
-    print(f"{season.name}: {season.describe()}; in {args.database}")
+    where = shown(args.database)
+    print(f"{season.name}: {season.describe()}; in {where}")
     print(
-        f"next: wizard-arena ladder add NAME --database {args.database} (an entrant), "
-        f"then wizard-arena ladder run --database {args.database}",
+        f"next: wizard-arena ladder add NAME --database {where} (an entrant), "
+        f"then wizard-arena ladder run --database {where}",
         file=sys.stderr,
     )
     return 0
@@ -458,9 +471,9 @@ def _hosted(args: argparse.Namespace, store: LadderStore, *, adding: bool) -> di
         if not args.folder.is_dir():
             raise CommandError(f"folder {args.folder} does not exist")
         folder = str(args.folder.resolve())
-        if store.path.resolve().is_relative_to(folder):
+        if store.exclusive and Path(store.target).resolve().is_relative_to(folder):
             raise CommandError(
-                f"folder {args.folder} holds the ladder's store {store.path}: "
+                f"folder {args.folder} holds the ladder's store {store.where}: "
                 "give each entrant a folder of its own"
             )
     if command is not None:
@@ -562,7 +575,7 @@ def _list(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=2))
         return 0
     if not entrants:
-        print(f"no entrant yet: wizard-arena ladder add NAME --database {args.database}")
+        print(f"no entrant yet: wizard-arena ladder add NAME --database {shown(args.database)}")
         return 0
     print(f"{'entrant':<24} {'kind':<8} {'version':>7} {'sets':>6}  {'status':<10} since")
     for e in entrants:

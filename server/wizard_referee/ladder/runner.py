@@ -1,4 +1,5 @@
-"""The running ladder: one process, its store held (:mod:`.db`), the
+"""The running ladder: one process (an SQLite store held for it alone,
+:meth:`.LadderStore.hold`; a PostgreSQL one shared with other processes), the
 tournament room's host (a referee, the launcher, the hosted entrants'
 processes, confined under ``sandbox = "bwrap"``), and these tasks:
 
@@ -19,10 +20,16 @@ processes, confined under ``sandbox = "bwrap"``), and these tasks:
   hosted versions are started or stopped, sessions of a dial-in token no
   longer valid are closed (after their set); tokens are checked against
   the store at each Hello (:class:`LadderTokens`);
-- **leases**: the runner's, its sessions' (rows that say who is online)
-  and its sets' claims are renewed; a ladder that stops leaves its sets
-  suspended, one killed leaves them ``playing`` until the next start
-  suspends them;
+- **leases**: the runner's, its sessions' (rows that say who is online,
+  each in one of its entry's slots: within ``max_sessions_per_token`` on
+  every process sharing the store) and its sets' claims are renewed, and
+  the sets whose claim lapsed are taken over (suspended, to be played on
+  by whichever process has their members); a ladder that stops leaves its
+  sets suspended, one killed leaves them ``playing`` until its lease
+  lapses (or, on SQLite, until the next start); a game is stored and a
+  set finished only while this runner holds its claim (:mod:`.store`);
+- **the others' sets**: every second, the sets other processes finished
+  (the live ratings and sets played that matchmaking uses);
 - **official standings** (:mod:`.standings`), in a process of their own
   started through the host's launcher, after sets finish (at most every
   ``standings_every`` seconds).
@@ -47,8 +54,14 @@ import trio
 
 from wizard_referee.ladder.live import LiveModel, ordinal, replay
 from wizard_referee.ladder.matchmaking import Candidate, Matchmaker, Policy
-from wizard_referee.ladder.standings import read_official, rows, write_json
-from wizard_referee.ladder.store import HOSTED, LadderStore, Version
+from wizard_referee.ladder.standings import (
+    STORE_ENV,
+    STORE_FROM_ENV,
+    read_official,
+    rows,
+    write_json,
+)
+from wizard_referee.ladder.store import HOSTED, ClaimLost, LadderStore, Version
 from wizard_referee.referee.arena import Session
 from wizard_referee.referee.seat import CloseCode
 from wizard_referee.sandbox import UID_BASE, Confinement, Limits
@@ -113,6 +126,14 @@ class Stats:
     matchmaking_calls: int = 0
     finish_seconds: float = 0.0
     """Finishing sets: the live ratings' update and its transaction."""
+    claim_seconds: float = 0.0
+    claims: int = 0
+    """Tables claimed (a new set's row, a suspended set taken with its row
+    locked) and the time it took."""
+    sets_lost: int = 0
+    """Sets whose claim lapsed and another process took (left to it)."""
+    sets_taken_over: int = 0
+    """Sets of a process whose claim lapsed, suspended here to be played on."""
     save_seconds: float = 0.0
     save_bytes: int = 0
     """The records stored (JSON text), beside their seats' rows."""
@@ -201,6 +222,11 @@ class Ladder:
         """Hosted versions whose every instance gave up restarting, since when."""
         self.presence: dict[str, int] = {}
         """The sessions recorded as online: session id -> version."""
+        self.finished_to = 0
+        """The last place in the order of finishing this runner has counted
+        (sets finished by every process sharing the store)."""
+        self.counted: set[int] = set()
+        """Places beyond :attr:`finished_to` counted already (this runner's own)."""
         self.set_seconds = 0.0
         """A set's usual duration: the mean of the last 20 or so (seconds)."""
         self.point: dict[str, Any] | None = None
@@ -236,7 +262,9 @@ class Ladder:
         """The live ratings, sets played and recent tables, replayed from the
         store in the order the sets finished (a check that the store's own
         live ratings are what this code gives)."""
-        finished = list(self.store.finished_sets())
+        every = self.store.finished_after(0)
+        self.finished_to = max((seq for seq, *_ in every), default=0)
+        finished = [f[1:] for f in every]
         for _, seats, _ in finished:
             self.matchmaker.record(seats)
         self.ratings = replay(
@@ -247,6 +275,21 @@ class Ladder:
         if off:
             self.log.warning("live_ratings_replayed_differ", versions=off)
         self.sets = Counter(v for _, seats, _ in finished for v in seats)
+
+    def _catch_up(self) -> None:
+        """Sets other processes sharing the store finished: their members'
+        live ratings (stored, in the order the sets were committed), sets
+        played and recent tables."""
+        if self.store.fingerprint()[0] <= self.finished_to:
+            return
+        for seq, _, seats, results in self.store.finished_after(self.finished_to):
+            self.finished_to = max(self.finished_to, seq)
+            if seq in self.counted:
+                continue
+            self.ratings.update({v: r for v, (_, r) in results.items()})
+            self.sets.update(seats)
+            self.matchmaker.record(seats)
+        self.counted = {q for q in self.counted if q > self.finished_to}
 
     def _reload(self) -> None:
         """The registry, read again when it changed."""
@@ -322,7 +365,11 @@ class Ladder:
             self.host.stop(inst)
 
     def _on_session(self, s: Session) -> None:
-        """A dial-in session joins its version's pool (a hosted one is the host's)."""
+        """A dial-in session joins its version's pool (a hosted one is the
+        host's) once its row is stored: within the sessions a token may
+        hold on every process sharing the store, else it is closed
+        (UNAVAILABLE: a bot tries again, e.g. once the session of a killed
+        process has lapsed)."""
         if s.hello.token in self.host.token_owner:
             return
         found = self.store.token(s.hello.token)
@@ -331,7 +378,29 @@ class Ladder:
         if found[0] not in self.versions:
             self._reload()
         v = self.versions[found[0]]
+        limit = self.options.max_sessions_per_token
+        if not self._add_session(s.id, v.id, limit):
+            self.log.info("session_over_limit", entry=v.label, session=s.id)
+            s.conn.close(
+                CloseCode.UNAVAILABLE,
+                f"too many sessions with this access token on this ladder's processes "
+                f"({limit} at most): try again later",
+            )
+            return
+        self.presence[s.id] = v.id
         self.host.pool.setdefault(v.label, []).append(s)
+
+    def _row(self, sid: str) -> str:
+        """A session's row in the store: named after its runner too (each
+        process numbers its own sessions)."""
+        return f"{self.runner}/{sid}"
+
+    def _add_session(self, sid: str, vid: int, limit: int) -> bool:
+        lease = self.options.lease
+        if self.store.add_session(self._row(sid), self.runner, vid, lease, limit):
+            return True
+        self._presence()  # (a session of its gone a moment ago still holds a slot)
+        return self.store.add_session(self._row(sid), self.runner, vid, lease, limit)
 
     def free(self, v: Version) -> Session | None:
         return free_session(self.host.pool.get(v.label, []))
@@ -363,6 +432,7 @@ class Ladder:
         """Void the suspended sets that cannot go on, resume those that can;
         the members held for a set whose members are all back."""
         held: set[int] = set()
+        now = self.store.clock()
         for set_id, seats, deal, since, _ in self.store.suspended():
             if set_id in self.running:
                 continue
@@ -371,7 +441,7 @@ class Ladder:
                 self._void(set_id, f"{', '.join(gone)} retired or replaced")
                 continue
             away = [self.versions[v].label for v in seats if not self.connected(self.versions[v])]
-            if away and time.time() - since > self.options.return_window:
+            if away and now - since > self.options.return_window:
                 self._void(
                     set_id,
                     f"interrupted: {', '.join(away)} did not come back within "
@@ -381,14 +451,18 @@ class Ladder:
             if away:
                 continue
             if all(v not in self.in_set and self.free(self.versions[v]) for v in seats):
-                if self.store.claim(set_id, self.runner, self.options.lease):
+                t0 = time.perf_counter()
+                claimed = self.store.claim(set_id, self.runner, self.options.lease)
+                self.stats.claim_seconds += time.perf_counter() - t0
+                self.stats.claims += 1
+                if claimed:
                     self._start(set_id, seats, deal)
             else:
                 held.update(seats)
         return held
 
     def _void(self, set_id: int, why: str) -> None:
-        if self.store.void(set_id, why):
+        if self.store.void(set_id, why, self.runner):
             self.stats.sets_void += 1
             self.log.warning("set_void", set=set_id, why=why)
 
@@ -402,7 +476,10 @@ class Ladder:
             self.stats.matchmaking_calls += 1
             if members is None:
                 return
+            t0 = time.perf_counter()
             set_id, deal = self.store.new_set(members, self.runner, self.options.lease, self.secret)
+            self.stats.claim_seconds += time.perf_counter() - t0
+            self.stats.claims += 1
             self.stats.sets_started += 1
             self._start(set_id, members, deal)
 
@@ -419,6 +496,9 @@ class Ladder:
         started = trio.current_time()
         try:
             await self._games(set_id, members, deal)
+        except ClaimLost as e:
+            self.stats.sets_lost += 1
+            self.log.warning("set_claim_lost", set=set_id, why=str(e))
         finally:
             self.in_set.difference_update(members)
             self.running.discard(set_id)
@@ -436,7 +516,7 @@ class Ladder:
             seats = [self.free(self.versions[labels[name]]) for name in seating]
             away = [name for name, s in zip(seating, seats, strict=True) if s is None]
             if away:
-                self.store.suspend(set_id, f"{', '.join(away)} not connected")
+                self.store.suspend(set_id, f"{', '.join(away)} not connected", self.runner)
                 self.stats.sets_suspended += 1
                 self.log.info("set_suspended", set=set_id, away=away)
                 return
@@ -447,7 +527,9 @@ class Ladder:
             tags = {"ladder": self.season.name, "set": set_id, "seating": r}
             record = await run_game(self.host.arena, self.host.launched, spec, seats, tags)
             t0 = time.perf_counter()
-            size = self.store.save_game(set_id, r, [labels[name] for name in seating], record)
+            size = self.store.save_game(
+                set_id, r, [labels[name] for name in seating], record, runner=self.runner
+            )
             self.stats.save_seconds += time.perf_counter() - t0
             self.stats.save_bytes += size
             self.stats.games += 1
@@ -458,7 +540,8 @@ class Ladder:
         self.set_seconds += (took - self.set_seconds) / min(self.stats.sets_finished + 1, 20)
         self.matchmaker.patience = max(MIN_PATIENCE, self.set_seconds / 2)
         t0 = time.perf_counter()
-        _, _, after = self.store.finish_set(set_id, members, self.model.rate)
+        seq, _, after = self.store.finish_set(set_id, members, self.model.rate, runner=self.runner)
+        self.counted.add(seq)
         self.stats.finish_seconds += time.perf_counter() - t0
         self.stats.sets_finished += 1
         self.ratings.update(zip(members, after, strict=True))
@@ -479,25 +562,35 @@ class Ladder:
             await trio.sleep(REGISTRY_EVERY)
             self._reload()
             self._reconcile()
+            self._catch_up()
 
     async def _leases(self) -> None:
+        """The heartbeat: this runner's leases renewed, and the sets of a
+        process whose lease lapsed (killed, or cut off) taken over, every
+        third of a lease."""
         while True:
             self._presence()
             self.store.renew(self.runner, self.options.lease)
+            taken = self.store.take_over_lapsed()
+            if taken:
+                self.stats.sets_taken_over += len(taken)
+                self.log.warning("sets_taken_over", sets=taken)
+                self.host.arena.notify()
             await trio.sleep(min(self.options.lease / 3, 2.0))
 
     def _presence(self) -> None:
-        """Session rows for every live session, none for a gone one."""
+        """Session rows for every live hosted session (a dial-in one's is
+        stored as it joins), none for a gone one."""
         live: dict[str, int] = {}
         for label, sessions in self.host.pool.items():
             v = self._by_label(label)
             if v is not None:
                 live.update({s.id: v.id for s in sessions if s.alive})
         for sid in set(self.presence) - set(live):
-            self.store.drop_session(sid)
+            self.store.drop_session(self._row(sid))
             del self.presence[sid]
         for sid in set(live) - set(self.presence):
-            self.store.add_session(sid, self.runner, live[sid], self.options.lease)
+            self.store.add_session(self._row(sid), self.runner, live[sid], self.options.lease)
             self.presence[sid] = live[sid]
 
     async def _standings(self) -> None:
@@ -505,7 +598,7 @@ class Ladder:
         ``standings_every`` seconds at most."""
         if self.options.bootstrap < 0:
             return
-        log = Path(f"{self.store.path}.logs") / "standings.log"
+        log = Path(f"{self.store.files}.logs") / "standings.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         done = -1
         launcher = self.host.launcher
@@ -518,19 +611,20 @@ class Ladder:
             done = finished
             started = trio.current_time()
             argv = [
-                sys.executable, "-m", "wizard_referee.ladder.standings", str(self.store.path),
-                "--bootstrap", str(self.options.bootstrap),
+                sys.executable, "-m", "wizard_referee.ladder.standings", STORE_FROM_ENV,
+                "--files", str(self.store.files), "--bootstrap", str(self.options.bootstrap),
             ]  # fmt: skip
+            env = dict(os.environ, **{STORE_ENV: self.store.target})  # (no password in argv)
             try:
-                proc = await launcher.spawn(argv, dict(os.environ), log, os.getcwd())
+                proc = await launcher.spawn(argv, env, log, os.getcwd())
             except OSError as e:
                 self.log.error("standings_failed", error=str(e))
                 return
             while proc.poll() is None:
                 with trio.move_on_after(1.0):
                     await proc.wait()
-                self.point, self.intervals = read_official(self.store.path)
-            self.point, self.intervals = read_official(self.store.path)
+                self.point, self.intervals = read_official(self.store.files)
+            self.point, self.intervals = read_official(self.store.files)
             await trio.sleep(
                 max(0.0, self.options.standings_every - (trio.current_time() - started))
             )
@@ -589,7 +683,7 @@ class Ladder:
         return TournamentConfig(
             entrants=hosted,
             name=self.season.name,
-            database=str(self.store.path),
+            database=self.store.target,
             host=self.options.host,
             port=self.options.port,
             parallel=self.options.instances,
@@ -608,7 +702,7 @@ class Ladder:
         *,
         task_status: trio.TaskStatus[Ladder] = trio.TASK_STATUS_IGNORED,
     ) -> None:
-        self.store.db.hold()
+        self.store.hold()
         self.versions = {v.id: v for v in self.store.versions()}
         self.registry = self.store.registry_count()
         config = self.config()
@@ -618,9 +712,9 @@ class Ladder:
                 raise TournamentError("; ".join(problems))
         self.store.start_runner(self.runner, socket.gethostname(), os.getpid(), self.options.lease)
         self._load()
-        self.point, self.intervals = read_official(self.store.path)  # a run's before this one
+        self.point, self.intervals = read_official(self.store.files)  # a run's before this one
         book = LadderTokens(self.store, {})
-        logs = Path(f"{self.store.path}.logs")
+        logs = Path(f"{self.store.files}.logs")
         try:
             async with open_host(
                 replace(config, entrants=()),  # the ladder launches them
@@ -653,7 +747,7 @@ class Ladder:
 
 
 async def run_ladder(
-    path: Path,
+    path: str | Path,
     options: RunOptions,
     *,
     log: Any,
@@ -662,7 +756,7 @@ async def run_ladder(
     on_arena: OnArena | None = None,
     task_status: trio.TaskStatus[Ladder] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Run the ladder of the store at ``path`` until :meth:`Ladder.stop`
+    """Run the ladder of the store at ``path`` (a file or a URL) until :meth:`Ladder.stop`
     (``task_status.started`` gets the :class:`Ladder` once its referee serves)."""
     store = LadderStore.open(path)
     try:

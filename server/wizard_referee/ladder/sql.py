@@ -1,31 +1,36 @@
 """Every SQL statement of the ladder's store, and nothing else.
 
 The statements keep to a subset of SQL that SQLite and PostgreSQL both
-run as written: ``TEXT``, ``INTEGER`` and ``DOUBLE PRECISION`` columns
-(times are Unix seconds, structured values JSON text), ``RETURNING``,
-``COALESCE``, ``LIMIT``, no function of one database alone (no
-``json_extract``, no ``INSERT OR ...``, no ``datetime()``). Parameters are
-named (``:name``), which :mod:`sqlite3` takes as they are and a psycopg
-backend after its adapter's one substitution (:mod:`.db`). The one
-difference the tables need is the column of an id the database assigns:
-written ``{id}`` here, made ``INTEGER PRIMARY KEY`` by SQLite's adapter.
+run as written: ``TEXT``, ``INTEGER``, ``BIGINT`` and ``DOUBLE PRECISION``
+columns (times are Unix seconds, structured values JSON text),
+``RETURNING``, ``COALESCE``, ``LIMIT``, no function of one database alone
+(no ``json_extract``, no ``INSERT OR ...``, no ``datetime()``). Parameters
+are named (``:name``); the store passes them to the storage room as its
+``?`` placeholders (:func:`positional`). The tables are a versioned
+schema of the storage room (:data:`LADDER_SCHEMA`), whose ``{id}`` is
+the column of an id the database assigns.
 
-Claims and presence are rows with lease expiry times, as several ladder
-processes sharing one PostgreSQL store need them (a set ``playing`` is
-claimed by a runner until ``lease_expires``; a session row says an entry
-is connected until ``expires_at``); on SQLite one process holds the store
+Claims and presence are rows with lease expiry times, which several ladder
+processes sharing one PostgreSQL store need (a set ``playing`` is claimed
+by a runner until ``lease_expires``; a session row says an entry is
+connected until ``expires_at``); on SQLite one process holds the store
 and the leases are its own.
 """
 
 from __future__ import annotations
 
-__all__ = ["SCHEMA", "SCHEMA_VERSION"]
+import functools
+import re
+from collections.abc import Mapping
+from typing import Any
 
-#: The schema this code writes; a store of a higher version is refused.
-SCHEMA_VERSION = 1
+from wizard_referee.storage import VERSION_TABLE, Migration, Schema
 
-SCHEMA: tuple[str, ...] = (
-    "CREATE TABLE schema_version (version INTEGER NOT NULL)",
+__all__ = ["LADDER_SCHEMA", "positional"]
+
+_NAME = re.compile(r"(?<![:\w]):([A-Za-z_][A-Za-z0-9_]*)")
+
+_TABLES_V1: tuple[str, ...] = (
     """CREATE TABLE season (
         id INTEGER PRIMARY KEY CHECK (id = 1),
         name TEXT NOT NULL,
@@ -44,7 +49,7 @@ SCHEMA: tuple[str, ...] = (
     )""",
     """CREATE TABLE versions (
         id {id},
-        entrant_id INTEGER NOT NULL REFERENCES entrants (id),
+        entrant_id BIGINT NOT NULL REFERENCES entrants (id),
         number INTEGER NOT NULL,
         command TEXT,
         folder TEXT,
@@ -55,7 +60,7 @@ SCHEMA: tuple[str, ...] = (
     )""",
     """CREATE TABLE tokens (
         hash TEXT PRIMARY KEY,
-        version_id INTEGER NOT NULL REFERENCES versions (id),
+        version_id BIGINT NOT NULL REFERENCES versions (id),
         issued_at DOUBLE PRECISION NOT NULL,
         revoked_at DOUBLE PRECISION,
         revoked_why TEXT
@@ -71,7 +76,7 @@ SCHEMA: tuple[str, ...] = (
     """CREATE TABLE sessions (
         id TEXT PRIMARY KEY,
         runner_id TEXT NOT NULL REFERENCES runners (id),
-        version_id INTEGER NOT NULL REFERENCES versions (id),
+        version_id BIGINT NOT NULL REFERENCES versions (id),
         connected_at DOUBLE PRECISION NOT NULL,
         expires_at DOUBLE PRECISION NOT NULL
     )""",
@@ -90,7 +95,7 @@ SCHEMA: tuple[str, ...] = (
     )""",
     """CREATE TABLE games (
         id TEXT PRIMARY KEY,
-        set_id INTEGER NOT NULL REFERENCES sets (id),
+        set_id BIGINT NOT NULL REFERENCES sets (id),
         seating INTEGER NOT NULL,
         seats TEXT NOT NULL,
         status TEXT NOT NULL,
@@ -103,15 +108,15 @@ SCHEMA: tuple[str, ...] = (
     """CREATE TABLE seat_results (
         game_id TEXT NOT NULL REFERENCES games (id),
         seat INTEGER NOT NULL,
-        version_id INTEGER NOT NULL REFERENCES versions (id),
+        version_id BIGINT NOT NULL REFERENCES versions (id),
         total INTEGER NOT NULL,
         rank INTEGER NOT NULL,
         faults TEXT NOT NULL,
         PRIMARY KEY (game_id, seat)
     )""",
     """CREATE TABLE set_results (
-        set_id INTEGER NOT NULL REFERENCES sets (id),
-        version_id INTEGER NOT NULL REFERENCES versions (id),
+        set_id BIGINT NOT NULL REFERENCES sets (id),
+        version_id BIGINT NOT NULL REFERENCES versions (id),
         finish_seq INTEGER NOT NULL,
         score INTEGER NOT NULL,
         mu DOUBLE PRECISION NOT NULL,
@@ -126,10 +131,65 @@ SCHEMA: tuple[str, ...] = (
     "CREATE INDEX set_results_version ON set_results (version_id, finish_seq)",
 )
 
-# -- the store itself ------------------------------------------------------------------
+#: The ladder's store: its tables as versioned migrations (the storage room
+#: runs them, migrates an older store after a note, refuses a newer one).
+LADDER_SCHEMA = Schema(
+    component="ladder",
+    what="a ladder's season",
+    noun="a ladder's store",
+    migrations=(
+        Migration(1, _TABLES_V1),
+        Migration(
+            2,
+            (
+                # a dial-in session holds one of its entry's slots (0 .. limit - 1): the
+                # unique index keeps the sessions of an entry, on every ladder process
+                # sharing the store, within the limit (NULL: a hosted one, no limit)
+                "ALTER TABLE sessions ADD COLUMN slot INTEGER",
+                "CREATE UNIQUE INDEX sessions_slot ON sessions (version_id, slot)",
+                "CREATE INDEX sets_claimed ON sets (claimed_by)",
+            ),
+        ),
+    ),
+    tables=(
+        "set_results",
+        "seat_results",
+        "games",
+        "sets",
+        "sessions",
+        "runners",
+        "tokens",
+        "versions",
+        "entrants",
+        "season",
+        VERSION_TABLE,
+    ),
+    marks=frozenset({"season", "sets", "set_results"}),
+    unversioned=1,
+)
 
-SCHEMA_VERSION_OF = "SELECT version FROM schema_version"
-SET_SCHEMA_VERSION = "INSERT INTO schema_version (version) VALUES (:version)"
+LEGACY_VERSION = "SELECT version FROM schema_version"
+"""The version of a store its first form kept (a ``schema_version`` of one
+column, no ``component``): its tables are version 1's."""
+LEGACY_DROP = "DROP TABLE schema_version"
+
+
+@functools.lru_cache(maxsize=256)
+def _order(statement: str) -> tuple[str, tuple[str, ...]]:
+    return _NAME.sub("?", statement), tuple(_NAME.findall(statement))
+
+
+def positional(statement: str, params: Mapping[str, Any] | None) -> tuple[str, list[Any]]:
+    """``statement`` with its ``:name`` parameters as ``?`` and their values
+    in that order.
+
+    >>> positional("UPDATE t SET a = :x WHERE b = :y AND c < :x - 1", {"x": 1, "y": 2})
+    ('UPDATE t SET a = ? WHERE b = ? AND c < ? - 1', [1, 2, 1])
+    """
+    text, names = _order(statement)
+    given = params or {}
+    return text, [given[n] for n in names]
+
 
 # -- the season -------------------------------------------------------------------------
 
@@ -181,6 +241,9 @@ ADD_RUNNER = (
     "INSERT INTO runners (id, host, pid, started_at, expires_at)"
     " VALUES (:id, :host, :pid, :now, :expires)"
 )
+CLOCK = "SELECT {now}"
+"""The database's clock (``{now}``: :meth:`~wizard_referee.storage.Database.now`):
+every lease is of its time, one clock for every machine sharing the store."""
 RENEW_RUNNER = "UPDATE runners SET expires_at = :expires WHERE id = :id"
 STOP_RUNNER = "UPDATE runners SET stopped_at = :now, expires_at = :now WHERE id = :id"
 END_OTHER_RUNNERS = "UPDATE runners SET expires_at = :now WHERE id <> :id AND expires_at > :now"
@@ -195,9 +258,15 @@ LAPSE_OWN_CLAIMS = (
 DROP_OTHER_SESSIONS = "DELETE FROM sessions WHERE runner_id <> :id"
 DROP_RUNNER_SESSIONS = "DELETE FROM sessions WHERE runner_id = :id"
 ADD_SESSION = (
-    "INSERT INTO sessions (id, runner_id, version_id, connected_at, expires_at)"
-    " VALUES (:id, :runner, :version, :now, :expires)"
+    "INSERT INTO sessions (id, runner_id, version_id, connected_at, expires_at, slot)"
+    " VALUES (:id, :runner, :version, :now, :expires, :slot)"
+    " ON CONFLICT (version_id, slot) DO UPDATE SET id = excluded.id,"
+    " runner_id = excluded.runner_id, connected_at = excluded.connected_at,"
+    " expires_at = excluded.expires_at WHERE sessions.expires_at < excluded.connected_at"
 )
+"""A session's row, in the slot given (NULL: no limit): taken from a
+session whose lease lapsed (its process was killed), nothing where a live
+session holds it."""
 DROP_SESSION = "DELETE FROM sessions WHERE id = :id"
 RENEW_SESSIONS = "UPDATE sessions SET expires_at = :expires WHERE runner_id = :runner"
 DROP_EXPIRED_SESSIONS = "DELETE FROM sessions WHERE expires_at < :now"
@@ -213,27 +282,39 @@ SET_DEAL = "UPDATE sets SET deal_seed = :deal WHERE id = :id"
 RENEW_CLAIMS = (
     "UPDATE sets SET lease_expires = :expires WHERE claimed_by = :runner AND status = 'playing'"
 )
+LAPSED_CLAIMS = "SELECT id FROM sets WHERE status = 'playing' AND lease_expires < :now"
+"""Sets whose runner's claim lapsed (it stopped, or was killed), to be
+locked (``FOR UPDATE SKIP LOCKED``: a set another process is taking or
+finishing right now is left to it)."""
 ORPHANED_TO_SUSPENDED = (
     "UPDATE sets SET status = 'suspended', suspended_at = :now, claimed_by = NULL,"
-    " lease_expires = NULL WHERE status = 'playing' AND lease_expires < :now"
+    " lease_expires = NULL WHERE id = :id AND status = 'playing' AND lease_expires < :now"
 )
-"""Sets whose runner's claim lapsed (it stopped, or was killed): they wait
-for their members, as an interrupted set does."""
+"""A set whose claim lapsed waits for its members, as an interrupted set does."""
+SUSPENDED_SET = "SELECT id FROM sets WHERE id = :id AND status = 'suspended'"
+"""A suspended set, to be locked before it is claimed."""
 CLAIM_SUSPENDED = (
     "UPDATE sets SET status = 'playing', claimed_by = :runner, lease_expires = :expires,"
     " suspended_at = NULL WHERE id = :id AND status = 'suspended'"
 )
+CLAIMED = "SELECT id FROM sets WHERE id = :id AND status = 'playing' AND claimed_by = :runner"
+"""A set this runner claims, to be locked while a game of it is stored or it
+is finished: none is stored by a runner whose claim lapsed and was taken."""
 SUSPEND_SET = (
     "UPDATE sets SET status = 'suspended', suspended_at = :now, claimed_by = NULL,"
-    " lease_expires = NULL, why = :why WHERE id = :id AND status = 'playing'"
+    " lease_expires = NULL, why = :why"
+    " WHERE id = :id AND status = 'playing' AND claimed_by = :runner"
 )
 VOID_SET = (
     "UPDATE sets SET status = 'void', ended_at = :now, claimed_by = NULL,"
-    " lease_expires = NULL, why = :why WHERE id = :id AND status IN ('playing', 'suspended')"
+    " lease_expires = NULL, why = :why WHERE id = :id"
+    " AND (status = 'suspended' OR (status = 'playing' AND claimed_by = :runner))"
 )
+"""Void a set waiting for its members, or one this runner plays."""
 FINISH_SET = (
     "UPDATE sets SET status = 'finished', ended_at = :now, finish_seq = :seq,"
-    " claimed_by = NULL, lease_expires = NULL WHERE id = :id AND status = 'playing'"
+    " claimed_by = NULL, lease_expires = NULL"
+    " WHERE id = :id AND status = 'playing' AND claimed_by = :runner"
 )
 SUSPENDED_SETS = (
     "SELECT id, seats, deal_seed, suspended_at, why FROM sets WHERE status = 'suspended'"
@@ -269,11 +350,12 @@ ADD_SET_RESULT = (
 # -- reading: ratings, pages ----------------------------------------------------------------
 
 FINISHED_SETS = (
-    "SELECT id, seats, finish_seq FROM sets WHERE status = 'finished' ORDER BY finish_seq"
+    "SELECT id, seats, finish_seq FROM sets WHERE status = 'finished' AND finish_seq > :after"
+    " ORDER BY finish_seq"
 )
 SET_RESULTS = (
     "SELECT set_id, version_id, finish_seq, score, mu, sigma FROM set_results"
-    " ORDER BY finish_seq, version_id"
+    " WHERE finish_seq > :after ORDER BY finish_seq, version_id"
 )
 RATED_SEATS = (
     "SELECT g.set_id, g.id, r.version_id, r.total FROM seat_results r"

@@ -27,6 +27,7 @@ from typing import Any
 
 from wizard_referee.ladder.live import ordinal
 from wizard_referee.ladder.store import LadderStore, StoreError, Version
+from wizard_referee.storage import beside_store
 from wizard_referee.tournament.leaderboard import rate_results
 
 __all__ = [
@@ -222,16 +223,24 @@ def read_official(store: Path) -> tuple[dict[str, Any] | None, dict[str, Any] | 
     return out[0], out[1]
 
 
+#: The standings process's ``database`` when the store is given in :data:`STORE_ENV`
+#: (a URL's password kept out of the process list).
+STORE_FROM_ENV = "-"
+STORE_ENV = "WIZARD_ARENA_LADDER_STORE"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The running ladder's process of the official ratings: the point fit
     at once, then the same with the intervals (:func:`official_files`)."""
     parser = argparse.ArgumentParser(prog="python -m wizard_referee.ladder.standings")
-    parser.add_argument("database", type=Path)
+    parser.add_argument("database", help=f"the store ({STORE_FROM_ENV}: ${STORE_ENV})")
+    parser.add_argument("--files", type=Path, help="the official files' stem (default: database)")
     parser.add_argument("--bootstrap", type=int, default=1000)
     args = parser.parse_args(argv)
-    latest, with_intervals = official_files(args.database)
+    target = os.environ.get(STORE_ENV, "") if args.database == STORE_FROM_ENV else args.database
+    latest, with_intervals = official_files(args.files or beside_store(target, ""))
     try:
-        with LadderStore.open(args.database, read_only=True) as store:
+        with LadderStore.open(target, read_only=True) as store:
             write_json(latest, official(store, 0))
             if args.bootstrap > 0:
                 full = official(store, args.bootstrap)

@@ -2,40 +2,76 @@
 versions, the runners' and sessions' leases, the duplicate sets with their
 games, and the live ratings after each finished set.
 
-Every statement is in :mod:`.sql`, run through the adapter of :mod:`.db`
-(SQLite here), so that another database can serve the same store. Every
+Every statement is in :mod:`.sql`, run through the storage room
+(:mod:`wizard_referee.storage`): an SQLite file, or a PostgreSQL database
+(a ``postgresql://`` URL) that several ladder processes share. Every
 change is one transaction: a registry command, a game stored with its
 seats' results, a set finished with each member's summed score and live
 rating. A set counts only once it is ``finished`` (every game of its deal
 stored); a set ``void`` never counts, and its games stay stored, out of
 every rating.
 
-``schema_version`` holds the schema's version: a store of a newer version
-than this code writes is refused before anything is written.
+Several ladder processes may share a PostgreSQL store (an SQLite one
+serves one: :meth:`LadderStore.hold`). Each claims what it plays: a
+dial-in session holds one of its entry's slots (:meth:`LadderStore.add_session`), a
+set is claimed by the runner that plays it until its lease lapses, and a
+game is stored or a set finished only with the set's row locked as that
+runner's claim (``FOR UPDATE SKIP LOCKED``); the claims of a runner whose
+lease lapsed are taken over (:meth:`LadderStore.take_over_lapsed`). Leases are of the
+database's clock (:meth:`LadderStore.clock`).
+
+The tables are a versioned schema (:data:`.sql.LADDER_SCHEMA`): an older
+store is migrated when it is opened to write, after a note saying how it
+was backed up; a newer one is refused before anything is written.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
 import re
 import secrets
+import socket
+import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from wizard_referee.ladder import sql
-from wizard_referee.ladder.db import Database, DatabaseError, SqliteDatabase
 from wizard_referee.ladder.season import Season
+from wizard_referee.ladder.sql import LADDER_SCHEMA, positional
 from wizard_referee.ratings.models import GameResult
 from wizard_referee.referee.record import GameRecord
+from wizard_referee.storage import (
+    Database,
+    DatabaseError,
+    SchemaTooNew,
+    StorageError,
+    beside_store,
+    is_url,
+    open_database,
+    open_store,
+    remove_store,
+    shown,
+    store_exists,
+)
+
+StoreError = StorageError
+"""A store that cannot be used, or a registry change that cannot be made
+(one line; nothing was written)."""
+
+Params = Mapping[str, Any]
 
 __all__ = [
     "DIAL_IN",
     "HOSTED",
     "NAME_RULE",
+    "Busy",
+    "ClaimLost",
     "Entrant",
     "LadderStore",
     "Rating",
@@ -55,9 +91,12 @@ Rating = tuple[float, float]
 """A live rating: (mu, sigma)."""
 
 
-class StoreError(ValueError):
-    """A store that cannot be used, or a registry change that cannot be made
-    (one line; nothing was written)."""
+class Busy(StoreError):
+    """Another ladder process holds the store (an SQLite store serves one)."""
+
+
+class ClaimLost(StoreError):
+    """A set this process played was taken by another (its claim lapsed)."""
 
 
 def new_token() -> str:
@@ -122,28 +161,49 @@ class Entrant:
 
 
 class LadderStore:
-    """A ladder's store, open (see :meth:`create` and :meth:`open`)."""
+    """A ladder's store, open (see :meth:`create` and :meth:`open`): an
+    SQLite file, or a PostgreSQL database named by a ``postgresql://`` URL."""
 
-    def __init__(self, db: Database, path: Path) -> None:
+    def __init__(self, db: Database, target: str) -> None:
         self.db = db
-        self.path = path
+        self.target = target
+        """The store as given: a path or a URL."""
+        self.where = db.where
+        """The store as it may be printed (a URL without its password)."""
+        self.files = beside_store(target, "")
+        """What the files a running ladder keeps beside its store are named
+        after (its logs ``FILES.logs``, the official ratings): the SQLite
+        file's path, or the PostgreSQL database's name in the current folder."""
+        self._lock: int | None = None
+
+    @property
+    def exclusive(self) -> bool:
+        """One ladder process at a time (SQLite): the one that holds it knows
+        every claim and session of another runner is void."""
+        return self.db.backend == "sqlite"
 
     # -- opening ----------------------------------------------------------------------
 
     @classmethod
-    def create(cls, path: Path, season: Season, now: float | None = None) -> LadderStore:
-        """A new store at ``path`` (which must not exist) for ``season``."""
-        if path.exists():
-            raise StoreError(f"{path} exists: give another file for a new ladder")
-        if not path.parent.is_dir():
-            raise StoreError(f"{path}: no folder {path.parent} to create it in")
-        db = SqliteDatabase(path)
+    def create(cls, target: str | Path, season: Season, now: float | None = None) -> LadderStore:
+        """A new store at ``target`` for ``season``: an SQLite file that must
+        not exist, or a PostgreSQL database that holds no ladder yet."""
+        target = str(target)
+        if not is_url(target):
+            path = Path(target)
+            if path.exists():
+                raise StoreError(f"{path} exists: give another file for a new ladder")
+            if not path.parent.is_dir():
+                raise StoreError(f"{path}: no folder {path.parent} to create it in")
+        elif store_exists(target, LADDER_SCHEMA):
+            raise StoreError(
+                f"{shown(target)} holds a ladder already: give another database for a new one"
+            )
+        db = open_store(target, LADDER_SCHEMA)
+        store = cls(db, target)
         try:
             with db.transaction():
-                for statement in sql.SCHEMA:
-                    db.run(db.ddl(statement))
-                db.run(sql.SET_SCHEMA_VERSION, {"version": sql.SCHEMA_VERSION})
-                db.run(
+                store.run(
                     sql.CREATE_SEASON,
                     {
                         "name": season.name,
@@ -153,47 +213,75 @@ class LadderStore:
                     },
                 )
         except BaseException:
-            db.close()
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{path}{suffix}").unlink(missing_ok=True)
+            remove_store(db, LADDER_SCHEMA)
             raise
-        return cls(db, path)
+        return store
 
     @classmethod
-    def open(cls, path: Path, *, read_only: bool = False) -> LadderStore:
-        """The store at ``path``; StoreError (one line, nothing written)
-        when there is none, it is not a ladder's, or its schema is newer
-        than this code's."""
-        if path.is_dir():
-            raise StoreError(f"{path} is a folder, not a ladder's store")
-        if not path.is_file():
-            raise StoreError(
-                f"no ladder at {path}: create one with wizard-arena ladder create --database {path}"
-            )
-        try:
-            db = SqliteDatabase(path, read_only=read_only)
-        except DatabaseError as e:
-            raise StoreError(str(e)) from None
-        try:
-            version = int(db.rows(sql.SCHEMA_VERSION_OF)[0][0])
-        except Exception as e:
-            db.close()
-            if db.missing_table(e) or isinstance(e, IndexError):
+    def open(cls, target: str | Path, *, read_only: bool = False) -> LadderStore:
+        """The store at ``target``, migrated to the schema this code writes
+        (after a note on standard error) unless ``read_only``; StoreError
+        (one line, nothing written) when there is none, it is not a
+        ladder's, or its schema is newer than this code's."""
+        target = str(target)
+        if not is_url(target):
+            path = Path(target)
+            if path.is_dir():
+                raise StoreError(f"{path} is a folder, not a ladder's store")
+            if not path.is_file():
                 raise StoreError(
-                    f"{path} is not a ladder's store (no schema_version): give the file "
-                    "'wizard-arena ladder create' made"
-                ) from None
-            raise StoreError(f"{path} cannot be read: {e}") from None
-        if version > sql.SCHEMA_VERSION:
+                    f"no ladder at {path}: create one with wizard-arena ladder create "
+                    f"--database {path}"
+                )
+        if not read_only:
+            _convert_first_form(target)
+        try:
+            db = open_store(target, LADDER_SCHEMA, create=False, read_only=read_only)
+        except SchemaTooNew:
+            raise
+        except StoreError as e:
+            if "not a ladder's" in str(e) and not is_url(target):
+                raise StoreError(f"{e}: give the file 'wizard-arena ladder create' made") from None
+            raise
+        store = cls(db, target)
+        try:
+            if not store.rows(sql.SEASON):
+                raise StoreError(f"{db.where} holds no season: create one with 'ladder create'")
+        except BaseException:
             db.close()
-            raise StoreError(
-                f"{path} was written by a newer wizard-arena (store schema {version}; this one "
-                f"knows up to {sql.SCHEMA_VERSION}): upgrade wizard-arena to use it"
-            )
-        return cls(db, path)
+            raise
+        return store
+
+    def hold(self) -> None:
+        """Hold the store for this ladder process (:class:`Busy` if another
+        holds it). On SQLite the lock is an advisory one (``flock``) on a
+        file beside the store, ``STORE.lock``, which the kernel releases
+        when the process ends however it ends (SIGKILL too), so a restarted
+        ladder takes it again at once. A PostgreSQL store is shared: each
+        process claims what it plays (leases, row locks)."""
+        if not self.exclusive:
+            return
+        lock = Path(f"{self.target}.lock")
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 200).decode(errors="replace").strip() or "another process"
+            os.close(fd)
+            raise Busy(
+                f"{self.where} is in use by another ladder process ({holder}): an SQLite store "
+                "serves one ladder process at a time (several processes share a PostgreSQL "
+                "store: --database postgresql://...)"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"pid {os.getpid()} on {socket.gethostname()}\n".encode())
+        self._lock = fd
 
     def close(self) -> None:
         self.db.close()
+        if self._lock is not None:
+            os.close(self._lock)  # (the kernel releases the lock with the last descriptor)
+            self._lock = None
 
     def __enter__(self) -> LadderStore:
         return self
@@ -201,30 +289,44 @@ class LadderStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def rows(self, statement: str, params: Params | None = None) -> list[Any]:
+        """The rows of a statement of :mod:`.sql` (its ``:name`` parameters from ``params``)."""
+        return self.db.execute(*positional(statement, params)).fetchall()
+
+    def run(self, statement: str, params: Params | None = None) -> int:
+        """Run a statement; the rows it changed."""
+        return self.db.execute(*positional(statement, params)).rowcount
+
+    def run_many(self, statement: str, params: Sequence[Params]) -> None:
+        """Run a statement once for each of ``params``."""
+        if params:
+            text, _ = positional(statement, params[0])
+            self.db.executemany(text, [positional(statement, p)[1] for p in params])
+
     # -- the season -------------------------------------------------------------------
 
     def season(self) -> tuple[Season, str, float]:
         """The season's settings, its secret (the bots' seeds, the ids they
         are told, the deals) and when it was created."""
-        name, settings, secret, created, _, _ = self.db.rows(sql.SEASON)[0]
+        name, settings, secret, created, _, _ = self.rows(sql.SEASON)[0]
         return Season.from_json(settings, name), str(secret), float(created)
 
     def registry_count(self) -> int:
         """Bumped by every registry change: a runner reloads when it moves."""
-        return int(self.db.rows(sql.REGISTRY_COUNT)[0][0])
+        return int(self.rows(sql.REGISTRY_COUNT)[0][0])
 
     def fingerprint(self) -> tuple[int, int]:
         """Finished sets and registry changes: what the pages' caches key on."""
-        finished, registry = self.db.rows(sql.FINGERPRINT)[0]
+        finished, registry = self.rows(sql.FINGERPRINT)[0]
         return int(finished), int(registry)
 
     # -- the registry -----------------------------------------------------------------
 
     def _entrant(self, name: str) -> tuple[int, str, float | None]:
-        row = self.db.rows(sql.ENTRANT_BY_NAME, {"name": name})
+        row = self.rows(sql.ENTRANT_BY_NAME, {"name": name})
         if not row:
             raise StoreError(
-                f"no entrant named {name!r} in {self.path}: "
+                f"no entrant named {name!r} in {self.where}: "
                 "'wizard-arena ladder list' shows them, 'ladder add' registers one"
             )
         entrant_id, _, kind, _, retired = row[0]
@@ -247,17 +349,15 @@ class LadderStore:
                 f"{name!r} cannot name an entrant: 1 to 40 letters, digits, '_', '.' or '-', "
                 "beginning with a letter or digit"
             )
-        if self.db.rows(sql.ENTRANT_BY_NAME, {"name": name}):
+        if self.rows(sql.ENTRANT_BY_NAME, {"name": name}):
             raise StoreError(
-                f"an entrant named {name!r} exists in {self.path} (names are never reused: "
+                f"an entrant named {name!r} exists in {self.where} (names are never reused: "
                 f"'ladder version {name}' registers a new version)"
             )
         at = time.time() if now is None else now
         kind = DIAL_IN if command is None else HOSTED
         with self.db.transaction():
-            (entrant_id,) = self.db.rows(sql.ADD_ENTRANT, {"name": name, "kind": kind, "now": at})[
-                0
-            ]
+            (entrant_id,) = self.rows(sql.ADD_ENTRANT, {"name": name, "kind": kind, "now": at})[0]
             self._add_version(int(entrant_id), 1, token, command, folder, limits, at)
 
     def _add_version(
@@ -270,7 +370,7 @@ class LadderStore:
         limits: dict[str, Any] | None,
         at: float,
     ) -> None:
-        (version_id,) = self.db.rows(
+        (version_id,) = self.rows(
             sql.ADD_VERSION,
             {
                 "entrant": entrant_id,
@@ -282,10 +382,8 @@ class LadderStore:
             },
         )[0]
         if token is not None:
-            self.db.run(
-                sql.ADD_TOKEN, {"hash": token_hash(token), "version": version_id, "now": at}
-            )
-        self.db.run(sql.BUMP_REGISTRY)
+            self.run(sql.ADD_TOKEN, {"hash": token_hash(token), "version": version_id, "now": at})
+        self.run(sql.BUMP_REGISTRY)
 
     def add_version(
         self,
@@ -312,12 +410,12 @@ class LadderStore:
         if kind == HOSTED and token is not None:
             raise StoreError(f"entrant {name!r} is hosted: its versions have no token of theirs")
         at = time.time() if now is None else now
-        current = self.db.rows(sql.CURRENT_VERSION, {"entrant": entrant_id})
-        number = int(self.db.rows(sql.LAST_VERSION_NUMBER, {"entrant": entrant_id})[0][0]) + 1
+        current = self.rows(sql.CURRENT_VERSION, {"entrant": entrant_id})
+        number = int(self.rows(sql.LAST_VERSION_NUMBER, {"entrant": entrant_id})[0][0]) + 1
         with self.db.transaction():
             for version_id, _, old_command, old_folder, old_limits in current:
-                self.db.run(sql.END_VERSION, {"id": version_id, "now": at})
-                self.db.run(
+                self.run(sql.END_VERSION, {"id": version_id, "now": at})
+                self.run(
                     sql.REVOKE_TOKENS,
                     {"version": version_id, "now": at, "why": f"replaced by version {number}"},
                 )
@@ -335,11 +433,11 @@ class LadderStore:
             raise StoreError(f"entrant {name!r} is retired already")
         at = time.time() if now is None else now
         with self.db.transaction():
-            self.db.run(sql.RETIRE_ENTRANT, {"id": entrant_id, "now": at})
-            for version_id, *_ in self.db.rows(sql.CURRENT_VERSION, {"entrant": entrant_id}):
-                self.db.run(sql.END_VERSION, {"id": version_id, "now": at})
-                self.db.run(sql.REVOKE_TOKENS, {"version": version_id, "now": at, "why": "retired"})
-            self.db.run(sql.BUMP_REGISTRY)
+            self.run(sql.RETIRE_ENTRANT, {"id": entrant_id, "now": at})
+            for version_id, *_ in self.rows(sql.CURRENT_VERSION, {"entrant": entrant_id}):
+                self.run(sql.END_VERSION, {"id": version_id, "now": at})
+                self.run(sql.REVOKE_TOKENS, {"version": version_id, "now": at, "why": "retired"})
+            self.run(sql.BUMP_REGISTRY)
 
     def rotate_token(self, name: str, token: str, now: float | None = None) -> None:
         """Give ``name``'s current version a new token (the old one is refused
@@ -353,18 +451,16 @@ class LadderStore:
                 "at each start, so it has none to rotate"
             )
         at = time.time() if now is None else now
-        (version_id, *_) = self.db.rows(sql.CURRENT_VERSION, {"entrant": entrant_id})[0]
+        (version_id, *_) = self.rows(sql.CURRENT_VERSION, {"entrant": entrant_id})[0]
         with self.db.transaction():
-            self.db.run(sql.REVOKE_TOKENS, {"version": version_id, "now": at, "why": "rotated"})
-            self.db.run(
-                sql.ADD_TOKEN, {"hash": token_hash(token), "version": version_id, "now": at}
-            )
-            self.db.run(sql.BUMP_REGISTRY)
+            self.run(sql.REVOKE_TOKENS, {"version": version_id, "now": at, "why": "rotated"})
+            self.run(sql.ADD_TOKEN, {"hash": token_hash(token), "version": version_id, "now": at})
+            self.run(sql.BUMP_REGISTRY)
 
     def token(self, token: str) -> tuple[int, str | None] | None:
         """The version a dial-in token belongs to, and why it is refused
         (None: it is good); None for a token never issued."""
-        rows = self.db.rows(sql.TOKEN, {"hash": token_hash(token)})
+        rows = self.rows(sql.TOKEN, {"hash": token_hash(token)})
         if not rows:
             return None
         version_id, revoked_at, why = rows[0]
@@ -386,7 +482,7 @@ class LadderStore:
                 r[9],
                 r[10],
             )
-            for r in self.db.rows(sql.VERSIONS)
+            for r in self.rows(sql.VERSIONS)
         ]
 
     def entrants(self) -> list[Entrant]:
@@ -396,67 +492,99 @@ class LadderStore:
             versions.setdefault(v.entrant_id, []).append(v)
         return [
             Entrant(int(r[0]), str(r[1]), str(r[2]), float(r[3]), r[4], tuple(versions[r[0]]))
-            for r in self.db.rows(sql.ENTRANTS)
+            for r in self.rows(sql.ENTRANTS)
         ]
 
     # -- runners and sessions -----------------------------------------------------------
 
+    def clock(self) -> float:
+        """The database's time (Unix seconds): what every lease is of, one
+        clock for every process sharing the store, whatever its machine's."""
+        return float(self.rows(sql.CLOCK.format(now=self.db.now()))[0][0])
+
     def start_runner(self, runner: str, host: str, pid: int, lease: float) -> None:
         """Record this ladder process; on a store one process holds
-        (:attr:`Database.exclusive`) every other runner has gone, so its
+        (:attr:`exclusive`) every other runner has gone, so its
         claims and sessions are void. Sets whose claim lapsed wait for their
         members (``suspended``); expired session rows go."""
-        now = time.time()
         with self.db.transaction():
-            self.db.run(
+            now = self.clock()
+            self.run(
                 sql.ADD_RUNNER,
                 {"id": runner, "host": host, "pid": pid, "now": now, "expires": now + lease},
             )
-            if self.db.exclusive:  # every other runner has gone: its leases lapse now
-                self.db.run(sql.END_OTHER_RUNNERS, {"id": runner, "now": now})
-                self.db.run(sql.LAPSE_OTHER_CLAIMS, {"id": runner, "now": now})
-                self.db.run(sql.DROP_OTHER_SESSIONS, {"id": runner})
-            self.db.run(sql.ORPHANED_TO_SUSPENDED, {"now": now})
-            self.db.run(sql.DROP_EXPIRED_SESSIONS, {"now": now})
+            if self.exclusive:  # every other runner has gone: its leases lapse now
+                self.run(sql.END_OTHER_RUNNERS, {"id": runner, "now": now})
+                self.run(sql.LAPSE_OTHER_CLAIMS, {"id": runner, "now": now})
+                self.run(sql.DROP_OTHER_SESSIONS, {"id": runner})
+        self.take_over_lapsed()
+
+    def take_over_lapsed(self) -> list[int]:
+        """Sets whose runner's claim lapsed (it stopped, or was killed, or
+        lost the database longer than its lease) wait for their members
+        (``suspended``), to be played on by whichever process has them all,
+        or voided; expired session rows go. Each set is locked as it is
+        taken (``FOR UPDATE SKIP LOCKED``), so that processes doing this
+        at once take each set once. The sets taken."""
+        with self.db.transaction():
+            now = self.clock()
+            lapsed = self.rows(self.db.locked(sql.LAPSED_CLAIMS), {"now": now})
+            taken = [
+                int(set_id)
+                for (set_id,) in lapsed
+                if self.run(sql.ORPHANED_TO_SUSPENDED, {"id": set_id, "now": now}) == 1
+            ]
+        self.run(sql.DROP_EXPIRED_SESSIONS, {"now": now})  # (a statement of its own)
+        return taken
 
     def renew(self, runner: str, lease: float) -> None:
-        """Extend this runner's lease, its sessions' and its sets' claims."""
-        expires = time.time() + lease
+        """Extend this runner's lease, its sessions' and its sets' claims
+        (the heartbeat: every third of a lease)."""
         with self.db.transaction():
-            self.db.run(sql.RENEW_RUNNER, {"id": runner, "expires": expires})
-            self.db.run(sql.RENEW_SESSIONS, {"runner": runner, "expires": expires})
-            self.db.run(sql.RENEW_CLAIMS, {"runner": runner, "expires": expires})
+            expires = self.clock() + lease
+            self.run(sql.RENEW_RUNNER, {"id": runner, "expires": expires})
+            self.run(sql.RENEW_SESSIONS, {"runner": runner, "expires": expires})
+            self.run(sql.RENEW_CLAIMS, {"runner": runner, "expires": expires})
 
     def stop_runner(self, runner: str) -> None:
         """This runner stops: its sets wait for their members, its sessions go."""
-        now = time.time()
         with self.db.transaction():
-            self.db.run(sql.STOP_RUNNER, {"id": runner, "now": now})
-            self.db.run(sql.LAPSE_OWN_CLAIMS, {"id": runner, "now": now})
-            self.db.run(sql.ORPHANED_TO_SUSPENDED, {"now": now})
-            self.db.run(sql.DROP_RUNNER_SESSIONS, {"id": runner})
+            now = self.clock()
+            self.run(sql.STOP_RUNNER, {"id": runner, "now": now})
+            self.run(sql.LAPSE_OWN_CLAIMS, {"id": runner, "now": now})
+            self.run(sql.DROP_RUNNER_SESSIONS, {"id": runner})
+        self.take_over_lapsed()
 
-    def add_session(self, session: str, runner: str, version: int, lease: float) -> None:
-        now = time.time()
-        with self.db.transaction():
-            self.db.run(
-                sql.ADD_SESSION,
-                {
-                    "id": session,
-                    "runner": runner,
-                    "version": version,
-                    "now": now,
-                    "expires": now + lease,
-                },
-            )
+    def add_session(
+        self, session: str, runner: str, version: int, lease: float, limit: int = 0
+    ) -> bool:
+        """Record a session of ``version`` on ``runner``, within ``limit``
+        sessions of the version on every process sharing the store (0: no
+        limit): each takes a slot of its version (one of ``0 .. limit-1``),
+        which a unique index keeps to one live session. False: every slot
+        is held (nothing written). Each slot is tried in a statement of its
+        own, which waits for one row at most: never a deadlock with another
+        process's."""
+        now = self.clock()
+        row = {
+            "id": session,
+            "runner": runner,
+            "version": version,
+            "now": now,
+            "expires": now + lease,
+            "slot": None,
+        }
+        if limit <= 0:
+            return self.run(sql.ADD_SESSION, row) == 1
+        return any(self.run(sql.ADD_SESSION, {**row, "slot": slot}) == 1 for slot in range(limit))
 
     def drop_session(self, session: str) -> None:
         with self.db.transaction():
-            self.db.run(sql.DROP_SESSION, {"id": session})
+            self.run(sql.DROP_SESSION, {"id": session})
 
     def online(self) -> dict[int, int]:
         """Sessions connected now, by version."""
-        return {int(v): int(n) for v, n in self.db.rows(sql.ONLINE, {"now": time.time()})}
+        return {int(v): int(n) for v, n in self.rows(sql.ONLINE, {"now": self.clock()})}
 
     # -- sets ---------------------------------------------------------------------------
 
@@ -466,9 +594,9 @@ class LadderStore:
         """A new duplicate set among versions ``seats`` (in table order),
         claimed by ``runner``; its deal follows from the season's secret
         and the set's id. The set's id and deal seed."""
-        now = time.time()
         with self.db.transaction():
-            (set_id,) = self.db.rows(
+            now = self.clock()
+            (set_id,) = self.rows(
                 sql.ADD_SET,
                 {
                     "seats": json.dumps(list(seats)),
@@ -478,38 +606,50 @@ class LadderStore:
                 },
             )[0]
             deal = deal_seed(secret, int(set_id))
-            self.db.run(sql.SET_DEAL, {"id": set_id, "deal": deal})
+            self.run(sql.SET_DEAL, {"id": set_id, "deal": deal})
         return int(set_id), deal
 
     def claim(self, set_id: int, runner: str, lease: float) -> bool:
-        """Take a suspended set back to play it on (False: not suspended now)."""
+        """Take a suspended set to play it on: locked first (``FOR UPDATE SKIP
+        LOCKED``), so that of processes claiming it at once one has it.
+        False: it is not suspended now, or another process is taking it."""
         with self.db.transaction():
-            return (
-                self.db.run(
-                    sql.CLAIM_SUSPENDED,
-                    {"id": set_id, "runner": runner, "expires": time.time() + lease},
-                )
-                == 1
+            if not self.rows(self.db.locked(sql.SUSPENDED_SET), {"id": set_id}):
+                return False
+            expires = self.clock() + lease
+            params = {"id": set_id, "runner": runner, "expires": expires}
+            return self.run(sql.CLAIM_SUSPENDED, params) == 1
+
+    def _hold_claim(self, set_id: int, runner: str) -> None:
+        """Inside a transaction: lock set ``set_id`` as ``runner``'s claim
+        (:class:`ClaimLost` if it is not, any more)."""
+        if not self.rows(self.db.locked(sql.CLAIMED), {"id": set_id, "runner": runner}):
+            raise ClaimLost(
+                f"set {set_id} is no longer claimed by this ladder process (its claim lapsed "
+                "and another process took it): it is left to that one"
             )
 
-    def suspend(self, set_id: int, why: str) -> None:
+    def suspend(self, set_id: int, why: str, runner: str) -> None:
         with self.db.transaction():
-            self.db.run(sql.SUSPEND_SET, {"id": set_id, "now": time.time(), "why": why})
+            params = {"id": set_id, "now": self.clock(), "why": why, "runner": runner}
+            self.run(sql.SUSPEND_SET, params)
 
-    def void(self, set_id: int, why: str) -> bool:
-        """Void a set that has not finished: none of its games counts."""
+    def void(self, set_id: int, why: str, runner: str = "") -> bool:
+        """Void a set that has not finished (one waiting for its members, or
+        one ``runner`` plays): none of its games counts."""
         with self.db.transaction():
-            return self.db.run(sql.VOID_SET, {"id": set_id, "now": time.time(), "why": why}) == 1
+            params = {"id": set_id, "now": self.clock(), "why": why, "runner": runner}
+            return self.run(sql.VOID_SET, params) == 1
 
     def suspended(self) -> list[tuple[int, list[int], str, float, str]]:
         """Sets waiting for a member: id, seats, deal seed, since when, why."""
         return [
             (int(r[0]), json.loads(r[1]), str(r[2]), float(r[3]), str(r[4] or ""))
-            for r in self.db.rows(sql.SUSPENDED_SETS)
+            for r in self.rows(sql.SUSPENDED_SETS)
         ]
 
     def set_row(self, set_id: int) -> dict[str, Any] | None:
-        rows = self.db.rows(sql.SET_ROW, {"id": set_id})
+        rows = self.rows(sql.SET_ROW, {"id": set_id})
         if not rows:
             return None
         r = rows[0]
@@ -520,16 +660,25 @@ class LadderStore:
         return out
 
     def set_counts(self) -> dict[str, int]:
-        return {str(s): int(n) for s, n in self.db.rows(sql.SET_COUNTS)}
+        return {str(s): int(n) for s, n in self.rows(sql.SET_COUNTS)}
 
     def stored_games(self, set_id: int) -> dict[int, str]:
         """The games of a set stored so far: seating -> status."""
-        return {int(s): str(st) for s, st in self.db.rows(sql.GAMES_OF_SET, {"set": set_id})}
+        return {int(s): str(st) for s, st in self.rows(sql.GAMES_OF_SET, {"set": set_id})}
 
-    def save_game(self, set_id: int, seating: int, seats: Sequence[int], record: GameRecord) -> int:
-        """A game of a set, with its seats' results when it finished, in one
-        transaction; a game stored already is refused (never counted twice).
-        The bytes of its record."""
+    def save_game(
+        self,
+        set_id: int,
+        seating: int,
+        seats: Sequence[int],
+        record: GameRecord,
+        *,
+        runner: str,
+    ) -> int:
+        """A game of a set ``runner`` claims, with its seats' results when it
+        finished, in one transaction; a game stored already is refused
+        (never counted twice), and so is one of a set whose claim another
+        process took (:class:`ClaimLost`). The bytes of its record."""
         text = record.to_json()
         params = {
             "id": record.game_id,
@@ -556,8 +705,9 @@ class LadderStore:
                 for seat, version in enumerate(seats)
             ]
         with self.db.transaction():
-            self.db.run(sql.ADD_GAME, params)
-            self.db.run_many(sql.ADD_SEAT_RESULT, rows)
+            self._hold_claim(set_id, runner)
+            self.run(sql.ADD_GAME, params)
+            self.run_many(sql.ADD_SEAT_RESULT, rows)
         return len(text)
 
     def finish_set(
@@ -565,6 +715,8 @@ class LadderStore:
         set_id: int,
         seats: Sequence[int],
         rate: Callable[[list[Rating | None], list[int]], list[Rating]],
+        *,
+        runner: str,
     ) -> tuple[int, dict[int, int], list[Rating]]:
         """Finish a set whose every game is stored, in one transaction: its
         place in the order of finishing, each member's summed score, and the
@@ -572,16 +724,18 @@ class LadderStore:
         set yet) and the scores, in table order. Returns the place, the
         scores by version and the new ratings."""
         with self.db.transaction():
-            (seq,) = self.db.rows(sql.NEXT_FINISH)[0]
-            scores = {int(v): int(s) for v, s in self.db.rows(sql.SET_SCORES, {"set": set_id})}
+            self._hold_claim(set_id, runner)
+            (seq,) = self.rows(sql.NEXT_FINISH)[0]
+            scores = {int(v): int(s) for v, s in self.rows(sql.SET_SCORES, {"set": set_id})}
             prior: list[Rating | None] = []
             for v in seats:
-                last = self.db.rows(sql.LAST_RATING, {"version": v})
+                last = self.rows(sql.LAST_RATING, {"version": v})
                 prior.append((float(last[0][0]), float(last[0][1])) if last else None)
             after = rate(prior, [scores[v] for v in seats])
-            if self.db.run(sql.FINISH_SET, {"id": set_id, "now": time.time(), "seq": seq}) != 1:
+            params = {"id": set_id, "now": time.time(), "seq": seq, "runner": runner}
+            if self.run(sql.FINISH_SET, params) != 1:
                 raise StoreError(f"set {set_id} is not being played: it cannot finish")
-            self.db.run_many(
+            self.run_many(
                 sql.ADD_SET_RESULT,
                 [
                     {
@@ -602,11 +756,26 @@ class LadderStore:
     def finished_sets(self) -> Iterator[tuple[int, list[int], dict[int, tuple[int, Rating]]]]:
         """Each finished set in the order of finishing: its id, seats and
         each member's summed score and live rating after it."""
+        for _, set_id, seats, results in self.finished_after(0):
+            yield set_id, seats, results
+
+    def finished_after(
+        self, after: int
+    ) -> list[tuple[int, int, list[int], dict[int, tuple[int, Rating]]]]:
+        """The sets finished after place ``after`` in the order of finishing
+        (whichever process finished them), in that order: place, id, seats,
+        each member's summed score and live rating after it."""
+        sets = self.rows(sql.FINISHED_SETS, {"after": after})  # (first: each has its results)
         results: dict[int, dict[int, tuple[int, Rating]]] = {}
-        for set_id, version, _, score, mu, sigma in self.db.rows(sql.SET_RESULTS):
-            results.setdefault(int(set_id), {})[int(version)] = (int(score), (mu, sigma))
-        for set_id, seats, _ in self.db.rows(sql.FINISHED_SETS):
-            yield int(set_id), json.loads(seats), results.get(int(set_id), {})
+        for set_id, version, _, score, mu, sigma in self.rows(sql.SET_RESULTS, {"after": after}):
+            results.setdefault(int(set_id), {})[int(version)] = (
+                int(score),
+                (float(mu), float(sigma)),
+            )
+        return [
+            (int(seq), int(set_id), json.loads(seats), results.get(int(set_id), {}))
+            for set_id, seats, seq in sets
+        ]
 
     def rated_games(self, labels: dict[int, str]) -> list[GameResult]:
         """The games of every finished set, each a result of the entries'
@@ -618,7 +787,7 @@ class LadderStore:
         totals: list[int] = []
         unit = 0
         make = GameResult.unchecked
-        for set_id, game_id, version, total in self.db.rows(sql.RATED_SEATS):
+        for set_id, game_id, version, total in self.rows(sql.RATED_SEATS):
             if game_id != current:
                 if current is not None:
                     games.append(make(tuple(players), tuple(totals), unit))
@@ -631,15 +800,15 @@ class LadderStore:
 
     def set_counts_by_version(self) -> dict[int, int]:
         """Finished sets each version played."""
-        return {int(v): int(n) for v, n in self.db.rows(sql.SETS_BY_VERSION)}
+        return {int(v): int(n) for v, n in self.rows(sql.SETS_BY_VERSION)}
 
     def game_counts(self) -> dict[int, int]:
         """Games each version played in finished sets."""
-        return {int(v): int(n) for v, n in self.db.rows(sql.GAME_COUNTS)}
+        return {int(v): int(n) for v, n in self.rows(sql.GAME_COUNTS)}
 
     def game(self, game_id: str) -> tuple[GameRecord, str] | None:
         """A stored game's record and its set's status."""
-        rows = self.db.rows(sql.GAME, {"id": game_id})
+        rows = self.rows(sql.GAME, {"id": game_id})
         if not rows:
             return None
         return GameRecord.from_json(rows[0][8]), str(rows[0][9])
@@ -649,12 +818,12 @@ class LadderStore:
         id, set, seating, seats (version ids), status, times, faulted, the
         set's status, and totals and ranks by seat (None: not finished)."""
         if entrant_id is None:
-            rows = self.db.rows(sql.GAMES_LIST, {"limit": limit})
+            rows = self.rows(sql.GAMES_LIST, {"limit": limit})
         else:
-            rows = self.db.rows(sql.GAMES_LIST_OF, {"limit": limit, "entrant": entrant_id})
+            rows = self.rows(sql.GAMES_LIST_OF, {"limit": limit, "entrant": entrant_id})
         out = []
         for gid, set_id, seating, seats, status, started, ended, faulted, set_status in rows:
-            seated = self.db.rows(sql.SEAT_TOTALS, {"id": gid})
+            seated = self.rows(sql.SEAT_TOTALS, {"id": gid})
             out.append(
                 {
                     "id": gid,
@@ -677,7 +846,7 @@ class LadderStore:
         set's place in the season's order, the version, (mu, sigma)."""
         return [
             (int(seq), int(v), (float(mu), float(sigma)))
-            for seq, v, mu, sigma in self.db.rows(sql.HISTORY_OF, {"entrant": entrant_id})
+            for seq, v, mu, sigma in self.rows(sql.HISTORY_OF, {"entrant": entrant_id})
         ]
 
 
@@ -693,3 +862,47 @@ def deal_seed(secret: str, set_id: int) -> str:
 
 def _json(text: str | None) -> Any:
     return json.loads(text) if text else None
+
+
+def _convert_first_form(target: str) -> None:
+    """Bring a store of the ladder's first form (SQLite, a ``schema_version``
+    table of one column, its tables version 1's) to the storage room's
+    ``schema_version`` (one row per schema), after a note with the copy
+    kept of it. Nothing for any other store."""
+    if is_url(target):
+        return  # (the first form was SQLite's alone)
+    try:
+        db = open_database(target, create=False)
+    except StoreError:
+        return  # (open_store says why)
+    try:
+        try:
+            if not {"season", "schema_version"} <= db.tables():
+                return
+        except DatabaseError:
+            return  # (not a database: open_store says so)
+        try:
+            db.execute("SELECT component FROM schema_version LIMIT 1")
+            return  # the storage room's table
+        except DatabaseError:
+            pass
+        version = int(db.execute(sql.LEGACY_VERSION).fetchone()[0])
+        if version > 1:
+            raise SchemaTooNew(
+                f"{db.where} holds {LADDER_SCHEMA.what} of schema version {version}, newer "
+                f"than this wizard-arena knows ({LADDER_SCHEMA.version}): upgrade "
+                "wizard-arena to use it"
+            )
+        print(
+            f"{db.where} holds {LADDER_SCHEMA.what} whose schema version is kept in its "
+            f"first form; this wizard-arena keeps it as the storage room does: "
+            f"{db.backup_note(version, LADDER_SCHEMA.version)}; converting it now",
+            file=sys.stderr,
+            flush=True,
+        )
+        with db.transaction():
+            db.execute(sql.LEGACY_DROP)  # (its tables are version 1's: written down next)
+    except DatabaseError as e:
+        raise StoreError(f"{db.where} cannot be read: {e.reason}") from None
+    finally:
+        db.close()

@@ -118,6 +118,9 @@ class Database(ABC):
     """``sqlite`` or ``postgresql``."""
     described: str
     """``an SQLite database`` or ``a PostgreSQL database``, for messages."""
+    id_column: str
+    """The column type of an id the database assigns on insert (a
+    migration's ``{id}``; ``INSERT ... RETURNING id`` reads it back)."""
 
     def __init__(self, target: str, *, read_only: bool) -> None:
         self.target = target

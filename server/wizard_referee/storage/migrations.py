@@ -61,7 +61,9 @@ class Migration:
 
     version: int
     steps: tuple[str, ...]
-    """Portable SQL statements, run in order in one transaction."""
+    """Portable SQL statements, run in order in one transaction; ``{id}``
+    in one is the column of an id the database assigns
+    (:attr:`.Database.id_column`)."""
 
 
 @dataclass(frozen=True)
@@ -189,7 +191,7 @@ def _prepare(
         start = 0 if again is None else again[0]
         for migration in schema.migrations[start:]:
             for step in migration.steps:
-                db.execute(step)
+                db.execute(step.replace("{id}", db.id_column))
         db.execute(_VERSION_DDL)
         db.execute(
             f"INSERT INTO {VERSION_TABLE} (component, version) VALUES (?, ?)"

@@ -33,6 +33,7 @@ _JOURNALS = ("-wal", "-shm", "-journal")
 class SQLiteDatabase(Database):
     backend = "sqlite"
     described = "an SQLite database"
+    id_column = "INTEGER PRIMARY KEY"
 
     def __init__(
         self, path: Path, con: sqlite3.Connection, *, read_only: bool, made: Sequence[Path] = ()

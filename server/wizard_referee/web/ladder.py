@@ -13,7 +13,6 @@ progress shows who sits where and the round, until the set's last game.
 from __future__ import annotations
 
 import re
-import sqlite3
 import time
 from collections.abc import Callable, Hashable
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 
 from wizard_referee.ladder.standings import official_files, official_notes, read_official, rows
 from wizard_referee.ladder.store import LadderStore, StoreError, Version
+from wizard_referee.storage import beside_store
 from wizard_referee.web.data import Cache, NotFound, Unavailable, Withheld
 from wizard_referee.web.plot import ratings_svg
 from wizard_referee.web.replay import replay_json
@@ -49,24 +49,25 @@ def set_withheld(game_id: str, set_status: str, left: int) -> str:
 class LadderData:
     """A ladder's store, opened read-only for each question."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
+    def __init__(self, target: str | Path) -> None:
+        self.target = str(target)
+        """The store: an SQLite file's path or a PostgreSQL URL."""
+        self.files = beside_store(self.target, "")
+        """The official ratings' files' stem (its runner keeps them there)."""
         self.cache = Cache()
 
     def _read(self, fn: Callable[[LadderStore], Any]) -> Any:
         try:
-            with LadderStore.open(self.path, read_only=True) as store:
+            with LadderStore.open(self.target, read_only=True) as store:
                 return fn(store)
-        except StoreError as e:
+        except StoreError as e:  # (a query the database refused, too)
             raise Unavailable(str(e)) from None
-        except sqlite3.Error as e:
-            raise Unavailable(f"{self.path}: cannot read the ladder ({e})") from None
 
     def _fingerprint(self, store: LadderStore) -> Hashable:
         """Finished sets, registry changes, the official files' times and
         who is online: what the answers depend on."""
         times = []
-        for f in official_files(self.path):
+        for f in official_files(self.files):
             try:
                 times.append(f.stat().st_mtime_ns)
             except OSError:
@@ -105,7 +106,7 @@ class LadderData:
             live = {}
             for _, _, results in store.finished_sets():
                 live.update({v: r for v, (_, r) in results.items()})
-            point, intervals = read_official(self.path)
+            point, intervals = read_official(self.files)
             table = rows(
                 store.versions(),
                 live,

@@ -1,0 +1,157 @@
+"""Several ladder processes sharing one store, at the store's level (each
+runner its own connection; on SQLite and PostgreSQL where the store's rules
+are the same, on PostgreSQL alone for its row locks): an entry's sessions
+within its limit on every process, a lapsed claim taken over once and its
+former claimant storing nothing more, a suspended set claimed by one
+process of several (``FOR UPDATE SKIP LOCKED``: a set another process holds
+is skipped, not waited for), an older schema migrated after a note."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from wizard_arena.rules import Rules
+from wizard_bots.random_bot import RandomBot
+from wizard_referee.ladder import sql
+from wizard_referee.ladder.live import LiveModel
+from wizard_referee.ladder.season import Season
+from wizard_referee.ladder.store import ClaimLost, LadderStore, new_token
+from wizard_referee.referee.record import GameRecord
+from wizard_referee.storage import is_url, open_database
+from wizard_referee.tournament.seating import deal_seatings
+from wizard_referee.tournament.store import GameSpec
+
+from .conftest import NEEDS_POSTGRES
+from .web_support import play_record
+
+RULES = Rules(players=3, hand_sizes=(1,))
+SECRET = "s" * 64
+
+
+def _season(target: str) -> str:
+    with LadderStore.create(target, Season("shared", players=3, rules=RULES)) as store:
+        for name in ("a", "b", "c", "d"):
+            store.add_entrant(name, token=new_token())
+    return target
+
+
+@contextmanager
+def _runners(target: str) -> Iterator[tuple[LadderStore, LadderStore]]:
+    """Two runners, A and B, each with its own connection to the store."""
+    a, b = LadderStore.open(target), LadderStore.open(target)
+    try:
+        a.start_runner("A", "here", 1, 30.0)
+        b.start_runner("B", "there", 2, 30.0)
+        yield a, b
+    finally:
+        a.close()
+        b.close()
+
+
+def _game(store: LadderStore, set_id: int, r: int, deal: str) -> tuple[list[int], GameRecord]:
+    """Game ``r`` of set ``set_id`` (members a, b, c), played here."""
+    labels = {v.id: v.label for v in store.versions()}
+    names = [labels[v] for v in (1, 2, 3)]
+    seating = deal_seatings(names)[r]
+    spec = GameSpec(f"s{set_id}-r{r}", 0, set_id, 0, r, deal, tuple(seating))
+    by_label = {labels[v]: v for v in (1, 2, 3)}
+    record = play_record(spec, RULES, dict.fromkeys(names, RandomBot))
+    return [by_label[x] for x in seating], record
+
+
+def test_an_entrys_sessions_stay_within_its_limit_on_every_process(database: str) -> None:
+    with _runners(_season(database)) as (a, b):
+        assert a.add_session("s1", "A", 1, 30.0, limit=1)
+        assert not b.add_session("s2", "B", 1, 30.0, limit=1)  # its one slot is A's
+        assert b.add_session("s2", "B", 1, 30.0, limit=2)
+        assert not a.add_session("s3", "A", 1, 30.0, limit=2)
+        # a session whose lease lapsed (its process was killed) holds no slot
+        assert a.add_session("s4", "A", 2, -1.0, limit=1)
+        assert b.add_session("s5", "B", 2, 30.0, limit=1)
+        # a session that went frees its slot at once
+        b.drop_session("s2")
+        assert a.add_session("s6", "A", 1, 30.0, limit=2)
+        # hosted sessions have no limit
+        assert all(a.add_session(f"h{i}", "A", 4, 30.0) for i in range(3))
+        assert b.online() == {1: 2, 2: 1, 4: 3}
+
+
+def test_a_lapsed_claim_is_taken_over_once_and_its_claimant_stores_nothing_more(
+    database: str,
+) -> None:
+    with _runners(_season(database)) as (a, b):
+        set_id, deal = a.new_set([1, 2, 3], "A", -1.0, SECRET)  # (its lease lapsed at once)
+        seats, record = _game(a, set_id, 0, deal)
+        a.save_game(set_id, 0, seats, record, runner="A")
+        assert b.take_over_lapsed() == [set_id]
+        assert a.take_over_lapsed() == []  # (taken once)
+        row = b.set_row(set_id)
+        assert row is not None and row["status"] == "suspended"
+        seats, record = _game(a, set_id, 1, deal)
+        with pytest.raises(ClaimLost, match="no longer claimed by this ladder process"):
+            a.save_game(set_id, 1, seats, record, runner="A")
+        assert b.claim(set_id, "B", 30.0)
+        assert not a.claim(set_id, "A", 30.0)
+        for r in range(1, 6):
+            seats, record = _game(b, set_id, r, deal)
+            b.save_game(set_id, r, seats, record, runner="B")
+        with pytest.raises(ClaimLost):
+            a.finish_set(set_id, [1, 2, 3], LiveModel().rate, runner="A")
+        seq, _, _ = b.finish_set(set_id, [1, 2, 3], LiveModel().rate, runner="B")
+        assert seq == 1
+        assert a.stored_games(set_id) == dict.fromkeys(range(6), "finished")
+        assert [(q, s) for q, s, _, _ in a.finished_after(0)] == [(1, set_id)]
+
+
+@NEEDS_POSTGRES
+def test_a_set_another_process_holds_is_skipped_not_waited_for(postgres_url: str) -> None:
+    with _runners(_season(postgres_url)) as (a, b):
+        a.db.execute("SET lock_timeout = '10s'")  # (a wait would fail, not hang)
+        set_id, _ = a.new_set([1, 2, 3], "A", -1.0, SECRET)
+        with b.db.transaction():  # B is taking the lapsed set over
+            held = b.rows(b.db.locked(sql.LAPSED_CLAIMS), {"now": b.clock()})
+            assert [int(r[0]) for r in held] == [set_id]
+            assert a.take_over_lapsed() == []
+        assert a.take_over_lapsed() == [set_id]
+        with b.db.transaction():  # B is claiming the suspended set
+            assert b.rows(b.db.locked(sql.SUSPENDED_SET), {"id": set_id})
+            assert not a.claim(set_id, "A", 30.0)
+        assert a.claim(set_id, "A", 30.0)
+        assert not b.claim(set_id, "B", 30.0)
+
+
+def test_a_store_of_an_older_schema_is_migrated_after_a_note(
+    database: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _season(database)
+    db = open_database(database, create=False)
+    for step in (
+        "DROP INDEX sessions_slot",
+        "DROP INDEX sets_claimed",
+        "ALTER TABLE sessions DROP COLUMN slot",
+        "UPDATE schema_version SET version = 1 WHERE component = 'ladder'",
+    ):
+        db.execute(step)  # (the store as version 1 made it)
+    db.close()
+    capsys.readouterr()
+    with LadderStore.open(database, read_only=True) as store:  # a reader changes nothing
+        assert next(v.label for v in store.versions()) == "a@v1"
+    with LadderStore.open(database) as store:
+        store.start_runner("A", "here", 1, 30.0)
+        assert store.add_session("s1", "A", 1, 30.0, limit=1)
+        assert not store.add_session("s2", "A", 1, 30.0, limit=1)
+    note = capsys.readouterr().err
+    assert "of schema version 1; this wizard-arena writes version 2" in note
+    assert "migrating it now" in note
+    if not is_url(database):
+        assert Path(f"{database}.schema-1.bak").is_file()
+    db = open_database(database, create=False)
+    try:
+        version = db.execute("SELECT version FROM schema_version WHERE component = 'ladder'")
+        assert version.fetchone()[0] == 2
+    finally:
+        db.close()
