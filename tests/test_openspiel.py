@@ -34,6 +34,7 @@ from wizard_bots.random_bot import RandomBot
 from wizard_bots.sampling import consistency_problem
 from wizard_bots.spiel import SpielISMCTSBot, spiel_game
 
+from .conftest import ROOT
 from .games import play_random, reshuffle_hidden
 from .variants import EVERY_OPTION as VARIANTS
 
@@ -199,3 +200,14 @@ def test_the_openspiel_bot_plays_at_the_arena_through_the_sdk(serve) -> None:  #
     assert not [r for r in results if isinstance(r, BaseException)], results
     assert record.status == "finished" and not any(record.faults), record.faults
     assert bots[0].stats["searches"] > 0
+
+
+def test_the_courses_openspiel_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/course.md's OpenSpiel example: the game loaded by name with
+    variants, OpenSpiel's own checks, the sizes it prints."""
+    import re
+
+    course = (ROOT / "docs" / "course.md").read_text(encoding="utf-8")
+    code = next(b for b in re.findall(r"```python\n(.*?)```", course, re.S) if "python_wizard" in b)
+    exec(compile(code, "docs/course.md", "exec"), {})
+    assert capsys.readouterr().out.split() == ["89", str(OBS_SIZE)]
