@@ -170,9 +170,12 @@ def test_probe_replies_held_back_gain_no_more_than_the_real_round_trip(
         assert [round(r.network_credit * 1000) for r in requests] == credits
         if not relayed:
             # tcpi_min_rtt of a loopback connection is microseconds: the slack is
-            # all; then its answers (a millisecond) bound it further
+            # all; its answers (a millisecond, more on a loaded machine) may
+            # bound it further, never raise it
             assert credits[0] == KERNEL_SLACK * 1000
-            assert all(c <= 2 for c in credits[1:]), credits
+            assert all(c <= KERNEL_SLACK * 1000 for c in credits[1:]), credits
         else:
             assert credits[0] >= 600  # before any answer, the cap alone bounds it
-            assert all(2 * AWAY * 1000 - 15 <= c <= 2 * AWAY * 1000 + 40 for c in credits[1:])
+            # then its fastest answer: the relay's 300 ms round trip, plus what
+            # a loaded machine adds, far below the 700 ms its probes claim
+            assert all(2 * AWAY * 1000 - 15 <= c <= 2 * AWAY * 1000 + 100 for c in credits[1:])
