@@ -233,7 +233,9 @@ class LadderStore:
                     f"no ladder at {path}: create one with wizard-arena ladder create "
                     f"--database {path}"
                 )
-        if not read_only:
+        if read_only:
+            _refuse_first_form(target)
+        else:
             _convert_first_form(target)
         try:
             db = open_store(target, LADDER_SCHEMA, create=False, read_only=read_only)
@@ -864,6 +866,47 @@ def _json(text: str | None) -> Any:
     return json.loads(text) if text else None
 
 
+def _first_form(db: Database) -> int | None:
+    """The version a store of the ladder's first form keeps (a
+    ``schema_version`` table of one column); None for any other database."""
+    try:
+        if not {"season", "schema_version"} <= db.tables():
+            return None
+    except DatabaseError:
+        return None  # (not a database: open_store says so)
+    try:
+        db.execute("SELECT component FROM schema_version LIMIT 1")
+        return None  # the storage room's table
+    except DatabaseError:
+        pass
+    return int(db.execute(sql.LEGACY_VERSION).fetchone()[0])
+
+
+def _refuse_first_form(target: str) -> None:
+    """A reader's open of a store of the ladder's first form: refused in one
+    line saying how to convert it (a reader writes nothing). Nothing for
+    any other store."""
+    if is_url(target):
+        return  # (the first form was SQLite's alone)
+    try:
+        db = open_database(target, read_only=True)
+    except StoreError:
+        return  # (open_store says why)
+    try:
+        version = _first_form(db)
+    except DatabaseError as e:
+        raise StoreError(f"{db.where} cannot be read: {e.reason}") from None
+    finally:
+        db.abandon()
+    if version is not None:
+        raise StoreError(
+            f"{db.where} holds {LADDER_SCHEMA.what} whose schema version is kept in its first "
+            "form, which this wizard-arena reads only once converted: open it once to write "
+            f"(e.g. wizard-arena ladder list --database {db.where}) and it is converted, "
+            "after a copy of it is kept"
+        )
+
+
 def _convert_first_form(target: str) -> None:
     """Bring a store of the ladder's first form (SQLite, a ``schema_version``
     table of one column, its tables version 1's) to the storage room's
@@ -876,17 +919,9 @@ def _convert_first_form(target: str) -> None:
     except StoreError:
         return  # (open_store says why)
     try:
-        try:
-            if not {"season", "schema_version"} <= db.tables():
-                return
-        except DatabaseError:
-            return  # (not a database: open_store says so)
-        try:
-            db.execute("SELECT component FROM schema_version LIMIT 1")
-            return  # the storage room's table
-        except DatabaseError:
-            pass
-        version = int(db.execute(sql.LEGACY_VERSION).fetchone()[0])
+        version = _first_form(db)
+        if version is None:
+            return
         if version > 1:
             raise SchemaTooNew(
                 f"{db.where} holds {LADDER_SCHEMA.what} of schema version {version}, newer "
