@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from time import time as real_time
+from types import SimpleNamespace
 
 import pytest
 
@@ -155,3 +157,27 @@ def test_a_store_of_an_older_schema_is_migrated_after_a_note(
         assert version.fetchone()[0] == 2
     finally:
         db.close()
+
+
+def test_a_sets_times_are_of_the_databases_clock(
+    database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Processes on machines whose clocks differ write times of one clock:
+    the database's (here this process's clock is an hour behind)."""
+    import wizard_referee.ladder.store as store_module
+
+    behind = SimpleNamespace(time=lambda: real_time() - 3600.0)
+    monkeypatch.setattr(store_module, "time", behind, raising=False)
+    with _runners(_season(database)) as (a, _):
+        a.add_entrant("e", token=new_token())
+        set_id, deal = a.new_set([1, 2, 3], "A", 30.0, SECRET)
+        for r in range(6):
+            seats, record = _game(a, set_id, r, deal)
+            a.save_game(set_id, r, seats, record, runner="A")
+        a.finish_set(set_id, [1, 2, 3], LiveModel().rate, runner="A")
+        now = a.clock()
+        row = a.set_row(set_id)
+        assert row is not None and abs(row["ended_at"] - now) < 60
+        assert abs(row["created_at"] - now) < 60
+        created = {v.label: v.created_at for v in a.versions()}
+        assert abs(created["e@v1"] - now) < 60

@@ -35,7 +35,6 @@ import re
 import secrets
 import socket
 import sys
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -209,7 +208,7 @@ class LadderStore:
                         "name": season.name,
                         "settings": season.to_json(),
                         "secret": secrets.token_hex(32),
-                        "now": time.time() if now is None else now,
+                        "now": store.clock() if now is None else now,
                     },
                 )
         except BaseException:
@@ -356,7 +355,7 @@ class LadderStore:
                 f"an entrant named {name!r} exists in {self.where} (names are never reused: "
                 f"'ladder version {name}' registers a new version)"
             )
-        at = time.time() if now is None else now
+        at = self.clock() if now is None else now
         kind = DIAL_IN if command is None else HOSTED
         with self.db.transaction():
             (entrant_id,) = self.rows(sql.ADD_ENTRANT, {"name": name, "kind": kind, "now": at})[0]
@@ -411,7 +410,7 @@ class LadderStore:
             )
         if kind == HOSTED and token is not None:
             raise StoreError(f"entrant {name!r} is hosted: its versions have no token of theirs")
-        at = time.time() if now is None else now
+        at = self.clock() if now is None else now
         current = self.rows(sql.CURRENT_VERSION, {"entrant": entrant_id})
         number = int(self.rows(sql.LAST_VERSION_NUMBER, {"entrant": entrant_id})[0][0]) + 1
         with self.db.transaction():
@@ -433,7 +432,7 @@ class LadderStore:
         entrant_id, _, retired = self._entrant(name)
         if retired is not None:
             raise StoreError(f"entrant {name!r} is retired already")
-        at = time.time() if now is None else now
+        at = self.clock() if now is None else now
         with self.db.transaction():
             self.run(sql.RETIRE_ENTRANT, {"id": entrant_id, "now": at})
             for version_id, *_ in self.rows(sql.CURRENT_VERSION, {"entrant": entrant_id}):
@@ -452,7 +451,7 @@ class LadderStore:
                 f"entrant {name!r} is hosted: the ladder gives its processes a fresh token "
                 "at each start, so it has none to rotate"
             )
-        at = time.time() if now is None else now
+        at = self.clock() if now is None else now
         (version_id, *_) = self.rows(sql.CURRENT_VERSION, {"entrant": entrant_id})[0]
         with self.db.transaction():
             self.run(sql.REVOKE_TOKENS, {"version": version_id, "now": at, "why": "rotated"})
@@ -734,7 +733,7 @@ class LadderStore:
                 last = self.rows(sql.LAST_RATING, {"version": v})
                 prior.append((float(last[0][0]), float(last[0][1])) if last else None)
             after = rate(prior, [scores[v] for v in seats])
-            params = {"id": set_id, "now": time.time(), "seq": seq, "runner": runner}
+            params = {"id": set_id, "now": self.clock(), "seq": seq, "runner": runner}
             if self.run(sql.FINISH_SET, params) != 1:
                 raise StoreError(f"set {set_id} is not being played: it cannot finish")
             self.run_many(
