@@ -287,6 +287,28 @@ def test_postgres_errors_are_one_line_without_the_password(postgres_url: str) ->
     assert line.endswith("(create it first: createdb, or CREATE DATABASE as its owner)")
 
 
+@NEEDS_POSTGRES
+def test_postgres_connections_notice_a_lost_database_within_30_s(postgres_url: str) -> None:
+    """TCP keepalives and tcp_user_timeout on every connection (a URL's own
+    values kept): a dead server or network is noticed, not waited on."""
+    db = open_database(postgres_url)
+    try:
+        given = db.con.info.get_parameters()  # type: ignore[attr-defined]
+    finally:
+        db.close()
+    assert given["keepalives"] == "1" and given["tcp_user_timeout"] == "30000"
+    assert (
+        int(given["keepalives_idle"])
+        + int(given["keepalives_interval"]) * int(given["keepalives_count"])
+        <= 30
+    )
+    db = open_database(f"{postgres_url}&keepalives_idle=20")
+    try:
+        assert db.con.info.get_parameters()["keepalives_idle"] == "20"  # type: ignore[attr-defined]
+    finally:
+        db.close()
+
+
 def test_a_store_that_cannot_be_opened_says_why(tmp_path: Path) -> None:
     with pytest.raises(StorageError, match="unknown kind of database; give a file path"):
         open_database("mysql://db.example/season")
