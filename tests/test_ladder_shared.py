@@ -21,7 +21,7 @@ from wizard_bots.random_bot import RandomBot
 from wizard_referee.ladder import sql
 from wizard_referee.ladder.live import LiveModel
 from wizard_referee.ladder.season import Season
-from wizard_referee.ladder.store import ClaimLost, LadderStore, new_token
+from wizard_referee.ladder.store import ClaimLost, LadderStore, StoreError, new_token
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.storage import is_url, open_database
 from wizard_referee.tournament.seating import deal_seatings
@@ -181,3 +181,25 @@ def test_a_sets_times_are_of_the_databases_clock(
         assert abs(row["created_at"] - now) < 60
         created = {v.label: v.created_at for v in a.versions()}
         assert abs(created["e@v1"] - now) < 60
+
+
+def test_of_two_processes_creating_one_season_the_loser_removes_nothing(
+    database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two ``ladder create`` at once both find no store at first; the one
+    that makes it second is refused and leaves the first one's season."""
+    import wizard_referee.ladder.store as store_module
+
+    LadderStore.create(database, Season("first", players=3, rules=RULES)).close()
+
+    class Unseen(type(Path())):  # type: ignore[misc]
+        def exists(self, *args: object, **kwargs: object) -> bool:
+            return False  # (as the loser saw it a moment before the winner made it)
+
+    monkeypatch.setattr(store_module, "store_exists", lambda *args: False)
+    monkeypatch.setattr(store_module, "Path", Unseen)
+    with pytest.raises(StoreError, match="holds a ladder already"):
+        LadderStore.create(database, Season("second", players=3, rules=RULES))
+    monkeypatch.undo()
+    with LadderStore.open(database, read_only=True) as store:
+        assert store.season()[0].name == "first"

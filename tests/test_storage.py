@@ -20,6 +20,7 @@ from wizard_referee.storage import (
     Schema,
     SchemaTooNew,
     StorageError,
+    StoreExists,
     open_database,
     open_store,
     remove_store,
@@ -261,6 +262,36 @@ def test_two_processes_opening_a_new_store_at_once_make_it_once(postgres_url: st
     db = open_database(postgres_url)
     assert db.execute("SELECT component, version FROM schema_version").fetchall() == [("birds", 3)]
     db.close()
+
+
+def test_of_processes_making_one_new_store_at_once_one_makes_it(database: str) -> None:
+    """``new=True``: checked under the schema's lock, so one opener makes the
+    store and the others are refused having written nothing (a loser that
+    removed 'its' store on failing would remove the winner's)."""
+    made: list[str] = []
+    refused: list[BaseException] = []
+    barrier = threading.Barrier(3)
+
+    def opener() -> None:
+        try:
+            barrier.wait()
+            db = open_store(database, schema(V1), new=True)
+        except StoreExists as e:
+            refused.append(e)
+        else:
+            made.append(db.where)
+            db.close()
+
+    threads = [threading.Thread(target=opener) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(made) == 1 and len(refused) == 2
+    assert all("holds a bird list already" in str(e) for e in refused)
+    with pytest.raises(StoreExists):
+        open_store(database, schema(V1), new=True)
+    assert store_exists(database, schema(V1))
 
 
 def test_removing_a_store_leaves_what_is_not_its(database: str) -> None:

@@ -50,6 +50,7 @@ from wizard_referee.storage import (
     DatabaseError,
     SchemaTooNew,
     StorageError,
+    StoreExists,
     beside_store,
     is_url,
     open_database,
@@ -198,7 +199,13 @@ class LadderStore:
             raise StoreError(
                 f"{shown(target)} holds a ladder already: give another database for a new one"
             )
-        db = open_store(target, LADDER_SCHEMA)
+        try:  # (made here, or refused having written nothing: another process was first)
+            db = open_store(target, LADDER_SCHEMA, new=True)
+        except StoreExists:
+            raise StoreError(
+                f"{shown(target)} holds a ladder already: give another "
+                f"{'database' if is_url(target) else 'file'} for a new one"
+            ) from None
         store = cls(db, target)
         try:
             with db.transaction():
@@ -212,7 +219,7 @@ class LadderStore:
                     },
                 )
         except BaseException:
-            remove_store(db, LADDER_SCHEMA)
+            remove_store(db, LADDER_SCHEMA)  # (this call made it: nothing of another's)
             raise
         return store
 
