@@ -4,24 +4,32 @@ are the same, on PostgreSQL alone for its row locks): an entry's sessions
 within its limit on every process, a lapsed claim taken over once and its
 former claimant storing nothing more, a suspended set claimed by one
 process of several (``FOR UPDATE SKIP LOCKED``: a set another process holds
-is skipped, not waited for), an older schema migrated after a note."""
+is skipped, not waited for), an older schema migrated after a note; a
+set's times of the database's clock; of two processes making one season
+at once, the second refused and removing nothing; a running ladder's
+session rows another process removed stored again by its heartbeat."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from time import time as real_time
 from types import SimpleNamespace
 
 import pytest
+import trio
 
+from wizard_arena.client import serve_bot
 from wizard_arena.rules import Rules
 from wizard_bots.random_bot import RandomBot
 from wizard_referee.ladder import sql
 from wizard_referee.ladder.live import LiveModel
+from wizard_referee.ladder.runner import Ladder, RunOptions, run_ladder
 from wizard_referee.ladder.season import Season
 from wizard_referee.ladder.store import ClaimLost, LadderStore, StoreError, new_token
+from wizard_referee.referee.logs import get_logger
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.storage import is_url, open_database
 from wizard_referee.tournament.seating import deal_seatings
@@ -203,3 +211,44 @@ def test_of_two_processes_creating_one_season_the_loser_removes_nothing(
     monkeypatch.undo()
     with LadderStore.open(database, read_only=True) as store:
         assert store.season()[0].name == "first"
+
+
+def test_session_rows_another_process_removed_are_stored_again(
+    database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that stalled longer than its lease finds its sessions' rows
+    removed by another (as expired): its heartbeat stores them again, so
+    the entry's session limit holds on every process."""
+    monkeypatch.chdir(tmp_path)  # (a PostgreSQL store's files are named after it, here)
+    token = new_token()
+    with LadderStore.create(database, Season("shared", players=3, rules=RULES)) as store:
+        store.add_entrant("a", token=token)
+
+    def rows() -> list[str]:
+        with LadderStore.open(database, read_only=True) as store:
+            return [str(r[0]) for r in store.rows("SELECT id FROM sessions")]
+
+    async def until(cond: Callable[[], bool], timeout: float) -> None:
+        with trio.fail_after(timeout):
+            while not cond():
+                await trio.sleep(0.05)
+
+    async def main() -> None:
+        options = RunOptions(port=0, bootstrap=-1, lease=1.5)
+        async with trio.open_nursery() as nursery:
+            ladder: Ladder = await nursery.start(
+                partial(run_ladder, database, options, log=get_logger(), notice=print)
+            )
+            nursery.start_soon(
+                partial(serve_bot, RandomBot(), ladder.address, "a", token, reconnect=False)
+            )
+            await until(lambda: len(rows()) == 1, 20)
+            with LadderStore.open(database) as other:  # it removes the rows as expired
+                other.run("DELETE FROM sessions")
+            await until(lambda: len(rows()) == 1, 10)  # stored again by the heartbeat
+            with LadderStore.open(database) as other:  # its one slot is held
+                assert not other.add_session("x/1", ladder.runner, 1, 30.0, limit=1)
+            ladder.stop()
+            nursery.cancel_scope.cancel()
+
+    trio.run(main)

@@ -570,7 +570,7 @@ class Ladder:
         third of a lease."""
         while True:
             self._presence()
-            self.store.renew(self.runner, self.options.lease)
+            self._restore(self.store.renew(self.runner, self.options.lease))
             taken = self.store.take_over_lapsed()
             if taken:
                 self.stats.sets_taken_over += len(taken)
@@ -592,6 +592,30 @@ class Ladder:
         for sid in set(live) - set(self.presence):
             self.store.add_session(self._row(sid), self.runner, live[sid], self.options.lease)
             self.presence[sid] = live[sid]
+
+    def _restore(self, kept: set[str]) -> None:
+        """Store again the rows of this runner's live sessions that are
+        gone (``kept``: the rows still stored): another process removed
+        them when this one's lease lapsed. Without its row a session holds
+        no slot, and another process would admit one more session of its
+        token. A session whose slot another took meanwhile is over the limit:
+        closed (UNAVAILABLE; its bot tries again)."""
+        sessions = {s.id: s for pool in self.host.pool.values() for s in pool}
+        for sid, vid in list(self.presence.items()):
+            s = sessions.get(sid)
+            if self._row(sid) in kept or s is None or not s.alive:
+                continue  # (a gone session's row is dropped by _presence)
+            hosted = s.hello.token in self.host.token_owner
+            limit = 0 if hosted else self.options.max_sessions_per_token
+            if self.store.add_session(self._row(sid), self.runner, vid, self.options.lease, limit):
+                self.log.warning("session_restored", session=sid, version=vid)
+                continue
+            self.log.warning("session_over_limit", session=sid, version=vid)
+            s.conn.close(
+                CloseCode.UNAVAILABLE,
+                f"too many sessions with this access token on this ladder's processes "
+                f"({limit} at most): try again later",
+            )
 
     async def _standings(self) -> None:
         """The official ratings' process, after sets finished, every

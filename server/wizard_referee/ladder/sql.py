@@ -268,7 +268,9 @@ ADD_SESSION = (
 session whose lease lapsed (its process was killed), nothing where a live
 session holds it."""
 DROP_SESSION = "DELETE FROM sessions WHERE id = :id"
-RENEW_SESSIONS = "UPDATE sessions SET expires_at = :expires WHERE runner_id = :runner"
+RENEW_SESSIONS = "UPDATE sessions SET expires_at = :expires WHERE runner_id = :runner RETURNING id"
+"""This runner's session rows renewed: those still stored (another process
+removes the rows of a lease that lapsed, e.g. while this one stalled)."""
 DROP_EXPIRED_SESSIONS = "DELETE FROM sessions WHERE expires_at < :now"
 ONLINE = "SELECT version_id, COUNT(*) FROM sessions WHERE expires_at >= :now GROUP BY version_id"
 

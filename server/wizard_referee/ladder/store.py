@@ -545,14 +545,19 @@ class LadderStore:
         self.run(sql.DROP_EXPIRED_SESSIONS, {"now": now})  # (a statement of its own)
         return taken
 
-    def renew(self, runner: str, lease: float) -> None:
+    def renew(self, runner: str, lease: float) -> set[str]:
         """Extend this runner's lease, its sessions' and its sets' claims
-        (the heartbeat: every third of a lease)."""
+        (the heartbeat: every third of a lease). The sessions whose rows are
+        still stored: a row missing was removed by another process when its
+        lease lapsed (this one stalled, or lost the database, longer than a
+        lease), and must be stored again (:meth:`add_session`) for its
+        entry's limit to hold."""
         with self.db.transaction():
             expires = self.clock() + lease
             self.run(sql.RENEW_RUNNER, {"id": runner, "expires": expires})
-            self.run(sql.RENEW_SESSIONS, {"runner": runner, "expires": expires})
+            kept = self.rows(sql.RENEW_SESSIONS, {"runner": runner, "expires": expires})
             self.run(sql.RENEW_CLAIMS, {"runner": runner, "expires": expires})
+        return {str(r[0]) for r in kept}
 
     def stop_runner(self, runner: str) -> None:
         """This runner stops: its sets wait for their members, its sessions go."""
