@@ -7,7 +7,8 @@ process of several (``FOR UPDATE SKIP LOCKED``: a set another process holds
 is skipped, not waited for), an older schema migrated after a note; a
 set's times of the database's clock; of two processes making one season
 at once, the second refused and removing nothing; a running ladder's
-session rows another process removed stored again by its heartbeat."""
+session rows another process removed stored again by its heartbeat; the
+sets others finished caught up with in the order they were committed."""
 
 from __future__ import annotations
 
@@ -62,13 +63,15 @@ def _runners(target: str) -> Iterator[tuple[LadderStore, LadderStore]]:
         b.close()
 
 
-def _game(store: LadderStore, set_id: int, r: int, deal: str) -> tuple[list[int], GameRecord]:
-    """Game ``r`` of set ``set_id`` (members a, b, c), played here."""
+def _game(
+    store: LadderStore, set_id: int, r: int, deal: str, members: tuple[int, ...] = (1, 2, 3)
+) -> tuple[list[int], GameRecord]:
+    """Game ``r`` of set ``set_id`` (members a, b, c unless given), played here."""
     labels = {v.id: v.label for v in store.versions()}
-    names = [labels[v] for v in (1, 2, 3)]
+    names = [labels[v] for v in members]
     seating = deal_seatings(names)[r]
     spec = GameSpec(f"s{set_id}-r{r}", 0, set_id, 0, r, deal, tuple(seating))
-    by_label = {labels[v]: v for v in (1, 2, 3)}
+    by_label = {labels[v]: v for v in members}
     record = play_record(spec, RULES, dict.fromkeys(names, RandomBot))
     return [by_label[x] for x in seating], record
 
@@ -252,3 +255,32 @@ def test_session_rows_another_process_removed_are_stored_again(
             nursery.cancel_scope.cancel()
 
     trio.run(main)
+
+
+def _played(store: LadderStore, runner: str, members: tuple[int, ...]) -> int:
+    """A set of ``members`` claimed by ``runner``, its games played and stored."""
+    set_id, deal = store.new_set(list(members), runner, 30.0, SECRET)
+    for r in range(6):
+        seats, record = _game(store, set_id, r, deal, members)
+        store.save_game(set_id, r, seats, record, runner=runner)
+    return set_id
+
+
+def test_catching_up_applies_every_set_in_the_order_committed(database: str) -> None:
+    """B finishes a set, then A one with two of its members, before A reads
+    B's: A's live ratings end as stored after its own set (not put back to
+    those after B's), and each set is counted once."""
+    with _runners(_season(database)) as (a, b):
+        ladder = Ladder(a, RunOptions(), get_logger(), print)
+        ladder.runner = "A"
+        ladder._load()
+        ladder._renewed = float("-inf")  # (a heartbeat is due: it renews A's leases)
+        a.run("UPDATE runners SET expires_at = 0 WHERE id = 'A'")
+        b.finish_set(_played(b, "B", (1, 2, 3)), [1, 2, 3], LiveModel().rate, runner="B")
+        ladder._finish(_played(a, "A", (1, 2, 4)), [1, 2, 4])
+        ladder._catch_up()
+        last = {v: rating for _, _, res in a.finished_sets() for v, (_, rating) in res.items()}
+        assert ladder.ratings == last
+        assert ladder.sets == {1: 2, 2: 2, 3: 1, 4: 1}
+        assert ladder.finished_to == 2 and not ladder.counted
+        assert a.rows("SELECT expires_at FROM runners WHERE id = 'A'")[0][0] > a.clock() + 20

@@ -77,6 +77,8 @@ __all__ = ["Ladder", "LadderTokens", "RunOptions", "Stats", "run_ladder"]
 
 #: Seconds between two looks at the registry (a change made meanwhile waits that long).
 REGISTRY_EVERY = 1.0
+#: Finished sets read at a time when catching up with the other processes' sets.
+CATCH_UP_BATCH = 500
 #: Seconds a hosted version that gave up restarting waits before it is started again.
 RELAUNCH_AFTER = 60.0
 #: The least the matchmaker waits for other entries before it repeats a recent table
@@ -234,6 +236,8 @@ class Ladder:
         self._host: GameHost | None = None
         self._nursery: trio.Nursery | None = None
         self._stop = trio.Event()
+        self._renewed = time.monotonic()
+        """When this runner's leases were last renewed (monotonic seconds)."""
 
     def stop(self) -> None:
         """End :meth:`run`: its sets left to be finished by the next run.
@@ -278,18 +282,26 @@ class Ladder:
 
     def _catch_up(self) -> None:
         """Sets other processes sharing the store finished: their members'
-        live ratings (stored, in the order the sets were committed), sets
-        played and recent tables."""
-        if self.store.fingerprint()[0] <= self.finished_to:
-            return
-        for seq, _, seats, results in self.store.finished_after(self.finished_to):
-            self.finished_to = max(self.finished_to, seq)
-            if seq in self.counted:
-                continue
-            self.ratings.update({v: r for v, (_, r) in results.items()})
-            self.sets.update(seats)
-            self.matchmaker.record(seats)
-        self.counted = {q for q in self.counted if q > self.finished_to}
+        live ratings (stored), sets played and recent tables. Every set's
+        ratings are applied in the order the sets were committed, this
+        runner's own too (counted already, but a set of another committed
+        before one of this runner's may be read only after it: applied
+        alone, it would put back its members' older ratings). Read a batch
+        at a time, the heartbeat kept between batches when it is due (a
+        long catch-up must not let this runner's leases lapse)."""
+        while self.store.fingerprint()[0] > self.finished_to:
+            batch = self.store.finished_after(self.finished_to, CATCH_UP_BATCH)
+            if not batch:
+                return
+            for seq, _, seats, results in batch:
+                self.finished_to = max(self.finished_to, seq)
+                self.ratings.update({v: r for v, (_, r) in results.items()})
+                if seq in self.counted:
+                    continue  # (its sets played and table counted when it finished here)
+                self.sets.update(seats)
+                self.matchmaker.record(seats)
+            self.counted = {q for q in self.counted if q > self.finished_to}
+            self._heartbeat_if_due()
 
     def _reload(self) -> None:
         """The registry, read again when it changed."""
@@ -540,13 +552,19 @@ class Ladder:
         self.set_seconds += (took - self.set_seconds) / min(self.stats.sets_finished + 1, 20)
         self.matchmaker.patience = max(MIN_PATIENCE, self.set_seconds / 2)
         t0 = time.perf_counter()
-        seq, _, after = self.store.finish_set(set_id, members, self.model.rate, runner=self.runner)
-        self.counted.add(seq)
+        self._finish(set_id, members)
         self.stats.finish_seconds += time.perf_counter() - t0
         self.stats.sets_finished += 1
+        self.log.info("set_finished", set=set_id, entries=list(labels))
+
+    def _finish(self, set_id: int, members: list[int]) -> None:
+        """Finish a set this runner played, every game stored: its members'
+        live ratings and sets played (counted here, read again in order when
+        catching up)."""
+        seq, _, after = self.store.finish_set(set_id, members, self.model.rate, runner=self.runner)
+        self.counted.add(seq)
         self.ratings.update(zip(members, after, strict=True))
         self.sets.update(members)
-        self.log.info("set_finished", set=set_id, entries=list(labels))
 
     async def _matchmaking(self) -> None:
         while True:
@@ -569,14 +587,34 @@ class Ladder:
         process whose lease lapsed (killed, or cut off) taken over, every
         third of a lease."""
         while True:
-            self._presence()
-            self._restore(self.store.renew(self.runner, self.options.lease))
+            self._heartbeat()
             taken = self.store.take_over_lapsed()
             if taken:
                 self.stats.sets_taken_over += len(taken)
                 self.log.warning("sets_taken_over", sets=taken)
                 self.host.arena.notify()
-            await trio.sleep(min(self.options.lease / 3, 2.0))
+            await trio.sleep(self._beat)
+
+    @property
+    def _beat(self) -> float:
+        """Seconds between two renewals of this runner's leases."""
+        return min(self.options.lease / 3, 2.0)
+
+    def _heartbeat(self) -> None:
+        """This runner's leases renewed, its sessions' rows stored again
+        where another process removed them."""
+        if self._host is not None:
+            self._presence()
+        kept = self.store.renew(self.runner, self.options.lease)
+        self._renewed = time.monotonic()
+        if self._host is not None:
+            self._restore(kept)
+
+    def _heartbeat_if_due(self) -> None:
+        """The heartbeat, from work that keeps the loop busy a while (a long
+        catch-up), when a beat is due."""
+        if time.monotonic() - self._renewed >= self._beat:
+            self._heartbeat()
 
     def _presence(self) -> None:
         """Session rows for every live hosted session (a dial-in one's is

@@ -353,11 +353,11 @@ ADD_SET_RESULT = (
 
 FINISHED_SETS = (
     "SELECT id, seats, finish_seq FROM sets WHERE status = 'finished' AND finish_seq > :after"
-    " ORDER BY finish_seq"
+    " ORDER BY finish_seq LIMIT :limit"
 )
 SET_RESULTS = (
     "SELECT set_id, version_id, finish_seq, score, mu, sigma FROM set_results"
-    " WHERE finish_seq > :after ORDER BY finish_seq, version_id"
+    " WHERE finish_seq > :after AND finish_seq <= :upto ORDER BY finish_seq, version_id"
 )
 RATED_SEATS = (
     "SELECT g.set_id, g.id, r.version_id, r.total FROM seat_results r"

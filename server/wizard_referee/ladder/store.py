@@ -773,14 +773,20 @@ class LadderStore:
             yield set_id, seats, results
 
     def finished_after(
-        self, after: int
+        self, after: int, limit: int | None = None
     ) -> list[tuple[int, int, list[int], dict[int, tuple[int, Rating]]]]:
         """The sets finished after place ``after`` in the order of finishing
-        (whichever process finished them), in that order: place, id, seats,
-        each member's summed score and live rating after it."""
-        sets = self.rows(sql.FINISHED_SETS, {"after": after})  # (first: each has its results)
+        (whichever process finished them), in that order, the first
+        ``limit`` of them (None: all): place, id, seats, each member's
+        summed score and live rating after it."""
+        every = 2**62 if limit is None else limit
+        sets = self.rows(sql.FINISHED_SETS, {"after": after, "limit": every})
+        if not sets:
+            return []
+        upto = max(int(r[2]) for r in sets)  # (read first: each has its results)
         results: dict[int, dict[int, tuple[int, Rating]]] = {}
-        for set_id, version, _, score, mu, sigma in self.rows(sql.SET_RESULTS, {"after": after}):
+        found = self.rows(sql.SET_RESULTS, {"after": after, "upto": upto})
+        for set_id, version, _, score, mu, sigma in found:
             results.setdefault(int(set_id), {})[int(version)] = (
                 int(score),
                 (float(mu), float(sigma)),
