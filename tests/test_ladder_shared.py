@@ -8,7 +8,8 @@ is skipped, not waited for), an older schema migrated after a note; a
 set's times of the database's clock; of two processes making one season
 at once, the second refused and removing nothing; a running ladder's
 session rows another process removed stored again by its heartbeat; the
-sets others finished caught up with in the order they were committed."""
+sets others finished caught up with in the order they were committed; a
+suspended set void only when no live process has its members."""
 
 from __future__ import annotations
 
@@ -284,3 +285,29 @@ def test_catching_up_applies_every_set_in_the_order_committed(database: str) -> 
         assert ladder.sets == {1: 2, 2: 2, 3: 1, 4: 1}
         assert ladder.finished_to == 2 and not ladder.counted
         assert a.rows("SELECT expires_at FROM runners WHERE id = 'A'")[0][0] > a.clock() + 20
+
+
+def test_a_suspended_set_is_void_only_when_no_live_process_has_its_members(
+    database: str,
+) -> None:
+    """Past the return window, A (none of the set's members connected) leaves
+    the set to B while B has them all connected; once B has not, it is void."""
+    with _runners(_season(database)) as (a, b):
+        ladder = Ladder(a, RunOptions(return_window=1.0), get_logger(), print)
+        ladder.runner = "A"
+        ladder.versions = {v.id: v for v in a.versions()}
+        ladder._host = SimpleNamespace(pool={})  # type: ignore[assignment]
+        set_id, _ = a.new_set([1, 2, 3], "A", 30.0, SECRET)
+        a.suspend(set_id, "a member left", "A")
+        a.run("UPDATE sets SET suspended_at = 0")  # (long ago)
+        for v in (1, 2, 3):
+            assert b.add_session(f"B/{v}", "B", v, 30.0, limit=1)
+        assert a.connected_together([1, 2, 3]) == ["B"]
+        ladder._settle_suspended()
+        row = a.set_row(set_id)
+        assert row is not None and row["status"] == "suspended"
+        b.drop_session("B/3")  # (its bot went to a third process, or away)
+        assert a.connected_together([1, 2, 3]) == []
+        ladder._settle_suspended()
+        row = a.set_row(set_id)
+        assert row is not None and row["status"] == "void" and "did not come back" in row["why"]

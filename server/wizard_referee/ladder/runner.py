@@ -442,7 +442,10 @@ class Ladder:
 
     def _settle_suspended(self) -> set[int]:
         """Void the suspended sets that cannot go on, resume those that can;
-        the members held for a set whose members are all back."""
+        the members held for a set whose members are all back. A set whose
+        members are away here past the return window is void only when no
+        live process has them all connected (one that has plays it on: a
+        killed process's bots that dialed another)."""
         held: set[int] = set()
         now = self.store.clock()
         for set_id, seats, deal, since, _ in self.store.suspended():
@@ -453,7 +456,11 @@ class Ladder:
                 self._void(set_id, f"{', '.join(gone)} retired or replaced")
                 continue
             away = [self.versions[v].label for v in seats if not self.connected(self.versions[v])]
-            if away and now - since > self.options.return_window:
+            if (
+                away
+                and now - since > self.options.return_window
+                and not self.store.connected_together(seats)  # (else left to that process)
+            ):
                 self._void(
                     set_id,
                     f"interrupted: {', '.join(away)} did not come back within "

@@ -273,6 +273,12 @@ RENEW_SESSIONS = "UPDATE sessions SET expires_at = :expires WHERE runner_id = :r
 removes the rows of a lease that lapsed, e.g. while this one stalled)."""
 DROP_EXPIRED_SESSIONS = "DELETE FROM sessions WHERE expires_at < :now"
 ONLINE = "SELECT version_id, COUNT(*) FROM sessions WHERE expires_at >= :now GROUP BY version_id"
+LIVE_SESSIONS = (
+    "SELECT DISTINCT s.runner_id, s.version_id FROM sessions s JOIN runners r"
+    " ON r.id = s.runner_id WHERE s.expires_at >= :now AND r.expires_at >= :now"
+    " AND r.stopped_at IS NULL"
+)
+"""The entries each live runner has connected now (its lease running)."""
 
 # -- sets and games -----------------------------------------------------------------------
 

@@ -599,6 +599,14 @@ class LadderStore:
         """Sessions connected now, by version."""
         return {int(v): int(n) for v, n in self.rows(sql.ONLINE, {"now": self.clock()})}
 
+    def connected_together(self, versions: Sequence[int]) -> list[str]:
+        """The live runners (their leases running) on which every one of
+        ``versions`` is connected now: those that can play a set of them."""
+        by_runner: dict[str, set[int]] = {}
+        for runner, version in self.rows(sql.LIVE_SESSIONS, {"now": self.clock()}):
+            by_runner.setdefault(str(runner), set()).add(int(version))
+        return sorted(r for r, connected in by_runner.items() if set(versions) <= connected)
+
     # -- sets ---------------------------------------------------------------------------
 
     def new_set(
