@@ -24,12 +24,17 @@ processes, confined under ``sandbox = "bwrap"``), and these tasks:
   each in one of its entry's slots: within ``max_sessions_per_token`` on
   every process sharing the store) and its sets' claims are renewed, and
   the sets whose claim lapsed are taken over (suspended, to be played on
-  by whichever process has their members); a ladder that stops leaves its
-  sets suspended, one killed leaves them ``playing`` until its lease
-  lapses (or, on SQLite, until the next start); a game is stored and a
-  set finished only while this runner holds its claim (:mod:`.store`);
-- **the others' sets**: every second, the sets other processes finished
-  (the live ratings and sets played that matchmaking uses);
+  by whichever process has their members; void after the return window
+  only when no live process has them all); session rows another process
+  removed (this one stalled past its lease) are stored again; a ladder
+  that stops leaves its sets suspended, one killed leaves them
+  ``playing`` until its lease lapses (or, on SQLite, until the next
+  start); a game is stored and a set finished only while this runner
+  holds its claim (:mod:`.store`);
+- **the others' sets**: every second, the sets finished since (by any
+  process sharing the store), their stored live ratings applied in the
+  order they were committed (the ratings and sets played that
+  matchmaking uses);
 - **official standings** (:mod:`.standings`), in a process of their own
   started through the host's launcher, after sets finish (at most every
   ``standings_every`` seconds).
