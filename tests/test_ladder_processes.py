@@ -165,7 +165,12 @@ def test_two_processes_share_a_season_and_one_is_killed_mid_set(
                 async with open_bot_session(address, name="bot00", token=tokens["bot00"]) as s:
                     async for _ in s:
                         pass
-            killed.extend(_mid_set(postgres_url, procs[0].pid))
+            # (the first may be between sets by now: wait until it is in one again)
+            pid = procs[0].pid
+            with trio.fail_after(30):
+                while not (found := await trio.to_thread.run_sync(_mid_set, postgres_url, pid)):
+                    await trio.sleep(0.1)
+            killed.extend(found)
             procs[0].send_signal(signal.SIGKILL)
             procs[0].wait()
             status = _status(postgres_url)

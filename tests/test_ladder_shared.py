@@ -4,22 +4,34 @@ are the same, on PostgreSQL alone for its row locks): an entry's sessions
 within its limit on every process, a lapsed claim taken over once and its
 former claimant storing nothing more, a suspended set claimed by one
 process of several (``FOR UPDATE SKIP LOCKED``: a set another process holds
-is skipped, not waited for), an older schema migrated after a note."""
+is skipped, not waited for), an older schema migrated after a note; a
+set's times of the database's clock; of two processes making one season
+at once, the second refused and removing nothing; a running ladder's
+session rows another process removed stored again by its heartbeat; the
+sets others finished caught up with in the order they were committed; a
+suspended set void only when no live process has its members."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
+from time import time as real_time
+from types import SimpleNamespace
 
 import pytest
+import trio
 
+from wizard_arena.client import serve_bot
 from wizard_arena.rules import Rules
 from wizard_bots.random_bot import RandomBot
 from wizard_referee.ladder import sql
 from wizard_referee.ladder.live import LiveModel
+from wizard_referee.ladder.runner import Ladder, RunOptions, run_ladder
 from wizard_referee.ladder.season import Season
-from wizard_referee.ladder.store import ClaimLost, LadderStore, new_token
+from wizard_referee.ladder.store import ClaimLost, LadderStore, StoreError, new_token
+from wizard_referee.referee.logs import get_logger
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.storage import is_url, open_database
 from wizard_referee.tournament.seating import deal_seatings
@@ -52,13 +64,15 @@ def _runners(target: str) -> Iterator[tuple[LadderStore, LadderStore]]:
         b.close()
 
 
-def _game(store: LadderStore, set_id: int, r: int, deal: str) -> tuple[list[int], GameRecord]:
-    """Game ``r`` of set ``set_id`` (members a, b, c), played here."""
+def _game(
+    store: LadderStore, set_id: int, r: int, deal: str, members: tuple[int, ...] = (1, 2, 3)
+) -> tuple[list[int], GameRecord]:
+    """Game ``r`` of set ``set_id`` (members a, b, c unless given), played here."""
     labels = {v.id: v.label for v in store.versions()}
-    names = [labels[v] for v in (1, 2, 3)]
+    names = [labels[v] for v in members]
     seating = deal_seatings(names)[r]
     spec = GameSpec(f"s{set_id}-r{r}", 0, set_id, 0, r, deal, tuple(seating))
-    by_label = {labels[v]: v for v in (1, 2, 3)}
+    by_label = {labels[v]: v for v in members}
     record = play_record(spec, RULES, dict.fromkeys(names, RandomBot))
     return [by_label[x] for x in seating], record
 
@@ -155,3 +169,145 @@ def test_a_store_of_an_older_schema_is_migrated_after_a_note(
         assert version.fetchone()[0] == 2
     finally:
         db.close()
+
+
+def test_a_sets_times_are_of_the_databases_clock(
+    database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Processes on machines whose clocks differ write times of one clock:
+    the database's (here this process's clock is an hour behind)."""
+    import wizard_referee.ladder.store as store_module
+
+    behind = SimpleNamespace(time=lambda: real_time() - 3600.0)
+    monkeypatch.setattr(store_module, "time", behind, raising=False)
+    with _runners(_season(database)) as (a, _):
+        a.add_entrant("e", token=new_token())
+        set_id, deal = a.new_set([1, 2, 3], "A", 30.0, SECRET)
+        for r in range(6):
+            seats, record = _game(a, set_id, r, deal)
+            a.save_game(set_id, r, seats, record, runner="A")
+        a.finish_set(set_id, [1, 2, 3], LiveModel().rate, runner="A")
+        now = a.clock()
+        row = a.set_row(set_id)
+        assert row is not None and abs(row["ended_at"] - now) < 60
+        assert abs(row["created_at"] - now) < 60
+        created = {v.label: v.created_at for v in a.versions()}
+        assert abs(created["e@v1"] - now) < 60
+
+
+def test_of_two_processes_creating_one_season_the_loser_removes_nothing(
+    database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two ``ladder create`` at once both find no store at first; the one
+    that makes it second is refused and leaves the first one's season."""
+    import wizard_referee.ladder.store as store_module
+
+    LadderStore.create(database, Season("first", players=3, rules=RULES)).close()
+
+    class Unseen(type(Path())):  # type: ignore[misc]
+        def exists(self, *args: object, **kwargs: object) -> bool:
+            return False  # (as the loser saw it a moment before the winner made it)
+
+    monkeypatch.setattr(store_module, "store_exists", lambda *args: False)
+    monkeypatch.setattr(store_module, "Path", Unseen)
+    with pytest.raises(StoreError, match="holds a ladder already"):
+        LadderStore.create(database, Season("second", players=3, rules=RULES))
+    monkeypatch.undo()
+    with LadderStore.open(database, read_only=True) as store:
+        assert store.season()[0].name == "first"
+
+
+def test_session_rows_another_process_removed_are_stored_again(
+    database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that stalled longer than its lease finds its sessions' rows
+    removed by another (as expired): its heartbeat stores them again, so
+    the entry's session limit holds on every process."""
+    monkeypatch.chdir(tmp_path)  # (a PostgreSQL store's files are named after it, here)
+    token = new_token()
+    with LadderStore.create(database, Season("shared", players=3, rules=RULES)) as store:
+        store.add_entrant("a", token=token)
+
+    def rows() -> list[str]:
+        with LadderStore.open(database, read_only=True) as store:
+            return [str(r[0]) for r in store.rows("SELECT id FROM sessions")]
+
+    async def until(cond: Callable[[], bool], timeout: float) -> None:
+        with trio.fail_after(timeout):
+            while not cond():
+                await trio.sleep(0.05)
+
+    async def main() -> None:
+        options = RunOptions(port=0, bootstrap=-1, lease=1.5)
+        async with trio.open_nursery() as nursery:
+            ladder: Ladder = await nursery.start(
+                partial(run_ladder, database, options, log=get_logger(), notice=print)
+            )
+            nursery.start_soon(
+                partial(serve_bot, RandomBot(), ladder.address, "a", token, reconnect=False)
+            )
+            await until(lambda: len(rows()) == 1, 20)
+            with LadderStore.open(database) as other:  # it removes the rows as expired
+                other.run("DELETE FROM sessions")
+            await until(lambda: len(rows()) == 1, 10)  # stored again by the heartbeat
+            with LadderStore.open(database) as other:  # its one slot is held
+                assert not other.add_session("x/1", ladder.runner, 1, 30.0, limit=1)
+            ladder.stop()
+            nursery.cancel_scope.cancel()
+
+    trio.run(main)
+
+
+def _played(store: LadderStore, runner: str, members: tuple[int, ...]) -> int:
+    """A set of ``members`` claimed by ``runner``, its games played and stored."""
+    set_id, deal = store.new_set(list(members), runner, 30.0, SECRET)
+    for r in range(6):
+        seats, record = _game(store, set_id, r, deal, members)
+        store.save_game(set_id, r, seats, record, runner=runner)
+    return set_id
+
+
+def test_catching_up_applies_every_set_in_the_order_committed(database: str) -> None:
+    """B finishes a set, then A one with two of its members, before A reads
+    B's: A's live ratings end as stored after its own set (not put back to
+    those after B's), and each set is counted once."""
+    with _runners(_season(database)) as (a, b):
+        ladder = Ladder(a, RunOptions(), get_logger(), print)
+        ladder.runner = "A"
+        ladder._load()
+        ladder._renewed = float("-inf")  # (a heartbeat is due: it renews A's leases)
+        a.run("UPDATE runners SET expires_at = 0 WHERE id = 'A'")
+        b.finish_set(_played(b, "B", (1, 2, 3)), [1, 2, 3], LiveModel().rate, runner="B")
+        ladder._finish(_played(a, "A", (1, 2, 4)), [1, 2, 4])
+        ladder._catch_up()
+        last = {v: rating for _, _, res in a.finished_sets() for v, (_, rating) in res.items()}
+        assert ladder.ratings == last
+        assert ladder.sets == {1: 2, 2: 2, 3: 1, 4: 1}
+        assert ladder.finished_to == 2 and not ladder.counted
+        assert a.rows("SELECT expires_at FROM runners WHERE id = 'A'")[0][0] > a.clock() + 20
+
+
+def test_a_suspended_set_is_void_only_when_no_live_process_has_its_members(
+    database: str,
+) -> None:
+    """Past the return window, A (none of the set's members connected) leaves
+    the set to B while B has them all connected; once B has not, it is void."""
+    with _runners(_season(database)) as (a, b):
+        ladder = Ladder(a, RunOptions(return_window=1.0), get_logger(), print)
+        ladder.runner = "A"
+        ladder.versions = {v.id: v for v in a.versions()}
+        ladder._host = SimpleNamespace(pool={})  # type: ignore[assignment]
+        set_id, _ = a.new_set([1, 2, 3], "A", 30.0, SECRET)
+        a.suspend(set_id, "a member left", "A")
+        a.run("UPDATE sets SET suspended_at = 0")  # (long ago)
+        for v in (1, 2, 3):
+            assert b.add_session(f"B/{v}", "B", v, 30.0, limit=1)
+        assert a.connected_together([1, 2, 3]) == ["B"]
+        ladder._settle_suspended()
+        row = a.set_row(set_id)
+        assert row is not None and row["status"] == "suspended"
+        b.drop_session("B/3")  # (its bot went to a third process, or away)
+        assert a.connected_together([1, 2, 3]) == []
+        ladder._settle_suspended()
+        row = a.set_row(set_id)
+        assert row is not None and row["status"] == "void" and "did not come back" in row["why"]

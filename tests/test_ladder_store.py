@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from wizard_referee.ladder.sql import LADDER_SCHEMA
-from wizard_referee.ladder.store import Busy, LadderStore, token_hash
+from wizard_referee.ladder.store import Busy, LadderStore, StoreError, token_hash
 from wizard_referee.storage import open_database
 
 from .cli_here import Ran, cli_here
@@ -216,7 +216,8 @@ def test_a_store_of_the_first_form_is_converted_after_a_copy_is_kept(
 ) -> None:
     """The ladder's first stores kept their version in a table of their own
     form (one column): converted to the storage room's when opened to write,
-    after a note naming the copy kept; read-only, they are not read."""
+    after a note naming the copy kept; a reader refuses them in one line
+    saying so, and writes nothing."""
     season = sqlite_season
     ladder(capsys, monkeypatch, "add", "alice", "-d", str(season))
     db = sqlite3.connect(season)
@@ -227,6 +228,13 @@ def test_a_store_of_the_first_form_is_converted_after_a_copy_is_kept(
     )
     db.close()
     first = dump(season)
+    # a reader (standings, the web pages) says in one line how to convert it
+    ran = ladder(capsys, monkeypatch, "standings", "-d", str(season))
+    assert ran.returncode == 2 and ran.stderr.count("\n") == 1, ran.stderr
+    assert "first form" in ran.stderr and "open it once to write" in ran.stderr
+    with pytest.raises(StoreError, match="first form"):
+        LadderStore.open(season, read_only=True)
+    assert dump(season) == first
     ran = ladder(capsys, monkeypatch, "list", "-d", str(season))
     assert ran.returncode == 0, ran.stderr
     assert "alice" in ran.stdout and "converting it now" in ran.stderr

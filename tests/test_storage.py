@@ -20,6 +20,7 @@ from wizard_referee.storage import (
     Schema,
     SchemaTooNew,
     StorageError,
+    StoreExists,
     open_database,
     open_store,
     remove_store,
@@ -263,6 +264,36 @@ def test_two_processes_opening_a_new_store_at_once_make_it_once(postgres_url: st
     db.close()
 
 
+def test_of_processes_making_one_new_store_at_once_one_makes_it(database: str) -> None:
+    """``new=True``: checked under the schema's lock, so one opener makes the
+    store and the others are refused having written nothing (a loser that
+    removed 'its' store on failing would remove the winner's)."""
+    made: list[str] = []
+    refused: list[BaseException] = []
+    barrier = threading.Barrier(3)
+
+    def opener() -> None:
+        try:
+            barrier.wait()
+            db = open_store(database, schema(V1), new=True)
+        except StoreExists as e:
+            refused.append(e)
+        else:
+            made.append(db.where)
+            db.close()
+
+    threads = [threading.Thread(target=opener) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(made) == 1 and len(refused) == 2
+    assert all("holds a bird list already" in str(e) for e in refused)
+    with pytest.raises(StoreExists):
+        open_store(database, schema(V1), new=True)
+    assert store_exists(database, schema(V1))
+
+
 def test_removing_a_store_leaves_what_is_not_its(database: str) -> None:
     db = open_store(database, schema(V1))
     db.execute("CREATE TABLE notes (text TEXT)")
@@ -285,6 +316,28 @@ def test_postgres_errors_are_one_line_without_the_password(postgres_url: str) ->
     assert "\n" not in line and "pw" not in line
     assert line.startswith("cannot open postgresql://postgres:***@/nope_")
     assert line.endswith("(create it first: createdb, or CREATE DATABASE as its owner)")
+
+
+@NEEDS_POSTGRES
+def test_postgres_connections_notice_a_lost_database_within_30_s(postgres_url: str) -> None:
+    """TCP keepalives and tcp_user_timeout on every connection (a URL's own
+    values kept): a dead server or network is noticed, not waited on."""
+    db = open_database(postgres_url)
+    try:
+        given = db.con.info.get_parameters()  # type: ignore[attr-defined]
+    finally:
+        db.close()
+    assert given["keepalives"] == "1" and given["tcp_user_timeout"] == "30000"
+    assert (
+        int(given["keepalives_idle"])
+        + int(given["keepalives_interval"]) * int(given["keepalives_count"])
+        <= 30
+    )
+    db = open_database(f"{postgres_url}&keepalives_idle=20")
+    try:
+        assert db.con.info.get_parameters()["keepalives_idle"] == "20"  # type: ignore[attr-defined]
+    finally:
+        db.close()
 
 
 def test_a_store_that_cannot_be_opened_says_why(tmp_path: Path) -> None:

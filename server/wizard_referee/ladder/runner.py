@@ -24,12 +24,17 @@ processes, confined under ``sandbox = "bwrap"``), and these tasks:
   each in one of its entry's slots: within ``max_sessions_per_token`` on
   every process sharing the store) and its sets' claims are renewed, and
   the sets whose claim lapsed are taken over (suspended, to be played on
-  by whichever process has their members); a ladder that stops leaves its
-  sets suspended, one killed leaves them ``playing`` until its lease
-  lapses (or, on SQLite, until the next start); a game is stored and a
-  set finished only while this runner holds its claim (:mod:`.store`);
-- **the others' sets**: every second, the sets other processes finished
-  (the live ratings and sets played that matchmaking uses);
+  by whichever process has their members; void after the return window
+  only when no live process has them all); session rows another process
+  removed (this one stalled past its lease) are stored again; a ladder
+  that stops leaves its sets suspended, one killed leaves them
+  ``playing`` until its lease lapses (or, on SQLite, until the next
+  start); a game is stored and a set finished only while this runner
+  holds its claim (:mod:`.store`);
+- **the others' sets**: every second, the sets finished since (by any
+  process sharing the store), their stored live ratings applied in the
+  order they were committed (the ratings and sets played that
+  matchmaking uses);
 - **official standings** (:mod:`.standings`), in a process of their own
   started through the host's launcher, after sets finish (at most every
   ``standings_every`` seconds).
@@ -77,6 +82,8 @@ __all__ = ["Ladder", "LadderTokens", "RunOptions", "Stats", "run_ladder"]
 
 #: Seconds between two looks at the registry (a change made meanwhile waits that long).
 REGISTRY_EVERY = 1.0
+#: Finished sets read at a time when catching up with the other processes' sets.
+CATCH_UP_BATCH = 500
 #: Seconds a hosted version that gave up restarting waits before it is started again.
 RELAUNCH_AFTER = 60.0
 #: The least the matchmaker waits for other entries before it repeats a recent table
@@ -234,6 +241,8 @@ class Ladder:
         self._host: GameHost | None = None
         self._nursery: trio.Nursery | None = None
         self._stop = trio.Event()
+        self._renewed = time.monotonic()
+        """When this runner's leases were last renewed (monotonic seconds)."""
 
     def stop(self) -> None:
         """End :meth:`run`: its sets left to be finished by the next run.
@@ -278,18 +287,26 @@ class Ladder:
 
     def _catch_up(self) -> None:
         """Sets other processes sharing the store finished: their members'
-        live ratings (stored, in the order the sets were committed), sets
-        played and recent tables."""
-        if self.store.fingerprint()[0] <= self.finished_to:
-            return
-        for seq, _, seats, results in self.store.finished_after(self.finished_to):
-            self.finished_to = max(self.finished_to, seq)
-            if seq in self.counted:
-                continue
-            self.ratings.update({v: r for v, (_, r) in results.items()})
-            self.sets.update(seats)
-            self.matchmaker.record(seats)
-        self.counted = {q for q in self.counted if q > self.finished_to}
+        live ratings (stored), sets played and recent tables. Every set's
+        ratings are applied in the order the sets were committed, this
+        runner's own too (counted already, but a set of another committed
+        before one of this runner's may be read only after it: applied
+        alone, it would put back its members' older ratings). Read a batch
+        at a time, the heartbeat kept between batches when it is due (a
+        long catch-up must not let this runner's leases lapse)."""
+        while self.store.fingerprint()[0] > self.finished_to:
+            batch = self.store.finished_after(self.finished_to, CATCH_UP_BATCH)
+            if not batch:
+                return
+            for seq, _, seats, results in batch:
+                self.finished_to = max(self.finished_to, seq)
+                self.ratings.update({v: r for v, (_, r) in results.items()})
+                if seq in self.counted:
+                    continue  # (its sets played and table counted when it finished here)
+                self.sets.update(seats)
+                self.matchmaker.record(seats)
+            self.counted = {q for q in self.counted if q > self.finished_to}
+            self._heartbeat_if_due()
 
     def _reload(self) -> None:
         """The registry, read again when it changed."""
@@ -430,7 +447,10 @@ class Ladder:
 
     def _settle_suspended(self) -> set[int]:
         """Void the suspended sets that cannot go on, resume those that can;
-        the members held for a set whose members are all back."""
+        the members held for a set whose members are all back. A set whose
+        members are away here past the return window is void only when no
+        live process has them all connected (one that has plays it on: a
+        killed process's bots that dialed another)."""
         held: set[int] = set()
         now = self.store.clock()
         for set_id, seats, deal, since, _ in self.store.suspended():
@@ -441,7 +461,11 @@ class Ladder:
                 self._void(set_id, f"{', '.join(gone)} retired or replaced")
                 continue
             away = [self.versions[v].label for v in seats if not self.connected(self.versions[v])]
-            if away and now - since > self.options.return_window:
+            if (
+                away
+                and now - since > self.options.return_window
+                and not self.store.connected_together(seats)  # (else left to that process)
+            ):
                 self._void(
                     set_id,
                     f"interrupted: {', '.join(away)} did not come back within "
@@ -540,13 +564,19 @@ class Ladder:
         self.set_seconds += (took - self.set_seconds) / min(self.stats.sets_finished + 1, 20)
         self.matchmaker.patience = max(MIN_PATIENCE, self.set_seconds / 2)
         t0 = time.perf_counter()
-        seq, _, after = self.store.finish_set(set_id, members, self.model.rate, runner=self.runner)
-        self.counted.add(seq)
+        self._finish(set_id, members)
         self.stats.finish_seconds += time.perf_counter() - t0
         self.stats.sets_finished += 1
+        self.log.info("set_finished", set=set_id, entries=list(labels))
+
+    def _finish(self, set_id: int, members: list[int]) -> None:
+        """Finish a set this runner played, every game stored: its members'
+        live ratings and sets played (counted here, read again in order when
+        catching up)."""
+        seq, _, after = self.store.finish_set(set_id, members, self.model.rate, runner=self.runner)
+        self.counted.add(seq)
         self.ratings.update(zip(members, after, strict=True))
         self.sets.update(members)
-        self.log.info("set_finished", set=set_id, entries=list(labels))
 
     async def _matchmaking(self) -> None:
         while True:
@@ -569,14 +599,34 @@ class Ladder:
         process whose lease lapsed (killed, or cut off) taken over, every
         third of a lease."""
         while True:
-            self._presence()
-            self.store.renew(self.runner, self.options.lease)
+            self._heartbeat()
             taken = self.store.take_over_lapsed()
             if taken:
                 self.stats.sets_taken_over += len(taken)
                 self.log.warning("sets_taken_over", sets=taken)
                 self.host.arena.notify()
-            await trio.sleep(min(self.options.lease / 3, 2.0))
+            await trio.sleep(self._beat)
+
+    @property
+    def _beat(self) -> float:
+        """Seconds between two renewals of this runner's leases."""
+        return min(self.options.lease / 3, 2.0)
+
+    def _heartbeat(self) -> None:
+        """This runner's leases renewed, its sessions' rows stored again
+        where another process removed them."""
+        if self._host is not None:
+            self._presence()
+        kept = self.store.renew(self.runner, self.options.lease)
+        self._renewed = time.monotonic()
+        if self._host is not None:
+            self._restore(kept)
+
+    def _heartbeat_if_due(self) -> None:
+        """The heartbeat, from work that keeps the loop busy a while (a long
+        catch-up), when a beat is due."""
+        if time.monotonic() - self._renewed >= self._beat:
+            self._heartbeat()
 
     def _presence(self) -> None:
         """Session rows for every live hosted session (a dial-in one's is
@@ -592,6 +642,30 @@ class Ladder:
         for sid in set(live) - set(self.presence):
             self.store.add_session(self._row(sid), self.runner, live[sid], self.options.lease)
             self.presence[sid] = live[sid]
+
+    def _restore(self, kept: set[str]) -> None:
+        """Store again the rows of this runner's live sessions that are
+        gone (``kept``: the rows still stored): another process removed
+        them when this one's lease lapsed. Without its row a session holds
+        no slot, and another process would admit one more session of its
+        token. A session whose slot another took meanwhile is over the limit:
+        closed (UNAVAILABLE; its bot tries again)."""
+        sessions = {s.id: s for pool in self.host.pool.values() for s in pool}
+        for sid, vid in list(self.presence.items()):
+            s = sessions.get(sid)
+            if self._row(sid) in kept or s is None or not s.alive:
+                continue  # (a gone session's row is dropped by _presence)
+            hosted = s.hello.token in self.host.token_owner
+            limit = 0 if hosted else self.options.max_sessions_per_token
+            if self.store.add_session(self._row(sid), self.runner, vid, self.options.lease, limit):
+                self.log.warning("session_restored", session=sid, version=vid)
+                continue
+            self.log.warning("session_over_limit", session=sid, version=vid)
+            s.conn.close(
+                CloseCode.UNAVAILABLE,
+                f"too many sessions with this access token on this ladder's processes "
+                f"({limit} at most): try again later",
+            )
 
     async def _standings(self) -> None:
         """The official ratings' process, after sets finished, every

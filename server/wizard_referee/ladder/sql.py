@@ -268,9 +268,17 @@ ADD_SESSION = (
 session whose lease lapsed (its process was killed), nothing where a live
 session holds it."""
 DROP_SESSION = "DELETE FROM sessions WHERE id = :id"
-RENEW_SESSIONS = "UPDATE sessions SET expires_at = :expires WHERE runner_id = :runner"
+RENEW_SESSIONS = "UPDATE sessions SET expires_at = :expires WHERE runner_id = :runner RETURNING id"
+"""This runner's session rows renewed: those still stored (another process
+removes the rows of a lease that lapsed, e.g. while this one stalled)."""
 DROP_EXPIRED_SESSIONS = "DELETE FROM sessions WHERE expires_at < :now"
 ONLINE = "SELECT version_id, COUNT(*) FROM sessions WHERE expires_at >= :now GROUP BY version_id"
+LIVE_SESSIONS = (
+    "SELECT DISTINCT s.runner_id, s.version_id FROM sessions s JOIN runners r"
+    " ON r.id = s.runner_id WHERE s.expires_at >= :now AND r.expires_at >= :now"
+    " AND r.stopped_at IS NULL"
+)
+"""The entries each live runner has connected now (its lease running)."""
 
 # -- sets and games -----------------------------------------------------------------------
 
@@ -351,11 +359,11 @@ ADD_SET_RESULT = (
 
 FINISHED_SETS = (
     "SELECT id, seats, finish_seq FROM sets WHERE status = 'finished' AND finish_seq > :after"
-    " ORDER BY finish_seq"
+    " ORDER BY finish_seq LIMIT :limit"
 )
 SET_RESULTS = (
     "SELECT set_id, version_id, finish_seq, score, mu, sigma FROM set_results"
-    " WHERE finish_seq > :after ORDER BY finish_seq, version_id"
+    " WHERE finish_seq > :after AND finish_seq <= :upto ORDER BY finish_seq, version_id"
 )
 RATED_SEATS = (
     "SELECT g.set_id, g.id, r.version_id, r.total FROM seat_results r"

@@ -35,7 +35,6 @@ import re
 import secrets
 import socket
 import sys
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +50,7 @@ from wizard_referee.storage import (
     DatabaseError,
     SchemaTooNew,
     StorageError,
+    StoreExists,
     beside_store,
     is_url,
     open_database,
@@ -199,7 +199,13 @@ class LadderStore:
             raise StoreError(
                 f"{shown(target)} holds a ladder already: give another database for a new one"
             )
-        db = open_store(target, LADDER_SCHEMA)
+        try:  # (made here, or refused having written nothing: another process was first)
+            db = open_store(target, LADDER_SCHEMA, new=True)
+        except StoreExists:
+            raise StoreError(
+                f"{shown(target)} holds a ladder already: give another "
+                f"{'database' if is_url(target) else 'file'} for a new one"
+            ) from None
         store = cls(db, target)
         try:
             with db.transaction():
@@ -209,11 +215,11 @@ class LadderStore:
                         "name": season.name,
                         "settings": season.to_json(),
                         "secret": secrets.token_hex(32),
-                        "now": time.time() if now is None else now,
+                        "now": store.clock() if now is None else now,
                     },
                 )
         except BaseException:
-            remove_store(db, LADDER_SCHEMA)
+            remove_store(db, LADDER_SCHEMA)  # (this call made it: nothing of another's)
             raise
         return store
 
@@ -233,7 +239,9 @@ class LadderStore:
                     f"no ladder at {path}: create one with wizard-arena ladder create "
                     f"--database {path}"
                 )
-        if not read_only:
+        if read_only:
+            _refuse_first_form(target)
+        else:
             _convert_first_form(target)
         try:
             db = open_store(target, LADDER_SCHEMA, create=False, read_only=read_only)
@@ -354,7 +362,7 @@ class LadderStore:
                 f"an entrant named {name!r} exists in {self.where} (names are never reused: "
                 f"'ladder version {name}' registers a new version)"
             )
-        at = time.time() if now is None else now
+        at = self.clock() if now is None else now
         kind = DIAL_IN if command is None else HOSTED
         with self.db.transaction():
             (entrant_id,) = self.rows(sql.ADD_ENTRANT, {"name": name, "kind": kind, "now": at})[0]
@@ -409,7 +417,7 @@ class LadderStore:
             )
         if kind == HOSTED and token is not None:
             raise StoreError(f"entrant {name!r} is hosted: its versions have no token of theirs")
-        at = time.time() if now is None else now
+        at = self.clock() if now is None else now
         current = self.rows(sql.CURRENT_VERSION, {"entrant": entrant_id})
         number = int(self.rows(sql.LAST_VERSION_NUMBER, {"entrant": entrant_id})[0][0]) + 1
         with self.db.transaction():
@@ -431,7 +439,7 @@ class LadderStore:
         entrant_id, _, retired = self._entrant(name)
         if retired is not None:
             raise StoreError(f"entrant {name!r} is retired already")
-        at = time.time() if now is None else now
+        at = self.clock() if now is None else now
         with self.db.transaction():
             self.run(sql.RETIRE_ENTRANT, {"id": entrant_id, "now": at})
             for version_id, *_ in self.rows(sql.CURRENT_VERSION, {"entrant": entrant_id}):
@@ -450,7 +458,7 @@ class LadderStore:
                 f"entrant {name!r} is hosted: the ladder gives its processes a fresh token "
                 "at each start, so it has none to rotate"
             )
-        at = time.time() if now is None else now
+        at = self.clock() if now is None else now
         (version_id, *_) = self.rows(sql.CURRENT_VERSION, {"entrant": entrant_id})[0]
         with self.db.transaction():
             self.run(sql.REVOKE_TOKENS, {"version": version_id, "now": at, "why": "rotated"})
@@ -537,14 +545,19 @@ class LadderStore:
         self.run(sql.DROP_EXPIRED_SESSIONS, {"now": now})  # (a statement of its own)
         return taken
 
-    def renew(self, runner: str, lease: float) -> None:
+    def renew(self, runner: str, lease: float) -> set[str]:
         """Extend this runner's lease, its sessions' and its sets' claims
-        (the heartbeat: every third of a lease)."""
+        (the heartbeat: every third of a lease). The sessions whose rows are
+        still stored: a row missing was removed by another process when its
+        lease lapsed (this one stalled, or lost the database, longer than a
+        lease), and must be stored again (:meth:`add_session`) for its
+        entry's limit to hold."""
         with self.db.transaction():
             expires = self.clock() + lease
             self.run(sql.RENEW_RUNNER, {"id": runner, "expires": expires})
-            self.run(sql.RENEW_SESSIONS, {"runner": runner, "expires": expires})
+            kept = self.rows(sql.RENEW_SESSIONS, {"runner": runner, "expires": expires})
             self.run(sql.RENEW_CLAIMS, {"runner": runner, "expires": expires})
+        return {str(r[0]) for r in kept}
 
     def stop_runner(self, runner: str) -> None:
         """This runner stops: its sets wait for their members, its sessions go."""
@@ -585,6 +598,14 @@ class LadderStore:
     def online(self) -> dict[int, int]:
         """Sessions connected now, by version."""
         return {int(v): int(n) for v, n in self.rows(sql.ONLINE, {"now": self.clock()})}
+
+    def connected_together(self, versions: Sequence[int]) -> list[str]:
+        """The live runners (their leases running) on which every one of
+        ``versions`` is connected now: those that can play a set of them."""
+        by_runner: dict[str, set[int]] = {}
+        for runner, version in self.rows(sql.LIVE_SESSIONS, {"now": self.clock()}):
+            by_runner.setdefault(str(runner), set()).add(int(version))
+        return sorted(r for r, connected in by_runner.items() if set(versions) <= connected)
 
     # -- sets ---------------------------------------------------------------------------
 
@@ -732,7 +753,7 @@ class LadderStore:
                 last = self.rows(sql.LAST_RATING, {"version": v})
                 prior.append((float(last[0][0]), float(last[0][1])) if last else None)
             after = rate(prior, [scores[v] for v in seats])
-            params = {"id": set_id, "now": time.time(), "seq": seq, "runner": runner}
+            params = {"id": set_id, "now": self.clock(), "seq": seq, "runner": runner}
             if self.run(sql.FINISH_SET, params) != 1:
                 raise StoreError(f"set {set_id} is not being played: it cannot finish")
             self.run_many(
@@ -760,14 +781,20 @@ class LadderStore:
             yield set_id, seats, results
 
     def finished_after(
-        self, after: int
+        self, after: int, limit: int | None = None
     ) -> list[tuple[int, int, list[int], dict[int, tuple[int, Rating]]]]:
         """The sets finished after place ``after`` in the order of finishing
-        (whichever process finished them), in that order: place, id, seats,
-        each member's summed score and live rating after it."""
-        sets = self.rows(sql.FINISHED_SETS, {"after": after})  # (first: each has its results)
+        (whichever process finished them), in that order, the first
+        ``limit`` of them (None: all): place, id, seats, each member's
+        summed score and live rating after it."""
+        every = 2**62 if limit is None else limit
+        sets = self.rows(sql.FINISHED_SETS, {"after": after, "limit": every})
+        if not sets:
+            return []
+        upto = max(int(r[2]) for r in sets)  # (read first: each has its results)
         results: dict[int, dict[int, tuple[int, Rating]]] = {}
-        for set_id, version, _, score, mu, sigma in self.rows(sql.SET_RESULTS, {"after": after}):
+        found = self.rows(sql.SET_RESULTS, {"after": after, "upto": upto})
+        for set_id, version, _, score, mu, sigma in found:
             results.setdefault(int(set_id), {})[int(version)] = (
                 int(score),
                 (float(mu), float(sigma)),
@@ -864,6 +891,47 @@ def _json(text: str | None) -> Any:
     return json.loads(text) if text else None
 
 
+def _first_form(db: Database) -> int | None:
+    """The version a store of the ladder's first form keeps (a
+    ``schema_version`` table of one column); None for any other database."""
+    try:
+        if not {"season", "schema_version"} <= db.tables():
+            return None
+    except DatabaseError:
+        return None  # (not a database: open_store says so)
+    try:
+        db.execute("SELECT component FROM schema_version LIMIT 1")
+        return None  # the storage room's table
+    except DatabaseError:
+        pass
+    return int(db.execute(sql.LEGACY_VERSION).fetchone()[0])
+
+
+def _refuse_first_form(target: str) -> None:
+    """A reader's open of a store of the ladder's first form: refused in one
+    line saying how to convert it (a reader writes nothing). Nothing for
+    any other store."""
+    if is_url(target):
+        return  # (the first form was SQLite's alone)
+    try:
+        db = open_database(target, read_only=True)
+    except StoreError:
+        return  # (open_store says why)
+    try:
+        version = _first_form(db)
+    except DatabaseError as e:
+        raise StoreError(f"{db.where} cannot be read: {e.reason}") from None
+    finally:
+        db.abandon()
+    if version is not None:
+        raise StoreError(
+            f"{db.where} holds {LADDER_SCHEMA.what} whose schema version is kept in its first "
+            "form, which this wizard-arena reads only once converted: open it once to write "
+            f"(e.g. wizard-arena ladder list --database {db.where}) and it is converted, "
+            "after a copy of it is kept"
+        )
+
+
 def _convert_first_form(target: str) -> None:
     """Bring a store of the ladder's first form (SQLite, a ``schema_version``
     table of one column, its tables version 1's) to the storage room's
@@ -876,17 +944,9 @@ def _convert_first_form(target: str) -> None:
     except StoreError:
         return  # (open_store says why)
     try:
-        try:
-            if not {"season", "schema_version"} <= db.tables():
-                return
-        except DatabaseError:
-            return  # (not a database: open_store says so)
-        try:
-            db.execute("SELECT component FROM schema_version LIMIT 1")
-            return  # the storage room's table
-        except DatabaseError:
-            pass
-        version = int(db.execute(sql.LEGACY_VERSION).fetchone()[0])
+        version = _first_form(db)
+        if version is None:
+            return
         if version > 1:
             raise SchemaTooNew(
                 f"{db.where} holds {LADDER_SCHEMA.what} of schema version {version}, newer "

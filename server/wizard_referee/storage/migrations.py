@@ -38,6 +38,7 @@ __all__ = [
     "Migration",
     "Schema",
     "SchemaTooNew",
+    "StoreExists",
     "open_store",
     "remove_store",
     "store_exists",
@@ -53,6 +54,10 @@ _VERSION_DDL = (
 
 class SchemaTooNew(StorageError):
     """A store written by a newer program, of a schema this one does not know."""
+
+
+class StoreExists(StorageError):
+    """A new store was asked for (``open_store(new=True)``) where one is."""
 
 
 @dataclass(frozen=True)
@@ -130,24 +135,37 @@ def open_store(
     *,
     create: bool = True,
     read_only: bool = False,
+    new: bool = False,
     note: Callable[[str], None] | None = _stderr,
 ) -> Database:
     """Open the store at ``target`` (:func:`.open_database`) at the version
     of ``schema`` this program writes: created (``create``), migrated after
     a ``note`` (standard error by default), or only checked (``read_only``).
-    StorageError, one line, when it cannot be used; a database found not to
-    be a store is left as it was."""
-    db = open_database(target, create=create, read_only=read_only)
+    ``new``: made by this call, or :class:`StoreExists` (checked under the
+    schema's lock: of processes making one store at once, one makes it and
+    the others are refused having written nothing, so that a caller who
+    fails later removes only a store it made). StorageError, one line, when
+    it cannot be used; a database found not to be a store is left as it was."""
+    db = open_database(target, create=create or new, read_only=read_only)
     try:
-        _prepare(db, schema, create=create and not read_only, note=note)
+        _prepare(db, schema, create=(create or new) and not read_only, new=new, note=note)
     except BaseException:
         db.abandon()
         raise
     return db
 
 
+def _exists(db: Database, schema: Schema) -> StoreExists:
+    return StoreExists(f"{db.where} holds {schema.what} already")
+
+
 def _prepare(
-    db: Database, schema: Schema, *, create: bool, note: Callable[[str], None] | None
+    db: Database,
+    schema: Schema,
+    *,
+    create: bool,
+    new: bool = False,
+    note: Callable[[str], None] | None,
 ) -> None:
     try:
         found = stored_version(db, schema)
@@ -159,6 +177,8 @@ def _prepare(
                 f"{db.where} is {db.described} but not {schema.what} "
                 f"(no {' or '.join(sorted(schema.marks))} table)"
             )
+    elif new:
+        raise _exists(db, schema)
     else:
         version, _ = found
         if version > schema.version:
@@ -186,6 +206,8 @@ def _prepare(
     with db.transaction():
         db.lock_schema()
         again = stored_version(db, schema)  # (another process may have been first)
+        if new and again is not None:
+            raise _exists(db, schema)
         if again == (schema.version, True):
             return
         start = 0 if again is None else again[0]

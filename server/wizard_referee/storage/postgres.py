@@ -10,6 +10,12 @@ and each in one transaction (PostgreSQL's DDL is transactional: a
 migration that fails changes nothing). A reader's session is read-only
 (``default_transaction_read_only``).
 
+A connection notices a database it lost (the server's machine gone, the
+network cut) within about 30 s rather than waiting for the kernel's hours:
+TCP keepalives probe an idle connection, and ``tcp_user_timeout`` ends one
+whose data goes unacknowledged (:data:`KEEPALIVES`; a URL's own values of
+these parameters are kept). Over a Unix socket they do not apply.
+
 >>> postgres_sql("SELECT a FROM t WHERE b = ? AND c LIKE '%?%'")
 "SELECT a FROM t WHERE b = %s AND c LIKE '%%?%%'"
 """
@@ -31,7 +37,7 @@ from wizard_referee.storage.database import (
     shown,
 )
 
-__all__ = ["PostgresDatabase", "postgres_sql"]
+__all__ = ["KEEPALIVES", "PostgresDatabase", "postgres_sql"]
 
 try:
     require("postgres", "the PostgreSQL store")
@@ -40,6 +46,17 @@ except MissingExtraError as _missing:
     _MISSING: str | None = str(_missing)
 else:
     _MISSING = None
+
+#: libpq's parameters of every connection unless its URL gives them: keepalives
+#: after 10 s idle, every 5 s, the connection lost after 3 unanswered (25 s); data
+#: unacknowledged for 30 s ends it too (``tcp_user_timeout``, milliseconds).
+KEEPALIVES: dict[str, str] = {
+    "keepalives": "1",
+    "keepalives_idle": "10",
+    "keepalives_interval": "5",
+    "keepalives_count": "3",
+    "tcp_user_timeout": "30000",
+}
 
 #: The advisory lock that serialises schema changes (any constant of our own).
 SCHEMA_LOCK = 0x5749_5A41  # "WIZA"
@@ -80,7 +97,10 @@ class PostgresDatabase(Database):
         if _MISSING is not None:
             raise StorageError(f"{shown(url)}: {_MISSING}")
         try:
-            con = psycopg.connect(url, autocommit=True, connect_timeout=30)
+            given = psycopg.conninfo.conninfo_to_dict(url)
+            extra = {k: v for k, v in KEEPALIVES.items() if k not in given}
+            conninfo = psycopg.conninfo.make_conninfo(url, **extra)
+            con = psycopg.connect(conninfo, autocommit=True, connect_timeout=30)
         except psycopg.Error as e:
             reason = first_line(e)
             hint = ""

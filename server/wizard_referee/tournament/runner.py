@@ -108,7 +108,7 @@ async def run_tournament(
     if problems:
         raise TournamentError(listed(problems))
     try:
-        store = ResultsStore(config.database, create=not resume)
+        store = ResultsStore(config.database, create=not resume, new=not resume)
     except StoreError as e:
         raise TournamentError(str(e)) from None
     try:

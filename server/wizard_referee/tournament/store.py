@@ -34,6 +34,7 @@ from wizard_referee.storage import (
     VERSION_TABLE,
     Migration,
     Schema,
+    StoreExists,
     is_url,
     open_store,
     remove_store,
@@ -174,12 +175,24 @@ class ResultsStore:
     existing results store (StoreError for a missing file, a file that is
     not SQLite, or a database without a tournament) and changes nothing in
     one that is not. ``read_only`` (the web pages, while a tournament may
-    be writing) changes nothing at all."""
+    be writing) changes nothing at all. ``new``: a store this call makes,
+    or StoreError having written nothing (another process made one there
+    first: its store is not this one's to remove)."""
 
     def __init__(
-        self, database: str | Path, *, create: bool = True, read_only: bool = False
+        self,
+        database: str | Path,
+        *,
+        create: bool = True,
+        read_only: bool = False,
+        new: bool = False,
     ) -> None:
-        self.db = open_store(database, TOURNAMENT_SCHEMA, create=create, read_only=read_only)
+        try:
+            self.db = open_store(
+                database, TOURNAMENT_SCHEMA, create=create, read_only=read_only, new=new
+            )
+        except StoreExists as e:
+            raise StoreError(f"{e}: give another database (--database PATH)") from None
         self.target = str(database)
         """The store as given: a path or a URL."""
         self.where = self.db.where
