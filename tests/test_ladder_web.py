@@ -193,9 +193,13 @@ def _dropped(data: Any, game_id: str) -> Any:
 
 
 def _withheld_text(data: Any) -> Any:
-    """``data`` without the count of games left in withheld lines (it drops by one)."""
+    """``data`` without the count of games left in withheld lines (it drops by
+    one) and without the ratings' age ("computed 0 s ago"), which moves on
+    between the two stores' requests."""
     if isinstance(data, dict):
         return {k: ("withheld" if k == "withheld" else _withheld_text(v)) for k, v in data.items()}
     if isinstance(data, list):
         return [_withheld_text(v) for v in data]
+    if isinstance(data, str):
+        return re.sub(r"computed [^,]*? ago", "computed ago", data)
     return data
