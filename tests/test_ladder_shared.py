@@ -9,12 +9,14 @@ set's times of the database's clock; of two processes making one season
 at once, the second refused and removing nothing; a running ladder's
 session rows another process removed stored again by its heartbeat; the
 sets others finished caught up with in the order they were committed; a
-suspended set void only when no live process has its members."""
+suspended set void only when no live process has its members, and one
+whose every game is stored finished with none of them connected."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from time import time as real_time
@@ -311,3 +313,37 @@ def test_a_suspended_set_is_void_only_when_no_live_process_has_its_members(
         ladder._settle_suspended()
         row = a.set_row(set_id)
         assert row is not None and row["status"] == "void" and "did not come back" in row["why"]
+
+
+def test_a_taken_over_set_with_every_game_stored_is_finished_not_voided(
+    database: str,
+) -> None:
+    """A stopped after storing a set's last game and before finishing it; B,
+    with none of its members connected and the return window long past,
+    finishes it (its games count); a set whose stored game did not finish
+    is void."""
+    with _runners(_season(database)) as (a, b):
+        ladder = Ladder(b, RunOptions(return_window=1.0), get_logger(), print)
+        ladder.runner = "B"
+        ladder.versions = {v.id: v for v in b.versions()}
+        ladder._host = SimpleNamespace(pool={})  # type: ignore[assignment]
+        whole, deal = a.new_set([1, 2, 3], "A", -1.0, SECRET)  # (its lease lapsed at once)
+        for r in range(6):
+            seats, record = _game(a, whole, r, deal)
+            a.save_game(whole, r, seats, record, runner="A")
+        broken, deal = a.new_set([1, 2, 4], "A", -1.0, SECRET)
+        for r in range(6):
+            seats, record = _game(a, broken, r, deal, members=(1, 2, 4))
+            if r == 5:
+                record = replace(record, status="aborted", error="the referee stopped")
+            a.save_game(broken, r, seats, record, runner="A")
+        assert sorted(b.take_over_lapsed()) == [whole, broken]
+        b.run("UPDATE sets SET suspended_at = 0")  # (long ago)
+        assert b.connected_together([1, 2, 3]) == []
+        ladder._settle_suspended()
+        row = b.set_row(whole)
+        assert row is not None and row["status"] == "finished" and row["finish_seq"] == 1
+        assert ladder.stats.sets_finished == 1 and set(ladder.ratings) == {1, 2, 3}
+        row = b.set_row(broken)
+        assert row is not None and row["status"] == "void"
+        assert row["why"] == f"game s{broken}-r5 did not finish"

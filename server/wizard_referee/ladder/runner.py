@@ -25,7 +25,8 @@ processes, confined under ``sandbox = "bwrap"``), and these tasks:
   every process sharing the store) and its sets' claims are renewed, and
   the sets whose claim lapsed are taken over (suspended, to be played on
   by whichever process has their members; void after the return window
-  only when no live process has them all); session rows another process
+  only when no live process has them all; one whose every game is stored
+  finished at once, members connected or not); session rows another process
   removed (this one stalled past its lease) are stored again; a ladder
   that stops leaves its sets suspended, one killed leaves them
   ``playing`` until its lease lapses (or, on SQLite, until the next
@@ -460,6 +461,8 @@ class Ladder:
             if gone:
                 self._void(set_id, f"{', '.join(gone)} retired or replaced")
                 continue
+            if self._settle_stored(set_id, seats):
+                continue
             away = [self.versions[v].label for v in seats if not self.connected(self.versions[v])]
             if (
                 away
@@ -484,6 +487,32 @@ class Ladder:
             else:
                 held.update(seats)
         return held
+
+    def _settle_stored(self, set_id: int, seats: list[int]) -> bool:
+        """Finish a suspended set whose every game is stored (its process
+        stopped between storing the last game and finishing the set), with
+        no member needing to be connected; void it if a stored game did not
+        finish. False: games are still to play."""
+        stored = self.store.stored_games(set_id)
+        labels = [self.versions[v].label for v in seats]
+        if len(stored) < len(deal_seatings(labels, self.season.seating)):
+            return False
+        if not self.store.claim(set_id, self.runner, self.options.lease):
+            return True  # (another process is taking it)
+        self.stats.claims += 1
+        unfinished = sorted(r for r, status in stored.items() if status != "finished")
+        if unfinished:
+            self._void(set_id, f"game s{set_id}-r{unfinished[0]} did not finish")
+            return True
+        try:
+            self._finish(set_id, seats)
+        except ClaimLost as e:
+            self.stats.sets_lost += 1
+            self.log.warning("set_claim_lost", set=set_id, why=str(e))
+            return True
+        self.stats.sets_finished += 1
+        self.log.info("set_finished", set=set_id, entries=labels, stored_before=True)
+        return True
 
     def _void(self, set_id: int, why: str) -> None:
         if self.store.void(set_id, why, self.runner):
@@ -533,6 +562,10 @@ class Ladder:
         started = trio.current_time()
         labels = {self.versions[v].label: v for v in members}
         done = self.store.stored_games(set_id)
+        unfinished = sorted(r for r, status in done.items() if status != "finished")
+        if unfinished:  # (stored by a process that stopped before voiding the set)
+            self._void(set_id, f"game s{set_id}-r{unfinished[0]} did not finish")
+            return
         seatings = deal_seatings(list(labels), self.season.seating)
         for r, seating in enumerate(seatings):
             if r in done:
