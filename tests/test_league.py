@@ -1,16 +1,19 @@
 """The course kit's league helper: snapshots of earlier policies, opponents
 sampled from them uniformly or by the learner's record, from a seeded
-generator of its own."""
+generator of its own; and the course's example of it runs."""
 
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 
 import numpy as np
 import pytest
 
 from wizard_arena.rl.league import League
+
+from .conftest import ROOT
 
 
 def test_a_snapshot_does_not_follow_the_model_trained_in_place() -> None:
@@ -93,3 +96,13 @@ def test_mistakes_are_refused() -> None:
         League(mode="elo")
     with pytest.raises(ValueError, match="capacity"):
         League(capacity=0)
+
+
+def test_the_courses_league_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/course.md's league example: a learner against sampled snapshots."""
+    course = (ROOT / "docs" / "course.md").read_text(encoding="utf-8")
+    code = next(b for b in re.findall(r"```python\n(.*?)```", course, re.S) if "League(" in b)
+    exec(compile(code, "docs/course.md", "exec"), {})
+    size, *weights = capsys.readouterr().out.split()
+    assert size == "3"
+    assert len(weights) == 3
