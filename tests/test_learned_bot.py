@@ -242,6 +242,6 @@ def test_the_committed_weights_keep_their_training_curve() -> None:
         assert regret[-1] < regret[0]
         assert "--bids-from" in str(data["command"])
         command = str(data["command"])
-    for doc in (WEIGHTS.with_name("train.py"),):
+    for doc in (WEIGHTS.with_name("train.py"), ROOT / "docs" / "strength.md"):
         text = re.sub(r"\s*\\\\?\n\s*", " ", doc.read_text(encoding="utf-8"))
         assert command in text, doc
