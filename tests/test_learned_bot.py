@@ -22,6 +22,7 @@ from wizard_bots.learned.model import WEIGHTS, BidModel, PlayModel, card_feature
 from wizard_bots.random_bot import RandomBot
 
 from .conftest import ROOT
+from .variants import EVERY_OPTION
 
 #: Card-play training in seconds: two teacher games of three short rounds.
 TINY_CARDS = ["--teacher-games", "2", "--league-iterations", "1", "--league-games", "2"]
@@ -245,3 +246,13 @@ def test_the_committed_weights_keep_their_training_curve() -> None:
     for doc in (WEIGHTS.with_name("train.py"), ROOT / "docs" / "strength.md"):
         text = re.sub(r"\s*\\\\?\n\s*", " ", doc.read_text(encoding="utf-8"))
         assert command in text, doc
+
+
+@pytest.mark.parametrize("name", list(EVERY_OPTION))
+def test_the_learned_bot_plays_every_rule_variant_without_a_fault(name: str) -> None:
+    """The card features are computed from any view: hidden bids, a blind
+    first round, Tricksy's changing trump, suited Wizards, short games."""
+    rules = EVERY_OPTION[name]
+    bots = [LearnedBot(), *(HeuristicBot() for _ in range(rules.players - 1))]
+    result = play_local(bots, rules, seed=7)
+    assert result.faults == []
