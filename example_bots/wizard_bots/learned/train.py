@@ -3,7 +3,8 @@
     # the committed weights, made anew: the committed bids kept, card play trained;
     # 160 + 2 x 40 games, 35 CPU-minutes: 31 minutes on 2 cores shared with other
     # work, about 18 on 2 free ones
-    # (--labels keeps the teacher's games: a second run refits in minutes)
+    # (--labels keeps the teacher's games: run again with that file in place, it
+    # replays only the league's games and writes the same weights, in about 2 minutes)
     python -m wizard_bots.learned.train --bids-from example_bots/wizard_bots/learned/weights.npz \
         --teacher-games 160 --league-iterations 2 --league-games 40 --jobs 2 \
         --out example_bots/wizard_bots/learned/weights.npz --labels /tmp/labels160.npz
