@@ -141,7 +141,9 @@ ROOMS: list[Room] = [
         "the course kit's environments: the observation encoder and action ids (`encoding.py`, "
         "numpy only; a learned bot uses it at the table), a game driven by action ids "
         "(`table.py`), the PettingZoo AEC environment (`aec.py`, as `wizard_v0.env()`), the "
-        "Gymnasium one-seat environment (`single.py`), their spaces (`spaces.py`); needs the "
+        "Gymnasium one-seat environment (`single.py`), their spaces (`spaces.py`), a league of "
+        "earlier policies to train against (`league.py`: snapshots, opponents sampled "
+        "uniformly or by the learner's record); needs the "
         "`rl` extra. `openspiel.py` registers Wizard as the OpenSpiel game `python_wizard` "
         "(every rule variant a game parameter; the `open_spiel` extra)",
         (

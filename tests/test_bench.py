@@ -182,6 +182,7 @@ def test_bench_oracle_gives_the_true_deal_only_where_asked() -> None:
             *["--mc", "bid_effort=2", "--ismcts", "reuse=2", "--jobs", "1", "--quiet"],
         ],
         ["bench_env.py", "--seconds", "0.05", "--pairs", "1"],
+        ["bench_learned.py", "--games", "1", "--limit", "5"],
         pytest.param(
             [
                 "bench_web.py",

@@ -1,23 +1,32 @@
 """The learned bot: its training script runs (a few steps, not the real
-training), its committed weights load and beat random bots, and it enters
-through the SDK's ordinary bot loading."""
+training), its committed weights load and beat random bots, its cards come
+from its card network (not the heuristic's rules), always legal, and it
+enters through the SDK's ordinary bot loading."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from wizard_arena import Bot, Card, SeatView, Suit
 from wizard_arena.cli import main as cli_main
 from wizard_arena.loader import load_class
 from wizard_arena.local import play_local
 from wizard_arena.rules import Rules
+from wizard_bots.heuristic import HeuristicBot
 from wizard_bots.learned import LearnedBot
-from wizard_bots.learned.model import WEIGHTS, BidModel
+from wizard_bots.learned.model import WEIGHTS, BidModel, PlayModel, card_features
 from wizard_bots.random_bot import RandomBot
 
 from .conftest import ROOT
+from .variants import EVERY_OPTION
+
+#: Card-play training in seconds: two teacher games of three short rounds.
+TINY_CARDS = ["--teacher-games", "2", "--league-iterations", "1", "--league-games", "2"]
+TINY_CARDS += ["--round-sizes", "1,2,3", "--play-epochs", "2"]
 
 
 def _loss(model: BidModel, data: object) -> float:
@@ -38,7 +47,8 @@ def test_training_steps_learn_and_save_weights_the_bot_plays(tmp_path: Path) -> 
     train.fit(model, data, settings, np.random.default_rng(1))
     assert _loss(model, data) < 0.5 * before
     out = tmp_path / "weights.npz"
-    assert train.main(["--iterations", "2", "--games", "2", "--jobs", "1", "--out", str(out)]) == 0
+    argv = ["--iterations", "2", "--games", "2", "--jobs", "1", *TINY_CARDS, "--out", str(out)]
+    assert train.main(argv) == 0
     bot = LearnedBot(weights=out)
     result = play_local([bot, RandomBot(seed=1), RandomBot(seed=2)], seed=3)
     assert result.faults == []
@@ -58,8 +68,8 @@ def test_the_committed_weights_beat_random_bots() -> None:
         wins += result.ranks[seat] == 1
         others = [t for s, t in enumerate(result.totals) if s != seat]
         margins.append(result.totals[seat] - max(others))
-    # the heuristic bot, with which the learned one plays its cards, beats random
-    # bots by about 500 points a game; the learned bot must clearly do so too
+    # the heuristic bot beats random bots by about 500 points a game; the
+    # learned bot must clearly do so too
     assert wins >= 14, (wins, margins)
     assert float(np.mean(margins)) > 150, margins
 
@@ -89,6 +99,10 @@ def test_the_weights_are_package_data() -> None:
         (["--players", "4,7"], "--players"),
         (["--players", "four"], "--players"),
         (["--epsilon", "1.5"], "--epsilon"),
+        (["--bids-from", "{tmp}/none.npz"], "--bids-from"),
+        (["--teacher-games", "0"], "--teacher-games"),
+        (["--league-iterations", "-1"], "--league-iterations"),
+        (["--round-sizes", "1,99"], "--round-sizes"),
     ],
 )
 def test_the_training_script_refuses_bad_arguments_before_training(
@@ -118,7 +132,127 @@ def test_the_training_script_saves_where_it_says(
     from wizard_bots.learned import train
 
     out = tmp_path / "mine"
-    argv = ["--iterations", "1", "--games", "1", "--jobs", "1", "--epochs", "1", "--out", str(out)]
-    assert train.main(argv) == 0
+    argv = ["--iterations", "1", "--games", "1", "--jobs", "1", "--epochs", "1", *TINY_CARDS]
+    assert train.main([*argv, "--out", str(out)]) == 0
     assert (tmp_path / "mine.npz").is_file()
     assert f"saved {tmp_path / 'mine.npz'} " in capsys.readouterr().out
+
+
+class _Recorder(Bot):
+    """The heuristic bot, keeping every view it is asked to play a card on."""
+
+    name = "recorder"
+
+    def __init__(self) -> None:
+        self.inner = HeuristicBot()
+        self.views: list[SeatView] = []
+
+    def bid(self, view: SeatView) -> int:
+        return self.inner.bid(view)
+
+    def play(self, view: SeatView) -> Card:
+        self.views.append(view)
+        return self.inner.play(view)
+
+    def choose_trump(self, view: SeatView) -> Suit:
+        return self.inner.choose_trump(view)
+
+
+def _play_views(games: int = 3) -> list[SeatView]:
+    """Card decisions with a choice, from heuristic games (3 to 6 players,
+    Tricksy among them, whose Wizards name the trump)."""
+    views: list[SeatView] = []
+    for g in range(games):
+        n = 3 + g % 4
+        rec = _Recorder()
+        rules = Rules(players=n, tricksy=g % 2 == 1)
+        play_local([rec, *(HeuristicBot() for _ in range(n - 1))], rules, seed=40 + g)
+        views += [v for v in rec.views if len(set(v.legal_cards)) > 1]
+    return views
+
+
+def test_the_learned_bot_plays_its_networks_card_not_the_heuristics(tmp_path: Path) -> None:
+    """The card comes from the card network: the bot plays the network's
+    best card, which differs from the heuristic's in some positions, and a
+    network with other weights plays other cards."""
+    views = _play_views()
+    assert len(views) > 300
+    bot = LearnedBot()
+    heuristic = HeuristicBot()
+    mine = [bot.play(v) for v in views]
+    assert mine == [bot.player.best_card(v) for v in views]
+    differ = sum(c != heuristic.play(v) for c, v in zip(mine, views, strict=True))
+    assert 0.02 * len(views) < differ < 0.95 * len(views), differ
+    with np.load(WEIGHTS) as data:
+        arrays = dict(data)
+    arrays["play_w2"] = -arrays["play_w2"]  # the network's worst card instead
+    other = tmp_path / "other.npz"
+    np.savez(other, **arrays)
+    flipped = LearnedBot(weights=other)
+    changed = sum(flipped.play(v) != c for c, v in zip(mine, views, strict=True))
+    assert changed > 0.3 * len(views)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_any_card_network_plays_only_legal_cards(seed: int) -> None:
+    """Masking: the network scores only the legal cards, whatever its weights."""
+    model = PlayModel.initial(hidden=8, seed=seed)
+    for view in _play_views(2):
+        cards, x = card_features(view)
+        assert cards == list(dict.fromkeys(view.legal_cards))
+        assert x.shape == (len(cards), model.w1.shape[0])
+        assert np.isfinite(x).all()
+        assert model.best_card(view) in view.legal_cards
+
+
+def test_bids_from_keeps_the_bids_and_learns_the_cards(tmp_path: Path) -> None:
+    """``--bids-from``: the bidding weights are copied as they are, the card
+    network is trained, and its training curve is kept in the file."""
+    pytest.importorskip("pettingzoo", reason="training needs the rl extra")
+    from wizard_bots.learned import train
+
+    out = tmp_path / "w.npz"
+    argv = ["--bids-from", str(WEIGHTS), "--jobs", "1", *TINY_CARDS, "--out", str(out)]
+    assert train.main(argv) == 0
+    with np.load(WEIGHTS) as old, np.load(out) as new:
+        for key in ("w1", "b1", "w2", "b2"):
+            assert np.array_equal(old[key], new[key]), key
+        assert str(new["command"]).endswith(" ".join(argv))
+        assert len(new["play_curve_agreement"]) == 2 + 1  # the first fit, then one league refit
+        assert new["play_curve_stage"].tolist() == [0, 0, 1]
+        assert len(new["play_league_margin"]) == 1
+        assert float(new["cpu_seconds"]) > 0
+    bot = LearnedBot(weights=out)
+    assert play_local([bot, RandomBot(seed=1), RandomBot(seed=2)], seed=3).faults == []
+
+
+def test_a_weights_file_without_card_play_is_refused_in_one_line(tmp_path: Path) -> None:
+    old = tmp_path / "bids_only.npz"
+    BidModel.initial(hidden=4).save(old)
+    with pytest.raises(ValueError, match="no card-play weights"):
+        LearnedBot(weights=old)
+
+
+def test_the_committed_weights_keep_their_training_curve() -> None:
+    """docs/strength.md shows the curve from the file, with its command."""
+    with np.load(WEIGHTS) as data:
+        agreement = data["play_curve_agreement"]
+        regret = data["play_curve_regret"]
+        assert len(agreement) == len(regret) == len(data["play_curve_stage"]) >= 10
+        assert agreement[-1] > agreement[0]
+        assert regret[-1] < regret[0]
+        assert "--bids-from" in str(data["command"])
+        command = str(data["command"])
+    for doc in (WEIGHTS.with_name("train.py"), ROOT / "docs" / "strength.md"):
+        text = re.sub(r"\s*\\\\?\n\s*", " ", doc.read_text(encoding="utf-8"))
+        assert command in text, doc
+
+
+@pytest.mark.parametrize("name", list(EVERY_OPTION))
+def test_the_learned_bot_plays_every_rule_variant_without_a_fault(name: str) -> None:
+    """The card features are computed from any view: hidden bids, a blind
+    first round, Tricksy's changing trump, suited Wizards, short games."""
+    rules = EVERY_OPTION[name]
+    bots = [LearnedBot(), *(HeuristicBot() for _ in range(rules.players - 1))]
+    result = play_local(bots, rules, seed=7)
+    assert result.faults == []

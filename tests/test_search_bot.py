@@ -247,3 +247,43 @@ def test_rollouts_with_noise_play_the_round_out_and_need_an_rng() -> None:
     assert wild.phase in (Phase.DEAL, Phase.GAME_OVER)
     with pytest.raises(ValueError):
         play_out_round(game_from_view(view, deal.hands), deal.stock, noise=[0.5] * 4)
+
+
+@pytest.mark.parametrize("steps", [4 * 45 + 4 + 2, 2 * 45 + 4 + 1, 20 + 4])
+def test_action_values_give_each_legal_card_a_value_and_play_takes_the_best(steps: int) -> None:
+    """The teacher's labels of a learned player: one value per distinct legal
+    card, and ``play`` plays the card valued highest (the same search, drawn
+    from the same seed)."""
+    game = heuristic_position(5, 4, steps)
+    while game.phase is not Phase.PLAY or len(set(game.legal_actions())) < 2:
+        seat = game.to_act
+        assert seat is not None
+        game.apply(seat, game.legal_actions()[0])
+    assert game.to_act is not None
+    view = game.view(game.to_act)
+    values = MonteCarloBot(samples=4, seed=3).action_values(view)
+    assert sorted(values, key=lambda c: c.index) == sorted(
+        set(view.legal_cards), key=lambda c: c.index
+    )
+    assert all(math.isfinite(v) for v in values.values())
+    best = max(values.values())
+    played = MonteCarloBot(samples=4, seed=3).play(view)
+    assert values[played] == best
+    prior = HeuristicBot().play(view)
+    if values[prior] == best:  # ties go to the heuristic's card
+        assert played == prior
+
+
+def test_action_values_of_a_forced_card_and_outside_play() -> None:
+    view = play_view()
+    game = position(3, ["5S", "7H", "9D"], "2C")
+    game.bid(1, 0)
+    game.bid(2, 0)
+    game.bid(0, 1)
+    forced = game.view(game.to_act or 0)
+    bot = MonteCarloBot(samples=2, seed=1)
+    assert bot.action_values(forced) == {forced.legal_cards[0]: 0.0}
+    assert bot.stats["rollouts"] == 0  # nothing searched
+    with pytest.raises(ValueError, match="card play"):
+        bot.action_values(heuristic_position(1, 4, 0).view(1))
+    assert len(bot.action_values(view)) == len(set(view.legal_cards))

@@ -332,6 +332,37 @@ class MonteCarloBot(Bot):
         assert isinstance(best, Play)
         return best.card
 
+    def action_values(self, view: SeatView) -> dict[Card, float]:
+        """The search's value of each distinct legal card of ``view`` (a play):
+        its mean round score for this seat over the sampled deals, the very
+        figures :meth:`play` picks the highest of (ties: the heuristic's card,
+        then the first legal one). A teacher's labels for a learned player
+        (``wizard_bots.learned.train``). A forced card is not searched (its
+        value is 0.0); nor is any card when the budget leaves no time (all 0.0).
+        The search draws from the bot's generator as :meth:`play` does.
+
+        >>> from wizard_arena.rules import Game, Rules
+        >>> game = Game(Rules(players=3), seed=2)
+        >>> game.deal()
+        >>> for _ in range(3):
+        ...     game.bid(game.to_act, 0)
+        >>> view = game.view(game.to_act)
+        >>> values = MonteCarloBot(samples=4, seed=1).action_values(view)
+        >>> sorted(values) == sorted(set(view.legal_cards))
+        True
+        """
+        if view.phase is not Phase.PLAY:
+            raise ValueError(f"action_values is for card play, not {view.phase.name}")
+        cards = list(dict.fromkeys(view.legal_cards))
+        if len(cards) == 1:
+            return {cards[0]: 0.0}
+        steer = bool(self.steer & STEER_CARDS)
+        found = self._values(view, [Play(c) for c in cards], steer=steer)
+        if found is None:
+            return dict.fromkeys(cards, 0.0)
+        totals, done = found
+        return {c: t / done for c, t in zip(cards, totals, strict=True)}
+
     def choose_trump(self, view: SeatView) -> Suit:
         prior = self._heuristic.choose_trump(view)
         if not view.hand:  # a blind round: nothing to sample from
@@ -433,13 +464,30 @@ class MonteCarloBot(Bot):
         scale: float = 1.0,
         steer: bool = False,
     ) -> Action:
+        found = self._values(view, actions, scale, steer)
+        if found is None:
+            return prior
+        totals = found[0]
+        # best average score; ties go to the heuristic's choice, then the first
+        best = max(range(len(actions)), key=lambda i: (totals[i], actions[i] == prior, -i))
+        return actions[best]
+
+    def _values(
+        self,
+        view: SeatView,
+        actions: Sequence[Action],
+        scale: float = 1.0,
+        steer: bool = False,
+    ) -> tuple[list[float], int] | None:
+        """Each action's total score over the deals played out, and their
+        number (with multiplicity); None when no deal was (no time)."""
         self.stats["decisions"] += 1
         budget = self.budget(view, scale)
         if len(actions) == 1:
-            return actions[0]
+            return [0.0], 1
         if budget.timed and budget.seconds <= 0.0:  # no time to think: the heuristic's
             self.stats["cut_short"] += 1
-            return prior
+            return None
         self.stats["searches"] += 1
         voids = view.known_voids()
         void_list = [voids[s] for s in range(view.players)]
@@ -467,7 +515,5 @@ class MonteCarloBot(Bot):
         if budget.deals is not None and done < budget.deals:
             self.stats["cut_short"] += 1
         if done == 0:
-            return prior
-        # best average score; ties go to the heuristic's choice, then the first
-        best = max(range(len(actions)), key=lambda i: (totals[i], actions[i] == prior, -i))
-        return actions[best]
+            return None
+        return totals, done

@@ -1,14 +1,17 @@
-"""A learned bot: bids with a network trained here, plays cards like the heuristic.
+"""A learned bot: bids and plays its cards with networks trained here.
 
 :class:`LearnedBot` encodes the view it is given with the course kit's
 encoder (:func:`wizard_arena.rl.encoding.encode`, the observation the
 environments give) and bids the legal bid whose expected round score the
-network (:mod:`.model`, numpy only; weights ``weights.npz`` in this package)
-rates highest. It plays its cards and chooses trump as the heuristic bot does
-(:mod:`wizard_bots.heuristic`), aiming at the bid it made. In a blind first
-round (its own card unseen) it bids as the heuristic does. The training
-script is :mod:`.train` (``python -m wizard_bots.learned.train``; it needs
-the ``rl`` extra).
+bidding network (:class:`.model.BidModel`) rates highest. It plays the legal
+card the card network (:class:`.model.PlayModel`, over features of the view
+and of each card: :func:`.model.card_features`) rates highest; that network
+was distilled from the Monte Carlo bot's card decisions. Both are numpy only;
+their weights are ``weights.npz`` in this package. It chooses trump as the
+heuristic bot does (:mod:`wizard_bots.heuristic`), and in a blind first round
+(its own card unseen) it bids as the heuristic does. The training script is
+:mod:`.train` (``python -m wizard_bots.learned.train``; it needs the ``rl``
+extra).
 
 Run it against a server: ``wizard-arena bot wizard_bots.learned:LearnedBot``.
 It needs numpy, which a plain ``pip install wizard-arena`` does not bring:
@@ -33,25 +36,26 @@ from wizard_arena.bot import Bot
 from wizard_arena.rl.encoding import encode
 from wizard_bots.heuristic import HeuristicBot, blind_bid
 
-from .model import WEIGHTS, BidModel
+from .model import WEIGHTS, BidModel, PlayModel
 
 __all__ = ["LearnedBot"]
 
-_CACHE: dict[Path, BidModel] = {}
+_CACHE: dict[Path, tuple[BidModel, PlayModel]] = {}
 
 
 class LearnedBot(Bot):
-    """Bids with the learned model (``weights``: an ``.npz`` from the training script)."""
+    """Bids and plays with the learned models (``weights``: an ``.npz`` from
+    the training script)."""
 
     name = "learned"
 
     def __init__(self, weights: str | Path | None = None) -> None:
         path = Path(weights) if weights is not None else WEIGHTS
-        model = _CACHE.get(path)
-        if model is None:
-            model = _CACHE[path] = BidModel.load(path)
-        self.model = model
-        self._player = HeuristicBot()
+        models = _CACHE.get(path)
+        if models is None:
+            models = _CACHE[path] = (BidModel.load(path), PlayModel.load(path))
+        self.model, self.player = models
+        self._heuristic = HeuristicBot()
 
     def bid(self, view: SeatView) -> int:
         if view.others_hands and not view.hand:  # a blind first round
@@ -59,7 +63,7 @@ class LearnedBot(Bot):
         return self.model.best_bid(encode(view), view.legal_bids)
 
     def play(self, view: SeatView) -> Card:
-        return self._player.play(view)
+        return self.player.best_card(view)
 
     def choose_trump(self, view: SeatView) -> Suit:
-        return self._player.choose_trump(view)
+        return self._heuristic.choose_trump(view)
