@@ -1,8 +1,8 @@
 """Train the learned bot: its bids by self-play, its card play from the Monte Carlo bot.
 
     # the committed weights, made anew: the committed bids kept, card play trained;
-    # 160 + 2 x 40 games, 35 CPU-minutes: 31 minutes on 2 cores shared with other
-    # work, about 18 on 2 free ones
+    # 160 + 2 x 40 games: 15 minutes (26 CPU-minutes) on 2 free cores, 31 on 2
+    # cores shared with other work
     # (--labels keeps the teacher's games: run again with that file in place, it
     # replays only the league's games and writes the same weights, in about 2 minutes)
     python -m wizard_bots.learned.train --bids-from example_bots/wizard_bots/learned/weights.npz \
