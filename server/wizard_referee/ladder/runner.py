@@ -500,9 +500,7 @@ class Ladder:
         if not self.store.claim(set_id, self.runner, self.options.lease):
             return True  # (another process is taking it)
         self.stats.claims += 1
-        unfinished = sorted(r for r, status in stored.items() if status != "finished")
-        if unfinished:
-            self._void(set_id, f"game s{set_id}-r{unfinished[0]} did not finish")
+        if self._void_if_a_game_failed(set_id, stored):
             return True
         try:
             self._finish(set_id, seats)
@@ -513,6 +511,14 @@ class Ladder:
         self.stats.sets_finished += 1
         self.log.info("set_finished", set=set_id, entries=labels, stored_before=True)
         return True
+
+    def _void_if_a_game_failed(self, set_id: int, stored: dict[int, str]) -> bool:
+        """Void a set one of whose ``stored`` games did not finish (stored by
+        a process that stopped before voiding the set); whether it did."""
+        unfinished = sorted(r for r, status in stored.items() if status != "finished")
+        if unfinished:
+            self._void(set_id, f"game s{set_id}-r{unfinished[0]} did not finish")
+        return bool(unfinished)
 
     def _void(self, set_id: int, why: str) -> None:
         if self.store.void(set_id, why, self.runner):
@@ -562,9 +568,7 @@ class Ladder:
         started = trio.current_time()
         labels = {self.versions[v].label: v for v in members}
         done = self.store.stored_games(set_id)
-        unfinished = sorted(r for r, status in done.items() if status != "finished")
-        if unfinished:  # (stored by a process that stopped before voiding the set)
-            self._void(set_id, f"game s{set_id}-r{unfinished[0]} did not finish")
+        if self._void_if_a_game_failed(set_id, done):
             return
         seatings = deal_seatings(list(labels), self.season.seating)
         for r, seating in enumerate(seatings):
