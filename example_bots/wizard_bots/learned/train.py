@@ -818,10 +818,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         round_sizes=_round_sizes(ap, args.round_sizes, players),
     )
     out = _weights_path(ap, args.out)
-    for name in ("iterations", "games", "hidden", "epochs", "jobs"):
-        if getattr(settings, name) < 1:
-            ap.error(f"--{name} must be at least 1")
-    for name in ("teacher_games", "teacher_samples", "league_games", "play_hidden", "play_epochs"):
+    for name in (
+        *("iterations", "games", "hidden", "epochs", "jobs"),
+        *("teacher_games", "teacher_samples", "league_games", "play_hidden", "play_epochs"),
+    ):
         if getattr(args, name) < 1:
             ap.error(f"--{name.replace('_', '-')} must be at least 1")
     if args.league_iterations < 0:
