@@ -15,10 +15,11 @@ from wizard_arena import Bot, Card, SeatView, Suit
 from wizard_arena.cli import main as cli_main
 from wizard_arena.loader import load_class
 from wizard_arena.local import play_local
-from wizard_arena.rules import Rules
+from wizard_arena.rl.encoding import RULE_FEATURES, block, encode
+from wizard_arena.rules import Game, Rules
 from wizard_bots.heuristic import HeuristicBot
 from wizard_bots.learned import LearnedBot
-from wizard_bots.learned.model import WEIGHTS, BidModel, PlayModel, card_features
+from wizard_bots.learned.model import WEIGHTS, BidModel, PlayModel, card_features, n_features
 from wizard_bots.random_bot import RandomBot
 
 from .conftest import ROOT
@@ -231,6 +232,39 @@ def test_a_weights_file_without_card_play_is_refused_in_one_line(tmp_path: Path)
     BidModel.initial(hidden=4).save(old)
     with pytest.raises(ValueError, match="no card-play weights"):
         LearnedBot(weights=old)
+
+
+def test_weights_of_fewer_rule_features_load_and_play(tmp_path: Path) -> None:
+    """Weights trained before a rule variant existed name fewer rule features:
+    they load, read only those positions, and play every variant; weights
+    naming a rule feature the encoder does not have are refused in one line."""
+    full = BidModel.load(WEIGHTS)
+    assert full.rules == RULE_FEATURES[:11]  # the committed file names none: the first eleven
+    keep = [i for i, r in enumerate(full.rules) if r != "first_dealer_by_draw"]
+    fixed = n_features(()) - 26  # the blocks read whole, then the rule features
+    derived = range(fixed + len(full.rules), len(full.w1))
+    rows = [*range(fixed), *(fixed + i for i in keep), *derived]
+    older = BidModel(full.w1[rows], full.b1, full.w2, full.b2, tuple(full.rules[i] for i in keep))
+    path = tmp_path / "older.npz"
+    older.save(path, **PlayModel.load(WEIGHTS).arrays())
+    loaded = BidModel.load(path)
+    assert loaded.rules == older.rules and loaded.w1.shape[0] == n_features(older.rules)
+    # where the dropped feature is 0, the older network is the same function
+    game = Game(Rules(players=4), seed=11)
+    game.deal()
+    obs = encode(game.view(game.to_act))
+    assert obs[block("rules").offset + RULE_FEATURES.index("first_dealer_by_draw")] == 0
+    assert np.allclose(loaded.q(obs), full.q(obs), atol=1e-5)
+    for name in ("first_dealer_by_draw", "hidden_bids"):
+        rules = EVERY_OPTION[name]
+        bots = [LearnedBot(weights=path), *(HeuristicBot() for _ in range(rules.players - 1))]
+        assert play_local(bots, rules, seed=7).faults == []
+    with np.load(path) as data:
+        arrays = dict(data)
+    arrays["rule_features"] = np.array([*older.rules, "a_variant_not_made_yet"])
+    np.savez(tmp_path / "newer.npz", **arrays)
+    with pytest.raises(ValueError, match="rule features a_variant_not_made_yet"):
+        BidModel.load(tmp_path / "newer.npz")
 
 
 def test_the_committed_weights_keep_their_training_curve() -> None:

@@ -35,12 +35,14 @@ from wizard_arena.rl.table import IllegalActionError
 from wizard_arena.rules import (
     ALL_CARDS,
     Bid,
+    BidRestriction,
     ChooseTrump,
     Game,
     Play,
     Rules,
     Suit,
 )
+from wizard_arena.rules.laws import FLAG_OPTIONS
 from wizard_bots.heuristic import HeuristicBot
 from wizard_bots.random_bot import RandomBot
 
@@ -72,6 +74,34 @@ def test_the_layout_is_contiguous_and_documented() -> None:
     assert end == OBS_SIZE == len(OBS_LOW) == len(OBS_HIGH)
     course = (ROOT / "docs" / "course.md").read_text()
     assert encoding.layout_table() in course, "docs/course.md: paste layout_table() again"
+
+
+def test_every_rule_variant_has_a_rule_feature_and_room_is_left() -> None:
+    """A new bid restriction or rule flag needs its name appended to
+    ``encoding.RULE_FEATURES`` (never inserted: positions keep their meaning);
+    the ``rules`` block keeps its size while reserved positions are left."""
+    wanted = {f"restriction_{r.value}" for r in BidRestriction} | set(FLAG_OPTIONS)
+    missing = wanted - set(encoding.RULE_FEATURES)
+    assert not missing, f"append {sorted(missing)} to wizard_arena.rl.encoding.RULE_FEATURES"
+    assert len(set(encoding.RULE_FEATURES)) == len(encoding.RULE_FEATURES)
+    assert block("rules").size == encoding.RULE_SLOTS > len(encoding.RULE_FEATURES)
+
+
+@pytest.mark.parametrize("name", list(EVERY_OPTION))
+def test_each_rule_feature_is_at_its_named_position(name: str) -> None:
+    """The ``rules`` block holds each variant's value at the position of its
+    name in ``RULE_FEATURES``, and zeros in the reserved positions."""
+    rules = EVERY_OPTION[name]
+    game = Game(rules, seed=3)
+    game.deal()
+    got = encode(game.view(0))[block("rules").offset : block("rules").end]
+    want = np.zeros(encoding.RULE_SLOTS, np.float32)
+    for i, feature in enumerate(encoding.RULE_FEATURES):
+        if feature.startswith("restriction_"):
+            want[i] = feature == f"restriction_{rules.bid_restriction.value}"
+        else:
+            want[i] = getattr(rules, feature)
+    assert np.array_equal(got, want)
 
 
 @pytest.mark.parametrize("name", list(EVERY_OPTION))

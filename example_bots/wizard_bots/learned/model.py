@@ -43,7 +43,7 @@ import numpy as np
 import numpy.typing as npt
 
 from wizard_arena import Card, SeatView
-from wizard_arena.rl.encoding import MAX_BID, OBS_SIZE, block
+from wizard_arena.rl.encoding import MAX_BID, OBS_SIZE, RULE_FEATURES, block
 from wizard_arena.rules import MAX_PLAYERS, MIN_PLAYERS, WIZARD, suit_to_follow, trick_winner
 from wizard_bots.heuristic import (
     Opponent,
@@ -64,24 +64,45 @@ __all__ = [
     "PlayModel",
     "card_features",
     "features",
+    "n_features",
 ]
 
 #: The committed weights, next to this module (package data).
 WEIGHTS: Final = Path(__file__).with_name("weights.npz")
-#: The observation blocks the model reads.
+#: The observation blocks the model reads (of ``rules``, only the named rule
+#: features it was trained with: :attr:`BidModel.rules`).
 INPUT_BLOCKS: Final = ("hand", "turned", "trump", "seats", "game", "rules")
-_SLICES = [(block(b).offset, block(b).end) for b in INPUT_BLOCKS]
+_FIXED = INPUT_BLOCKS[:-1]
+_SLICES = [(block(b).offset, block(b).end) for b in _FIXED]
+#: The sizes of the blocks read whole, as a weights file records them.
+_FIXED_SIZES: Final = tuple(block(b).size for b in _FIXED)
+_RULES = block("rules").offset
 _HAND = block("hand").offset
 _TRUMP = block("trump").offset
 _DERIVED = 26
-N_FEATURES: Final = sum(e - o for o, e in _SLICES) + _DERIVED
+#: The rule features of weights files that do not name theirs: the observation
+#: layout before the ``rules`` block had reserved positions (1477 positions in
+#: all; its rule features are the first eleven of today's, at the same places).
+_LEGACY_OBS_SIZE: Final = 1477
+_LEGACY_RULES: Final = RULE_FEATURES[:11]
 Array = npt.NDArray[np.float32]
 
 
-def features(obs: Array) -> Array:
-    """The model's input for a batch of observations (rows of ``OBS_SIZE``)."""
+def n_features(rules: tuple[str, ...] = RULE_FEATURES) -> int:
+    """The bidding network's input size when it reads the rule features ``rules``."""
+    return sum(e - o for o, e in _SLICES) + len(rules) + _DERIVED
+
+
+#: The bidding network's input size with today's rule features.
+N_FEATURES: Final = n_features()
+
+
+def features(obs: Array, rules: tuple[str, ...] = RULE_FEATURES) -> Array:
+    """The model's input for a batch of observations (rows of ``OBS_SIZE``),
+    reading the rule features ``rules`` (by name) of the ``rules`` block."""
     obs = np.atleast_2d(obs)
     parts = [obs[:, o:e] for o, e in _SLICES]
+    parts.append(obs[:, [_RULES + RULE_FEATURES.index(r) for r in rules]])
     suited = obs[:, _HAND : _HAND + 52].reshape(-1, 4, 13)
     trump = obs[:, _TRUMP : _TRUMP + 4]  # one-hot S H D C (all 0: no trump)
     in_trump = np.einsum("bs,bsr->br", trump, suited)
@@ -98,6 +119,8 @@ class BidModel:
     b1: Array
     w2: Array
     b2: Array
+    rules: tuple[str, ...] = RULE_FEATURES
+    """The rule features the network reads, by name (those it was trained with)."""
 
     @classmethod
     def initial(cls, hidden: int = 64, seed: int = 0) -> BidModel:
@@ -119,7 +142,7 @@ class BidModel:
 
     def q(self, obs: Array) -> Array:
         """Each bid's expected points / 100, for a batch of observations."""
-        return self.q_features(features(obs))
+        return self.q_features(features(obs, self.rules))
 
     def best_bid(self, obs: Array, legal: list[int] | tuple[int, ...]) -> int:
         """The legal bid with the highest expected points (ties: the lower)."""
@@ -134,21 +157,41 @@ class BidModel:
             "b2": self.b2,
             "obs_size": np.int64(OBS_SIZE),
             "blocks": np.array(INPUT_BLOCKS),
+            "block_sizes": np.array(_FIXED_SIZES, np.int64),
+            "rule_features": np.array(self.rules),
         }
         arrays.update({k: np.asarray(v) for k, v in meta.items()})
         np.savez_compressed(path, **arrays)
 
     @classmethod
     def load(cls, path: Path | str = WEIGHTS) -> BidModel:
+        """The bidding network of a weights file. A file names the rule features
+        it was trained with; the encoder's positions for them never move, so a
+        file made before a rule variant existed loads and reads the rest. A file
+        of another layout of the blocks it reads whole is refused in one line."""
         with np.load(path) as data:
-            if int(data["obs_size"]) != OBS_SIZE or tuple(data["blocks"]) != INPUT_BLOCKS:
+            if tuple(data["blocks"]) != INPUT_BLOCKS:
                 raise ValueError(f"{path}: weights for another observation layout")
-            return cls(
+            if "rule_features" in data:
+                rules = tuple(str(r) for r in data["rule_features"])
+                sizes = tuple(int(n) for n in data["block_sizes"])
+            else:  # written before the rule features were named
+                rules = _LEGACY_RULES
+                sizes = _FIXED_SIZES if int(data["obs_size"]) == _LEGACY_OBS_SIZE else ()
+            unknown = [r for r in rules if r not in RULE_FEATURES]
+            if sizes != _FIXED_SIZES or unknown:
+                what = f"rule features {', '.join(unknown)}" if unknown else "another layout"
+                raise ValueError(f"{path}: weights for {what} of the observation")
+            model = cls(
                 data["w1"].astype(np.float32),
                 data["b1"].astype(np.float32),
                 data["w2"].astype(np.float32),
                 data["b2"].astype(np.float32),
+                rules,
             )
+            if model.w1.shape[0] != n_features(rules):
+                raise ValueError(f"{path}: a bidding network of another input size")
+            return model
 
 
 # -- card play ----------------------------------------------------------------------

@@ -14,6 +14,13 @@ Jester, 54..57 the suited Wizards ``WS WH WD WC`` (``tricksy_suited``),
 0 today). A block holds counts (a hand may hold up to four ``W`` or ``J``).
 A new card takes a reserved slot: no existing position changes meaning.
 
+**Rule features** likewise: the ``rules`` block has :data:`RULE_SLOTS`
+positions, :data:`RULE_FEATURES` first (each bid restriction, each rule flag),
+the rest reserved. A new rule variant takes the next reserved position, so the
+vector keeps its size and every other position its meaning: a network trained
+before the variant existed still reads the positions it was trained on (the
+learned bot's weights name the rule features they were trained with).
+
 **Seats** are relative: row 0 is this seat, row 1 the seat on its left (who
 plays after it), and so on; rows beyond the table's size are zero (their
 ``present`` feature is 0). The vector has the same size at 3 to 6 players.
@@ -71,6 +78,8 @@ __all__ = [
     "OBS_HIGH",
     "OBS_LOW",
     "OBS_SIZE",
+    "RULE_FEATURES",
+    "RULE_SLOTS",
     "SEATS",
     "SEAT_FEATURES",
     "TRUMP_BASE",
@@ -128,7 +137,33 @@ _GAME_FEATURES = (
     "players_6",
     "bids_minus_cards",
 )
-_RULE_FEATURES = (*(f"restriction_{r.value}" for r in BidRestriction), *FLAG_OPTIONS)
+#: Positions of the ``rules`` block: the named rule features, then reserved
+#: zeros, so that a new rule variant takes a reserved position and the vector
+#: keeps its size (as a new card takes a reserved card slot).
+RULE_SLOTS: Final = 32
+#: The rule features, by position in the ``rules`` block: append-only (a test
+#: checks that every bid restriction and rule flag has one, and names the fix).
+RULE_FEATURES: Final = (
+    "restriction_none",
+    "restriction_dealer_not_equal",
+    "restriction_canadian",
+    "hidden_bids",
+    "reveal_bids_after_tricks",
+    "blind_first_round",
+    "maximus",
+    "tricksy",
+    "tricksy_suited",
+    "lowest_score_deals",
+    "first_dealer_by_draw",
+)
+if len(RULE_FEATURES) > RULE_SLOTS:  # pragma: no cover - a layout change, caught by the tests
+    raise AssertionError("more rule features than RULE_SLOTS: a new observation layout")
+_RESTRICTION_SLOT: Final = {
+    r: RULE_FEATURES.index(f"restriction_{r.value}")
+    for r in BidRestriction
+    if f"restriction_{r.value}" in RULE_FEATURES
+}
+_FLAG_SLOT: Final = {n: RULE_FEATURES.index(n) for n in FLAG_OPTIONS if n in RULE_FEATURES}
 
 
 @dataclass(frozen=True)
@@ -165,7 +200,13 @@ def _blocks() -> tuple[Block, ...]:
         ("phase", (3,), 0, 1, "what is asked: choose_trump, bid, play"),
         ("seats", (SEATS, len(SEAT_FEATURES)), -100, 100, "per seat: " + ", ".join(SEAT_FEATURES)),
         ("game", (len(_GAME_FEATURES),), -10, 10, ", ".join(_GAME_FEATURES)),
-        ("rules", (len(_RULE_FEATURES),), 0, 1, "the rule variants: " + ", ".join(_RULE_FEATURES)),
+        (
+            "rules",
+            (RULE_SLOTS,),
+            0,
+            1,
+            "the rule variants: " + ", ".join(RULE_FEATURES) + ", then reserved (always 0)",
+        ),
     ]
     out: list[Block] = []
     offset = 0
@@ -281,9 +322,9 @@ def _template(rules: Rules) -> npt.NDArray[np.float64]:
         t = np.zeros(OBS_SIZE, np.float64)
         for c in rules.deck:
             t[_UNSEEN + c.index] += 1
-        t[_RULES + list(BidRestriction).index(rules.bid_restriction)] = 1
-        for i, name in enumerate(FLAG_OPTIONS):
-            t[_RULES + 3 + i] = getattr(rules, name)
+        t[_RULES + _RESTRICTION_SLOT[rules.bid_restriction]] = 1
+        for name, slot in _FLAG_SLOT.items():
+            t[_RULES + slot] = getattr(rules, name)
         t[_GAME + 3 + rules.players - 3] = 1
         _templates[rules] = t
     return t

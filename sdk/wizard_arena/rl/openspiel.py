@@ -24,7 +24,7 @@ points of the round the last player action completed (zeros otherwise),
 
 **Observations.** ``observation_tensor(player)`` is the course kit's
 observation (:func:`~.encoding.encode` of the seat's
-:class:`~wizard_arena.rules.SeatView`, 1,477 floats; the observer's ``dict``
+:class:`~wizard_arena.rules.SeatView`, 1,498 floats; the observer's ``dict``
 names its blocks) and ``observation_string(player)`` the same view as text.
 Both summarise what the seat may know now and never a hidden card; they do
 not recall what the seat saw in earlier rounds or every trump named during
