@@ -13,7 +13,7 @@ import trio.testing
 from wizard_arena.protocol.messages import ActionMsg, ActionRejected, DecisionRequest
 from wizard_arena.rules import Bid, Rules
 from wizard_referee.referee.alarm import Alarm
-from wizard_referee.referee.pending import Pending, Stage
+from wizard_referee.referee.pending import Allowance, Pending, Stage
 
 from .memory_bots import MemBot, memory_arena, on_mock_clock, play
 
@@ -33,7 +33,9 @@ class _Seat:
         return cls(send, recv)
 
     def ask(self, rid: str, deadline: float, alarm: Alarm | None = None) -> Pending:
-        self.pending = Pending(rid, trio.current_time(), deadline, self.send_answer)
+        now = trio.current_time()
+        allowance = Allowance(move_time=deadline - now)
+        self.pending = Pending(rid, now, allowance, self.send_answer)
         if alarm is not None:
             alarm.asked(deadline)
         return self.pending

@@ -58,7 +58,7 @@ from wizard_arena.protocol.messages import (
 from wizard_arena.rules import Bid, Rules
 from wizard_referee.referee import table
 from wizard_referee.referee.memory import MemorySeat
-from wizard_referee.referee.pending import Pending, Stage
+from wizard_referee.referee.pending import Allowance, Pending, Stage
 from wizard_referee.referee.seat import Malformed
 
 from .memory_bots import MemBot, memory_arena, play, wait_until
@@ -360,3 +360,86 @@ def test_a_fault_arriving_at_the_deadline_comes_before_the_timeout(seed: int) ->
     first = next(m for m in rounds[0] if m[0] == names.index("b0"))
     assert first[2:] == (250.0, "forfeit_round")
     assert "malformed" in rest and "timeout" not in rest
+
+
+# -- the allowance: the one place that does a decision's time arithmetic ---------------------
+
+#: Times as the mock clock has them in these tests: whole ticks (binary fractions,
+#: so that the sums below are exact), up to about 1,000 s.
+_seconds = st.integers(0, 2**20).map(lambda n: n * TICK)
+_move_times = st.integers(1, 2**20).map(lambda n: n * TICK)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    move_time=_move_times,
+    credit=_seconds,
+    bank=_seconds,
+    took=_seconds,
+)
+def test_the_bank_is_charged_only_beyond_the_move_time_and_the_credit(
+    move_time: float, credit: float, bank: float, took: float
+) -> None:
+    a = Allowance(move_time, credit, bank)
+    left = a.bank_after(took)
+    assert 0.0 <= left <= bank
+    if took <= a.free:
+        assert left == bank
+    else:
+        assert left == max(0.0, bank - (took - move_time - credit))
+    # an answer at the deadline itself would leave nothing (it is late anyway)
+    assert a.bank_after(a.total) == 0.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    move_time=_move_times,
+    credit=_seconds,
+    bank=_seconds,
+    elapsed=_seconds,
+)
+def test_a_bot_is_never_told_more_time_than_the_deadline_allows(
+    move_time: float, credit: float, bank: float, elapsed: float
+) -> None:
+    """What a request (or a rejection) says is left, and what a request sent
+    again to a bot taken back says, never reaches past the deadline; the
+    credit is the margin for the messages' way, and nothing else is lost."""
+    a = Allowance(move_time, credit, bank)
+    remaining = max(0.0, a.total - elapsed)
+    told = a.time_left(elapsed)
+    assert 0.0 <= told <= remaining
+    assert told == max(0.0, remaining - credit)
+    move_left, bank_left = a.left_at(elapsed)
+    assert 0.0 <= move_left <= move_time and 0.0 <= bank_left <= bank
+    assert move_left + bank_left <= remaining
+    if elapsed <= move_time:  # within the move time: the whole bank is still there
+        assert bank_left == bank
+        assert move_left + bank_left == told
+
+
+def test_a_table_asks_each_decision_with_the_seats_allowance() -> None:
+    """At a real (in-memory) table with a time bank, each request's deadline
+    is its start + move time + the bank left, and the bank each decision
+    leaves is the next request's: a bot that thinks past its move time draws
+    on it, and the requests say so."""
+    asked: list[Pending] = []
+
+    class Recording(Pending):
+        __slots__ = ()
+
+        def __init__(self, *args: Any) -> None:
+            super().__init__(*args)
+            asked.append(self)
+
+    async def main() -> None:
+        rules = Rules(players=3, hand_sizes=(1, 2, 3))
+        async with memory_arena(rules=rules, move_time=1.0, time_bank=3.0) as arena:
+            slow = MemBot("slow", think=1.25, rule_options=("round_sizes",))  # 0.25 s of bank each
+            await play(arena, slow, *(MemBot(n, rule_options=("round_sizes",)) for n in "bc"))
+
+    with mock.patch.object(table._Table, "pending_type", Recording):
+        trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert len(asked) > 6 and all(p.deadline == p.start + p.allowance.total for p in asked)
+    banks = sorted({p.allowance.bank for p in asked}, reverse=True)
+    assert banks[0] == 3.0 and len(banks) > 2  # the slow seat's bank went down step by step
+    assert all(p.allowance.move_time == 1.0 and p.allowance.credit == 0.0 for p in asked)

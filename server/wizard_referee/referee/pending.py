@@ -1,12 +1,12 @@
 """A seat's pending decision: the one object that says whether an answer counts.
 
 A table asks a seat for a decision with a request id and a deadline (the
-move time, plus what is left of the seat's time bank); until the decision
-ends, the request is :class:`Pending`. An answer reaches it two ways: the
-seat's connection hands it over as it arrives (``Seat.route``, while the
-decision is parked on the seat's answers channel) or the seat's reader
-task reads it; both ask :meth:`Pending.offer`, the one place that says
-whether it is the answer to this request and in time. The deadline is
+:class:`Allowance`: the move time, the network credit, what is left of the
+seat's time bank); until the decision ends, the request is :class:`Pending`.
+An answer reaches it two ways: the seat's connection hands it over as it
+arrives (``Seat.route``, while the decision is parked on the seat's answers
+channel) or the seat's reader task reads it; both ask :meth:`Pending.offer`,
+the one place that says whether it is the answer to this request and in time. The deadline is
 kept by the table's :class:`~wizard_referee.referee.alarm.Alarm`, which
 calls :meth:`Pending.ring`; a fault that benches the seat calls
 :meth:`Pending.expire`. The decision itself waits in :meth:`Pending.next_answer`.
@@ -27,12 +27,64 @@ from __future__ import annotations
 import contextlib
 import enum
 import math
+from typing import NamedTuple
 
 import trio
 
 from wizard_arena.protocol.messages import ActionMsg
 
-__all__ = ["Offer", "Pending", "Stage"]
+__all__ = ["Allowance", "Offer", "Pending", "Stage"]
+
+
+class Allowance(NamedTuple):
+    """The time a seat is allowed for one decision, in seconds: the table's
+    ``move_time``, the request's network ``credit`` (paying for the messages'
+    way between bot and referee) and what is left of the seat's time
+    ``bank``. The one place that does this arithmetic: the deadline, the
+    bank a decision leaves, and the time left told to a bot. (A named tuple:
+    one is made for every decision, and a tuple is the cheapest to make.)
+
+    >>> a = Allowance(move_time=1.0, credit=0.25, bank=2.0)
+    >>> a.total, a.free
+    (3.25, 1.25)
+    >>> a.bank_after(1.0), a.bank_after(1.75), a.bank_after(9.0)
+    (2.0, 1.5, 0.0)
+    >>> a.time_left(0.5), a.left_at(0.5), a.left_at(2.5)
+    (2.5, (0.5, 2.0), (0.0, 0.75))
+    """
+
+    move_time: float
+    credit: float = 0.0
+    bank: float = 0.0
+
+    @property
+    def total(self) -> float:
+        """From the request's start to its deadline."""
+        return self.move_time + self.credit + self.bank
+
+    @property
+    def free(self) -> float:
+        """What an answer may take without drawing on the bank."""
+        return self.move_time + self.credit
+
+    def bank_after(self, took: float) -> float:
+        """The bank left after a decision that ended ``took`` seconds after
+        the request (answered, or its bot gone): charged only beyond the move
+        time and the credit, never below 0. (A timeout spends it all.)"""
+        return max(0.0, self.bank - max(0.0, took - self.free))
+
+    def time_left(self, elapsed: float) -> float:
+        """What the bot has left to answer in, ``elapsed`` seconds after the
+        request, as its ``time_left_ms`` says: to the deadline, without the
+        credit (which pays for the answer's way to the referee)."""
+        return max(0.0, self.total - elapsed - self.credit)
+
+    def left_at(self, elapsed: float) -> tuple[float, float]:
+        """``(move time left, bank left)``, ``elapsed`` seconds after the
+        request: what a request sent again then (to a bot taken back on a
+        new stream) says, keeping the same deadline."""
+        move_left = max(0.0, self.move_time - elapsed)
+        return move_left, max(0.0, min(self.bank, self.total - elapsed))
 
 
 class Stage(enum.Enum):
@@ -61,29 +113,38 @@ class Offer(enum.Enum):
 
 class Pending:
     """A request a seat was asked and has not answered: its id, when it was
-    asked (``start``), its ``deadline`` (both trio time) and the
-    :class:`Stage` of the decision waiting for it; ``answers`` is the
-    seat's answers channel, on which the decision waits (``None`` on it is
-    a wake-up: see :meth:`expire`)."""
+    asked (``start``, trio time), its :class:`Allowance` and so its
+    ``deadline``, and the :class:`Stage` of the decision waiting for it;
+    ``answers`` is the seat's answers channel, on which the decision waits
+    (``None`` on it is a wake-up: see :meth:`expire`)."""
 
-    __slots__ = ("_answers", "deadline", "request_id", "stage", "start")
+    __slots__ = ("_answers", "allowance", "deadline", "request_id", "stage", "start")
 
     def __init__(
         self,
         request_id: str,
         start: float,
-        deadline: float,
+        allowance: Allowance,
         answers: trio.MemorySendChannel[ActionMsg | None],
     ) -> None:
         self.request_id = request_id
         self.start = start
-        self.deadline = deadline
+        self.allowance = allowance
+        self.deadline = start + allowance.total
         self.stage = Stage.BUSY
         self._answers = answers
 
     def time_left(self) -> float:
-        """Seconds to the deadline (0 once it passed)."""
-        return max(0.0, self.deadline - trio.current_time())
+        """What the bot has left to answer in now (:meth:`Allowance.time_left`)."""
+        return self.allowance.time_left(trio.current_time() - self.start)
+
+    def bank_after(self, took: float) -> float:
+        """The seat's bank after this decision ended ``took`` seconds in."""
+        return self.allowance.bank_after(took)
+
+    def left_now(self) -> tuple[float, float]:
+        """``(move time left, bank left)`` now (:meth:`Allowance.left_at`)."""
+        return self.allowance.left_at(trio.current_time() - self.start)
 
     def offer(self, msg: ActionMsg, *, arriving: bool) -> Offer:
         """Offer ``msg`` to the decision: the one test of whether it answers

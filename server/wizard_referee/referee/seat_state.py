@@ -116,7 +116,7 @@ class SeatState:
         has ``time_left_ms`` of a request (the credit pays for the answer's
         way to the referee and the rejection's to the bot)."""
         pending = self.pending
-        return 0.0 if pending is None else max(0.0, pending.time_left() - self.credit)
+        return 0.0 if pending is None else pending.time_left()
 
     # -- the clock probes of the seat's connection -----------------------------------
 
@@ -350,9 +350,7 @@ class SeatState:
             sent += 1
         asked = self.pending
         if asked is not None:
-            now = trio.current_time()
-            move_left = max(0.0, asked.start + table.move_time - now)
-            bank_left = max(0.0, min(self.bank, asked.deadline - now))
+            move_left, bank_left = asked.left_now()
             request = DecisionRequest(
                 asked.request_id,
                 table.bot_game_id,

@@ -53,7 +53,7 @@ from wizard_referee.referee.counters import ArenaCounters
 from wizard_referee.referee.faults import FaultBook
 from wizard_referee.referee.live import LiveTable
 from wizard_referee.referee.logs import get_logger, log_decision
-from wizard_referee.referee.pending import Pending
+from wizard_referee.referee.pending import Allowance, Pending
 from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import GameRecord, MoveRecord, RoundRecord
 from wizard_referee.referee.seat import CloseCode, Seat, SeatSpec
@@ -180,10 +180,9 @@ class _Table:
         st.spec.issued.add(rid)
         start = trio.current_time()
         credit = st.asking()
-        allowed = self.move_time + credit
-        deadline = start + allowed + st.bank
-        pending = st.pending = self.pending_type(rid, start, deadline, st.send_answer)
-        self._alarm.asked(deadline)
+        allowance = Allowance(self.move_time, credit, st.bank)
+        pending = st.pending = self.pending_type(rid, start, allowance, st.send_answer)
+        self._alarm.asked(pending.deadline)
         self.counters.referee_seconds.observe(start - self._ready)
         # (the view carries the move time already: _turn)
         st.send(DecisionRequest(rid, self.bot_game_id, view, st.bank, credit))
@@ -197,9 +196,9 @@ class _Table:
         if answer is not None:
             self.counters.bot_seconds.observe(took)
             st.spec.timeouts_in_a_row = 0
-            st.bank = max(0.0, st.bank - max(0.0, took - allowed))
+            st.bank = pending.bank_after(took)
             return answer, took * 1000, None
-        fault = self._unanswered(st, dropped, took)
+        fault = self._unanswered(st, pending, dropped, took)
         action = default_action(view.legal_actions)
         self.game.apply(st.seat, action)
         return action, took * 1000, fault
@@ -237,12 +236,12 @@ class _Table:
                 continue
             return msg.action, False
 
-    def _unanswered(self, st: SeatState, dropped: bool, took: float) -> str:
+    def _unanswered(self, st: SeatState, pending: Pending, dropped: bool, took: float) -> str:
         """Why the seat's open decision had no answer (the move's fault):
         its bot went, a fault benched it meanwhile, or time ran out (a
         timeout fault; the time bank is spent)."""
         if dropped:
-            st.bank = max(0.0, st.bank - max(0.0, took - self.move_time - st.credit))
+            st.bank = pending.bank_after(took)
             return FaultCode.DISCONNECT
         sanction = self.faults.benched(st.seat, self.game.round)
         if sanction is not None:
