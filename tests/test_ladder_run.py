@@ -275,7 +275,12 @@ def test_an_interrupted_set_goes_on_when_its_entrant_returns(
         assert store.stored_games(1) == dict.fromkeys(range(6), "finished")
 
 
-def test_a_set_whose_entrant_does_not_return_is_void(tmp_path: Path) -> None:
+def test_a_set_whose_entrant_does_not_return_is_completed_and_costs_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Leaving a set voids nothing: past the return window the leaver's
+    seats are played by the default action, the set counts, and the
+    abandon is counted against the leaver (store, standings)."""
     path, tokens = _season(tmp_path, ["a", "b", "c"])
 
     async def main() -> None:
@@ -284,18 +289,34 @@ def test_a_set_whose_entrant_does_not_return_is_void(tmp_path: Path) -> None:
             bot(bots, ladder.address, "b", tokens["b"])
             async with trio.open_nursery() as once:
                 bot(once, ladder.address, "c", tokens["c"], games=3)
-            with LadderStore.open(path, read_only=True) as store:
-                await until(lambda: store.set_counts().get("void") == 1)
+            await until(lambda: finished(path) == 1)
+            table = {r["entry"]: r for r in ladder.standings()}
+            assert table["c@v1"]["abandons"] == 1 and table["a@v1"]["abandons"] == 0
             bots.cancel_scope.cancel()
 
     trio.run(main)
     with LadderStore.open(path) as store:
         row = store.set_row(1)
-        assert row is not None and row["status"] == "void"
-        assert "c@v1 did not come back within 1 s" in row["why"]
-        assert 3 <= len(store.stored_games(1)) < 6  # kept, counted nowhere
-        assert list(store.finished_sets()) == []
-        assert store.rated_games({v.id: v.label for v in store.versions()}) == []
+        assert row is not None and row["status"] == "finished"
+        assert store.set_counts().get("void", 0) == 0
+        assert store.stored_games(1) == dict.fromkeys(range(6), "finished")
+        c = next(v.id for v in store.versions() if v.label == "c@v1")
+        assert store.abandoned(1) == {c} and store.abandon_counts() == {c: 1}
+        assert store.set_counts_by_version()[c] == 1  # the set counts for the leaver too
+        assert len(store.rated_games({v.id: v.label for v in store.versions()})) == 6
+        # its games after it left: every decision of its seat the default action
+        record = store.game("s1-r5")
+        assert record is not None
+        seat = list(record[0].names).index("c@v1")
+        moves = [m for rnd in record[0].rounds for m in rnd.moves if m.seat == seat]
+        assert moves and all(m.fault == "disconnect" for m in moves)
+    shown = cli_here(
+        ["ladder", "standings", "-d", str(path), "--bootstrap", "0"], capsys, monkeypatch
+    )
+    assert " left " in shown.stdout.splitlines()[1]
+    c_line = next(line.split() for line in shown.stdout.splitlines() if "c@v1" in line)
+    a_line = next(line.split() for line in shown.stdout.splitlines() if "a@v1" in line)
+    assert c_line[-3:-1] == ["1", "0"] and a_line[-3:-1] == ["0", "0"]
 
 
 def test_hosted_entrants_start_play_and_are_replaced(tmp_path: Path) -> None:

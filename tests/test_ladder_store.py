@@ -222,7 +222,8 @@ def test_a_store_of_the_first_form_is_converted_after_a_copy_is_kept(
     ladder(capsys, monkeypatch, "add", "alice", "-d", str(season))
     db = sqlite3.connect(season)
     db.executescript(  # (the first form: version 1's tables, its own schema_version)
-        "DROP INDEX sessions_slot; DROP INDEX sets_claimed; ALTER TABLE sessions DROP COLUMN slot;"
+        "DROP TABLE abandons; DROP INDEX sessions_slot; DROP INDEX sets_claimed;"
+        " ALTER TABLE sessions DROP COLUMN slot;"
         "DROP TABLE schema_version; CREATE TABLE schema_version (version INTEGER NOT NULL);"
         "INSERT INTO schema_version (version) VALUES (1);"
     )

@@ -402,6 +402,7 @@ def _standings(args: argparse.Namespace) -> int:
             store.game_counts(),
             store.online(),
             fitted,
+            abandons=store.abandon_counts(),
         )
     if args.json:
         print(json.dumps({"entries": table, "official": fitted}, indent=2))

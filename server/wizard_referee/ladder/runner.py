@@ -129,6 +129,8 @@ class Stats:
     sets_finished: int = 0
     sets_void: int = 0
     sets_suspended: int = 0
+    abandons: int = 0
+    """Members of sets recorded as leavers (their seats played by the default action)."""
     games: int = 0
     matchmaking_seconds: float = 0.0
     matchmaking_calls: int = 0
@@ -463,21 +465,26 @@ class Ladder:
                 continue
             if self._settle_stored(set_id, seats):
                 continue
-            away = [self.versions[v].label for v in seats if not self.connected(self.versions[v])]
+            left = self.store.abandoned(set_id)
+            present = [v for v in seats if v not in left]
+            away = [v for v in present if not self.connected(self.versions[v])]
             if (
                 away
-                and now - since > self.options.return_window
-                and not self.store.connected_together(seats)  # (else left to that process)
+                and self._window_passed(since, now)
+                and not self.store.connected_together(present)
             ):
-                self._void(
-                    set_id,
-                    f"interrupted: {', '.join(away)} did not come back within "
-                    f"{self.options.return_window:g} s",
-                )
-                continue
+                leavers = self._abandon(set_id, away)
+                if leavers is None:
+                    continue  # (another process settled it)
+                away = [v for v in away if v not in leavers]
+                present = [v for v in present if v not in leavers]
+                if away:  # connected, but not to one process: the set cannot go on
+                    names = ", ".join(self.versions[v].label for v in away)
+                    self._void(set_id, f"interrupted: {names} did not come back to one process")
+                    continue
             if away:
                 continue
-            if all(v not in self.in_set and self.free(self.versions[v]) for v in seats):
+            if all(v not in self.in_set and self.free(self.versions[v]) for v in present):
                 t0 = time.perf_counter()
                 claimed = self.store.claim(set_id, self.runner, self.options.lease)
                 self.stats.claim_seconds += time.perf_counter() - t0
@@ -485,8 +492,31 @@ class Ladder:
                 if claimed:
                     self._start(set_id, seats, deal)
             else:
-                held.update(seats)
+                held.update(present)
         return held
+
+    def _window_passed(self, since: float, now: float) -> bool:
+        """Whether an interrupted set suspended at ``since`` has waited the
+        return window: only the time a ladder process was running counts
+        (a stop, a kill, a database lost longer than a lease do not)."""
+        window = self.options.return_window
+        return now - since > window and self.store.running_seconds(since, now) > window
+
+    def _abandon(self, set_id: int, away: list[int]) -> list[int] | None:
+        """Record the members of a suspended set connected to no ladder
+        process past the return window as its leavers (the rest of the set
+        is played with their seats' default action): those recorded, or
+        None when the set is not suspended any more."""
+        online = self.store.online()
+        leavers = [v for v in away if not online.get(v)]
+        if not leavers:
+            return []
+        if not self.store.abandon(set_id, leavers):
+            return None
+        self.stats.abandons += len(leavers)
+        labels = [self.versions[v].label for v in leavers]
+        self.log.warning("set_abandoned", set=set_id, left=labels)
+        return leavers
 
     def _settle_stored(self, set_id: int, seats: list[int]) -> bool:
         """Finish a suspended set whose every game is stored (its process
@@ -570,20 +600,28 @@ class Ladder:
         done = self.store.stored_games(set_id)
         if self._void_if_a_game_failed(set_id, done):
             return
+        left = self.store.abandoned(set_id)
         seatings = deal_seatings(list(labels), self.season.seating)
         for r, seating in enumerate(seatings):
             if r in done:
                 continue
-            seats = [self.free(self.versions[labels[name]]) for name in seating]
-            away = [name for name, s in zip(seating, seats, strict=True) if s is None]
+            seats = [
+                None if labels[name] in left else self.free(self.versions[labels[name]])
+                for name in seating
+            ]  # (a leaver's seats: the default action)
+            away = [
+                name
+                for name, s in zip(seating, seats, strict=True)
+                if s is None and labels[name] not in left
+            ]
             if away:
                 self.store.suspend(set_id, f"{', '.join(away)} not connected", self.runner)
                 self.stats.sets_suspended += 1
                 self.log.info("set_suspended", set=set_id, away=away)
                 return
             for s in seats:
-                assert s is not None
-                s.busy = True
+                if s is not None:
+                    s.busy = True
             spec = GameSpec(f"s{set_id}-r{r}", 0, set_id, 0, r, deal, tuple(seating))
             tags = {"ladder": self.season.name, "set": set_id, "seating": r}
             record = await run_game(self.host.arena, self.host.launched, spec, seats, tags)
@@ -755,6 +793,7 @@ class Ladder:
             dict(online),
             self.point,
             self.intervals,
+            self.store.abandon_counts(),
         )
 
     def progress_line(self) -> str:

@@ -82,12 +82,15 @@ def rows(
     online: dict[int, int],
     point: dict[str, Any] | None,
     intervals: dict[str, Any] | None = None,
+    abandons: dict[int, int] | None = None,
 ) -> list[dict[str, Any]]:
     """One row per entry that is active or played a set: official rank
     first (entries without an official rating after, by live ordinal). The
     official ratings are ``point``'s (:func:`official`), their intervals
     ``intervals``' (a fit with intervals, perhaps of fewer sets; default
-    ``point``'s own)."""
+    ``point``'s own); ``abandons``: the sets each version left and did not
+    come back to within the return window."""
+    left = abandons or {}
     entries = (point or {}).get("entries", {})
     spans = (intervals if intervals is not None else point or {}).get("entries", {})
     out = []
@@ -107,6 +110,7 @@ def rows(
                 "online": online.get(v.id, 0),
                 "sets": sets.get(v.id, 0),
                 "games": games.get(v.id, 0),
+                "abandons": left.get(v.id, 0),
                 "mu": None if math.isnan(mu) else mu,
                 "sigma": None if math.isnan(sigma) else sigma,
                 "ordinal": None if math.isnan(mu) else ordinal((mu, sigma)),
@@ -149,7 +153,7 @@ def standings_text(
     lines = [header] if header else []
     lines.append(
         f"{'rank':>4}  {'entry':<24} {'official (95% interval)':<26} "
-        f"{'live mu +- sigma':<17} {'sets':>5} {'games':>6} {'online':>6}  status"
+        f"{'live mu +- sigma':<17} {'sets':>5} {'games':>6} {'left':>4} {'online':>6}  status"
     )
     for r in table:
         if r["rating"] is None:
@@ -163,9 +167,13 @@ def standings_text(
         status = "active" if r["active"] else "retired or replaced"
         lines.append(
             f"{rank:>4}  {r['entry']:<24} {official_cell:<26} {live_cell:<17} "
-            f"{r['sets']:>5} {r['games']:>6} {r['online']:>6}  {status}"
+            f"{r['sets']:>5} {r['games']:>6} {r['abandons']:>4} {r['online']:>6}  {status}"
         )
     lines += [f"note: {n}" for n in official_notes(point, intervals, now)]
+    lines.append(
+        "note: left: sets the entry left and did not come back to within the return window "
+        "(the rest of each was played with its seats' default action)"
+    )
     lines.append(
         "note: live ratings: OpenSkill Plackett-Luce, one update per finished set "
         "(mu +- sigma; ordered by mu - 3 sigma where there is no official rank)"

@@ -115,6 +115,7 @@ class LadderData:
                 store.online(),
                 point,
                 intervals,
+                store.abandon_counts(),
             )
             return {
                 "name": season.name,
@@ -235,6 +236,7 @@ def _version(v: Version, row: dict[str, Any] | None) -> dict[str, Any]:
         "command": list(v.command) if v.command else None,
         "sets": r.get("sets", 0),
         "games": r.get("games", 0),
+        "abandons": r.get("abandons", 0),
         "online": r.get("online", 0),
         "mu": r.get("mu"),
         "sigma": r.get("sigma"),
