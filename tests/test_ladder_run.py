@@ -220,6 +220,30 @@ def test_tokens_are_checked_against_the_registry_at_each_hello(
     trio.run(main)
 
 
+def test_a_rotated_token_is_shut_out_at_once_and_the_new_one_admitted(tmp_path: Path) -> None:
+    path, tokens = _season(tmp_path, ["a"])
+
+    async def main() -> None:
+        async with (
+            running(path) as ladder,
+            open_bot_session(ladder.address, name="a", token=tokens["a"]) as old,
+        ):
+            await until(lambda: "a@v1" in ladder.host.pool)
+            fresh = new_token()
+            with LadderStore.open(path) as store:
+                store.rotate_token("a", fresh)
+            # the old token's session is closed within a second or so
+            with trio.fail_after(10), pytest.raises(AuthenticationError, match="rotated"):
+                async for _ in old:
+                    pass
+            # and the owner's bot with the new token takes its slot (one per token)
+            async with open_bot_session(ladder.address, name="a", token=fresh) as new:
+                assert new.welcome.session_id
+                await until(lambda: ladder.store.online() == {1: 1})
+
+    trio.run(main)
+
+
 @pytest.mark.parametrize("cap", [None, 0.25, 0.0])
 def test_the_seasons_network_credit_cap_reaches_its_dial_in_bots(
     tmp_path: Path, cap: float | None

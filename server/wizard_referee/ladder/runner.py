@@ -17,8 +17,8 @@ processes, confined under ``sandbox = "bwrap"``), and these tasks:
   was retired or replaced meanwhile, is *void*: none of its games counts;
 - **the registry**: every second, a registry change (``ladder add``,
   ``version``, ``retire``, ``rotate-token`` in another process) is read:
-  hosted versions are started or stopped, sessions of a dial-in token no
-  longer valid are closed (after their set); tokens are checked against
+  hosted versions are started or stopped, sessions of a rotated token are
+  closed at once, those of an entry retired or replaced after their set; tokens are checked against
   the store at each Hello (:class:`LadderTokens`);
 - **leases**: the runner's, its sessions' (rows that say who is online,
   each in one of its entry's slots: within ``max_sessions_per_token`` on
@@ -311,13 +311,41 @@ class Ladder:
             self.counted = {q for q in self.counted if q > self.finished_to}
             self._heartbeat_if_due()
 
-    def _reload(self) -> None:
-        """The registry, read again when it changed."""
+    def _reload(self) -> bool:
+        """The registry, read again when it changed; whether it did."""
         count = self.store.registry_count()
-        if count != self.registry:
-            self.registry = count
-            self.versions = {v.id: v for v in self.store.versions()}
-            self._labels = {v.label: v for v in self.versions.values()}
+        if count == self.registry:
+            return False
+        self.registry = count
+        self.versions = {v.id: v for v in self.store.versions()}
+        self._labels = {v.label: v for v in self.versions.values()}
+        return True
+
+    def _close_rotated(self) -> None:
+        """Close at once every dial-in session of an active entry whose token
+        was rotated (in a game or not: whoever holds the old token is shut
+        out, its set waits for the entry's bot with the new one), and free
+        its slot for the new token's session."""
+        closed = False
+        for label, sessions in self.host.pool.items():
+            entry = self._by_label(label)
+            if entry is None or not entry.active or entry.kind == HOSTED:
+                continue  # (a retired or replaced entry's: closed once out of its set)
+            for s in sessions:
+                if not s.alive or s.hello.token in self.host.token_owner:
+                    continue
+                found = self.store.token(s.hello.token)
+                if found is not None and found[1] is None:
+                    continue
+                why = found[1] if found is not None else "unknown"
+                s.conn.close(
+                    CloseCode.UNAUTHENTICATED,
+                    f"access token no longer valid ({why}): ask the organiser for the current one",
+                )
+                self.log.warning("session_closed", entry=label, session=s.id, why=why)
+                closed = True
+        if closed:
+            self._presence()  # (their rows go now: the new token's session takes the slot)
 
     def _reconcile(self) -> None:
         """Hosted versions started, stopped, started again after giving up;
@@ -665,8 +693,10 @@ class Ladder:
     async def _registry(self) -> None:
         while True:
             await trio.sleep(REGISTRY_EVERY)
-            self._reload()
+            changed = self._reload()
             self._reconcile()
+            if changed:
+                self._close_rotated()
             self._catch_up()
 
     async def _leases(self) -> None:
