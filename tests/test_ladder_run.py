@@ -220,6 +220,39 @@ def test_tokens_are_checked_against_the_registry_at_each_hello(
     trio.run(main)
 
 
+def test_official_standings_are_tried_again_after_a_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failed official fit is tried again (after a back-off), its error
+    shown meanwhile (progress line, pages' file); one success clears it."""
+    from wizard_referee.ladder import runner
+    from wizard_referee.ladder.standings import official_files, read_failure
+
+    monkeypatch.setattr(runner, "STANDINGS_RETRY", 0.2)
+    path, tokens = _season(tmp_path, ["a", "b", "c"])
+    blocked = official_files(Path(path))[0]
+    blocked.mkdir()  # (where the fit is written: the process fails)
+
+    async def main() -> None:
+        async with (
+            running(path, bootstrap=0, standings_every=0.2) as ladder,
+            trio.open_nursery() as bots,
+        ):
+            for name, token in tokens.items():
+                bot(bots, ladder.address, name, token)
+            await until(lambda: (read_failure(Path(path)) or {}).get("failures", 0) >= 1, 60)
+            assert "official ratings failing" in ladder.progress_line()
+            assert ladder.point is None
+            blocked.rmdir()
+            await until(lambda: ladder.point is not None, 60)
+            await until(lambda: read_failure(Path(path)) is None)
+            assert ladder.standings_failure is None
+            assert "official 0 s old" in ladder.progress_line()
+            bots.cancel_scope.cancel()
+
+    trio.run(main)
+
+
 def test_a_rotated_token_is_shut_out_at_once_and_the_new_one_admitted(tmp_path: Path) -> None:
     path, tokens = _season(tmp_path, ["a"])
 

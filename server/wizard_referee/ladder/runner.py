@@ -65,6 +65,7 @@ from wizard_referee.ladder.standings import (
     STORE_FROM_ENV,
     read_official,
     rows,
+    write_failure,
     write_json,
 )
 from wizard_referee.ladder.store import HOSTED, ClaimLost, LadderStore, Version
@@ -87,6 +88,10 @@ REGISTRY_EVERY = 1.0
 CATCH_UP_BATCH = 500
 #: Seconds a hosted version that gave up restarting waits before it is started again.
 RELAUNCH_AFTER = 60.0
+#: Seconds before the official ratings are tried again after a failure (doubling each time).
+STANDINGS_RETRY = 5.0
+#: The longest wait between two tries of the official ratings.
+STANDINGS_RETRY_MAX = 300.0
 #: The least the matchmaker waits for other entries before it repeats a recent table
 #: (else half a set's usual duration: :mod:`.matchmaking`).
 MIN_PATIENCE = 1.0
@@ -241,6 +246,8 @@ class Ladder:
         """A set's usual duration: the mean of the last 20 or so (seconds)."""
         self.point: dict[str, Any] | None = None
         self.intervals: dict[str, Any] | None = None
+        self.standings_failure: dict[str, Any] | None = None
+        """The official ratings' last failure, while no try has succeeded since."""
         self._host: GameHost | None = None
         self._nursery: trio.Nursery | None = None
         self._stop = trio.Event()
@@ -772,14 +779,26 @@ class Ladder:
                 f"({limit} at most): try again later",
             )
 
+    def _standings_argv(self) -> list[str]:
+        """The official ratings' process's command."""
+        return [
+            sys.executable, "-m", "wizard_referee.ladder.standings", STORE_FROM_ENV,
+            "--files", str(self.store.files), "--bootstrap", str(self.options.bootstrap),
+        ]  # fmt: skip
+
     async def _standings(self) -> None:
         """The official ratings' process, after sets finished, every
-        ``standings_every`` seconds at most."""
+        ``standings_every`` seconds at most; after a failure (it cannot be
+        started, or it fails) tried again after a back-off that doubles
+        from :data:`STANDINGS_RETRY` to :data:`STANDINGS_RETRY_MAX` seconds,
+        the failure kept beside the store for the pages
+        (:func:`.standings.write_failure`) until one succeeds."""
         if self.options.bootstrap < 0:
             return
         log = Path(f"{self.store.files}.logs") / "standings.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         done = -1
+        failures = 0
         launcher = self.host.launcher
         assert launcher is not None
         while True:
@@ -787,26 +806,40 @@ class Ladder:
             if finished == done or finished == 0:
                 await trio.sleep(1.0)
                 continue
-            done = finished
             started = trio.current_time()
-            argv = [
-                sys.executable, "-m", "wizard_referee.ladder.standings", STORE_FROM_ENV,
-                "--files", str(self.store.files), "--bootstrap", str(self.options.bootstrap),
-            ]  # fmt: skip
             env = dict(os.environ, **{STORE_ENV: self.store.target})  # (no password in argv)
+            error = None
             try:
-                proc = await launcher.spawn(argv, env, log, os.getcwd())
+                proc = await launcher.spawn(self._standings_argv(), env, log, os.getcwd())
             except OSError as e:
-                self.log.error("standings_failed", error=str(e))
-                return
-            while proc.poll() is None:
-                with trio.move_on_after(1.0):
-                    await proc.wait()
+                error = f"the official ratings' process cannot start: {e}"
+            else:
+                while proc.poll() is None:
+                    with trio.move_on_after(1.0):
+                        await proc.wait()
+                    self.point, self.intervals = read_official(self.store.files)
                 self.point, self.intervals = read_official(self.store.files)
-            self.point, self.intervals = read_official(self.store.files)
-            await trio.sleep(
-                max(0.0, self.options.standings_every - (trio.current_time() - started))
-            )
+                if proc.returncode != 0:
+                    error = (
+                        f"the official ratings' process failed (exit {proc.returncode}): see {log}"
+                    )
+            if error is None:
+                done, failures = finished, 0
+                self.standings_failure = None
+                write_failure(self.store.files, None)
+                pause = self.options.standings_every - (trio.current_time() - started)
+            else:
+                failures += 1
+                pause = min(STANDINGS_RETRY * 2 ** (failures - 1), STANDINGS_RETRY_MAX)
+                self.standings_failure = {
+                    "error": error,
+                    "at": time.time(),
+                    "failures": failures,
+                    "retry_at": time.time() + pause,
+                }
+                write_failure(self.store.files, self.standings_failure)
+                self.log.error("standings_failed", error=error, failures=failures, retry_in=pause)
+            await trio.sleep(max(0.0, pause))
 
     def standings(self) -> list[dict[str, Any]]:
         """The standings now (:func:`.standings.rows`)."""
@@ -833,11 +866,17 @@ class Ladder:
         online = sum(1 for v in self.active.values() if self.connected(v))
         best = max(self.ratings.items(), key=lambda kv: ordinal(kv[1]), default=None)
         leader = self.versions[best[0]].label if best and best[0] in self.versions else "-"
+        if self.standings_failure is not None:
+            official = f"  official ratings failing ({self.standings_failure['error']})"
+        elif self.point is not None:
+            official = f"  official {max(0.0, time.time() - self.point['computed_at']):.0f} s old"
+        else:
+            official = ""
         return (
             f"sets {counts.get('finished', 0)} finished, {len(self.running)} playing, "
             f"{counts.get('suspended', 0)} waiting, {counts.get('void', 0)} void  "
             f"games {self.stats.games}  {rate:5.1f} sets/min  online {online}/{len(self.active)}"
-            f"  live leader {leader}"
+            f"  live leader {leader}{official}"
         )
 
     async def _progress(self, stream: TextIO, every: float) -> None:

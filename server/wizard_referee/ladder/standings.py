@@ -31,13 +31,16 @@ from wizard_referee.storage import beside_store
 from wizard_referee.tournament.leaderboard import rate_results
 
 __all__ = [
+    "failure_note",
     "main",
     "official",
     "official_files",
     "official_notes",
+    "read_failure",
     "read_official",
     "rows",
     "standings_text",
+    "write_failure",
     "write_json",
 ]
 
@@ -211,6 +214,43 @@ def write_json(path: Path, data: dict[str, Any]) -> None:
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(data), encoding="utf-8")
     tmp.replace(path)
+
+
+def failure_file(store: Path) -> Path:
+    """Where a running ladder keeps the official ratings' last failure
+    (``STORE.official-failed.json``; none once a try succeeds)."""
+    return Path(f"{store}.official-failed.json")
+
+
+def write_failure(store: Path, failure: dict[str, Any] | None) -> None:
+    """Keep the official ratings' last failure beside ``store`` (None: they succeeded)."""
+    if failure is None:
+        failure_file(store).unlink(missing_ok=True)
+    else:
+        write_json(failure_file(store), failure)
+
+
+def read_failure(store: Path) -> dict[str, Any] | None:
+    """The official ratings' last failure (``error``, ``at``, ``failures``,
+    ``retry_at``), or None."""
+    try:
+        found = json.loads(failure_file(store).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def failure_note(failure: dict[str, Any] | None, now: float) -> list[str]:
+    """The official ratings' last failure as a note (none when they succeeded)."""
+    if failure is None:
+        return []
+    retry = failure["retry_at"] - now
+    tries = "try" if failure["failures"] == 1 else f"{failure['failures']} tries"
+    return [
+        f"official ratings: the last {tries} failed, the last "
+        f"{_age(max(0.0, now - failure['at']))} ago: {failure['error']}; "
+        + (f"trying again in {_age(retry)}" if retry > 0 else "trying again now")
+    ]
 
 
 def official_files(store: Path) -> tuple[Path, Path]:
