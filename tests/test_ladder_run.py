@@ -33,7 +33,8 @@ from wizard_referee.referee.logs import get_logger
 from wizard_referee.tournament.seating import deal_seatings
 
 from .cli_here import cli_here
-from .conftest import NEEDS_SANDBOX, ROOT
+from .conftest import NEEDS_POSTGRES, NEEDS_SANDBOX, ROOT
+from .postgres import Cluster
 
 BOT = [sys.executable, "-m", "wizard_arena.cli", "bot", "wizard_bots.random_bot:RandomBot"]
 ARGS = ["--server", "{server}", "--token", "{token}", "--name", "{name}", "--quiet"]
@@ -251,6 +252,41 @@ def test_official_standings_are_tried_again_after_a_failure(
             bots.cancel_scope.cancel()
 
     trio.run(main)
+
+
+@NEEDS_POSTGRES
+def test_a_database_restart_suspends_the_tables_and_they_go_on(
+    postgres_cluster: Cluster, postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The PostgreSQL server stops (a maintenance) and starts again: the
+    ladder waits for it, reconnects, and plays on; nothing is lost or void."""
+    monkeypatch.chdir(tmp_path)
+    path, tokens = _season(postgres_url, ["a", "b", "c"])
+
+    async def main() -> None:
+        async with running(path) as ladder, trio.open_nursery() as bots:
+            for name, token in tokens.items():
+                bot(bots, ladder.address, name, token)
+            await until(lambda: ladder.stats.sets_finished >= 1 and ladder.stats.games >= 8)
+            await trio.to_thread.run_sync(postgres_cluster.pause)
+            try:
+                await until(lambda: ladder.stats.outages == 1)
+                await trio.sleep(1.5)  # (tries to reconnect meanwhile)
+            finally:
+                await trio.to_thread.run_sync(postgres_cluster.resume)
+            before = ladder.stats.sets_finished
+            await until(lambda: ladder.stats.sets_finished >= before + 2, 60)
+            assert ladder.stats.outages == 1 and ladder.stats.outage_seconds > 1
+            bots.cancel_scope.cancel()
+
+    trio.run(main)
+    with LadderStore.open(path) as store:
+        assert store.set_counts().get("void", 0) == 0
+        for set_id, _, _ in store.finished_sets():
+            assert store.stored_games(set_id) == dict.fromkeys(range(6), "finished")
+        games = store.rows("SELECT COUNT(*) FROM games")[0][0]
+        playing = store.rows("SELECT COUNT(*) FROM sets WHERE status <> 'finished'")[0][0]
+        assert games >= 6 * len(list(store.finished_sets())) and playing <= 1
 
 
 def test_a_rotated_token_is_shut_out_at_once_and_the_new_one_admitted(tmp_path: Path) -> None:

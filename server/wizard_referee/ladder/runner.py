@@ -50,7 +50,7 @@ import socket
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -70,8 +70,10 @@ from wizard_referee.ladder.standings import (
 )
 from wizard_referee.ladder.store import HOSTED, ClaimLost, LadderStore, Version
 from wizard_referee.referee.arena import Session
+from wizard_referee.referee.record import GameRecord
 from wizard_referee.referee.seat import CloseCode
 from wizard_referee.sandbox import UID_BASE, Confinement, Limits
+from wizard_referee.storage import DatabaseError, DatabaseLost, StorageError
 from wizard_referee.tournament.config import EntrantConfig, TournamentConfig
 from wizard_referee.tournament.config_keys import TournamentError
 from wizard_referee.tournament.confine import node_problems
@@ -92,6 +94,10 @@ RELAUNCH_AFTER = 60.0
 STANDINGS_RETRY = 5.0
 #: The longest wait between two tries of the official ratings.
 STANDINGS_RETRY_MAX = 300.0
+#: Seconds before the first try to reach a lost database again (doubling each time).
+RECONNECT_FIRST = 0.5
+#: The longest wait between two tries to reach a lost database.
+RECONNECT_MAX = 10.0
 #: The least the matchmaker waits for other entries before it repeats a recent table
 #: (else half a set's usual duration: :mod:`.matchmaking`).
 MIN_PATIENCE = 1.0
@@ -135,6 +141,9 @@ class Stats:
     sets_void: int = 0
     sets_suspended: int = 0
     abandons: int = 0
+    outages: int = 0
+    """Times the database's connection was lost (and opened again)."""
+    outage_seconds: float = 0.0
     """Members of sets recorded as leavers (their seats played by the default action)."""
     games: int = 0
     matchmaking_seconds: float = 0.0
@@ -193,7 +202,10 @@ class LadderTokens:
     def refusal(self, token: str) -> str | None:
         if token in self.hosted:
             return None
-        found = self.store.token(token)
+        try:
+            found = self.store.token(token)
+        except DatabaseError:
+            return "the ladder's database cannot be reached just now: try again shortly"
         if found is None:
             return "invalid access token"
         _, why = found
@@ -251,6 +263,8 @@ class Ladder:
         self._host: GameHost | None = None
         self._nursery: trio.Nursery | None = None
         self._stop = trio.Event()
+        self._reconnected: trio.Event | None = None
+        """Set once a lost database answers again (None: not lost)."""
         self._renewed = time.monotonic()
         """When this runner's leases were last renewed (monotonic seconds)."""
 
@@ -427,6 +441,16 @@ class Ladder:
         process has lapsed)."""
         if s.hello.token in self.host.token_owner:
             return
+        try:
+            self._admit(s)
+        except DatabaseError as e:
+            self.log.warning("session_refused", session=s.id, why=str(e))
+            s.conn.close(
+                CloseCode.UNAVAILABLE,
+                "the ladder's database cannot be reached just now: try again shortly",
+            )
+
+    def _admit(self, s: Session) -> None:
         found = self.store.token(s.hello.token)
         if found is None or found[1] is not None:
             return  # (refused at the Hello: cannot happen)
@@ -619,7 +643,12 @@ class Ladder:
     async def _play_set(self, set_id: int, members: list[int], deal: str) -> None:
         started = trio.current_time()
         try:
-            await self._games(set_id, members, deal)
+            while True:
+                try:
+                    await self._games(set_id, members, deal)
+                    break
+                except DatabaseLost as e:  # (the table waits for it, then goes on)
+                    await self._database_back(e)
         except ClaimLost as e:
             self.stats.sets_lost += 1
             self.log.warning("set_claim_lost", set=set_id, why=str(e))
@@ -661,9 +690,7 @@ class Ladder:
             tags = {"ladder": self.season.name, "set": set_id, "seating": r}
             record = await run_game(self.host.arena, self.host.launched, spec, seats, tags)
             t0 = time.perf_counter()
-            size = self.store.save_game(
-                set_id, r, [labels[name] for name in seating], record, runner=self.runner
-            )
+            size = await self._save_game(set_id, r, [labels[name] for name in seating], record)
             self.stats.save_seconds += time.perf_counter() - t0
             self.stats.save_bytes += size
             self.stats.games += 1
@@ -678,6 +705,23 @@ class Ladder:
         self.stats.finish_seconds += time.perf_counter() - t0
         self.stats.sets_finished += 1
         self.log.info("set_finished", set=set_id, entries=list(labels))
+
+    async def _save_game(
+        self, set_id: int, seating: int, seats: list[int], record: GameRecord
+    ) -> int:
+        """Store a game played (:meth:`.LadderStore.save_game`); while the
+        database is lost, once it answers again (the game is never played
+        twice: one whose transaction committed as the connection went is
+        found stored)."""
+        lost = False
+        while True:
+            try:
+                if lost and seating in self.store.stored_games(set_id):
+                    return 0
+                return self.store.save_game(set_id, seating, seats, record, runner=self.runner)
+            except DatabaseLost as e:
+                lost = True
+                await self._database_back(e)
 
     def _finish(self, set_id: int, members: list[int]) -> None:
         """Finish a set this runner played, every game stored: its members'
@@ -886,6 +930,54 @@ class Ladder:
             stream.write("" if stream.isatty() else "\n")
             stream.flush()
 
+    # -- the database's outages ---------------------------------------------------------
+
+    async def _guarded(self, task: Callable[[], Awaitable[None]]) -> None:
+        """Run ``task``; after each loss of the database, again once it answers."""
+        while True:
+            try:
+                await task()
+                return
+            except DatabaseLost as e:
+                await self._database_back(e)
+
+    async def _database_back(self, lost: DatabaseLost) -> None:
+        """Wait until a lost database answers again: the first task to find
+        it lost starts :meth:`_reconnect`; every other waits with it."""
+        if self._reconnected is None:
+            self._reconnected = trio.Event()
+            self.stats.outages += 1
+            self.log.error("database_lost", error=str(lost))
+            self.notice(f"warning: {lost}: the ladder waits for its database")
+            assert self._nursery is not None
+            self._nursery.start_soon(self._reconnect)
+        await self._reconnected.wait()
+
+    async def _reconnect(self) -> None:
+        """Open the store's connection again, trying after a back-off that
+        doubles from :data:`RECONNECT_FIRST` to :data:`RECONNECT_MAX`
+        seconds; then this runner's leases are renewed at once (its sets'
+        claims, its sessions' rows) before anything else goes on."""
+        started = trio.current_time()
+        delay = RECONNECT_FIRST
+        while True:
+            await trio.sleep(delay)
+            try:
+                self.store.db.reconnect()
+                self._heartbeat()
+                break
+            except StorageError as e:
+                delay = min(delay * 2, RECONNECT_MAX)
+                self.log.warning("database_unreachable", error=str(e), retry_in=delay)
+        took = trio.current_time() - started
+        self.stats.outage_seconds += took
+        self.log.warning("database_back", seconds=round(took, 3))
+        self.notice(f"the ladder's database answers again (after {took:.0f} s)")
+        back, self._reconnected = self._reconnected, None
+        assert back is not None
+        back.set()
+        self.host.arena.notify()
+
     # -- running -------------------------------------------------------------------------
 
     def config(self) -> TournamentConfig:
@@ -950,16 +1042,19 @@ class Ladder:
                 host.arena.on_session.append(self._on_session)
                 self._reconcile()
                 for task in (self._matchmaking, self._registry, self._leases, self._standings):
-                    nursery.start_soon(task)
+                    nursery.start_soon(self._guarded, task)
                 if progress is not None:
-                    nursery.start_soon(self._progress, progress, 5.0)
+                    nursery.start_soon(self._guarded, partial(self._progress, progress, 5.0))
                 self.log.info("ladder_started", address=host.arena.address, runner=self.runner)
                 task_status.started(self)
                 await self._stop.wait()
                 nursery.cancel_scope.cancel()
         finally:
             with trio.CancelScope(shield=True):
-                self.store.stop_runner(self.runner)
+                try:
+                    self.store.stop_runner(self.runner)
+                except DatabaseError as e:  # (its leases lapse instead)
+                    self.log.error("runner_not_stopped", error=str(e))
                 self.log.info("ladder_stats", **self.stats.as_dict())
                 if self.options.report is not None:
                     write_json(self.options.report, self.stats.as_dict())

@@ -181,7 +181,6 @@ LADDER_SCHEMA = Schema(
     ),
     marks=frozenset({"season", "sets", "set_results"}),
     unversioned=1,
-    readable_from=3,
 )
 
 LEGACY_VERSION = "SELECT version FROM schema_version"

@@ -28,6 +28,7 @@ was backed up; a newer one is refused before anything is written.
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -686,11 +687,21 @@ class LadderStore:
     def abandoned(self, set_id: int) -> set[int]:
         """The versions that abandoned set ``set_id`` (their seats are played
         by the default action)."""
+        if not self._abandons:
+            return set()
         return {int(v) for (v,) in self.rows(sql.ABANDONED_IN, {"set": set_id})}
 
     def abandon_counts(self) -> dict[int, int]:
         """Sets each version abandoned."""
+        if not self._abandons:
+            return {}
         return {int(v): int(n) for v, n in self.rows(sql.ABANDON_COUNTS)}
+
+    @functools.cached_property
+    def _abandons(self) -> bool:
+        """Whether the store records abandons (a reader of a store of an
+        older schema, not migrated, finds none)."""
+        return not self.db.read_only or "abandons" in self.db.tables()
 
     def running_seconds(self, since: float, now: float) -> float:
         """Seconds between ``since`` and ``now`` during which a ladder process
