@@ -78,6 +78,10 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _text(path: Path) -> str:
+    return path.read_text() if path.exists() else ""
+
+
 class Soak:
     def __init__(self, args: argparse.Namespace) -> None:
         sys.path.insert(0, str(ROOT))
@@ -207,10 +211,10 @@ class Soak:
                 "standings_failed",
             )
         }
-        old_bot = (self.work / f"bot-{rotated}.log").read_text()
+        old_bot = _text(self.work / f"bot-{rotated}.log")
         result["old_token_refusals"] = old_bot.count("rotated")
         result["old_token_too_many_sessions"] = old_bot.count("too many sessions")
-        new_bot = (self.work / f"bot-{rotated}-new.log").read_text()
+        new_bot = _text(self.work / f"bot-{rotated}-new.log")
         result["new_token_too_many_sessions"] = new_bot.count("too many sessions")
         return result
 
