@@ -132,6 +132,19 @@ class Soak:
                 "--name", name, "--log", str(self.work / f"bot-{key}.log")]  # fmt: skip
         self.bots[key] = subprocess.Popen(argv, env={**_env(), TOKEN_ENV: token})  # (not argv)
 
+    def in_a_set(self, version: int) -> None:
+        """Wait until ``version`` is in a set being played, a game of it stored."""
+        from wizard_referee.ladder.store import LadderStore
+
+        with LadderStore.open(self.db, read_only=True) as store:
+            while True:
+                for set_id, seats in store.rows(
+                    "SELECT id, seats FROM sets WHERE status = 'playing'"
+                ):
+                    if version in json.loads(seats) and store.stored_games(int(set_id)):
+                        return
+                time.sleep(0.05)
+
     def mark(self, event: str) -> None:
         self.events.append((event, round(time.monotonic() - self.t0, 1)))
         print(f"{self.events[-1][1]:7.1f} s  {event}", file=sys.stderr, flush=True)
@@ -162,7 +175,8 @@ class Soak:
         self.mark("started")
         time.sleep(args.play)
         leaver, rotated, upgraded = names[0], names[1], names[2]
-        self.bots[leaver].send_signal(signal.SIGKILL)  # (in a set, most likely)
+        self.in_a_set(1)  # (bot00's version 1: killed in the middle of a set)
+        self.bots[leaver].send_signal(signal.SIGKILL)
         self.mark(f"{leaver} killed, never to return")
         time.sleep(args.play)
         out = self.cmd("rotate-token", rotated)

@@ -319,6 +319,24 @@ def test_a_suspended_set_is_void_only_when_no_live_process_has_its_members(
         assert a.abandoned(set_id) == {3}  # (connected nowhere: it left; a and b are on B)
 
 
+def test_a_member_retired_while_its_set_waits_abandons_it(database: str) -> None:
+    """Its version replaced or retired, a member away from its suspended set
+    never returns: it is recorded as the set's leaver at once (its seats
+    played by the default action), not the set voided."""
+    with _runners(_season(database)) as (a, _):
+        ladder = Ladder(a, RunOptions(), get_logger(), print)
+        ladder.runner = "A"
+        ladder._host = SimpleNamespace(pool={})  # type: ignore[assignment]
+        set_id, _ = a.new_set([1, 2, 3], "A", 30.0, SECRET)
+        a.suspend(set_id, "c left", "A")
+        a.retire("c")
+        ladder.versions = {v.id: v for v in a.versions()}
+        ladder._settle_suspended()
+        row = a.set_row(set_id)
+        assert row is not None and row["status"] == "suspended"  # (for a and b to return)
+        assert a.abandoned(set_id) == {3} and ladder.stats.abandons == 1
+
+
 def test_a_taken_over_set_with_every_game_stored_is_finished_not_voided(
     database: str,
 ) -> None:

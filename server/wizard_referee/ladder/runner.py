@@ -13,8 +13,9 @@ processes, confined under ``sandbox = "bwrap"``), and these tasks:
   (it disconnected, crashed, or the ladder itself stopped) is *suspended*:
   its other members are free to play on; once every member is connected
   again its free members are held for it and it goes on from its next game;
-  a set not complete within ``return_window`` seconds, or one whose member
-  was retired or replaced meanwhile, is *void*: none of its games counts;
+  a member still away after ``return_window`` seconds (counted while a
+  ladder process runs), or retired or replaced meanwhile, has *abandoned*
+  it: the set goes on, that member's seats played by the default action;
 - **the registry**: every second, a registry change (``ladder add``,
   ``version``, ``retire``, ``rotate-token`` in another process) is read:
   hosted versions are started or stopped, sessions of a rotated token are
@@ -24,8 +25,9 @@ processes, confined under ``sandbox = "bwrap"``), and these tasks:
   each in one of its entry's slots: within ``max_sessions_per_token`` on
   every process sharing the store) and its sets' claims are renewed, and
   the sets whose claim lapsed are taken over (suspended, to be played on
-  by whichever process has their members; void after the return window
-  only when no live process has them all; one whose every game is stored
+  by whichever process has their members; its absent members abandon it
+  after the return window only when no live process has them all; one
+  whose every game is stored
   finished at once, members connected or not); session rows another process
   removed (this one stalled past its lease) are stored again; a ladder
   that stops leaves its sets suspended, one killed leaves them
@@ -114,7 +116,9 @@ class RunOptions:
     instances: int = 1
     """Processes of each hosted entry (each sits at one table at a time)."""
     return_window: float = 120.0
-    """Seconds an interrupted set waits for its members before it is void."""
+    """Seconds an interrupted set waits for its members (while a ladder
+    process runs) before it goes on without the absent ones (their seats
+    played by the default action)."""
     max_sessions_per_token: int = 1
     max_connections: int = 0
     lag_credit_behind_proxy: bool = False
@@ -508,23 +512,27 @@ class Ladder:
             self.stats.wait_seconds += now - since
 
     def _settle_suspended(self) -> set[int]:
-        """Void the suspended sets that cannot go on, resume those that can;
-        the members held for a set whose members are all back. A set whose
-        members are away here past the return window is void only when no
-        live process has them all connected (one that has plays it on: a
-        killed process's bots that dialed another)."""
+        """Resume the suspended sets that can go on, recording as leavers
+        their members retired or replaced, or away past the return window
+        (:meth:`_abandon`); the members held for a set whose members are all
+        back or abandoned it. A set whose members are away here past the
+        window is left alone while a live process has them all connected
+        (that one plays it on: a killed process's bots that dialed
+        another), and void when its members left are connected, but not to
+        one process."""
         held: set[int] = set()
         now = self.store.clock()
         for set_id, seats, deal, since, _ in self.store.suspended():
             if set_id in self.running:
                 continue
-            gone = [self.versions[v].label for v in seats if v not in self.active]
-            if gone:
-                self._void(set_id, f"{', '.join(gone)} retired or replaced")
-                continue
             if self._settle_stored(set_id, seats):
                 continue
             left = self.store.abandoned(set_id)
+            gone = [v for v in seats if v not in self.active and v not in left]
+            if gone:  # (retired or replaced while its set waited for it: it never returns)
+                if not self._abandon(set_id, gone, gone=True):
+                    continue
+                left.update(gone)
             present = [v for v in seats if v not in left]
             away = [v for v in present if not self.connected(self.versions[v])]
             if (
@@ -561,12 +569,13 @@ class Ladder:
         window = self.options.return_window
         return now - since > window and self.store.running_seconds(since, now) > window
 
-    def _abandon(self, set_id: int, away: list[int]) -> list[int] | None:
+    def _abandon(self, set_id: int, away: list[int], gone: bool = False) -> list[int] | None:
         """Record the members of a suspended set connected to no ladder
-        process past the return window as its leavers (the rest of the set
-        is played with their seats' default action): those recorded, or
-        None when the set is not suspended any more."""
-        online = self.store.online()
+        process past the return window (``gone``: every one of ``away``,
+        retired or replaced) as its leavers (the rest of the set is played
+        with their seats' default action): those recorded, or None when the
+        set is not suspended any more."""
+        online = {} if gone else self.store.online()
         leavers = [v for v in away if not online.get(v)]
         if not leavers:
             return []
