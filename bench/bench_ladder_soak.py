@@ -295,7 +295,7 @@ class Soak:
                 "games_discarded": int(discarded),
                 "void_why": [str(r[0]) for r in q("SELECT why FROM sets WHERE status = 'void'")],
                 "abandons": {labels[v]: n for v, n in store.abandon_counts().items()},
-                "sets_by_entry": {labels[v]: n for v, n in sorted(played.items())[:4]},
+                "sets_by_entry": {labels[v]: n for v, n in sorted(played.items())},
                 "integrity_problems": {k: v for k, v in problems.items() if v},
             }
 
