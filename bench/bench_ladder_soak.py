@@ -97,7 +97,7 @@ class Soak:
         self.port = _free_port()
         self.ladder: subprocess.Popen[str] | None = None
         self.exits: list[int | None] = []
-        self.bots: dict[str, subprocess.Popen[str]] = {}
+        self.bots: dict[str, subprocess.Popen[bytes]] = {}
         self.events: list[tuple[str, float]] = []
         self.t0 = time.monotonic()
 
@@ -153,7 +153,10 @@ class Soak:
         try:
             return self._run()
         finally:  # (whatever happened: nothing of the bench left running)
-            for p in [*self.bots.values(), *([self.ladder] if self.ladder else [])]:
+            procs: list[subprocess.Popen[Any]] = list(self.bots.values())
+            if self.ladder is not None:
+                procs.append(self.ladder)
+            for p in procs:
                 if p.poll() is None:
                     p.kill()
                     p.wait()
