@@ -1,8 +1,10 @@
 """The running ladder, in this process, with bots on loopback: duplicate
 sets played and finished whole, tokens checked against the registry at
-each Hello, sets interrupted by a disconnect finished when the entrant
-returns or voided, hosted entrants started and replaced; and, in a
-subprocess, SIGKILL and restart."""
+each Hello and a rotated one shut out at once, sets interrupted by a
+disconnect finished when the entrant returns or completed without it (its
+seats on the default action), official standings tried again after a
+failure, a PostgreSQL restart waited out, hosted entrants started and
+replaced; and, in a subprocess, SIGKILL and restart."""
 
 from __future__ import annotations
 

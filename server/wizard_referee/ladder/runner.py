@@ -184,7 +184,8 @@ class Stats:
         return (
             f"{minutes * 60:.0f} s: {self.sets_finished} sets finished "
             f"({self.sets_finished / minutes:.1f}/min), {self.games} games "
-            f"({self.games / minutes:.1f}/min), {self.sets_void} void; entries online waited "
+            f"({self.games / minutes:.1f}/min), {self.sets_void} void, {self.abandons} abandons; "
+            f"entries online waited "
             f"{waited:.0%} of the time for a table; per set: matchmaking "
             f"{1000 * self.matchmaking_seconds / per_set:.2f} ms, finishing (rating update "
             f"and its transaction) {1000 * self.finish_seconds / max(self.sets_finished, 1):.2f}"
