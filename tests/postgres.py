@@ -127,6 +127,17 @@ class Cluster:
         self.running = True
         return self
 
+    def pause(self) -> None:
+        """Stop the server as a maintenance does (``-m fast``: every
+        connection is closed), keeping its data, until :meth:`resume`."""
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def resume(self) -> None:
+        """Start the server :meth:`pause` stopped."""
+        self._run(
+            str(self.bin / "pg_ctl"), *("-D", str(self.data), "-l", str(self.log), "-w", "start")
+        )
+
     def url(self, database: str = "postgres") -> str:
         """A URL of ``database`` on this cluster (its socket, role postgres)."""
         return f"postgresql://{USER}@/{database}?host={quote(str(self.folder), safe='/')}"

@@ -1,8 +1,10 @@
 """The running ladder, in this process, with bots on loopback: duplicate
 sets played and finished whole, tokens checked against the registry at
-each Hello, sets interrupted by a disconnect finished when the entrant
-returns or voided, hosted entrants started and replaced; and, in a
-subprocess, SIGKILL and restart."""
+each Hello and a rotated one shut out at once, sets interrupted by a
+disconnect finished when the entrant returns or completed without it (its
+seats on the default action), official standings tried again after a
+failure, a PostgreSQL restart waited out, hosted entrants started and
+replaced; and, in a subprocess, SIGKILL and restart."""
 
 from __future__ import annotations
 
@@ -33,7 +35,8 @@ from wizard_referee.referee.logs import get_logger
 from wizard_referee.tournament.seating import deal_seatings
 
 from .cli_here import cli_here
-from .conftest import NEEDS_SANDBOX, ROOT
+from .conftest import NEEDS_POSTGRES, NEEDS_SANDBOX, ROOT
+from .postgres import Cluster
 
 BOT = [sys.executable, "-m", "wizard_arena.cli", "bot", "wizard_bots.random_bot:RandomBot"]
 ARGS = ["--server", "{server}", "--token", "{token}", "--name", "{name}", "--quiet"]
@@ -220,6 +223,98 @@ def test_tokens_are_checked_against_the_registry_at_each_hello(
     trio.run(main)
 
 
+def test_official_standings_are_tried_again_after_a_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failed official fit is tried again (after a back-off), its error
+    shown meanwhile (progress line, pages' file); one success clears it."""
+    from wizard_referee.ladder import runner
+    from wizard_referee.ladder.standings import official_files, read_failure
+
+    monkeypatch.setattr(runner, "STANDINGS_RETRY", 0.2)
+    path, tokens = _season(tmp_path, ["a", "b", "c"])
+    blocked = official_files(Path(path))[0]
+    blocked.mkdir()  # (where the fit is written: the process fails)
+
+    async def main() -> None:
+        async with (
+            running(path, bootstrap=0, standings_every=0.2) as ladder,
+            trio.open_nursery() as bots,
+        ):
+            for name, token in tokens.items():
+                bot(bots, ladder.address, name, token)
+            await until(lambda: (read_failure(Path(path)) or {}).get("failures", 0) >= 1, 60)
+            assert "official ratings failing" in ladder.progress_line()
+            assert ladder.point is None
+            blocked.rmdir()
+            await until(lambda: ladder.point is not None, 60)
+            await until(lambda: read_failure(Path(path)) is None)
+            assert ladder.standings_failure is None
+            assert "official 0 s old" in ladder.progress_line()
+            bots.cancel_scope.cancel()
+
+    trio.run(main)
+
+
+@NEEDS_POSTGRES
+def test_a_database_restart_suspends_the_tables_and_they_go_on(
+    postgres_cluster: Cluster, postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The PostgreSQL server stops (a maintenance) and starts again: the
+    ladder waits for it, reconnects, and plays on; nothing is lost or void."""
+    monkeypatch.chdir(tmp_path)
+    path, tokens = _season(postgres_url, ["a", "b", "c"])
+
+    async def main() -> None:
+        async with running(path) as ladder, trio.open_nursery() as bots:
+            for name, token in tokens.items():
+                bot(bots, ladder.address, name, token)
+            await until(lambda: ladder.stats.sets_finished >= 1 and ladder.stats.games >= 8)
+            await trio.to_thread.run_sync(postgres_cluster.pause)
+            try:
+                await until(lambda: ladder.stats.outages == 1)
+                await trio.sleep(1.5)  # (tries to reconnect meanwhile)
+            finally:
+                await trio.to_thread.run_sync(postgres_cluster.resume)
+            before = ladder.stats.sets_finished
+            await until(lambda: ladder.stats.sets_finished >= before + 2, 60)
+            assert ladder.stats.outages == 1 and ladder.stats.outage_seconds > 1
+            bots.cancel_scope.cancel()
+
+    trio.run(main)
+    with LadderStore.open(path) as store:
+        assert store.set_counts().get("void", 0) == 0
+        for set_id, _, _ in store.finished_sets():
+            assert store.stored_games(set_id) == dict.fromkeys(range(6), "finished")
+        games = store.rows("SELECT COUNT(*) FROM games")[0][0]
+        playing = store.rows("SELECT COUNT(*) FROM sets WHERE status <> 'finished'")[0][0]
+        assert games >= 6 * len(list(store.finished_sets())) and playing <= 1
+
+
+def test_a_rotated_token_is_shut_out_at_once_and_the_new_one_admitted(tmp_path: Path) -> None:
+    path, tokens = _season(tmp_path, ["a"])
+
+    async def main() -> None:
+        async with (
+            running(path) as ladder,
+            open_bot_session(ladder.address, name="a", token=tokens["a"]) as old,
+        ):
+            await until(lambda: "a@v1" in ladder.host.pool)
+            fresh = new_token()
+            with LadderStore.open(path) as store:
+                store.rotate_token("a", fresh)
+            # the old token's session is closed within a second or so
+            with trio.fail_after(10), pytest.raises(AuthenticationError, match="rotated"):
+                async for _ in old:
+                    pass
+            # and the owner's bot with the new token takes its slot (one per token)
+            async with open_bot_session(ladder.address, name="a", token=fresh) as new:
+                assert new.welcome.session_id
+                await until(lambda: ladder.store.online() == {1: 1})
+
+    trio.run(main)
+
+
 @pytest.mark.parametrize("cap", [None, 0.25, 0.0])
 def test_the_seasons_network_credit_cap_reaches_its_dial_in_bots(
     tmp_path: Path, cap: float | None
@@ -275,7 +370,12 @@ def test_an_interrupted_set_goes_on_when_its_entrant_returns(
         assert store.stored_games(1) == dict.fromkeys(range(6), "finished")
 
 
-def test_a_set_whose_entrant_does_not_return_is_void(tmp_path: Path) -> None:
+def test_a_set_whose_entrant_does_not_return_is_completed_and_costs_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Leaving a set voids nothing: past the return window the leaver's
+    seats are played by the default action, the set counts, and the
+    abandon is counted against the leaver (store, standings)."""
     path, tokens = _season(tmp_path, ["a", "b", "c"])
 
     async def main() -> None:
@@ -284,18 +384,34 @@ def test_a_set_whose_entrant_does_not_return_is_void(tmp_path: Path) -> None:
             bot(bots, ladder.address, "b", tokens["b"])
             async with trio.open_nursery() as once:
                 bot(once, ladder.address, "c", tokens["c"], games=3)
-            with LadderStore.open(path, read_only=True) as store:
-                await until(lambda: store.set_counts().get("void") == 1)
+            await until(lambda: finished(path) == 1)
+            table = {r["entry"]: r for r in ladder.standings()}
+            assert table["c@v1"]["abandons"] == 1 and table["a@v1"]["abandons"] == 0
             bots.cancel_scope.cancel()
 
     trio.run(main)
     with LadderStore.open(path) as store:
         row = store.set_row(1)
-        assert row is not None and row["status"] == "void"
-        assert "c@v1 did not come back within 1 s" in row["why"]
-        assert 3 <= len(store.stored_games(1)) < 6  # kept, counted nowhere
-        assert list(store.finished_sets()) == []
-        assert store.rated_games({v.id: v.label for v in store.versions()}) == []
+        assert row is not None and row["status"] == "finished"
+        assert store.set_counts().get("void", 0) == 0
+        assert store.stored_games(1) == dict.fromkeys(range(6), "finished")
+        c = next(v.id for v in store.versions() if v.label == "c@v1")
+        assert store.abandoned(1) == {c} and store.abandon_counts() == {c: 1}
+        assert store.set_counts_by_version()[c] == 1  # the set counts for the leaver too
+        assert len(store.rated_games({v.id: v.label for v in store.versions()})) == 6
+        # its games after it left: every decision of its seat the default action
+        record = store.game("s1-r5")
+        assert record is not None
+        seat = list(record[0].names).index("c@v1")
+        moves = [m for rnd in record[0].rounds for m in rnd.moves if m.seat == seat]
+        assert moves and all(m.fault == "disconnect" for m in moves)
+    shown = cli_here(
+        ["ladder", "standings", "-d", str(path), "--bootstrap", "0"], capsys, monkeypatch
+    )
+    assert " left " in shown.stdout.splitlines()[1]
+    c_line = next(line.split() for line in shown.stdout.splitlines() if "c@v1" in line)
+    a_line = next(line.split() for line in shown.stdout.splitlines() if "a@v1" in line)
+    assert c_line[-3:-1] == ["1", "0"] and a_line[-3:-1] == ["0", "0"]
 
 
 def test_hosted_entrants_start_play_and_are_replaced(tmp_path: Path) -> None:

@@ -146,6 +146,7 @@ def test_a_store_of_an_older_schema_is_migrated_after_a_note(
     _season(database)
     db = open_database(database, create=False)
     for step in (
+        "DROP TABLE abandons",
         "DROP INDEX sessions_slot",
         "DROP INDEX sets_claimed",
         "ALTER TABLE sessions DROP COLUMN slot",
@@ -156,19 +157,20 @@ def test_a_store_of_an_older_schema_is_migrated_after_a_note(
     capsys.readouterr()
     with LadderStore.open(database, read_only=True) as store:  # a reader changes nothing
         assert next(v.label for v in store.versions()) == "a@v1"
+        assert store.abandon_counts() == {}
     with LadderStore.open(database) as store:
         store.start_runner("A", "here", 1, 30.0)
         assert store.add_session("s1", "A", 1, 30.0, limit=1)
         assert not store.add_session("s2", "A", 1, 30.0, limit=1)
     note = capsys.readouterr().err
-    assert "of schema version 1; this wizard-arena writes version 2" in note
+    assert "of schema version 1; this wizard-arena writes version 3" in note
     assert "migrating it now" in note
     if not is_url(database):
         assert Path(f"{database}.schema-1.bak").is_file()
     db = open_database(database, create=False)
     try:
         version = db.execute("SELECT version FROM schema_version WHERE component = 'ladder'")
-        assert version.fetchone()[0] == 2
+        assert version.fetchone()[0] == 3
     finally:
         db.close()
 
@@ -301,7 +303,8 @@ def test_a_suspended_set_is_void_only_when_no_live_process_has_its_members(
         ladder._host = SimpleNamespace(pool={})  # type: ignore[assignment]
         set_id, _ = a.new_set([1, 2, 3], "A", 30.0, SECRET)
         a.suspend(set_id, "a member left", "A")
-        a.run("UPDATE sets SET suspended_at = 0")  # (long ago)
+        a.run("UPDATE sets SET suspended_at = 0")  # (long ago, the ladder running since)
+        a.run("UPDATE runners SET started_at = 0")
         for v in (1, 2, 3):
             assert b.add_session(f"B/{v}", "B", v, 30.0, limit=1)
         assert a.connected_together([1, 2, 3]) == ["B"]
@@ -313,6 +316,25 @@ def test_a_suspended_set_is_void_only_when_no_live_process_has_its_members(
         ladder._settle_suspended()
         row = a.set_row(set_id)
         assert row is not None and row["status"] == "void" and "did not come back" in row["why"]
+        assert a.abandoned(set_id) == {3}  # (connected nowhere: it left; a and b are on B)
+
+
+def test_a_member_retired_while_its_set_waits_abandons_it(database: str) -> None:
+    """Its version replaced or retired, a member away from its suspended set
+    never returns: it is recorded as the set's leaver at once (its seats
+    played by the default action), not the set voided."""
+    with _runners(_season(database)) as (a, _):
+        ladder = Ladder(a, RunOptions(), get_logger(), print)
+        ladder.runner = "A"
+        ladder._host = SimpleNamespace(pool={})  # type: ignore[assignment]
+        set_id, _ = a.new_set([1, 2, 3], "A", 30.0, SECRET)
+        a.suspend(set_id, "c left", "A")
+        a.retire("c")
+        ladder.versions = {v.id: v for v in a.versions()}
+        ladder._settle_suspended()
+        row = a.set_row(set_id)
+        assert row is not None and row["status"] == "suspended"  # (for a and b to return)
+        assert a.abandoned(set_id) == {3} and ladder.stats.abandons == 1
 
 
 def test_a_taken_over_set_with_every_game_stored_is_finished_not_voided(

@@ -222,7 +222,8 @@ def test_a_store_of_the_first_form_is_converted_after_a_copy_is_kept(
     ladder(capsys, monkeypatch, "add", "alice", "-d", str(season))
     db = sqlite3.connect(season)
     db.executescript(  # (the first form: version 1's tables, its own schema_version)
-        "DROP INDEX sessions_slot; DROP INDEX sets_claimed; ALTER TABLE sessions DROP COLUMN slot;"
+        "DROP TABLE abandons; DROP INDEX sessions_slot; DROP INDEX sets_claimed;"
+        " ALTER TABLE sessions DROP COLUMN slot;"
         "DROP TABLE schema_version; CREATE TABLE schema_version (version INTEGER NOT NULL);"
         "INSERT INTO schema_version (version) VALUES (1);"
     )
@@ -300,3 +301,25 @@ def test_the_courses_term_project_registers_as_written(
     bob = versions["bob@v1"].command
     assert bob is not None and "wizard_bots.learned:LearnedBot" in bob
     assert "weights=bob_weights.npz" in bob
+
+
+def test_the_return_window_counts_only_time_a_ladder_process_ran(season: str) -> None:
+    """A set's members had time to come back only while a ladder process
+    ran: a clean stop counts from its stop, a killed process from the end
+    of its lease, and overlapping processes once."""
+    from wizard_referee.ladder import sql
+
+    with LadderStore.open(season) as store:
+        t = store.clock()
+        spans = [
+            ("stopped", t + 0, t + 10),
+            ("killed", t + 100, t + 130),
+            ("other", t + 120, t + 200),
+        ]
+        for runner, start, end in spans:
+            params = {"id": runner, "host": "h", "pid": 1, "now": start, "expires": end}
+            store.run(sql.ADD_RUNNER, params)
+        store.run(sql.STOP_RUNNER, {"id": "stopped", "now": t + 10})
+        assert store.running_seconds(t + 5, t + 150) == pytest.approx(5 + 50)
+        assert store.running_seconds(t + 20, t + 90) == 0  # the ladder was down meanwhile
+        assert store.running_seconds(t + 150, t + 300) == pytest.approx(50)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from wizard_bots.heuristic import HeuristicBot
 from wizard_bots.random_bot import RandomBot
 from wizard_referee.ladder.live import LiveModel
 from wizard_referee.ladder.season import Season
-from wizard_referee.ladder.standings import official, official_files, write_json
+from wizard_referee.ladder.standings import official, official_files, write_failure, write_json
 from wizard_referee.ladder.store import LadderStore, new_token
 from wizard_referee.tournament.seating import deal_seatings
 from wizard_referee.tournament.store import GameSpec
@@ -203,3 +204,29 @@ def _withheld_text(data: Any) -> Any:
     if isinstance(data, str):
         return re.sub(r"computed [^,]*? ago", "computed ago", data)
     return data
+
+
+def test_the_pages_show_abandons_and_a_failing_official_fit(
+    ladder_path: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "left.sqlite"
+    shutil.copy(ladder_path, path)
+    with LadderStore.open(path) as store:
+        store.suspend(3, "carol@v1 not connected", "test-runner")
+        assert store.abandon(3, [3])  # carol left set 3
+    now = time.time()
+    failure = {"error": "it cannot start", "at": now - 30, "failures": 3, "retry_at": now + 60}
+    write_failure(path, failure)
+    state = WebState(ladder=LadderData(path))
+    standings, carol = get(state, "/api/ladder/standings", "/api/ladder/entrants/carol")
+    rows = {r["entry"]: r for r in standings.json()["rows"]}
+    assert rows["carol@v1"]["abandons"] == 1 and rows["bob@v1"]["abandons"] == 0
+    assert carol.json()["versions"][0]["abandons"] == 1
+    assert standings.json()["official_failure"]["error"] == "it cannot start"
+    assert any(
+        "the last 3 tries failed, the last 30 s ago: it cannot start; trying again in" in n
+        for n in standings.json()["notes"]
+    )
+    write_failure(path, None)  # (a try succeeded)
+    (standings,) = get(WebState(ladder=LadderData(path)), "/api/ladder/standings")
+    assert standings.json()["official_failure"] is None

@@ -384,12 +384,19 @@ def _leaves(group: BaseException) -> list[BaseException]:
 
 
 def _standings(args: argparse.Namespace) -> int:
-    from wizard_referee.ladder.standings import official, rows, standings_text
+    from wizard_referee.ladder.standings import (
+        failure_note,
+        official,
+        read_failure,
+        rows,
+        standings_text,
+    )
 
     if args.bootstrap < 0:
         raise CommandError("--bootstrap must not be negative")
     with LadderStore.open(args.database, read_only=True) as store:
         season, _, _ = store.season()
+        files = store.files
         versions = store.versions()
         live: dict[int, tuple[float, float]] = {}
         for _, _, results in store.finished_sets():
@@ -402,6 +409,7 @@ def _standings(args: argparse.Namespace) -> int:
             store.game_counts(),
             store.online(),
             fitted,
+            abandons=store.abandon_counts(),
         )
     if args.json:
         print(json.dumps({"entries": table, "official": fitted}, indent=2))
@@ -415,6 +423,8 @@ def _standings(args: argparse.Namespace) -> int:
         return 0
     header = f"{season.name}: {season.describe()}"
     print(standings_text(table, fitted, fitted, time.time(), header))
+    for note in failure_note(read_failure(files), time.time()):  # (a running ladder's)
+        print(f"note: the running ladder's {note}")
     return 0
 
 

@@ -13,19 +13,21 @@ processes, confined under ``sandbox = "bwrap"``), and these tasks:
   (it disconnected, crashed, or the ladder itself stopped) is *suspended*:
   its other members are free to play on; once every member is connected
   again its free members are held for it and it goes on from its next game;
-  a set not complete within ``return_window`` seconds, or one whose member
-  was retired or replaced meanwhile, is *void*: none of its games counts;
+  a member still away after ``return_window`` seconds (counted while a
+  ladder process runs), or retired or replaced meanwhile, has *abandoned*
+  it: the set goes on, that member's seats played by the default action;
 - **the registry**: every second, a registry change (``ladder add``,
   ``version``, ``retire``, ``rotate-token`` in another process) is read:
-  hosted versions are started or stopped, sessions of a dial-in token no
-  longer valid are closed (after their set); tokens are checked against
+  hosted versions are started or stopped, sessions of a rotated token are
+  closed at once, those of an entry retired or replaced after their set; tokens are checked against
   the store at each Hello (:class:`LadderTokens`);
 - **leases**: the runner's, its sessions' (rows that say who is online,
   each in one of its entry's slots: within ``max_sessions_per_token`` on
   every process sharing the store) and its sets' claims are renewed, and
   the sets whose claim lapsed are taken over (suspended, to be played on
-  by whichever process has their members; void after the return window
-  only when no live process has them all; one whose every game is stored
+  by whichever process has their members; its absent members abandon it
+  after the return window only when no live process has them all; one
+  whose every game is stored
   finished at once, members connected or not); session rows another process
   removed (this one stalled past its lease) are stored again; a ladder
   that stops leaves its sets suspended, one killed leaves them
@@ -50,7 +52,7 @@ import socket
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -65,12 +67,15 @@ from wizard_referee.ladder.standings import (
     STORE_FROM_ENV,
     read_official,
     rows,
+    write_failure,
     write_json,
 )
 from wizard_referee.ladder.store import HOSTED, ClaimLost, LadderStore, Version
 from wizard_referee.referee.arena import Session
+from wizard_referee.referee.record import GameRecord
 from wizard_referee.referee.seat import CloseCode
 from wizard_referee.sandbox import UID_BASE, Confinement, Limits
+from wizard_referee.storage import DatabaseError, DatabaseLost, StorageError
 from wizard_referee.tournament.config import EntrantConfig, TournamentConfig
 from wizard_referee.tournament.config_keys import TournamentError
 from wizard_referee.tournament.confine import node_problems
@@ -87,6 +92,14 @@ REGISTRY_EVERY = 1.0
 CATCH_UP_BATCH = 500
 #: Seconds a hosted version that gave up restarting waits before it is started again.
 RELAUNCH_AFTER = 60.0
+#: Seconds before the official ratings are tried again after a failure (doubling each time).
+STANDINGS_RETRY = 5.0
+#: The longest wait between two tries of the official ratings.
+STANDINGS_RETRY_MAX = 300.0
+#: Seconds before the first try to reach a lost database again (doubling each time).
+RECONNECT_FIRST = 0.5
+#: The longest wait between two tries to reach a lost database.
+RECONNECT_MAX = 10.0
 #: The least the matchmaker waits for other entries before it repeats a recent table
 #: (else half a set's usual duration: :mod:`.matchmaking`).
 MIN_PATIENCE = 1.0
@@ -103,7 +116,9 @@ class RunOptions:
     instances: int = 1
     """Processes of each hosted entry (each sits at one table at a time)."""
     return_window: float = 120.0
-    """Seconds an interrupted set waits for its members before it is void."""
+    """Seconds an interrupted set waits for its members (while a ladder
+    process runs) before it goes on without the absent ones (their seats
+    played by the default action)."""
     max_sessions_per_token: int = 1
     max_connections: int = 0
     lag_credit_behind_proxy: bool = False
@@ -129,6 +144,11 @@ class Stats:
     sets_finished: int = 0
     sets_void: int = 0
     sets_suspended: int = 0
+    abandons: int = 0
+    outages: int = 0
+    """Times the database's connection was lost (and opened again)."""
+    outage_seconds: float = 0.0
+    """Members of sets recorded as leavers (their seats played by the default action)."""
     games: int = 0
     matchmaking_seconds: float = 0.0
     matchmaking_calls: int = 0
@@ -164,7 +184,8 @@ class Stats:
         return (
             f"{minutes * 60:.0f} s: {self.sets_finished} sets finished "
             f"({self.sets_finished / minutes:.1f}/min), {self.games} games "
-            f"({self.games / minutes:.1f}/min), {self.sets_void} void; entries online waited "
+            f"({self.games / minutes:.1f}/min), {self.sets_void} void, {self.abandons} abandons; "
+            f"entries online waited "
             f"{waited:.0%} of the time for a table; per set: matchmaking "
             f"{1000 * self.matchmaking_seconds / per_set:.2f} ms, finishing (rating update "
             f"and its transaction) {1000 * self.finish_seconds / max(self.sets_finished, 1):.2f}"
@@ -186,7 +207,10 @@ class LadderTokens:
     def refusal(self, token: str) -> str | None:
         if token in self.hosted:
             return None
-        found = self.store.token(token)
+        try:
+            found = self.store.token(token)
+        except DatabaseError:
+            return "the ladder's database cannot be reached just now: try again shortly"
         if found is None:
             return "invalid access token"
         _, why = found
@@ -239,9 +263,13 @@ class Ladder:
         """A set's usual duration: the mean of the last 20 or so (seconds)."""
         self.point: dict[str, Any] | None = None
         self.intervals: dict[str, Any] | None = None
+        self.standings_failure: dict[str, Any] | None = None
+        """The official ratings' last failure, while no try has succeeded since."""
         self._host: GameHost | None = None
         self._nursery: trio.Nursery | None = None
         self._stop = trio.Event()
+        self._reconnected: trio.Event | None = None
+        """Set once a lost database answers again (None: not lost)."""
         self._renewed = time.monotonic()
         """When this runner's leases were last renewed (monotonic seconds)."""
 
@@ -309,13 +337,41 @@ class Ladder:
             self.counted = {q for q in self.counted if q > self.finished_to}
             self._heartbeat_if_due()
 
-    def _reload(self) -> None:
-        """The registry, read again when it changed."""
+    def _reload(self) -> bool:
+        """The registry, read again when it changed; whether it did."""
         count = self.store.registry_count()
-        if count != self.registry:
-            self.registry = count
-            self.versions = {v.id: v for v in self.store.versions()}
-            self._labels = {v.label: v for v in self.versions.values()}
+        if count == self.registry:
+            return False
+        self.registry = count
+        self.versions = {v.id: v for v in self.store.versions()}
+        self._labels = {v.label: v for v in self.versions.values()}
+        return True
+
+    def _close_rotated(self) -> None:
+        """Close at once every dial-in session of an active entry whose token
+        was rotated (in a game or not: whoever holds the old token is shut
+        out, its set waits for the entry's bot with the new one), and free
+        its slot for the new token's session."""
+        closed = False
+        for label, sessions in self.host.pool.items():
+            entry = self._by_label(label)
+            if entry is None or not entry.active or entry.kind == HOSTED:
+                continue  # (a retired or replaced entry's: closed once out of its set)
+            for s in sessions:
+                if not s.alive or s.hello.token in self.host.token_owner:
+                    continue
+                found = self.store.token(s.hello.token)
+                if found is not None and found[1] is None:
+                    continue
+                why = found[1] if found is not None else "unknown"
+                s.conn.close(
+                    CloseCode.UNAUTHENTICATED,
+                    f"access token no longer valid ({why}): ask the organiser for the current one",
+                )
+                self.log.warning("session_closed", entry=label, session=s.id, why=why)
+                closed = True
+        if closed:
+            self._presence()  # (their rows go now: the new token's session takes the slot)
 
     def _reconcile(self) -> None:
         """Hosted versions started, stopped, started again after giving up;
@@ -390,6 +446,16 @@ class Ladder:
         process has lapsed)."""
         if s.hello.token in self.host.token_owner:
             return
+        try:
+            self._admit(s)
+        except DatabaseError as e:
+            self.log.warning("session_refused", session=s.id, why=str(e))
+            s.conn.close(
+                CloseCode.UNAVAILABLE,
+                "the ladder's database cannot be reached just now: try again shortly",
+            )
+
+    def _admit(self, s: Session) -> None:
         found = self.store.token(s.hello.token)
         if found is None or found[1] is not None:
             return  # (refused at the Hello: cannot happen)
@@ -447,37 +513,46 @@ class Ladder:
             self.stats.wait_seconds += now - since
 
     def _settle_suspended(self) -> set[int]:
-        """Void the suspended sets that cannot go on, resume those that can;
-        the members held for a set whose members are all back. A set whose
-        members are away here past the return window is void only when no
-        live process has them all connected (one that has plays it on: a
-        killed process's bots that dialed another)."""
+        """Resume the suspended sets that can go on, recording as leavers
+        their members retired or replaced, or away past the return window
+        (:meth:`_abandon`); the members held for a set whose members are all
+        back or abandoned it. A set whose members are away here past the
+        window is left alone while a live process has them all connected
+        (that one plays it on: a killed process's bots that dialed
+        another), and void when its members left are connected, but not to
+        one process."""
         held: set[int] = set()
         now = self.store.clock()
         for set_id, seats, deal, since, _ in self.store.suspended():
             if set_id in self.running:
                 continue
-            gone = [self.versions[v].label for v in seats if v not in self.active]
-            if gone:
-                self._void(set_id, f"{', '.join(gone)} retired or replaced")
-                continue
             if self._settle_stored(set_id, seats):
                 continue
-            away = [self.versions[v].label for v in seats if not self.connected(self.versions[v])]
+            left = self.store.abandoned(set_id)
+            gone = [v for v in seats if v not in self.active and v not in left]
+            if gone:  # (retired or replaced while its set waited for it: it never returns)
+                if not self._abandon(set_id, gone, gone=True):
+                    continue
+                left.update(gone)
+            present = [v for v in seats if v not in left]
+            away = [v for v in present if not self.connected(self.versions[v])]
             if (
                 away
-                and now - since > self.options.return_window
-                and not self.store.connected_together(seats)  # (else left to that process)
+                and self._window_passed(since, now)
+                and not self.store.connected_together(present)
             ):
-                self._void(
-                    set_id,
-                    f"interrupted: {', '.join(away)} did not come back within "
-                    f"{self.options.return_window:g} s",
-                )
-                continue
+                leavers = self._abandon(set_id, away)
+                if leavers is None:
+                    continue  # (another process settled it)
+                away = [v for v in away if v not in leavers]
+                present = [v for v in present if v not in leavers]
+                if away:  # connected, but not to one process: the set cannot go on
+                    names = ", ".join(self.versions[v].label for v in away)
+                    self._void(set_id, f"interrupted: {names} did not come back to one process")
+                    continue
             if away:
                 continue
-            if all(v not in self.in_set and self.free(self.versions[v]) for v in seats):
+            if all(v not in self.in_set and self.free(self.versions[v]) for v in present):
                 t0 = time.perf_counter()
                 claimed = self.store.claim(set_id, self.runner, self.options.lease)
                 self.stats.claim_seconds += time.perf_counter() - t0
@@ -485,8 +560,32 @@ class Ladder:
                 if claimed:
                     self._start(set_id, seats, deal)
             else:
-                held.update(seats)
+                held.update(present)
         return held
+
+    def _window_passed(self, since: float, now: float) -> bool:
+        """Whether an interrupted set suspended at ``since`` has waited the
+        return window: only the time a ladder process was running counts
+        (a stop, a kill, a database lost longer than a lease do not)."""
+        window = self.options.return_window
+        return now - since > window and self.store.running_seconds(since, now) > window
+
+    def _abandon(self, set_id: int, away: list[int], gone: bool = False) -> list[int] | None:
+        """Record the members of a suspended set connected to no ladder
+        process past the return window (``gone``: every one of ``away``,
+        retired or replaced) as its leavers (the rest of the set is played
+        with their seats' default action): those recorded, or None when the
+        set is not suspended any more."""
+        online = {} if gone else self.store.online()
+        leavers = [v for v in away if not online.get(v)]
+        if not leavers:
+            return []
+        if not self.store.abandon(set_id, leavers):
+            return None
+        self.stats.abandons += len(leavers)
+        labels = [self.versions[v].label for v in leavers]
+        self.log.warning("set_abandoned", set=set_id, left=labels)
+        return leavers
 
     def _settle_stored(self, set_id: int, seats: list[int]) -> bool:
         """Finish a suspended set whose every game is stored (its process
@@ -554,7 +653,12 @@ class Ladder:
     async def _play_set(self, set_id: int, members: list[int], deal: str) -> None:
         started = trio.current_time()
         try:
-            await self._games(set_id, members, deal)
+            while True:
+                try:
+                    await self._games(set_id, members, deal)
+                    break
+                except DatabaseLost as e:  # (the table waits for it, then goes on)
+                    await self._database_back(e)
         except ClaimLost as e:
             self.stats.sets_lost += 1
             self.log.warning("set_claim_lost", set=set_id, why=str(e))
@@ -570,27 +674,33 @@ class Ladder:
         done = self.store.stored_games(set_id)
         if self._void_if_a_game_failed(set_id, done):
             return
+        left = self.store.abandoned(set_id)
         seatings = deal_seatings(list(labels), self.season.seating)
         for r, seating in enumerate(seatings):
             if r in done:
                 continue
-            seats = [self.free(self.versions[labels[name]]) for name in seating]
-            away = [name for name, s in zip(seating, seats, strict=True) if s is None]
+            seats = [
+                None if labels[name] in left else self.free(self.versions[labels[name]])
+                for name in seating
+            ]  # (a leaver's seats: the default action)
+            away = [
+                name
+                for name, s in zip(seating, seats, strict=True)
+                if s is None and labels[name] not in left
+            ]
             if away:
                 self.store.suspend(set_id, f"{', '.join(away)} not connected", self.runner)
                 self.stats.sets_suspended += 1
                 self.log.info("set_suspended", set=set_id, away=away)
                 return
             for s in seats:
-                assert s is not None
-                s.busy = True
+                if s is not None:
+                    s.busy = True
             spec = GameSpec(f"s{set_id}-r{r}", 0, set_id, 0, r, deal, tuple(seating))
             tags = {"ladder": self.season.name, "set": set_id, "seating": r}
             record = await run_game(self.host.arena, self.host.launched, spec, seats, tags)
             t0 = time.perf_counter()
-            size = self.store.save_game(
-                set_id, r, [labels[name] for name in seating], record, runner=self.runner
-            )
+            size = await self._save_game(set_id, r, [labels[name] for name in seating], record)
             self.stats.save_seconds += time.perf_counter() - t0
             self.stats.save_bytes += size
             self.stats.games += 1
@@ -605,6 +715,23 @@ class Ladder:
         self.stats.finish_seconds += time.perf_counter() - t0
         self.stats.sets_finished += 1
         self.log.info("set_finished", set=set_id, entries=list(labels))
+
+    async def _save_game(
+        self, set_id: int, seating: int, seats: list[int], record: GameRecord
+    ) -> int:
+        """Store a game played (:meth:`.LadderStore.save_game`); while the
+        database is lost, once it answers again (the game is never played
+        twice: one whose transaction committed as the connection went is
+        found stored)."""
+        lost = False
+        while True:
+            try:
+                if lost and seating in self.store.stored_games(set_id):
+                    return 0
+                return self.store.save_game(set_id, seating, seats, record, runner=self.runner)
+            except DatabaseLost as e:
+                lost = True
+                await self._database_back(e)
 
     def _finish(self, set_id: int, members: list[int]) -> None:
         """Finish a set this runner played, every game stored: its members'
@@ -627,8 +754,10 @@ class Ladder:
     async def _registry(self) -> None:
         while True:
             await trio.sleep(REGISTRY_EVERY)
-            self._reload()
+            changed = self._reload()
             self._reconcile()
+            if changed:
+                self._close_rotated()
             self._catch_up()
 
     async def _leases(self) -> None:
@@ -704,14 +833,26 @@ class Ladder:
                 f"({limit} at most): try again later",
             )
 
+    def _standings_argv(self) -> list[str]:
+        """The official ratings' process's command."""
+        return [
+            sys.executable, "-m", "wizard_referee.ladder.standings", STORE_FROM_ENV,
+            "--files", str(self.store.files), "--bootstrap", str(self.options.bootstrap),
+        ]  # fmt: skip
+
     async def _standings(self) -> None:
         """The official ratings' process, after sets finished, every
-        ``standings_every`` seconds at most."""
+        ``standings_every`` seconds at most; after a failure (it cannot be
+        started, or it fails) tried again after a back-off that doubles
+        from :data:`STANDINGS_RETRY` to :data:`STANDINGS_RETRY_MAX` seconds,
+        the failure kept beside the store for the pages
+        (:func:`.standings.write_failure`) until one succeeds."""
         if self.options.bootstrap < 0:
             return
         log = Path(f"{self.store.files}.logs") / "standings.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         done = -1
+        failures = 0
         launcher = self.host.launcher
         assert launcher is not None
         while True:
@@ -719,26 +860,40 @@ class Ladder:
             if finished == done or finished == 0:
                 await trio.sleep(1.0)
                 continue
-            done = finished
             started = trio.current_time()
-            argv = [
-                sys.executable, "-m", "wizard_referee.ladder.standings", STORE_FROM_ENV,
-                "--files", str(self.store.files), "--bootstrap", str(self.options.bootstrap),
-            ]  # fmt: skip
             env = dict(os.environ, **{STORE_ENV: self.store.target})  # (no password in argv)
+            error = None
             try:
-                proc = await launcher.spawn(argv, env, log, os.getcwd())
+                proc = await launcher.spawn(self._standings_argv(), env, log, os.getcwd())
             except OSError as e:
-                self.log.error("standings_failed", error=str(e))
-                return
-            while proc.poll() is None:
-                with trio.move_on_after(1.0):
-                    await proc.wait()
+                error = f"the official ratings' process cannot start: {e}"
+            else:
+                while proc.poll() is None:
+                    with trio.move_on_after(1.0):
+                        await proc.wait()
+                    self.point, self.intervals = read_official(self.store.files)
                 self.point, self.intervals = read_official(self.store.files)
-            self.point, self.intervals = read_official(self.store.files)
-            await trio.sleep(
-                max(0.0, self.options.standings_every - (trio.current_time() - started))
-            )
+                if proc.returncode != 0:
+                    error = (
+                        f"the official ratings' process failed (exit {proc.returncode}): see {log}"
+                    )
+            if error is None:
+                done, failures = finished, 0
+                self.standings_failure = None
+                write_failure(self.store.files, None)
+                pause = self.options.standings_every - (trio.current_time() - started)
+            else:
+                failures += 1
+                pause = min(STANDINGS_RETRY * 2 ** (failures - 1), STANDINGS_RETRY_MAX)
+                self.standings_failure = {
+                    "error": error,
+                    "at": time.time(),
+                    "failures": failures,
+                    "retry_at": time.time() + pause,
+                }
+                write_failure(self.store.files, self.standings_failure)
+                self.log.error("standings_failed", error=error, failures=failures, retry_in=pause)
+            await trio.sleep(max(0.0, pause))
 
     def standings(self) -> list[dict[str, Any]]:
         """The standings now (:func:`.standings.rows`)."""
@@ -755,6 +910,7 @@ class Ladder:
             dict(online),
             self.point,
             self.intervals,
+            self.store.abandon_counts(),
         )
 
     def progress_line(self) -> str:
@@ -764,11 +920,17 @@ class Ladder:
         online = sum(1 for v in self.active.values() if self.connected(v))
         best = max(self.ratings.items(), key=lambda kv: ordinal(kv[1]), default=None)
         leader = self.versions[best[0]].label if best and best[0] in self.versions else "-"
+        if self.standings_failure is not None:
+            official = f"  official ratings failing ({self.standings_failure['error']})"
+        elif self.point is not None:
+            official = f"  official {max(0.0, time.time() - self.point['computed_at']):.0f} s old"
+        else:
+            official = ""
         return (
             f"sets {counts.get('finished', 0)} finished, {len(self.running)} playing, "
             f"{counts.get('suspended', 0)} waiting, {counts.get('void', 0)} void  "
             f"games {self.stats.games}  {rate:5.1f} sets/min  online {online}/{len(self.active)}"
-            f"  live leader {leader}"
+            f"  live leader {leader}{official}"
         )
 
     async def _progress(self, stream: TextIO, every: float) -> None:
@@ -777,6 +939,54 @@ class Ladder:
             stream.write(("\r" if stream.isatty() else "") + self.progress_line())
             stream.write("" if stream.isatty() else "\n")
             stream.flush()
+
+    # -- the database's outages ---------------------------------------------------------
+
+    async def _guarded(self, task: Callable[[], Awaitable[None]]) -> None:
+        """Run ``task``; after each loss of the database, again once it answers."""
+        while True:
+            try:
+                await task()
+                return
+            except DatabaseLost as e:
+                await self._database_back(e)
+
+    async def _database_back(self, lost: DatabaseLost) -> None:
+        """Wait until a lost database answers again: the first task to find
+        it lost starts :meth:`_reconnect`; every other waits with it."""
+        if self._reconnected is None:
+            self._reconnected = trio.Event()
+            self.stats.outages += 1
+            self.log.error("database_lost", error=str(lost))
+            self.notice(f"warning: {lost}: the ladder waits for its database")
+            assert self._nursery is not None
+            self._nursery.start_soon(self._reconnect)
+        await self._reconnected.wait()
+
+    async def _reconnect(self) -> None:
+        """Open the store's connection again, trying after a back-off that
+        doubles from :data:`RECONNECT_FIRST` to :data:`RECONNECT_MAX`
+        seconds; then this runner's leases are renewed at once (its sets'
+        claims, its sessions' rows) before anything else goes on."""
+        started = trio.current_time()
+        delay = RECONNECT_FIRST
+        while True:
+            await trio.sleep(delay)
+            try:
+                self.store.db.reconnect()
+                self._heartbeat()
+                break
+            except StorageError as e:
+                delay = min(delay * 2, RECONNECT_MAX)
+                self.log.warning("database_unreachable", error=str(e), retry_in=delay)
+        took = trio.current_time() - started
+        self.stats.outage_seconds += took
+        self.log.warning("database_back", seconds=round(took, 3))
+        self.notice(f"the ladder's database answers again (after {took:.0f} s)")
+        back, self._reconnected = self._reconnected, None
+        assert back is not None
+        back.set()
+        self.host.arena.notify()
 
     # -- running -------------------------------------------------------------------------
 
@@ -842,16 +1052,19 @@ class Ladder:
                 host.arena.on_session.append(self._on_session)
                 self._reconcile()
                 for task in (self._matchmaking, self._registry, self._leases, self._standings):
-                    nursery.start_soon(task)
+                    nursery.start_soon(self._guarded, task)
                 if progress is not None:
-                    nursery.start_soon(self._progress, progress, 5.0)
+                    nursery.start_soon(self._guarded, partial(self._progress, progress, 5.0))
                 self.log.info("ladder_started", address=host.arena.address, runner=self.runner)
                 task_status.started(self)
                 await self._stop.wait()
                 nursery.cancel_scope.cancel()
         finally:
             with trio.CancelScope(shield=True):
-                self.store.stop_runner(self.runner)
+                try:
+                    self.store.stop_runner(self.runner)
+                except DatabaseError as e:  # (its leases lapse instead)
+                    self.log.error("runner_not_stopped", error=str(e))
                 self.log.info("ladder_stats", **self.stats.as_dict())
                 if self.options.report is not None:
                     write_json(self.options.report, self.stats.as_dict())

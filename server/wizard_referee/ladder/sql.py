@@ -150,8 +150,23 @@ LADDER_SCHEMA = Schema(
                 "CREATE INDEX sets_claimed ON sets (claimed_by)",
             ),
         ),
+        Migration(
+            3,
+            (
+                # an entry that left a set and did not come back within the return
+                # window: the rest of the set is played with its seats' default action
+                """CREATE TABLE abandons (
+                    set_id BIGINT NOT NULL REFERENCES sets (id),
+                    version_id BIGINT NOT NULL REFERENCES versions (id),
+                    at DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY (set_id, version_id)
+                )""",
+                "CREATE INDEX abandons_version ON abandons (version_id)",
+            ),
+        ),
     ),
     tables=(
+        "abandons",
         "set_results",
         "seat_results",
         "games",
@@ -328,6 +343,18 @@ SUSPENDED_SETS = (
     "SELECT id, seats, deal_seed, suspended_at, why FROM sets WHERE status = 'suspended'"
     " ORDER BY id"
 )
+ADD_ABANDON = (
+    "INSERT INTO abandons (set_id, version_id, at) VALUES (:set, :version, :now)"
+    " ON CONFLICT (set_id, version_id) DO NOTHING"
+)
+ABANDONED_IN = "SELECT version_id FROM abandons WHERE set_id = :set ORDER BY version_id"
+ABANDON_COUNTS = "SELECT version_id, COUNT(*) FROM abandons GROUP BY version_id"
+RUNNING_SINCE = (
+    "SELECT started_at, CASE WHEN stopped_at IS NOT NULL AND stopped_at < expires_at"
+    " THEN stopped_at ELSE expires_at END FROM runners WHERE expires_at > :since"
+)
+"""The runners' spans (start to stop, or to the end of the lease of one
+killed or cut off) that reach past ``since``: when the ladder was running."""
 SET_ROW = (
     "SELECT id, seats, deal_seed, status, created_at, suspended_at, ended_at, finish_seq, why"
     " FROM sets WHERE id = :id"

@@ -31,13 +31,16 @@ from wizard_referee.storage import beside_store
 from wizard_referee.tournament.leaderboard import rate_results
 
 __all__ = [
+    "failure_note",
     "main",
     "official",
     "official_files",
     "official_notes",
+    "read_failure",
     "read_official",
     "rows",
     "standings_text",
+    "write_failure",
     "write_json",
 ]
 
@@ -82,12 +85,15 @@ def rows(
     online: dict[int, int],
     point: dict[str, Any] | None,
     intervals: dict[str, Any] | None = None,
+    abandons: dict[int, int] | None = None,
 ) -> list[dict[str, Any]]:
     """One row per entry that is active or played a set: official rank
     first (entries without an official rating after, by live ordinal). The
     official ratings are ``point``'s (:func:`official`), their intervals
     ``intervals``' (a fit with intervals, perhaps of fewer sets; default
-    ``point``'s own)."""
+    ``point``'s own); ``abandons``: the sets each version left and did not
+    come back to within the return window."""
+    left = abandons or {}
     entries = (point or {}).get("entries", {})
     spans = (intervals if intervals is not None else point or {}).get("entries", {})
     out = []
@@ -107,6 +113,7 @@ def rows(
                 "online": online.get(v.id, 0),
                 "sets": sets.get(v.id, 0),
                 "games": games.get(v.id, 0),
+                "abandons": left.get(v.id, 0),
                 "mu": None if math.isnan(mu) else mu,
                 "sigma": None if math.isnan(sigma) else sigma,
                 "ordinal": None if math.isnan(mu) else ordinal((mu, sigma)),
@@ -149,7 +156,7 @@ def standings_text(
     lines = [header] if header else []
     lines.append(
         f"{'rank':>4}  {'entry':<24} {'official (95% interval)':<26} "
-        f"{'live mu +- sigma':<17} {'sets':>5} {'games':>6} {'online':>6}  status"
+        f"{'live mu +- sigma':<17} {'sets':>5} {'games':>6} {'left':>4} {'online':>6}  status"
     )
     for r in table:
         if r["rating"] is None:
@@ -163,9 +170,13 @@ def standings_text(
         status = "active" if r["active"] else "retired or replaced"
         lines.append(
             f"{rank:>4}  {r['entry']:<24} {official_cell:<26} {live_cell:<17} "
-            f"{r['sets']:>5} {r['games']:>6} {r['online']:>6}  {status}"
+            f"{r['sets']:>5} {r['games']:>6} {r['abandons']:>4} {r['online']:>6}  {status}"
         )
     lines += [f"note: {n}" for n in official_notes(point, intervals, now)]
+    lines.append(
+        "note: left: sets the entry left and did not come back to within the return window "
+        "(the rest of each was played with its seats' default action)"
+    )
     lines.append(
         "note: live ratings: OpenSkill Plackett-Luce, one update per finished set "
         "(mu +- sigma; ordered by mu - 3 sigma where there is no official rank)"
@@ -203,6 +214,43 @@ def write_json(path: Path, data: dict[str, Any]) -> None:
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(data), encoding="utf-8")
     tmp.replace(path)
+
+
+def failure_file(store: Path) -> Path:
+    """Where a running ladder keeps the official ratings' last failure
+    (``STORE.official-failed.json``; none once a try succeeds)."""
+    return Path(f"{store}.official-failed.json")
+
+
+def write_failure(store: Path, failure: dict[str, Any] | None) -> None:
+    """Keep the official ratings' last failure beside ``store`` (None: they succeeded)."""
+    if failure is None:
+        failure_file(store).unlink(missing_ok=True)
+    else:
+        write_json(failure_file(store), failure)
+
+
+def read_failure(store: Path) -> dict[str, Any] | None:
+    """The official ratings' last failure (``error``, ``at``, ``failures``,
+    ``retry_at``), or None."""
+    try:
+        found = json.loads(failure_file(store).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def failure_note(failure: dict[str, Any] | None, now: float) -> list[str]:
+    """The official ratings' last failure as a note (none when they succeeded)."""
+    if failure is None:
+        return []
+    retry = failure["retry_at"] - now
+    tries = "try" if failure["failures"] == 1 else f"{failure['failures']} tries"
+    return [
+        f"official ratings: the last {tries} failed, the last "
+        f"{_age(max(0.0, now - failure['at']))} ago: {failure['error']}; "
+        + (f"trying again in {_age(retry)}" if retry > 0 else "trying again now")
+    ]
 
 
 def official_files(store: Path) -> tuple[Path, Path]:

@@ -28,6 +28,7 @@ was backed up; a newer one is refused before anything is written.
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -668,6 +669,56 @@ class LadderStore:
             (int(r[0]), json.loads(r[1]), str(r[2]), float(r[3]), str(r[4] or ""))
             for r in self.rows(sql.SUSPENDED_SETS)
         ]
+
+    def abandon(self, set_id: int, versions: Sequence[int]) -> bool:
+        """Record that ``versions`` left set ``set_id`` (waiting for them,
+        suspended) and did not come back within the return window: the
+        rest of the set is played with their seats' default action. False:
+        the set is not suspended now (another process settled it)."""
+        with self.db.transaction():
+            if not self.rows(self.db.locked(sql.SUSPENDED_SET), {"id": set_id}):
+                return False
+            now = self.clock()
+            self.run_many(
+                sql.ADD_ABANDON, [{"set": set_id, "version": v, "now": now} for v in versions]
+            )
+        return True
+
+    def abandoned(self, set_id: int) -> set[int]:
+        """The versions that abandoned set ``set_id`` (their seats are played
+        by the default action)."""
+        if not self._abandons:
+            return set()
+        return {int(v) for (v,) in self.rows(sql.ABANDONED_IN, {"set": set_id})}
+
+    def abandon_counts(self) -> dict[int, int]:
+        """Sets each version abandoned."""
+        if not self._abandons:
+            return {}
+        return {int(v): int(n) for v, n in self.rows(sql.ABANDON_COUNTS)}
+
+    @functools.cached_property
+    def _abandons(self) -> bool:
+        """Whether the store records abandons (a reader of a store of an
+        older schema, not migrated, finds none)."""
+        return not self.db.read_only or "abandons" in self.db.tables()
+
+    def running_seconds(self, since: float, now: float) -> float:
+        """Seconds between ``since`` and ``now`` during which a ladder process
+        was running (its lease held): the time an interrupted set's members
+        had to come back. A clean stop, a process killed (from the end of
+        its lease) and a database lost for longer than a lease do not count."""
+        spans = sorted(
+            (max(float(a), since), min(float(b), now))
+            for a, b in self.rows(sql.RUNNING_SINCE, {"since": since})
+        )
+        total, reach = 0.0, since
+        for a, b in spans:
+            a = max(a, reach)
+            if b > a:
+                total += b - a
+                reach = b
+        return total
 
     def set_row(self, set_id: int) -> dict[str, Any] | None:
         rows = self.rows(sql.SET_ROW, {"id": set_id})

@@ -19,6 +19,7 @@ their worker threads) use it alike.
 from wizard_referee.storage.database import (
     Database,
     DatabaseError,
+    DatabaseLost,
     Rows,
     StorageError,
     beside_store,
@@ -42,6 +43,7 @@ __all__ = [
     "VERSION_TABLE",
     "Database",
     "DatabaseError",
+    "DatabaseLost",
     "Migration",
     "Rows",
     "Schema",

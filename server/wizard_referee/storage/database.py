@@ -63,6 +63,12 @@ class DatabaseError(StorageError):
         super().__init__(f"{where}: {reason}")
 
 
+class DatabaseLost(DatabaseError):
+    """The connection to the database is lost (its server stopped or
+    restarted, the network cut): :meth:`Database.reconnect` opens another
+    once it answers again."""
+
+
 def first_line(error: BaseException) -> str:
     """A driver error's message, its first non-empty line."""
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
@@ -152,6 +158,12 @@ class Database(ABC):
         a transaction holds the whole database's write lock, so ``select``
         is returned as it is."""
         return select
+
+    def reconnect(self) -> None:
+        """Open the connection again after :class:`DatabaseLost` (StorageError
+        while the database does not answer). Nothing for a database that is
+        a file (SQLite: never lost)."""
+        return
 
     @abstractmethod
     def lock_schema(self) -> None:

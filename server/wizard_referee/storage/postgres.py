@@ -31,6 +31,7 @@ from wizard_arena.extras import MissingExtraError, require
 from wizard_referee.storage.database import (
     Database,
     DatabaseError,
+    DatabaseLost,
     Rows,
     StorageError,
     first_line,
@@ -60,6 +61,23 @@ KEEPALIVES: dict[str, str] = {
 
 #: The advisory lock that serialises schema changes (any constant of our own).
 SCHEMA_LOCK = 0x5749_5A41  # "WIZA"
+
+
+def _open(url: str) -> psycopg.Connection[Any]:
+    """A connection to ``url`` (autocommit, with :data:`KEEPALIVES`)."""
+    if _MISSING is not None:
+        raise StorageError(f"{shown(url)}: {_MISSING}")
+    try:
+        given = psycopg.conninfo.conninfo_to_dict(url)
+        extra = {k: v for k, v in KEEPALIVES.items() if k not in given}
+        conninfo = psycopg.conninfo.make_conninfo(url, **extra)
+        return psycopg.connect(conninfo, autocommit=True, connect_timeout=30)
+    except psycopg.Error as e:
+        reason = first_line(e)
+        hint = ""
+        if "does not exist" in reason and "database" in reason:
+            hint = " (create it first: createdb, or CREATE DATABASE as its owner)"
+        raise StorageError(f"cannot open {shown(url)}: {reason}{hint}") from None
 
 
 @functools.lru_cache(maxsize=512)
@@ -94,20 +112,7 @@ class PostgresDatabase(Database):
 
     @classmethod
     def connect(cls, url: str, *, read_only: bool) -> PostgresDatabase:
-        if _MISSING is not None:
-            raise StorageError(f"{shown(url)}: {_MISSING}")
-        try:
-            given = psycopg.conninfo.conninfo_to_dict(url)
-            extra = {k: v for k, v in KEEPALIVES.items() if k not in given}
-            conninfo = psycopg.conninfo.make_conninfo(url, **extra)
-            con = psycopg.connect(conninfo, autocommit=True, connect_timeout=30)
-        except psycopg.Error as e:
-            reason = first_line(e)
-            hint = ""
-            if "does not exist" in reason and "database" in reason:
-                hint = " (create it first: createdb, or CREATE DATABASE as its owner)"
-            raise StorageError(f"cannot open {shown(url)}: {reason}{hint}") from None
-        db = cls(url, con, read_only=read_only)
+        db = cls(url, _open(url), read_only=read_only)
         if read_only:
             try:
                 db.execute("SET default_transaction_read_only = on")
@@ -116,7 +121,17 @@ class PostgresDatabase(Database):
                 raise
         return db
 
+    def reconnect(self) -> None:
+        """A new connection in place of a lost one (StorageError while the
+        server does not answer)."""
+        self.con.close()
+        self.con = _open(self.target)
+        if self.read_only:
+            self.execute("SET default_transaction_read_only = on")
+
     def _fail(self, error: psycopg.Error) -> DatabaseError:
+        if self.con.broken or self.con.closed:
+            return DatabaseLost(self.where, first_line(error))
         return DatabaseError(self.where, first_line(error))
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:

@@ -18,7 +18,15 @@ from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
 
-from wizard_referee.ladder.standings import official_files, official_notes, read_official, rows
+from wizard_referee.ladder.standings import (
+    failure_file,
+    failure_note,
+    official_files,
+    official_notes,
+    read_failure,
+    read_official,
+    rows,
+)
 from wizard_referee.ladder.store import LadderStore, StoreError, Version
 from wizard_referee.storage import beside_store
 from wizard_referee.web.data import Cache, NotFound, Unavailable, Withheld
@@ -67,7 +75,7 @@ class LadderData:
         """Finished sets, registry changes, the official files' times and
         who is online: what the answers depend on."""
         times = []
-        for f in official_files(self.files):
+        for f in (*official_files(self.files), failure_file(self.files)):
             try:
                 times.append(f.stat().st_mtime_ns)
             except OSError:
@@ -107,6 +115,7 @@ class LadderData:
             for _, _, results in store.finished_sets():
                 live.update({v: r for v, (_, r) in results.items()})
             point, intervals = read_official(self.files)
+            failure = read_failure(self.files)
             table = rows(
                 store.versions(),
                 live,
@@ -115,13 +124,16 @@ class LadderData:
                 store.online(),
                 point,
                 intervals,
+                store.abandon_counts(),
             )
             return {
                 "name": season.name,
                 "season": season.describe(),
                 "rows": table,
                 "sets": store.set_counts(),
-                "notes": official_notes(point, intervals, time.time()),
+                "notes": official_notes(point, intervals, time.time())
+                + failure_note(failure, time.time()),
+                "official_failure": failure,
                 "groups": (point or {}).get("groups", 1),
             }
 
@@ -235,6 +247,7 @@ def _version(v: Version, row: dict[str, Any] | None) -> dict[str, Any]:
         "command": list(v.command) if v.command else None,
         "sets": r.get("sets", 0),
         "games": r.get("games", 0),
+        "abandons": r.get("abandons", 0),
         "online": r.get("online", 0),
         "mu": r.get("mu"),
         "sigma": r.get("sigma"),

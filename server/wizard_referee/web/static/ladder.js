@@ -9,12 +9,12 @@ export function standingsTable(data) {
   const values = data.rows.flatMap((r) => [r.low, r.high, r.rating]).filter((v) => v !== null);
   const lo = Math.min(...values), hi = Math.max(...values);
   const head = el("tr", {}, ...["#", "entry", "official rating", "95% interval", "live \u03bc \u00b1 \u03c3",
-    "sets", "games", "online", "status"].map((h) => el("th", {}, h)));
+    "sets", "games", "left", "online", "status"].map((h) => el("th", {}, h)));
   const groups = data.groups || 1;
   const rows = [];
   data.rows.forEach((r, i) => {
     if (groups > 1 && r.group !== null && (i === 0 || data.rows[i - 1].group !== r.group)) {
-      rows.push(el("tr", { class: "group" }, el("td", { colspan: 9 },
+      rows.push(el("tr", { class: "group" }, el("td", { colspan: 10 },
         `group ${r.group} of ${groups} (order only between groups)`)));
     }
     rows.push(el("tr", { "data-entry": r.entry, title: r.note || "" },
@@ -27,13 +27,16 @@ export function standingsTable(data) {
       el("td", {}, r.mu === null ? "-" : `${r.mu.toFixed(2)} \u00b1 ${r.sigma.toFixed(2)}`),
       el("td", {}, r.sets),
       el("td", {}, r.games),
+      el("td", { class: "abandons" }, r.abandons || 0),
       el("td", { class: r.online ? "online" : "" }, r.online ? `\u25cf ${r.online}` : "-"),
       el("td", {}, r.active ? "active" : "retired or replaced")));
   });
   return [el("table", { class: "data", id: "standings-table" }, head, ...rows),
     ...data.notes.map((n) => el("p", { class: "note" }, n)),
     el("p", { class: "note" }, "live: OpenSkill Plackett-Luce, one update per finished duplicate " +
-      "set; entries without an official rating are listed by \u03bc \u2212 3\u03c3")];
+      "set; entries without an official rating are listed by \u03bc \u2212 3\u03c3"),
+    el("p", { class: "note" }, "left: sets the entry left and did not come back to within the " +
+      "return window (the rest of each was played with its seats' default action)")];
 }
 
 async function draw() {

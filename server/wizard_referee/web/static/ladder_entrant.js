@@ -19,11 +19,12 @@ async function draw() {
     document.getElementById("about").textContent = `registered ${when(e.created_at)}` +
       (e.retired_at ? `, retired ${when(e.retired_at)}` : "");
     const head = el("tr", {}, ...["version", "entry", "official rating", "live \u03bc \u00b1 \u03c3",
-      "sets", "games", "online", "since", "until"].map((h) => el("th", {}, h)));
+      "sets", "games", "left", "online", "since", "until"].map((h) => el("th", {}, h)));
     const rows = e.versions.map((v) => el("tr", { "data-entry": v.entry, title: v.note || "" },
       el("td", {}, v.number), el("td", {}, v.entry), el("td", {}, official(v)),
       el("td", {}, v.mu === null ? "-" : `${v.mu.toFixed(2)} \u00b1 ${v.sigma.toFixed(2)}`),
-      el("td", {}, v.sets), el("td", {}, v.games), el("td", {}, v.online || "-"),
+      el("td", {}, v.sets), el("td", {}, v.games),
+      el("td", { class: "abandons" }, v.abandons || 0), el("td", {}, v.online || "-"),
       el("td", {}, when(v.created_at)), el("td", {}, v.ended_at ? when(v.ended_at) : "current")));
     where.replaceChildren(el("table", { class: "data", id: "versions-table" }, head, ...rows));
     document.getElementById("plot").src =
