@@ -15,6 +15,7 @@ import pytest
 from wizard_arena import SeatView
 from wizard_arena.rules import Card, Rules
 from wizard_bots.heuristic import HeuristicBot
+from wizard_bots.montecarlo import MonteCarloBot
 from wizard_bots.random_bot import RandomBot
 from wizard_referee.analysis.grade import THRESHOLDS, decisions, grade_record, verdict
 from wizard_referee.analysis.run import grade_many, resolve
@@ -172,6 +173,28 @@ def test_the_reference_evaluator_finds_it_too() -> None:
     assert summary["planted"]["bid"]["by_size"]["1"]["mean"] > 3 * max(
         1.0, summary["h1"]["bid"]["by_size"]["1"]["mean"]
     )
+
+
+def test_mean_loss_orders_the_example_bots_as_their_ratings() -> None:
+    # ratings (docs/strength.md): Monte Carlo above heuristic above random
+    rules = Rules(players=3, hand_sizes=(1, 2, 3, 4))
+    names = ["random", "heuristic", "montecarlo"]
+    records = [
+        played(
+            [RandomBot(seed=g), HeuristicBot(), MonteCarloBot(samples=16, seed=g)],
+            names,
+            rules,
+            g,
+            f"g{g}",
+        )
+        for g in range(6)
+    ]
+    done = list(grade_many([(r, None) for r in records], resolve("montecarlo", {"samples": 8})))
+    summary = bot_summaries(done)
+    lost = [summary[n]["per_game"]["mean"] for n in names]
+    assert lost[0] > lost[1] > lost[2], lost
+    bids = [summary[n]["bid"]["mean_loss"]["mean"] for n in names]
+    assert bids[0] > bids[1] > bids[2], bids
 
 
 def test_grading_on_workers_gives_the_same_grades() -> None:

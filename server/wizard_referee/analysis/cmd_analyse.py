@@ -119,7 +119,10 @@ def _m(d: dict[str, Any]) -> str:
 def summary_lines(summaries: dict[str, dict[str, Any]]) -> list[str]:
     lines = []
     for name, s in summaries.items():
-        lines.append(f"{name}: {s['games']} game(s), bid accuracy {_m(s['bid_accuracy'])}")
+        lines.append(
+            f"{name}: {s['games']} game(s), loss per game {_m(s['per_game'])}, "
+            f"bid accuracy {_m(s['bid_accuracy'])}"
+        )
         for kind in ("bid", "card"):
             k = s[kind]
             counts = ", ".join(f"{v} {g}" for g, v in k["grades"].items())

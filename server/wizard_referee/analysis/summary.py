@@ -97,7 +97,8 @@ def bot_summaries(
 ) -> dict[str, dict[str, Any]]:
     """Each bot's summary (``bots``, or every bot graded), as JSON-ready dicts:
     ``games``, ``bid`` and ``card`` (``mean_loss``, ``grades``, ``by_size``,
-    ``by_variant``), ``bid_accuracy``. Decisions made by the referee for a
+    ``by_variant``), ``per_game`` (the loss of all its graded decisions in
+    a game), ``bid_accuracy``. Decisions made by the referee for a
     faulted bot are left out."""
     want = set(bots) if bots is not None else None
     tallies: dict[tuple[str, str, str, str], _Tally] = {}
@@ -128,6 +129,7 @@ def bot_summaries(
     for name in sorted(played):
         ids = list(dict.fromkeys(played[name]))
         summary: dict[str, Any] = {"games": len(ids)}
+        mine = [k for k in tallies if k[0] == name and k[2] == "all"]
         for kind in ("bid", "card"):
             total = tallies.get((name, kind, "all", ""), _Tally())
             by: dict[str, dict[str, Any]] = {"size": {}, "variant": {}}
@@ -140,6 +142,8 @@ def bot_summaries(
                 "by_size": dict(sorted(by["size"].items(), key=lambda kv: int(kv[0]))),
                 "by_variant": dict(sorted(by["variant"].items())),
             }
+        lost = [sum(tallies[key].by_game.get(i, (0.0, 0))[0] for key in mine) for i in ids]
+        summary["per_game"] = clustered_mean([(x, 1) for x in lost]).as_dict()
         hits = exact.get(name, {})
         summary["bid_accuracy"] = clustered_mean(
             [(s, int(c)) for s, c in (hits.get(i, (0.0, 0)) for i in ids)]
