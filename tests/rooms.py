@@ -381,6 +381,7 @@ ROOMS: list[Room] = [
         "metrics (`metrics.py`), hypercorn's trio worker (`serve.py`); `cmd_web.py` is the "
         "`web` verb (docs/web.md)",
         (
+            "wizard_referee.analysis",
             "wizard_referee.referee",
             "wizard_referee.tournament",
             "wizard_referee.ladder",

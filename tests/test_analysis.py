@@ -255,3 +255,44 @@ def test_analyse_verb(
         monkeypatch,
     )
     assert ran.returncode == 2 and "has no bid_values or action_values" in ran.stderr
+
+
+def test_web_replay_and_entrant_analysis(tmp_path: Path) -> None:
+    from wizard_referee.web.app import WebState
+    from wizard_referee.web.data import StoreData
+
+    from .web_support import get, make_store
+
+    store, specs = make_store(tmp_path / "web.sqlite", deal_sets=1)
+    store.close()
+    gid = specs[0].id
+    state = WebState(store=StoreData(tmp_path / "web.sqlite"))
+    replay, graded, entrant, unknown, nobody = get(
+        state,
+        f"/api/games/{gid}",
+        f"/api/analysis/games/{gid}",
+        "/api/analysis/entrants/alice",
+        "/api/analysis/games/nope",
+        "/api/analysis/entrants/nobody",
+    )
+    assert replay.status_code == graded.status_code == entrant.status_code == 200
+    moves = graded.json()["moves"]
+    assert moves and graded.json()["evaluator"].endswith("LearnedBot")
+    # the replay page's key of each step, as replay.js makes it: round:move
+    keys: dict[str, dict[str, Any]] = {}
+    move = 0
+    for step in replay.json()["steps"]:
+        if step["kind"] == "deal":
+            move = 0
+        if step["kind"] in ("bid", "play", "trump"):
+            keys[f"{step['round']}:{move}"] = step
+            move += 1
+    for key, g in moves.items():
+        step = keys[key]
+        assert step["seat"] == g["seat"]
+        assert step["action"] == f"{'bid' if g['kind'] == 'bid' else 'play'} {g['chosen']}"
+        assert g["loss"] >= 0 and (g["loss"] == 0) == (g["best"] == g["chosen"])
+    summary = entrant.json()["summary"]
+    assert entrant.json()["games"] == summary["games"] > 0
+    assert summary["bid"]["mean_loss"]["n"] > 0 and summary["card"]["mean_loss"]["n"] > 0
+    assert unknown.status_code == 404 and nobody.status_code == 404

@@ -11,10 +11,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from wizard_arena.loader import SpecError, parse_arg
+from wizard_arena.loader import parse_arg
 from wizard_arena.rules import RuleError
 from wizard_referee.analysis.grade import THRESHOLDS, Graded
-from wizard_referee.analysis.run import EVALUATORS, grade_many, resolve
+from wizard_referee.analysis.run import EVALUATORS, EvaluatorError, grade_many, resolve
 from wizard_referee.analysis.summary import Mean, bot_summaries, compare_split
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.store import ResultsStore, StoreError, open_existing
@@ -151,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         kwargs = dict(parse_arg(a) for a in args.evaluator_arg)
         evaluator = resolve(args.evaluator, kwargs)
-    except (SpecError, ValueError, TypeError) as e:
+    except (ValueError, EvaluatorError) as e:
         print(f"error: evaluator {args.evaluator}: {e}", file=sys.stderr)
         return 2
     try:

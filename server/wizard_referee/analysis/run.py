@@ -11,11 +11,11 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from wizard_arena.loader import load_bot, load_class
+from wizard_arena.loader import SpecError, load_bot, load_class
 from wizard_referee.analysis.grade import Evaluator, Graded, grade_record
 from wizard_referee.referee.record import GameRecord
 
-__all__ = ["EVALUATORS", "EvaluatorSpec", "grade_many", "resolve"]
+__all__ = ["EVALUATORS", "EvaluatorError", "EvaluatorSpec", "grade_many", "resolve"]
 
 #: Short names of the evaluators: spec and its default keyword arguments.
 EVALUATORS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -26,17 +26,23 @@ EVALUATORS: dict[str, tuple[str, dict[str, Any]]] = {
 EvaluatorSpec = tuple[str, dict[str, Any]]
 
 
+class EvaluatorError(ValueError):
+    """An evaluator that cannot be loaded, built or asked for values."""
+
+
 def resolve(name: str, kwargs: dict[str, Any] | None = None) -> EvaluatorSpec:
     """The spec and keyword arguments of evaluator ``name`` (a short name of
     :data:`EVALUATORS` or ``MODULE:CLASS``), ``kwargs`` over its defaults;
-    checked by building it once here (SpecError, ValueError, TypeError
-    saying why not)."""
+    checked by building it once here (:class:`EvaluatorError` saying why not)."""
     spec, defaults = EVALUATORS.get(name, (name, {}))
     merged = {**defaults, **(kwargs or {})}
-    built = load_bot(spec, merged)
+    try:
+        built = load_bot(spec, merged)
+    except SpecError as e:
+        raise EvaluatorError(str(e)) from None
     missing = [m for m in ("bid_values", "action_values") if not callable(getattr(built, m, None))]
     if missing:
-        raise TypeError(f"{spec} cannot evaluate: it has no {' or '.join(missing)}(view)")
+        raise EvaluatorError(f"{spec} cannot evaluate: it has no {' or '.join(missing)}(view)")
     return spec, merged
 
 

@@ -254,6 +254,18 @@ async def api_entrant(request: Request) -> Response:
     return JSONResponse(await _state(request).run(store.entrant, _id(request, "name", "entrant")))
 
 
+async def api_game_analysis(request: Request) -> Response:
+    store = _store(request)
+    game_id = _id(request, "game_id", "game")
+    return JSONResponse(await _state(request).run(store.analysis, game_id))
+
+
+async def api_entrant_analysis(request: Request) -> Response:
+    store = _store(request)
+    name = _id(request, "name", "entrant")
+    return JSONResponse(await _state(request).run(store.entrant_analysis, name))
+
+
 def _arena(request: Request) -> Arena:
     arena = _state(request).arena
     if arena is None:
@@ -379,6 +391,8 @@ def routes() -> list[Route | Mount]:
         Route("/plot/ratings.svg", ratings_plot),
         Route("/api/games", api_games),
         Route("/api/games/{game_id:path}", api_game),
+        Route("/api/analysis/games/{game_id:path}", api_game_analysis),
+        Route("/api/analysis/entrants/{name:path}", api_entrant_analysis),
         Route("/api/entrants", api_entrants),
         Route("/api/entrants/{name:path}", api_entrant),
         Route("/tables", _page("tables.html")),
