@@ -120,7 +120,7 @@ def test_loss_and_grade() -> None:
         assert g.loss in (0.0, 1.0)
         assert (g.loss == 0.0) == (g.best == g.chosen)
     assert {g.loss for g in graded} == {0.0, 1.0}
-    assert [verdict(x) for x in (0.0, 1.4, 1.5, 4.0, 9.9, 10.0)] == [
+    assert [verdict(x) for x in (0.0, 2.4, 2.5, 7.5, 19.9, 20.0)] == [
         "",
         "",
         "inaccuracy",

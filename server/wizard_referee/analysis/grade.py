@@ -44,9 +44,9 @@ __all__ = [
 #: Loss (expected points of the round) from which a decision is an
 #: inaccuracy, a mistake, a blunder (docs/analysis.md: how they were set).
 THRESHOLDS: tuple[tuple[str, float], ...] = (
-    ("blunder", 10.0),
-    ("mistake", 4.0),
-    ("inaccuracy", 1.5),
+    ("blunder", 20.0),
+    ("mistake", 7.5),
+    ("inaccuracy", 2.5),
 )
 
 
