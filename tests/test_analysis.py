@@ -296,3 +296,30 @@ def test_web_replay_and_entrant_analysis(tmp_path: Path) -> None:
     assert entrant.json()["games"] == summary["games"] > 0
     assert summary["bid"]["mean_loss"]["n"] > 0 and summary["card"]["mean_loss"]["n"] > 0
     assert unknown.status_code == 404 and nobody.status_code == 404
+
+
+def test_analyse_a_comparisons_store(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = str(tmp_path / "c.sqlite")
+    ran = cli_here(
+        [
+            *["compare", "wizard_bots.heuristic:HeuristicBot", "wizard_bots.random_bot:RandomBot"],
+            *["--opponent", "wizard_bots.heuristic:HeuristicBot", "--players", "3"],
+            *["--round-sizes", "1,2,3", "--games", "6", "--parallel", "1", "--database", db],
+        ],
+        capsys,
+        monkeypatch,
+    )
+    assert ran.returncode == 0, ran.stderr
+    ran = cli_here(
+        ["analyse", "-d", db, "--evaluator", "learned", "--json", "-j", "1"], capsys, monkeypatch
+    )
+    assert ran.returncode == 0, ran.stderr
+    out = json.loads(ran.stdout)
+    # the candidate seat alone: A's decisions in the A games, B's in the B games
+    assert set(out["bots"]) == {"A", "B"}
+    assert out["bots"]["A"]["games"] == out["bots"]["B"]["games"] == 3
+    split = out["compare"]
+    assert (split["a"], split["b"], split["deals"]) == ("A", "B", 3)
+    assert set(split) >= {"points", "bidding", "play"}

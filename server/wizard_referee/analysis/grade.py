@@ -126,6 +126,17 @@ def _text(action: int | Card) -> str:
     return str(action) if isinstance(action, int) else action.text
 
 
+def _loss(values: Mapping[Any, float], chosen: Any) -> tuple[Any, float] | None:
+    """The best action by ``values`` (ties: ``chosen``, else the first) and
+    ``chosen``'s loss; None when fewer than two actions were valued or
+    ``chosen`` was not."""
+    if len(values) < 2 or chosen not in values:
+        return None
+    top = max(values.values())
+    best = chosen if values[chosen] >= top else max(values, key=lambda a: values[a])
+    return best, max(0.0, top - values[chosen])
+
+
 def grade_record(
     record: GameRecord, evaluator: Evaluator, seats: set[int] | None = None
 ) -> list[Graded]:
@@ -137,6 +148,7 @@ def grade_record(
             continue
         action = parse_action(mv.action)
         values: Mapping[Any, float]
+        chosen: int | Card
         if isinstance(action, Bid):
             kind, chosen = "bid", action.bid
             if len(d.view.legal_bids) < 2:
@@ -148,11 +160,10 @@ def grade_record(
             if len(set(d.view.legal_cards)) < 2:
                 continue
             values = evaluator.action_values(d.view)
-        if len(values) < 2 or chosen not in values:
+        found = _loss(values, chosen)
+        if found is None:
             continue
-        top = max(values.values())
-        best = chosen if values[chosen] >= top else max(values, key=lambda a: values[a])
-        loss = max(0.0, top - values[chosen])
+        best, loss = found
         out.append(
             Graded(
                 record.game_id,
@@ -167,7 +178,7 @@ def grade_record(
                 round(loss, 3),
                 verdict(loss),
                 len(values),
-                mv.fault,
+                mv.fault or "",
             )
         )
     return out

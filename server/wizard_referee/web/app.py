@@ -255,9 +255,14 @@ async def api_entrant(request: Request) -> Response:
 
 
 async def api_game_analysis(request: Request) -> Response:
-    store = _store(request)
+    st = _state(request)
     game_id = _id(request, "game_id", "game")
-    return JSONResponse(await _state(request).run(store.analysis, game_id))
+    if st.store is None:
+        # a ladder's or a referee's games: withheld or unknown as their replay
+        # says, else not graded here
+        await st.run(st.games_source.game, game_id)
+        raise HTTPException(404, "games are graded from a tournament's results store only")
+    return JSONResponse(await st.run(st.store.analysis, game_id))
 
 
 async def api_entrant_analysis(request: Request) -> Response:
