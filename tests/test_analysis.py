@@ -164,6 +164,7 @@ def test_a_planted_weakness_is_found() -> None:
     assert summary["planted"]["bid_accuracy"]["mean"] < summary["h1"]["bid_accuracy"]["mean"]
 
 
+@pytest.mark.slow(seconds=3)
 def test_the_reference_evaluator_finds_it_too() -> None:
     records = planted_games(6)
     evaluator = resolve("montecarlo", {"samples": 8})
@@ -175,6 +176,7 @@ def test_the_reference_evaluator_finds_it_too() -> None:
     )
 
 
+@pytest.mark.slow(seconds=8)
 def test_mean_loss_orders_the_example_bots_as_their_ratings() -> None:
     # ratings (docs/strength.md): Monte Carlo above heuristic above random
     rules = Rules(players=3, hand_sizes=(1, 2, 3, 4))
@@ -197,6 +199,7 @@ def test_mean_loss_orders_the_example_bots_as_their_ratings() -> None:
     assert bids[0] > bids[1] > bids[2], bids
 
 
+@pytest.mark.slow(seconds=4)
 def test_grading_on_workers_gives_the_same_grades() -> None:
     records = planted_games(3)
     evaluator = resolve("montecarlo", {"samples": 2})
@@ -298,6 +301,7 @@ def test_web_replay_and_entrant_analysis(tmp_path: Path) -> None:
     assert unknown.status_code == 404 and nobody.status_code == 404
 
 
+@pytest.mark.slow(seconds=4)
 def test_analyse_a_comparisons_store(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -323,3 +327,31 @@ def test_analyse_a_comparisons_store(
     split = out["compare"]
     assert (split["a"], split["b"], split["deals"]) == ("A", "B", 3)
     assert set(split) >= {"points", "bidding", "play"}
+
+
+def test_the_evaluators_values_are_what_their_bots_choose_by() -> None:
+    from wizard_bots.learned import LearnedBot
+
+    learned = LearnedBot()
+    mc = MonteCarloBot(samples=2, seed=0)
+    blind = Rules(players=3, blind_first_round=True, hand_sizes=(1, 2))
+    record = played([RandomBot(seed=s) for s in range(3)], ["a", "b", "c"], blind, 4, "g")
+    bids = cards = 0
+    for d in decisions(record):
+        view = d.view
+        if view.legal_bids:
+            values = learned.bid_values(view)
+            if not view.hand:  # a blind bid: not valued
+                assert values == {} and mc.bid_values(view) == {}
+                continue
+            bids += 1
+            assert sorted(values) == sorted(view.legal_bids)
+            assert max(values, key=lambda b: (values[b], -b)) == learned.bid(view)
+            assert sorted(mc.bid_values(view)) == sorted(view.legal_bids)
+        else:
+            cards += 1
+            by_card = learned.action_values(view)
+            assert sorted(by_card) == sorted(set(view.legal_cards))
+            if len(by_card) > 1:
+                assert max(by_card, key=lambda c: by_card[c]) == learned.play(view)
+    assert bids and cards
