@@ -316,6 +316,7 @@ def test_analyse_a_comparisons_store(
         monkeypatch,
     )
     assert ran.returncode == 0, ran.stderr
+    assert f"why: wizard-arena analyse --database {db}" in ran.stdout
     ran = cli_here(
         ["analyse", "-d", db, "--evaluator", "learned", "--json", "-j", "1"], capsys, monkeypatch
     )
