@@ -332,6 +332,23 @@ ROOMS: list[Room] = [
         "the `ray` executor by module path",
     ),
     Room(
+        ("wizard_referee.analysis",),
+        "the `analyse` verb (`cmd_analyse.py`): each recorded bid and card with the view its "
+        "seat had, rebuilt by replaying the record through the rules core, valued by an "
+        "evaluator and graded by its loss (`grade.py`), many games over worker processes "
+        "(`run.py`), per-bot summaries with intervals and a comparison's split into bidding "
+        "and play (`summary.py`)",
+        (
+            "wizard_referee.tournament",
+            "wizard_referee.referee",
+            "wizard_referee.ratings",
+            "wizard_arena.rules",
+            "wizard_arena.loader",
+            "wizard_arena.cli",
+        ),
+        "the evaluator (a bot class, `wizard_bots` by default) by module path only",
+    ),
+    Room(
         ("wizard_referee.ratings",),
         "Bradley-Terry and Elo with bootstrap intervals; the `ratings` verb",
         ("wizard_referee.stats", "numpy"),
@@ -365,6 +382,7 @@ ROOMS: list[Room] = [
         "metrics (`metrics.py`), hypercorn's trio worker (`serve.py`); `cmd_web.py` is the "
         "`web` verb (docs/web.md)",
         (
+            "wizard_referee.analysis",
             "wizard_referee.referee",
             "wizard_referee.tournament",
             "wizard_referee.ladder",

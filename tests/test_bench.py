@@ -183,6 +183,7 @@ def test_bench_oracle_gives_the_true_deal_only_where_asked() -> None:
         ],
         ["bench_env.py", "--seconds", "0.05", "--pairs", "1"],
         ["bench_learned.py", "--games", "1", "--limit", "5"],
+        ["bench_analyse.py", "--games", "1", "--bots", "random,heuristic", "--jobs", "1"],
         pytest.param(
             [
                 "bench_web.py",

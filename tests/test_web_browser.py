@@ -177,6 +177,31 @@ def _step(page: Any) -> int:
     return int(page.get_attribute("#position", "data-step"))
 
 
+def test_the_replay_shows_each_moves_loss_and_the_entrant_its_graded_decisions(
+    new_page: Any, site: tuple[str, Path, list[GameSpec]]
+) -> None:
+    url, _, specs = site
+    page = new_page()
+    page.goto(f"{url}/games/{specs[5].id}")
+    page.wait_for_selector("body[data-ready]")
+    first_bid = page.evaluate(
+        f"fetch('/api/games/{specs[5].id}').then(r => r.json())"
+        ".then(g => g.steps.findIndex(s => s.kind === 'bid'))"
+    )
+    assert first_bid > 0
+    page.evaluate(f"location.hash = '#{first_bid}'")
+    page.wait_for_function("document.getElementById('grade').dataset.grade")
+    line = page.inner_text("#grade")
+    assert re.search(r"'s bid \d+: loss \d+\.\d\d expected points", line), line
+    assert "best" in line
+    page.keyboard.press("Home")  # the deal: no decision, no loss shown
+    assert page.inner_text("#grade") == ""
+    page.goto(f"{url}/entrants/alice")
+    page.wait_for_selector("#entrant-analysis")
+    text = page.inner_text("#entrant-analysis")
+    assert "expected points lost per game" in text and "loss per card" in text
+
+
 def test_the_replay_plays_follows_the_hash_and_keeps_the_score_pad(
     new_page: Any, site: tuple[str, Path, list[GameSpec]]
 ) -> None:

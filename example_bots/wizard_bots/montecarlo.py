@@ -363,6 +363,38 @@ class MonteCarloBot(Bot):
         totals, done = found
         return {c: t / done for c, t in zip(cards, totals, strict=True)}
 
+    def bid_values(self, view: SeatView) -> dict[int, float]:
+        """The search's value of every legal bid of ``view`` (a bid), as
+        :meth:`action_values` gives cards': each bid's mean round score for
+        this seat over the sampled deals, with the rest of the round played
+        out by the heuristic policy. Every legal bid is searched, not only
+        those near the heuristic's (a grader must value the bid made, however
+        far off). Empty in a blind first round (no hand to sample around:
+        :meth:`bid` takes the heuristic's bid there). A single legal bid is
+        not searched (its value is 0.0); nor is any bid when the budget
+        leaves no time (all 0.0).
+
+        >>> from wizard_arena.rules import Game, Rules
+        >>> game = Game(Rules(players=3), seed=2)
+        >>> game.deal()
+        >>> values = MonteCarloBot(samples=2, seed=1).bid_values(game.view(game.to_act))
+        >>> sorted(values)
+        [0, 1]
+        """
+        if view.phase is not Phase.BID:
+            raise ValueError(f"bid_values is for bidding, not {view.phase.name}")
+        legal = list(view.legal_bids)
+        if not view.hand:
+            return {}
+        if len(legal) == 1:
+            return {legal[0]: 0.0}
+        steer = bool(self.steer & STEER_BIDS)
+        found = self._values(view, [Bid(b) for b in legal], self.bid_effort, steer)
+        if found is None:
+            return dict.fromkeys(legal, 0.0)
+        totals, done = found
+        return {b: t / done for b, t in zip(legal, totals, strict=True)}
+
     def choose_trump(self, view: SeatView) -> Suit:
         prior = self._heuristic.choose_trump(view)
         if not view.hand:  # a blind round: nothing to sample from

@@ -36,7 +36,7 @@ from wizard_arena.bot import Bot
 from wizard_arena.rl.encoding import encode
 from wizard_bots.heuristic import HeuristicBot, blind_bid
 
-from .model import WEIGHTS, BidModel, PlayModel
+from .model import WEIGHTS, BidModel, PlayModel, card_features
 
 __all__ = ["LearnedBot"]
 
@@ -64,6 +64,25 @@ class LearnedBot(Bot):
 
     def play(self, view: SeatView) -> Card:
         return self.player.best_card(view)
+
+    def bid_values(self, view: SeatView) -> dict[int, float]:
+        """Each legal bid's expected round score (points) by the bidding
+        network: the figures :meth:`bid` picks the highest of. Empty in a
+        blind first round (the bot bids as the heuristic does there)."""
+        if view.others_hands and not view.hand:
+            return {}
+        q = self.model.q(encode(view))[0]
+        return {b: 100.0 * float(q[b]) for b in view.legal_bids}
+
+    def action_values(self, view: SeatView) -> dict[Card, float]:
+        """Each distinct legal card's value (points, relative to the other
+        legal cards) by the card network: the figures :meth:`play` picks the
+        highest of. A forced card's value is 0.0."""
+        cards, x = card_features(view)
+        if len(cards) == 1:
+            return {cards[0]: 0.0}
+        scores = self.player.scores(x)
+        return {c: 100.0 * float(v) for c, v in zip(cards, scores, strict=True)}
 
     def choose_trump(self, view: SeatView) -> Suit:
         return self._heuristic.choose_trump(view)

@@ -48,6 +48,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "rate players from game results (JSON lines)",
     ),
     "replay": ("wizard_referee.tournament.cmd_replay", "print a recorded game trick by trick"),
+    "analyse": (
+        "wizard_referee.analysis.cmd_analyse",
+        "grade every bid and card of stored games against a reference evaluator",
+    ),
     "export": (
         "wizard_referee.tournament.cmd_export",
         "write a tournament's finished games as JSON lines (the input of ratings)",

@@ -504,3 +504,7 @@ def _report(outcome: Outcome, args: argparse.Namespace) -> None:
         f"results in {shown(args.database)} (a game: wizard-arena replay d0-A --database "
         f"{shown(args.database)})"
     )
+    print(
+        f"why: wizard-arena analyse --database {shown(args.database)} (how much of A - B "
+        "comes from bidding, how much from play)"
+    )

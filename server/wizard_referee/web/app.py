@@ -254,6 +254,23 @@ async def api_entrant(request: Request) -> Response:
     return JSONResponse(await _state(request).run(store.entrant, _id(request, "name", "entrant")))
 
 
+async def api_game_analysis(request: Request) -> Response:
+    st = _state(request)
+    game_id = _id(request, "game_id", "game")
+    if st.store is None:
+        # a ladder's or a referee's games: withheld or unknown as their replay
+        # says, else not graded here
+        await st.run(st.games_source.game, game_id)
+        raise HTTPException(404, "games are graded from a tournament's results store only")
+    return JSONResponse(await st.run(st.store.analysis, game_id))
+
+
+async def api_entrant_analysis(request: Request) -> Response:
+    store = _store(request)
+    name = _id(request, "name", "entrant")
+    return JSONResponse(await _state(request).run(store.entrant_analysis, name))
+
+
 def _arena(request: Request) -> Arena:
     arena = _state(request).arena
     if arena is None:
@@ -379,6 +396,8 @@ def routes() -> list[Route | Mount]:
         Route("/plot/ratings.svg", ratings_plot),
         Route("/api/games", api_games),
         Route("/api/games/{game_id:path}", api_game),
+        Route("/api/analysis/games/{game_id:path}", api_game_analysis),
+        Route("/api/analysis/entrants/{name:path}", api_entrant_analysis),
         Route("/api/entrants", api_entrants),
         Route("/api/entrants/{name:path}", api_entrant),
         Route("/tables", _page("tables.html")),

@@ -24,6 +24,9 @@ from typing import Any
 
 import trio
 
+from wizard_referee.analysis.grade import THRESHOLDS
+from wizard_referee.analysis.run import EvaluatorError, EvaluatorSpec, grade_many, resolve
+from wizard_referee.analysis.summary import bot_summaries
 from wizard_referee.referee.arena import Arena
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.stats import percentile
@@ -50,6 +53,11 @@ HISTORY_POINTS = 24
 MAX_ID_CHARS = 512
 #: Seconds a store found readable is not checked again for a page's HTML.
 CHECK_EVERY = 1.0
+#: The evaluator of the pages' analysis (docs/analysis.md): the learned
+#: one, a tenth of a second of one core for a whole game.
+WEB_EVALUATOR = "learned"
+#: An entrant's analysis grades its latest games, at most this many.
+ANALYSIS_GAMES = 100
 
 
 class NotFound(LookupError):
@@ -310,6 +318,63 @@ class StoreData:
 
         return dict(self._cached(("game", game_id), read))
 
+    def analysis(self, game_id: str) -> dict[str, Any]:
+        """Each graded bid and card of a finished game (the replay's losses),
+        keyed ``round:move`` (the move's place in its round's moves),
+        computed on demand by :data:`WEB_EVALUATOR` and cached."""
+
+        def read(store: ResultsStore) -> dict[str, Any]:
+            record = store.record(game_id)
+            if record is None or record.status != "finished":
+                raise NotFound(f"game {game_id!r} has no finished record here")
+            waiting = self._sealed(store).get(game_id)
+            if waiting:
+                raise Withheld(withheld_why(game_id, waiting))
+            evaluator = _evaluator()
+            graded = [g for _, gs in grade_many([(record, None)], evaluator) for g in gs]
+            return {
+                "evaluator": evaluator[0],
+                "thresholds": dict(THRESHOLDS),
+                "moves": {
+                    f"{g.round}:{g.index}": {
+                        "seat": g.seat,
+                        "kind": g.kind,
+                        "chosen": g.chosen,
+                        "best": g.best,
+                        "loss": g.loss,
+                        "grade": g.grade,
+                        "options": g.options,
+                    }
+                    for g in graded
+                },
+            }
+
+        return dict(self._cached(("analysis", game_id), read))
+
+    def entrant_analysis(self, name: str) -> dict[str, Any]:
+        """The summary of an entrant's graded decisions over its latest
+        :data:`ANALYSIS_GAMES` finished games (those the pages show),
+        computed on demand by :data:`WEB_EVALUATOR` and cached."""
+
+        def read(store: ResultsStore) -> dict[str, Any]:
+            if name not in dict(store.entrant_names()):
+                raise NotFound(f"no entrant {name!r} in {self.name}")
+            sealed = self._sealed(store)
+            records = [r for r in store.records_of(name) if r.game_id not in sealed]
+            records = records[-ANALYSIS_GAMES:]
+            evaluator = _evaluator()
+            picked = [(r, tuple(s for s, n in enumerate(r.names) if n == name)) for r in records]
+            done = list(grade_many(picked, evaluator))
+            summary = bot_summaries(done, [name]).get(name)
+            return {
+                "evaluator": evaluator[0],
+                "thresholds": dict(THRESHOLDS),
+                "games": len(records),
+                "summary": summary,
+            }
+
+        return dict(self._cached(("entrant_analysis", name), read))
+
     def entrants(self) -> dict[str, Any]:
         """Every entrant's name, the rated ones best first, then the others by name."""
         board = self.leaderboard()
@@ -358,6 +423,13 @@ class StoreData:
             }
 
         return dict(self._cached(("entrant", name), read))
+
+
+def _evaluator() -> EvaluatorSpec:
+    try:
+        return resolve(WEB_EVALUATOR)
+    except EvaluatorError as e:
+        raise Unavailable(f"no analysis here: the evaluator cannot be loaded ({e})") from None
 
 
 class MemoryData:

@@ -5,6 +5,8 @@
 // and a chart of the totals, both up to the step shown.
 // The steps (and their text, as `wizard-arena replay` prints it) come from
 // /api/games/{id}: the server re-reads the record through the rules core.
+// Each bid and card's loss against the best, and the best, come from
+// /api/analysis/games/{id} (graded on demand; the replay works without).
 import { api, card, el, entrantLink, fail, faultBadges, nav, pathName } from "./common.js";
 
 const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs", none: "no trump" };
@@ -14,6 +16,8 @@ let game = null;
 let at = 0;
 let scores = []; // the score steps: [{index, round, bids, tricks, points, totals}]
 let timer = null;
+let grades = null; // the analysis's graded moves by "round:move", once loaded
+let moveKeys = []; // each step's "round:move" (null: not a decision)
 const drawn = { pad: null, chart: null }; // what the score pad and the chart show now
 
 function seatPanel(step, seat) {
@@ -116,6 +120,7 @@ function show(index) {
   table.replaceChildren(...game.seats.map((_, s) => seatPanel(step, s)), centre(step));
   document.getElementById("log").textContent = step.text.join("\n");
   document.getElementById("log").dataset.kind = step.kind;
+  showGrade(at);
   document.getElementById("position").textContent = `step ${at + 1} of ${game.steps.length}, round ${step.round}`;
   document.getElementById("position").dataset.step = at;
   // the pad and the chart change only when a bid, a trick or a score does
@@ -131,6 +136,25 @@ function show(index) {
   }
   if (location.hash !== `#${at}`) history.replaceState(null, "", `#${at}`);
   if (at >= game.steps.length - 1) pause();
+}
+
+function showGrade(index) {
+  const where = document.getElementById("grade");
+  const g = grades && moveKeys[index] ? grades[moveKeys[index]] : null;
+  where.dataset.grade = g ? g.grade || "good" : "";
+  if (!g) { where.textContent = ""; return; }
+  const best = g.best === g.chosen ? "the best" : `best: ${g.kind} ${g.best}`;
+  where.textContent = `${game.seats[g.seat]}'s ${g.kind} ${g.chosen}: loss ${g.loss.toFixed(2)} expected points${g.grade ? ` (${g.grade})` : ""}, ${best}`;
+}
+
+async function loadGrades(id) {
+  try {
+    const a = await api(`/api/analysis/games/${encodeURIComponent(id)}`);
+    grades = a.moves;
+    showGrade(at);
+  } catch (error) {
+    document.getElementById("grade").textContent = `no analysis: ${error.message || error}`;
+  }
 }
 
 function roundStart(index, direction) {
@@ -201,6 +225,12 @@ async function draw() {
     fail(document.querySelector("main"), error);
     return;
   }
+  let move = 0;
+  moveKeys = game.steps.map((s) => {
+    if (s.kind === "deal") move = 0;
+    if (s.kind !== "bid" && s.kind !== "play" && s.kind !== "trump") return null;
+    return `${s.round}:${move++}`;
+  });
   scores = game.steps.flatMap((s, index) => s.kind === "score"
     ? [{ index, round: s.round, bids: s.bids, tricks: s.tricks, points: s.points, totals: s.totals }] : []);
   document.getElementById("title").textContent = `Game ${game.id}`;
@@ -219,6 +249,7 @@ async function draw() {
   });
   show(Number(location.hash.slice(1)) || 0);
   document.body.dataset.ready = "1";
+  loadGrades(id);
   document.body.dataset.renderMs = performance.now().toFixed(1);
 }
 

@@ -1,0 +1,91 @@
+"""Grading many games, on every core: the evaluator named by module path,
+built afresh for each game (so a game's grades do not depend on which
+worker graded it or what it graded before), the games spread over a pool of
+worker processes.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from wizard_arena.loader import SpecError, load_bot, load_class
+from wizard_referee.analysis.grade import Evaluator, Graded, grade_record
+from wizard_referee.referee.record import GameRecord
+
+__all__ = ["EVALUATORS", "EvaluatorError", "EvaluatorSpec", "grade_many", "resolve"]
+
+#: Short names of the evaluators: spec and its default keyword arguments.
+EVALUATORS: dict[str, tuple[str, dict[str, Any]]] = {
+    "montecarlo": ("wizard_bots.montecarlo:MonteCarloBot", {"samples": 32, "seed": 0}),
+    "learned": ("wizard_bots.learned:LearnedBot", {}),
+}
+
+EvaluatorSpec = tuple[str, dict[str, Any]]
+
+
+class EvaluatorError(ValueError):
+    """An evaluator that cannot be loaded, built or asked for values."""
+
+
+def resolve(name: str, kwargs: dict[str, Any] | None = None) -> EvaluatorSpec:
+    """The spec and keyword arguments of evaluator ``name`` (a short name of
+    :data:`EVALUATORS` or ``MODULE:CLASS``), ``kwargs`` over its defaults;
+    checked by building it once here (:class:`EvaluatorError` saying why not)."""
+    spec, defaults = EVALUATORS.get(name, (name, {}))
+    merged = {**defaults, **(kwargs or {})}
+    try:
+        built = load_bot(spec, merged)
+    except SpecError as e:
+        raise EvaluatorError(str(e)) from None
+    missing = [m for m in ("bid_values", "action_values") if not callable(getattr(built, m, None))]
+    if missing:
+        raise EvaluatorError(f"{spec} cannot evaluate: it has no {' or '.join(missing)}(view)")
+    return spec, merged
+
+
+_cls: type | None = None
+_kwargs: dict[str, Any] = {}
+
+
+def _init(spec: str, kwargs: dict[str, Any]) -> None:
+    global _cls, _kwargs
+    _cls, _kwargs = load_class(spec), kwargs
+
+
+def _grade(text: str, seats: tuple[int, ...] | None) -> list[Graded]:
+    assert _cls is not None
+    evaluator: Evaluator = _cls(**_kwargs)
+    return grade_record(GameRecord.from_json(text), evaluator, set(seats) if seats else None)
+
+
+def grade_many(
+    records: Iterable[tuple[GameRecord, tuple[int, ...] | None]],
+    evaluator: EvaluatorSpec,
+    jobs: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[tuple[GameRecord, list[Graded]]]:
+    """Each record graded (only the seats given with it, if any), in order,
+    over ``jobs`` worker processes (1: in this process)."""
+    spec, kwargs = evaluator
+    if jobs <= 1:
+        _init(spec, kwargs)
+        for i, (record, seats) in enumerate(records, 1):
+            yield record, _grade(record.to_json(), seats)
+            if progress is not None:
+                progress(i)
+        return
+    items = list(records)
+    with ProcessPoolExecutor(
+        max_workers=jobs,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_init,
+        initargs=(spec, kwargs),
+    ) as pool:
+        futures = [pool.submit(_grade, r.to_json(), seats) for r, seats in items]
+        for i, ((record, _), future) in enumerate(zip(items, futures, strict=True), 1):
+            yield record, future.result()
+            if progress is not None:
+                progress(i)
