@@ -144,7 +144,10 @@ async def play_over_referee(
     logs = beside_store(comparison.store.target, ".logs")
     log = get_logger(compare=comparison.store.where)
     try:
-        async with open_host(config, plan.secret, logs, log) as host, trio.open_nursery() as n:
+        async with (
+            open_host(config, plan.secret, logs, log, stop_on_start_failure=True) as host,
+            trio.open_nursery() as n,
+        ):
             n.start_soon(_ticker, progress)
             async with trio.open_nursery() as games:
                 for _ in range(parallel):

@@ -24,6 +24,7 @@ from wizard_referee.tournament.config_keys import (
     listed,
     section_problems,
 )
+from wizard_referee.tournament.launcher import OUTPUT_LIMIT
 from wizard_referee.tournament.seating import DEFAULT_SEATING
 
 __all__ = ["EntrantConfig", "TournamentConfig", "TournamentError"]
@@ -94,6 +95,9 @@ class TournamentConfig:
     max_tables: int = 200
     """Use every k-subset of entrants when there are at most this many."""
     connect_timeout: float = 60.0
+    output_limit: int = OUTPUT_LIMIT
+    """Bytes of output each start of a command entrant's process may write
+    to its log (the rest is dropped, one line saying so; 0: no limit)."""
     exclude_faulted: bool = False
     """Keep games in which any seat was faulted out of the ratings."""
     workdir: str = ""
