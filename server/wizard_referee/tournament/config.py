@@ -13,7 +13,7 @@ from typing import Any
 from wizard_arena.cli.rules_options import rules_from_mapping
 from wizard_arena.rules import Rules
 from wizard_referee.referee.policy import PolicyError, RefereePolicy
-from wizard_referee.sandbox import Limits
+from wizard_referee.sandbox import OUTPUT_LIMIT, Limits
 from wizard_referee.storage import is_url, shown
 from wizard_referee.tournament.config_keys import (
     LIMIT_KEYS,
@@ -24,7 +24,6 @@ from wizard_referee.tournament.config_keys import (
     listed,
     section_problems,
 )
-from wizard_referee.tournament.launcher import OUTPUT_LIMIT
 from wizard_referee.tournament.seating import DEFAULT_SEATING
 
 __all__ = ["EntrantConfig", "TournamentConfig", "TournamentError"]

@@ -316,7 +316,10 @@ async def _confined(
     except SandboxError as e:
         raise EntrantStartError(name, f"entrant {name!r}: {e}") from None
     try:
-        argv, argv_env = confined_command(cmd, env, inst.confinement)
+        try:
+            argv, argv_env = confined_command(cmd, env, inst.confinement)
+        except SandboxError as e:
+            raise EntrantStartError(name, f"entrant {name!r}: {e}") from None
         yield argv, argv_env, cgroup
     finally:
         with trio.CancelScope(shield=True), trio.move_on_after(5):

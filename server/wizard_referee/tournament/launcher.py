@@ -33,13 +33,10 @@ from typing import Any
 
 import trio
 
+from wizard_referee.sandbox import OUTPUT_LIMIT
 from wizard_referee.tournament import launcher_child
 
 __all__ = ["OUTPUT_LIMIT", "LaunchedProcess", "Launcher", "open_launcher"]
-
-#: Bytes of output (standard output and error together, per start) a bot's
-#: log keeps by default: the rest is dropped, and one line says so.
-OUTPUT_LIMIT = 10_000_000
 
 
 class LaunchedProcess:
