@@ -167,8 +167,11 @@ def test_an_entrant_that_cannot_start_costs_only_its_own_seats(tmp_path: Path) -
     restarted and not waited for (connect_timeout 600 s, far past the
     subprocess timeout); its seats are played by the default action and
     recorded as ``crash`` ("never connected"), every game is played and
-    stored, and the leaderboard counts its faulted games."""
-    broken = {"name": "broken", "command": [sys.executable, "-c", "import no_such_module_xyz"]}
+    stored, and the leaderboard counts its faulted games. Its log keeps
+    ``output_limit`` bytes (its 1000 bytes of output, flushed after the
+    traceback, are cut, one line saying so)."""
+    noisy = "import atexit; atexit.register(print, 'n' * 1000); import no_such_module_xyz"
+    broken = {"name": "broken", "command": [sys.executable, "-c", noisy]}
     toml = write_toml(
         tmp_path / "t.toml",
         {
@@ -178,6 +181,7 @@ def test_an_entrant_that_cannot_start_costs_only_its_own_seats(tmp_path: Path) -
             "database": "t.sqlite",
             "round_sizes": [1],
             "deal_sets": 1,
+            "output_limit": 300,
         },
         [*_det(3), broken],
     )
@@ -191,7 +195,12 @@ def test_an_entrant_that_cannot_start_costs_only_its_own_seats(tmp_path: Path) -
     assert "its seats are played by the referee's default action" in err
     assert "| ModuleNotFoundError: No module named 'no_such_module_xyz'" in err
     logs = list((tmp_path / "t.sqlite.logs").glob("broken-*.log"))
-    assert len(logs) == 2 and all(p.read_text().count("--- wizard-arena: ") == 1 for p in logs)
+    assert len(logs) == 2
+    for path in logs:
+        marker, *output = path.read_text().splitlines(keepends=True)
+        assert marker.startswith("--- wizard-arena: ") and "starting broken" in marker
+        assert output[-1] == "--- wizard-arena: output past 300 bytes dropped ---\n"
+        assert len("".join(output[:-1])) == 300 + 1  # (and the newline before that line)
     with ResultsStore(str(tmp_path / "t.sqlite")) as store:
         counts = store.counts()
         records = [r for g in store.games() if (r := store.record(g.id)) is not None]

@@ -244,7 +244,7 @@ def log_tail(path: Path, head: int = HEAD_LINES, tail: int = TAIL_LINES) -> list
         return []
     out = text.splitlines()
     for i in range(len(out) - 1, -1, -1):
-        if out[i].startswith(_MARK):
+        if out[i].startswith(_MARK) and " starting " in out[i]:  # (not "output past")
             out = out[i + 1 :]
             break
     out = [line for line in out if line.strip()]
