@@ -7,6 +7,7 @@ and a ``--resume`` mismatch named key by key."""
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import os
 import re
@@ -218,6 +219,51 @@ def test_an_entrant_that_cannot_start_costs_only_its_own_seats(tmp_path: Path) -
     assert 0 < seen < len(records) * 3  # games without it were played too
     board = {row["name"]: row for row in json.loads(proc.stdout)}
     assert board["broken"]["faulted_games"] == seen and board["det-0"]["faulted_games"] == 0
+
+
+@pytest.mark.e2e
+def test_a_bot_given_up_between_games_costs_only_its_own_seats(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bot that leaves after its first game, past its restarts (none here),
+    is not waited for (connect_timeout 600 s): its later seats are played by
+    the default action at once, recorded as ``crash`` with the reason, and
+    every game is played and stored."""
+    from wizard_referee.tournament import entrants
+
+    monkeypatch.setattr(entrants, "MAX_RESTARTS", 0)
+    once = entrant("once", "tests.bots.det_bot:DeterministicBot", "--games", "1")
+    config = TournamentConfig.from_toml(
+        write_toml(
+            tmp_path / "t.toml",
+            {
+                "players": 3,
+                "parallel": 1,
+                "round_sizes": [1],
+                "connect_timeout": 600,
+                "database": "t.sqlite",
+            },
+            [*_det(3), once],
+        )
+    )
+    monkeypatch.setenv("PYTHONPATH", _env()["PYTHONPATH"])
+    stream = io.StringIO()
+
+    async def run() -> ResultsStore:
+        with trio.fail_after(100):  # (not the 600 s of connect_timeout)
+            return await run_tournament(config, progress_stream=stream)
+
+    store = trio.run(run)
+    with store:
+        counts = store.counts()
+        faults = [rec.fault_details[rec.names.index("once")] for rec in store.records_of("once")]
+    assert counts == {"finished": len(plan_games(config))}, counts
+    assert faults[0] == {}, faults  # its one game, played
+    reason = "its process ended 1 time(s) and is not restarted again; the last exited with status 0"
+    # (a game seated as it left records its exit; every later one, the reason)
+    later = [f["crash"] for f in faults[1:]]
+    assert later[-1] == reason and all(c == reason or "process exited" in c for c in later)
+    assert "entrant 'once' (instance 0) exited with status 0" in stream.getvalue()
 
 
 def test_a_tournament_that_cannot_start_leaves_no_empty_logs_folder(

@@ -414,8 +414,8 @@ async def supervise(
             log.error("entrant_gave_up", entrant=name, instance=inst.index)
             why = f" ({inst.exit_reason})" if inst.exit_reason else ""
             inst.down = (
-                f"crashed {inst.restarts} times, not restarted again: its process "
-                f"{_exit_text(returncode)}{why}"
+                f"its process ended {inst.restarts} time(s) and is not restarted again; "
+                f"the last {_exit_text(returncode)}{why}"
             )
             return
         await trio.sleep(min(0.5 * inst.restarts, 3.0))
