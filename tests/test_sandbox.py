@@ -32,25 +32,11 @@ from wizard_referee.tournament.host import bot_game_id
 from wizard_referee.tournament.runner import plan_games, run_tournament
 
 from .conftest import NEEDS_SANDBOX
-from .tournaments import TOURNEY, det_entrants, env_with_tests, seat_results, write_toml
+from .tournaments import SYSCALLS, TOURNEY, det_entrants, env_with_tests, seat_results, write_toml
 
 BOT = [sys.executable, "-m", "wizard_arena.cli", "bot", "wizard_bots.random_bot:RandomBot"]
 ARGS = ["--server", "{server}", "--token", "{token}", "--name", "{name}"]
 HOSTILE = [sys.executable, "-m", "wizard_bots.misbehaving.hostile", *ARGS]
-#: The system calls the seccomp filter refuses that a hostile bot tries.
-SYSCALLS = (
-    "keyctl",
-    "add_key",
-    "request_key",
-    "ptrace",
-    "bpf",
-    "perf_event_open",
-    "userfaultfd",
-    "mount",
-    "unshare",
-    "setns",
-    "clone",
-)
 #: An organiser's variable that must not reach a confined bot.
 PLANTED = ("WIZARD_ARENA_LADDER_STORE", "postgresql://org:SECRET@db.example/ladder")
 MEMORY = 128 * 2**20
