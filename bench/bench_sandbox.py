@@ -115,6 +115,46 @@ def bench_starts(n: int) -> dict[str, Any]:
     return out
 
 
+def _without_seccomp(argv: list[str]) -> list[str]:
+    """A confined start's argv without its seccomp filter: bubblewrap's
+    command line as it was before it had one (no /bin/sh opening the filter
+    as descriptor 3, no ``--seccomp 3``)."""
+    assert argv[:3] == ["/bin/sh", "-c", 'exec "$@" 3<"$0"'], argv[:3]
+    out = argv[4:]
+    i = out.index("--seccomp")
+    return out[:i] + out[i + 2 :]
+
+
+def bench_seccomp(n: int) -> dict[str, Any]:
+    """What the seccomp filter adds to a confined start (bubblewrap and
+    setpriv, no cgroup), with and without it, alternated; and the cost of
+    building its program with libseccomp (once per process)."""
+    from wizard_referee.sandbox.seccomp import filter_program
+
+    build = []
+    for _ in range(n):
+        t = time.perf_counter()
+        filter_program.__wrapped__()
+        build.append(time.perf_counter() - t)
+    out: dict[str, Any] = {"part": "seccomp", "n": n, "build_program_ms": _ms(build)}
+    for label, cmd in (("true", TRUE), ("python_bot_imports", PYTHON_IMPORT)):
+        argv, env = confined_command(cmd, os.environ, Confinement(uid=UID_BASE))
+        bare = _without_seccomp(argv)
+        with_filter: list[float] = []
+        without: list[float] = []
+        for _ in range(n):
+            for sample, run in ((with_filter, argv), (without, bare)):
+                t = time.perf_counter()
+                subprocess.run(run, env=env, check=True, stdin=subprocess.DEVNULL)
+                sample.append(time.perf_counter() - t)
+        out[label] = {
+            "with_filter_ms": _ms(with_filter),
+            "without_filter_ms": _ms(without),
+            "added_ms": round(_ms(with_filter) - _ms(without), 2),
+        }
+    return out
+
+
 def _config(sandbox: str, games: int, workdir: str) -> Any:
     from wizard_referee.tournament.config import EntrantConfig, TournamentConfig
 
@@ -201,7 +241,7 @@ def main() -> int:
     parser.add_argument("--starts", type=int, default=20, help="starts of each kind (default 20)")
     parser.add_argument("--games", type=int, default=32, help="games per tournament (default 32)")
     parser.add_argument("--runs", type=int, default=3, help="tournaments of each (default 3)")
-    parser.add_argument("--only", choices=["starts", "tournament"])
+    parser.add_argument("--only", choices=["starts", "seccomp", "tournament"])
     args = parser.parse_args()
     found = problems()
     if found or os.geteuid() != 0:
@@ -210,6 +250,8 @@ def main() -> int:
     load = os.getloadavg()[0]
     if args.only in (None, "starts"):
         print(json.dumps(bench_starts(args.starts)), flush=True)
+    if args.only in (None, "seccomp"):
+        print(json.dumps(bench_seccomp(args.starts)), flush=True)
     if args.only in (None, "tournament"):
         print(json.dumps(bench_tournament(args.games, args.runs)), flush=True)
     print(json.dumps({"load_average_at_start": load, "cores": os.cpu_count()}))

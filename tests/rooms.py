@@ -242,11 +242,17 @@ ROOMS: list[Room] = [
         "(`--web`)",
     ),
     Room(
+        ("wizard_referee.tournament.launcher", "wizard_referee.tournament.launcher_child"),
+        "the bot launcher, which starts every bot (a tournament's, compare's, the ladder's, a "
+        "Ray worker's, `check`'s): a process started before gRPC, so bots are never forked "
+        "from a gRPC process; it puts a confined start in its cgroup before its exec, and "
+        "keeps each bot's output to its limit (`launcher_child.py`, the standard library only)",
+        ("wizard_referee.sandbox", "trio"),
+    ),
+    Room(
         ("wizard_referee.tournament",),
         "configuration (`config.py`, the key table `config_keys.py`), the plan (`plan.py`), the "
-        "tables (`schedule.py`) and who sits where at each deal (`seating.py`), the bot "
-        "launcher (a process started before gRPC, so bots are never forked from a gRPC "
-        "process; it puts a confined start in its cgroup before its exec), entrant "
+        "tables (`schedule.py`) and who sits where at each deal (`seating.py`), entrant "
         'supervision, confined entrants (`confine.py`: `sandbox = "bwrap"`, each entrant\'s '
         "uid, folder, limits and GPUs, the checks before any game, and each node's own checks, "
         "which a Ray worker runs on its node), the machinery that plays games (`host.py`: a "
@@ -258,6 +264,7 @@ ROOMS: list[Room] = [
         "the `replay` verb and the web replay); the `tournament`, `demo`, `replay` and `export` "
         "verbs",
         (
+            "wizard_referee.tournament.launcher",
             "wizard_referee.referee",
             "wizard_referee.ratings",
             "wizard_referee.sandbox",
@@ -279,11 +286,13 @@ ROOMS: list[Room] = [
         "running someone else's command confined (docs/untrusted-bots.md): the argv and clean "
         "environment of a confined start (`bwrap.py`: bubblewrap's namespaces and read-only "
         "binds, then `setpriv` to an unprivileged uid; an instance's GPUs and the device files "
-        "of those alone), a cgroup per start under the runner's own, v1 or v2, with the "
+        "of those alone; the seccomp filter, `seccomp.py`, with libseccomp's binding "
+        "`pyseccomp`), a cgroup per start under the runner's own, v1 or v2, with the "
         "memory, process and CPU limits, which limit was exceeded, a command that enters the "
         "group before its exec (for starters with gRPC threads), and nothing left behind "
         "(`cgroups.py`), whether confinement works here (`probe.py`), the `--sandbox` and limit "
         "flags of `compare` and `check` (`cli.py`)",
+        ("pyseccomp",),
         note="no `asyncio` or `threading` either, so that every place that starts a bot can use "
         "it (the tournament's launcher, `compare` through the tournament's host, `check`, the "
         "Ray workers)",
@@ -363,6 +372,7 @@ ROOMS: list[Room] = [
             "wizard_referee.referee",
             "wizard_referee.sandbox",
             "wizard_referee.stats",
+            "wizard_referee.tournament.launcher",
             "wizard_arena.rules",
             "wizard_arena.protocol",
             "wizard_arena.client",
@@ -370,7 +380,8 @@ ROOMS: list[Room] = [
             "wizard_arena.cli",
             "trio",
         ),
-        "the client for its records and the bot command",
+        "the client for its records and the bot command; the tournament's launcher, which "
+        "starts every bot (`tournament/launcher.py`)",
     ),
     Room(
         ("wizard_referee.web",),

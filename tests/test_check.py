@@ -208,6 +208,18 @@ def test_a_command_with_placeholders_that_never_connects() -> None:
     assert "waiting for 127.0.0.1:" in proc.stdout and "as bot-under-test" in proc.stdout
 
 
+def test_a_flooding_bot_keeps_its_output_limit_and_the_cap_of_the_tournament() -> None:
+    """``check`` starts its bot through the tournament's launcher: past
+    ``--output-limit`` its output is dropped, one line saying so, and the
+    capture file holds no more (not the 629 MB of a bot writing at once)."""
+    flood = f"{sys.executable} -c 'import os; os.write(2, b\"z\" * 200000); raise SystemExit(3)'"
+    proc = check("--command", flood, "--games", "1", "--output-limit", "1000", "--json")
+    assert proc.returncode == 1, proc.stderr
+    tail = json.loads(proc.stdout)["stderr_tail"]
+    assert tail[-1] == "--- wizard-arena: output past 1000 bytes dropped ---", tail
+    assert sum(len(line) for line in tail) < 1100
+
+
 @pytest.mark.parametrize(
     "args",
     [

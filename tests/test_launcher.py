@@ -21,6 +21,7 @@ import trio
 from wizard_arena.rules import Rules
 from wizard_referee.referee.arena import ArenaConfig, serve_arena
 from wizard_referee.tournament.launcher import open_launcher
+from wizard_referee.tournament.launcher_child import dropped_line
 
 from .conftest import ROOT
 from .support import run_aio_bots
@@ -97,6 +98,36 @@ def test_exits_signals_and_a_missing_program_are_reported(tmp_path: Path) -> Non
 
     trio.run(main)
     assert log.read_text() == "hello\n"
+
+
+def test_a_bots_output_past_its_limit_is_dropped_with_one_line(tmp_path: Path) -> None:
+    """A process writing without end (here 64 MB at 8 KB a write, then a
+    last line on standard error) fills its log to the limit only: the rest
+    is read and dropped, one line says so, and the process is not held up
+    (it exits 0); stderr to a file of its own keeps its own limit. Every
+    starter's bots go through this launcher (tournament, compare, ladder,
+    Ray workers and check)."""
+    log, err = tmp_path / "out.log", tmp_path / "err.log"
+    flood = (
+        "import os, sys\n"
+        "for _ in range(8192): os.write(1, b'x' * 8191 + b'\\n')\n"
+        "os.write(2, b'the end\\n')\n"
+    )
+
+    async def main() -> tuple[int, int]:
+        async with open_launcher() as launcher:
+            merged = await launcher.spawn([sys.executable, "-c", flood], {}, log, limit=100_000)
+            split = await launcher.spawn(
+                [sys.executable, "-c", flood], {}, tmp_path / "o2.log", limit=50_000, err=err
+            )
+            return await merged.wait(), await split.wait()
+
+    assert trio.run(main) == (0, 0)
+    data = log.read_bytes()
+    line = b"\n--- wizard-arena: output past 100000 bytes dropped ---\n"
+    assert data == ((b"x" * 8191 + b"\n") * 13)[:100_000] + line
+    assert len((tmp_path / "o2.log").read_bytes()) == 50_000 + len(dropped_line(50_000))
+    assert err.read_bytes() == b"the end\n"  # its own limit: not reached
 
 
 _RUNNER = """

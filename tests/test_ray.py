@@ -38,7 +38,7 @@ from wizard_referee.tournament.runner import TournamentConfig, run_tournament
 
 from .conftest import ROOT, needs
 from .support import wait_for_finished_games
-from .tournaments import entrant, seat_results, write_toml
+from .tournaments import SYSCALLS, entrant, seat_results, write_toml
 
 pytestmark = pytest.mark.e2e
 
@@ -459,6 +459,9 @@ if netns.inside():
                 *("--write", str(tmp_path / "outside.txt")),
                 *("--connect", f"127.0.0.1:{listener.getsockname()[1]}"),
                 *("--processes", "40"),
+                # what the seccomp filter refuses, on each node
+                *[a for name in SYSCALLS for a in ("--syscall", name)],
+                *("--key-write", "channel"),
             ],
             "max_processes": 32,
         }
@@ -482,7 +485,13 @@ if netns.inside():
         assert len(logs) == 2, logs  # a confined instance on each worker
         for log in logs:
             attempts = [x for x in log.read_text().splitlines() if x.startswith("HOSTILE ")]
-            assert len(attempts) == 6 and all(": denied (" in a for a in attempts), attempts
+            assert len(attempts) == 6 + len(SYSCALLS) + 1, attempts
+            assert all(": denied (" in a for a in attempts), attempts
+            for name in SYSCALLS:
+                assert (
+                    f"HOSTILE syscall {name}: denied (PermissionError: [Errno 1] "
+                    in attempts[6 + SYSCALLS.index(name)]
+                )
         assert not (tmp_path / "outside.txt").exists()
 
     def test_a_node_lost_mid_tournament(

@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -25,16 +26,19 @@ import trio
 
 from wizard_referee import sandbox
 from wizard_referee.sandbox.cgroups import hierarchy
+from wizard_referee.sandbox.seccomp import filter_program as seccomp_program
 from wizard_referee.tournament.config import TournamentConfig
 from wizard_referee.tournament.host import bot_game_id
 from wizard_referee.tournament.runner import plan_games, run_tournament
 
 from .conftest import NEEDS_SANDBOX
-from .tournaments import TOURNEY, det_entrants, env_with_tests, seat_results, write_toml
+from .tournaments import SYSCALLS, TOURNEY, det_entrants, env_with_tests, seat_results, write_toml
 
 BOT = [sys.executable, "-m", "wizard_arena.cli", "bot", "wizard_bots.random_bot:RandomBot"]
 ARGS = ["--server", "{server}", "--token", "{token}", "--name", "{name}"]
 HOSTILE = [sys.executable, "-m", "wizard_bots.misbehaving.hostile", *ARGS]
+#: An organiser's variable that must not reach a confined bot.
+PLANTED = ("WIZARD_ARENA_LADDER_STORE", "postgresql://org:SECRET@db.example/ladder")
 MEMORY = 128 * 2**20
 PROCESSES = 32
 
@@ -77,6 +81,7 @@ def test_a_hostile_entrant_is_confined_and_the_tournament_finishes(
     own = season / "entries" / "hostile" / "written.txt"
     signalled = tmp_path / "signalled"
     monkeypatch.setenv("WIZARD_ORGANISER_SECRET", "s3cret")
+    monkeypatch.setenv(*PLANTED)
     victim = subprocess.Popen(
         [
             sys.executable,
@@ -118,6 +123,12 @@ def test_a_hostile_entrant_is_confined_and_the_tournament_finishes(
         *("--detach", mark),
         *("--allocate", str(2 * MEMORY)),
     ]
+    if mode == "bwrap":  # what a seccomp filter refuses, and its token in no command line
+        hostile_args += [a for name in SYSCALLS for a in ("--syscall", name)]
+        hostile_args += ["--key-write", "channel", "--env", PLANTED[0]]
+        hostile_args += ["--cmdline", "WIZARD_ARENA_TOKEN"]
+    # (its token from its environment: none in its command line)
+    hostile_cmd = [a for a in HOSTILE if a not in ("--token", "{token}")]
     entrants: list[dict[str, Any]] = [
         {"name": n, "command": [*BOT, *ARGS, "--quiet"], "folder": f"entries/{n}"}
         for n in ("a", "b")
@@ -126,7 +137,7 @@ def test_a_hostile_entrant_is_confined_and_the_tournament_finishes(
         0,
         {
             "name": "hostile",
-            "command": HOSTILE + hostile_args,
+            "command": hostile_cmd + hostile_args,
             "folder": "entries/hostile",
             "memory_limit": MEMORY,
             "max_processes": PROCESSES,
@@ -136,7 +147,7 @@ def test_a_hostile_entrant_is_confined_and_the_tournament_finishes(
     config = TournamentConfig.from_toml(config_path)
     specs = plan_games(config)
     target = bot_game_id("hostile", specs[1].id)  # the id the bots are told
-    entrants[0]["command"] = [*HOSTILE, *hostile_args, "--in-game", target]
+    entrants[0]["command"] = [*hostile_cmd, *hostile_args, "--in-game", target]
     config = TournamentConfig.from_toml(write_toml(config_path, tournament, entrants))
     stream = io.StringIO()
     started = time.monotonic()
@@ -176,6 +187,11 @@ def test_a_hostile_entrant_is_confined_and_the_tournament_finishes(
         return
     denied = [a for a in attempts if "trying" not in a and ": denied (" in a]
     assert denied == [a for a in attempts if "trying" not in a], attempts
+    for name in SYSCALLS:  # refused by the filter, whatever else would have stopped it
+        assert f"HOSTILE syscall {name}: denied (PermissionError: [Errno 1] " in log, name
+    assert "HOSTILE key-write channel: denied (PermissionError: [Errno 1] " in log
+    assert f"HOSTILE env {PLANTED[0]}: denied (LookupError" in log
+    assert "HOSTILE cmdline WIZARD_ARENA_TOKEN: denied (LookupError" in log
     assert f"HOSTILE allocate {2 * MEMORY}: trying" in attempts  # and never "ok": killed
     assert not signalled.exists() and not outside.exists() and not own.exists()
     assert not accepted and not left_behind
@@ -296,6 +312,45 @@ def test_the_sandbox_keys_are_checked_with_the_others() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("shared", "reached"),
+    [
+        (".", "the results store results.sqlite"),  # PYTHONPATH=. in the season's folder
+        ("entries", "entrant 'a''s folder"),
+        ("entries/b/lib", "entrant 'b''s folder"),  # within another entrant's folder
+        ("results.sqlite.logs/extra", "the logs results.sqlite.logs/"),
+    ],
+)
+def test_a_shared_path_that_reaches_what_no_entrant_may_read_is_refused(
+    shared: str, reached: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder every confined entrant sees (PYTHONPATH, the Python
+    environment) that holds the results store, the configuration, the logs
+    or an entrant's folder, or is within one, is refused before any game in
+    one line, as an entrant's folder holding the store is; a library
+    folder of its own passes."""
+    from wizard_referee.tournament.confine import sandbox_problems
+
+    monkeypatch.chdir(tmp_path)
+    for path in ("entries/a", "entries/b/lib", "results.sqlite.logs/extra", "lib"):
+        (tmp_path / path).mkdir(parents=True)
+    entrants = [{"name": n, "command": "x", "folder": f"entries/{n}"} for n in "ab"]
+    tournament = {"players": 3, "sandbox": "bwrap", "executor": "ray"}
+    tournament["database"] = "results.sqlite"
+    config = TournamentConfig.from_toml(
+        write_toml(tmp_path / "t.toml", tournament, [*entrants, {"name": "c", "token": "t"}])
+    )
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "lib"))
+    assert sandbox_problems(config) == []
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / shared))
+    (line,) = sandbox_problems(config)
+    assert line == (
+        f"{shared} (from PYTHONPATH, or the Python environment) is seen by every confined "
+        f"entrant, and through it {reached}: take it out of PYTHONPATH, or keep the "
+        "tournament's files and the entrants' folders apart from it"
+    )
+
+
 def test_a_folder_is_relative_to_the_file_and_ray_leaves_the_node_checks_to_its_workers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -382,7 +437,13 @@ def test_a_confined_command_line_binds_what_it_must_and_nothing_more(tmp_path: P
     folder, lib = tmp_path / "bot", tmp_path / "lib"
     folder.mkdir()
     lib.mkdir()
-    env = {"PATH": "/usr/bin", "WIZARD_ARENA_TOKEN": "t", "AWS_SECRET_ACCESS_KEY": "x"}
+    env = {
+        "PATH": "/usr/bin",
+        "WIZARD_ARENA_TOKEN": "t0ken-value",
+        "AWS_SECRET_ACCESS_KEY": "x",
+        PLANTED[0]: PLANTED[1],
+        "WIZARD_ARENA_GRPC_LISTENER": "event_engine",
+    }
     confinement = sandbox.Confinement(
         uid=60005,
         folder=folder,
@@ -392,16 +453,20 @@ def test_a_confined_command_line_binds_what_it_must_and_nothing_more(tmp_path: P
     argv, clean = sandbox.confined_command(["python", "bot.py"], env, confinement)
     assert clean == {
         "PATH": "/usr/bin",
-        "WIZARD_ARENA_TOKEN": "t",
+        "WIZARD_ARENA_TOKEN": "t0ken-value",
         "HOME": "/tmp",
         "TMPDIR": "/tmp",
-    }
+    }  # an allow-list: no organiser's variable, not even one of ours
+    assert not [a for a in argv if "t0ken-value" in a or a == "--setenv"]  # never in argv
+    seccomp = argv.index("--seccomp")
+    assert argv[seccomp + 1] == "3" and argv[:3] == ["/bin/sh", "-c", 'exec "$@" 3<"$0"']
+    assert Path(argv[3]).read_bytes() == seccomp_program()
     binds = [tuple(argv[i + 1 : i + 3]) for i, a in enumerate(argv) if a == "--ro-bind"]
     assert ("/", "/") not in binds  # never the whole filesystem
     assert (str(folder), str(folder)) in binds and (str(lib), str(lib)) in binds
     assert not [b for b in binds if "absent" in b[0]]
     assert (str(tmp_path / "s"), sandbox.SOCKET_DIR) in binds
-    assert {"--unshare-pid", "--unshare-net", "--clearenv", "--die-with-parent"} <= set(argv)
+    assert {"--unshare-pid", "--unshare-net", "--die-with-parent"} <= set(argv)
     assert argv[argv.index("--chdir") + 1] == str(folder)
     assert argv[-2:] == ["python", "bot.py"]
     if os.geteuid() == 0:  # bubblewrap without a user namespace, then setpriv to the uid
@@ -473,6 +538,9 @@ def _hostile_attacks(tmp_path: Path, secret: Path, victim: int, port: int) -> li
         *("--environ", str(victim)),
         *("--env", "WIZARD_ORGANISER_SECRET"),
         *("--processes", str(PROCESSES + 8)),
+        *[a for name in SYSCALLS for a in ("--syscall", name)],
+        *("--key-write", "channel"),
+        *("--env", PLANTED[0]),
     ]
 
 
@@ -525,6 +593,7 @@ def test_a_hostile_bot_under_compare_is_confined(
     secret = tmp_path / "a" / "secret.txt"
     secret.write_text("a's code\n")
     monkeypatch.setenv("WIZARD_ORGANISER_SECRET", "s3cret")
+    monkeypatch.setenv(*PLANTED)
     with _victims(tmp_path) as (victim, listener):
         attacks = _hostile_attacks(tmp_path, secret, victim, listener.getsockname()[1])
         attacks += ["--read", str(tmp_path / "compare.sqlite")]
@@ -552,7 +621,7 @@ def test_a_hostile_bot_under_compare_is_confined(
     assert proc.returncode == 0, proc.stderr
     assert "4 games" in proc.stdout
     log = (tmp_path / "compare.sqlite.logs" / "B-0.log").read_text()
-    attempts = _all_denied(log, 9)
+    attempts = _all_denied(log, 9 + len(SYSCALLS) + 2)
     assert f"HOSTILE allocate {2 * MEMORY}: trying" in attempts  # and never "ok": killed
     assert not (tmp_path / "outside.txt").exists()
     store = ResultsStore(tmp_path / "compare.sqlite", read_only=True)
@@ -598,6 +667,7 @@ def test_a_hostile_bot_under_check_is_confined_and_advised_about_its_limit(
     secret = tmp_path / "other-student.txt"
     secret.write_text("someone else's code\n")
     monkeypatch.setenv("WIZARD_ORGANISER_SECRET", "s3cret")
+    monkeypatch.setenv(*PLANTED)
     with _victims(tmp_path) as (victim, listener):
         attacks = _hostile_attacks(tmp_path, secret, victim, listener.getsockname()[1])
         attacks += ["--write", str(folder / "written.txt")]
@@ -621,7 +691,10 @@ def test_a_hostile_bot_under_check_is_confined_and_advised_about_its_limit(
             pytest.fail("the hostile bot reached a loopback listener")
     assert proc.returncode == 1, proc.stderr
     report = json.loads(proc.stdout)
-    attempts = _all_denied("\n".join(report["stderr_tail"]), 9)
+    tail = "\n".join(report["stderr_tail"])  # (its last lines: the first attempts may be cut)
+    attempts = _all_denied(tail, 9)
+    for name in SYSCALLS:
+        assert f"HOSTILE syscall {name}: denied (PermissionError: [Errno 1] " in tail, name
     assert f"HOSTILE allocate {2 * MEMORY}: trying" in attempts  # and never "ok": killed
     (crash,) = [p for p in report["problems"] if p["code"] == "crash"]
     assert crash["detail"].startswith(
@@ -686,12 +759,7 @@ def test_an_entrant_gets_the_device_files_of_its_gpus_and_no_others(
         binds = _dev_binds(argv)
         assert binds == ([f"/dev/nvidia{g}" for g in own] + shared if own else [])
         assert all(argv.index(b) > dev for b in binds)  # into its fresh /dev
-        setenv = [
-            argv[i + 2]
-            for i, a in enumerate(argv)
-            if a == "--setenv" and argv[i + 1] == "CUDA_VISIBLE_DEVICES"
-        ]
-        assert setenv == ([",".join(own)] if own else [])
+        assert "--setenv" not in argv  # its environment is bubblewrap's own
         assert env.get("CUDA_VISIBLE_DEVICES") == (",".join(own) if own else None)
 
 
@@ -708,3 +776,38 @@ def test_too_few_gpus_or_gpus_named_by_uuid_are_refused(monkeypatch: pytest.Monk
         confine.instance_gpus([1.0])
     with pytest.raises(ValueError, match="no /dev/nvidia3 here"):
         sandbox.gpu_args(["3"], FAKE_DEV)
+
+
+@needs_sandbox
+def test_the_keyring_is_no_channel_between_two_runs_of_a_uid() -> None:
+    """Two confined starts of the same uid, one after the other (every
+    ``check``, and the first entrant of every tournament, run as UID_BASE):
+    the first cannot leave a key in its user keyring, the second cannot
+    read one; and the filter holds for every start, through the launcher
+    that starts every bot (tournament, compare, ladder, Ray workers, check)."""
+    from wizard_referee.tournament.launcher import open_launcher
+
+    confinement = sandbox.Confinement(uid=sandbox.UID_BASE)
+    env = env_with_tests()
+    runs = [["--key-write", "wizard-arena-channel"], ["--key-read", "wizard-arena-channel"]]
+
+    async def main(log: Path) -> list[int]:
+        codes = []
+        async with open_launcher() as launcher:
+            for attacks in runs:
+                code = "from wizard_bots.misbehaving.hostile import attack; import sys\n"
+                code += f"attack({attacks[0][2:]!r}, {attacks[1]!r})"
+                argv, clean = sandbox.confined_command(
+                    [sys.executable, "-c", code], env, confinement
+                )
+                proc = await launcher.spawn(argv, clean, log)
+                codes.append(await proc.wait())
+        return codes
+
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "runs.log"
+        assert trio.run(main, log) == [0, 0]
+        text = log.read_text()
+    assert "HOSTILE key-write wizard-arena-channel: denied (PermissionError: [Errno 1] " in text
+    assert "HOSTILE key-read wizard-arena-channel: denied (PermissionError: [Errno 1] " in text
+    assert "a message" not in text, text

@@ -17,6 +17,22 @@ from wizard_referee.tournament.store import ResultsStore
 
 ROOT = Path(__file__).resolve().parent.parent
 
+#: The system calls a confined bot's seccomp filter refuses that the hostile
+#: bot tries (``--syscall NAME``: wizard_bots.misbehaving.hostile).
+SYSCALLS = (
+    "keyctl",
+    "add_key",
+    "request_key",
+    "ptrace",
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "mount",
+    "unshare",
+    "setns",
+    "clone",
+)
+
 #: The ``bot`` verb as an entrant's command starts it.
 BOT = [sys.executable, "-m", "wizard_arena.cli", "bot"]
 

@@ -19,6 +19,18 @@ the attack worked or ``HOSTILE <attack> <target>: denied (<why>)``:
 - ``--processes N``: start N processes that sleep, at once (then ends them);
 - ``--detach MARK``: leave a detached process behind (double fork, a session
   of its own; ``MARK`` in its command line, so that it can be found);
+- ``--syscall NAME``: make a system call a sandbox should refuse (``keyctl``,
+  ``add_key``, ``request_key``, ``ptrace``, ``bpf``, ``perf_event_open``,
+  ``userfaultfd``, ``mount``, ``unshare``, ``setns``, ``clone`` with
+  ``CLONE_NEWUSER``), with arguments that work where it is allowed (or fail
+  with another error than ``EPERM``);
+- ``--key-write NAME`` and ``--key-read NAME``: leave a key in its uid's
+  user keyring, and read one a run before left there (a channel between
+  two runs of the same uid);
+- ``--cmdline NAME``: find the value of its variable NAME (its token:
+  ``WIZARD_ARENA_TOKEN``) in the command line of another process it can see
+  (``/proc/N/cmdline``: the sandbox's own starter, pid 1);
+- ``--flood BYTES``: write BYTES to its standard output at once;
 - ``--allocate BYTES`` with ``--in-game GAME_ID``: at its first decision in
   that game, allocate and touch BYTES of memory (``allocate BYTES: trying``
   first, ``ok`` after; a memory limit kills it in between).
@@ -32,6 +44,8 @@ Then it plays legal random moves, like :class:`wizard_bots.random_bot.RandomBot`
 from __future__ import annotations
 
 import argparse
+import ctypes
+import errno
 import os
 import signal
 import socket
@@ -107,6 +121,95 @@ def _detach(mark: str) -> None:
     os.waitpid(pid, 0)
 
 
+#: System call numbers (the C library has no wrapper for some).
+_SYSCALLS = {
+    "x86_64": {
+        "keyctl": 250, "add_key": 248, "request_key": 249, "ptrace": 101, "bpf": 321,
+        "perf_event_open": 298, "userfaultfd": 323, "mount": 165, "unshare": 272,
+        "setns": 308, "clone": 56,
+    },
+    "aarch64": {
+        "keyctl": 219, "add_key": 217, "request_key": 218, "ptrace": 117, "bpf": 280,
+        "perf_event_open": 241, "userfaultfd": 282, "mount": 40, "unshare": 97,
+        "setns": 268, "clone": 220,
+    },
+}  # fmt: skip
+_CLONE_NEWUSER = 0x10000000
+_KEY_SPEC_USER_KEYRING = -4
+
+
+def _call(name: str, *args: object) -> int:
+    """System call ``name``; OSError with its errno when it fails."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    number = _SYSCALLS[os.uname().machine][name]
+    ret = int(libc.syscall(ctypes.c_long(number), *args))
+    if ret == -1:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code))
+    return ret
+
+
+def _syscall(name: str) -> None:
+    if name == "keyctl":  # KEYCTL_GET_KEYRING_ID of its user keyring
+        _call(name, ctypes.c_long(0), ctypes.c_long(_KEY_SPEC_USER_KEYRING), ctypes.c_long(1))
+    elif name == "add_key":
+        _call(name, b"user", b"wizard-arena-probe", b"x", ctypes.c_size_t(1),
+              ctypes.c_long(_KEY_SPEC_USER_KEYRING))  # fmt: skip
+    elif name == "request_key":
+        _call(name, b"user", b"wizard-arena-probe", None, ctypes.c_long(0))
+    elif name == "ptrace":  # PTRACE_TRACEME
+        _call(name, ctypes.c_long(0), ctypes.c_long(0), None, None)
+    elif name in ("bpf", "perf_event_open"):  # a null attribute: EFAULT where allowed
+        _call(name, ctypes.c_long(0), None, ctypes.c_long(0), ctypes.c_long(-1), ctypes.c_long(0))
+    elif name == "userfaultfd":
+        os.close(_call(name, ctypes.c_long(0)))
+    elif name == "mount":
+        _call(name, b"none", b"/tmp", b"tmpfs", ctypes.c_long(0), None)
+    elif name == "unshare":
+        _call(name, ctypes.c_long(_CLONE_NEWUSER))
+    elif name == "setns":  # a bad descriptor: EBADF where allowed
+        _call(name, ctypes.c_long(-1), ctypes.c_long(0))
+    elif name == "clone":  # a child in a new user namespace, which exits at once
+        pid = _call(name, ctypes.c_long(_CLONE_NEWUSER | signal.SIGCHLD), None, None, None, None)
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+    else:
+        raise ValueError(f"no such attack: {name}")
+
+
+def _key_write(name: str) -> None:
+    _call("add_key", b"user", name.encode(), b"a message", ctypes.c_size_t(9),
+          ctypes.c_long(_KEY_SPEC_USER_KEYRING))  # fmt: skip
+
+
+def _key_read(name: str) -> None:
+    key = _call("request_key", b"user", name.encode(), None, ctypes.c_long(0))
+    buf = ctypes.create_string_buffer(64)  # KEYCTL_READ
+    n = _call("keyctl", ctypes.c_long(11), ctypes.c_long(key), buf, ctypes.c_long(64))
+    print(f"HOSTILE read the key {name}: {buf.raw[:n]!r}", flush=True)
+
+
+def _cmdline(name: str) -> None:
+    text = os.environ.get(name) or "(not set)"
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != os.getpid():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if text.encode() in f.read():
+                        return
+            except OSError:
+                continue
+    raise LookupError(f"in no other process's command line ({errno.ENOENT})")
+
+
+def _flood(n: str) -> None:
+    left = int(n)
+    chunk = b"x" * 65535 + b"\n"
+    while left > 0:
+        left -= os.write(1, chunk[:left])
+
+
 ATTACKS = {
     "read": _read,
     "write": _write,
@@ -116,6 +219,11 @@ ATTACKS = {
     "env": _own_env,
     "processes": _processes,
     "detach": _detach,
+    "syscall": _syscall,
+    "key-write": _key_write,
+    "key-read": _key_read,
+    "cmdline": _cmdline,
+    "flood": _flood,
 }
 
 
@@ -158,7 +266,7 @@ class HostileBot(RandomBot):
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m wizard_bots.misbehaving.hostile")
     p.add_argument("--server", required=True)
-    p.add_argument("--token")
+    p.add_argument("--token", default=os.environ.get("WIZARD_ARENA_TOKEN"))
     p.add_argument("--name", default="hostile")
     for kind in ATTACKS:
         p.add_argument(f"--{kind}", action="append", default=[], metavar="TARGET")
@@ -166,7 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--in-game", default="", metavar="GAME_ID")
     args = p.parse_args(argv)
     for kind in ATTACKS:
-        for target in getattr(args, kind):
+        for target in getattr(args, kind.replace("-", "_")):
             attack(kind, target)
     bot = HostileBot(args.allocate, args.in_game)
     run_bot(bot, args.server, name=args.name, token=args.token)

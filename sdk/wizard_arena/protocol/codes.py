@@ -57,7 +57,9 @@ class FaultCode(enum.StrEnum):
     """The bot sent messages faster than the inbound queue allows; cut off."""
     CRASH = "crash"
     """A bot process the tournament launched exited during the game (the
-    tournament records it instead of the seat's disconnect)."""
+    tournament records it instead of the seat's disconnect), or the seat's
+    entrant runs no more (it never connected, or crashed past its restarts)
+    and the default action played it."""
 
 
 class EventStream(enum.StrEnum):

@@ -81,14 +81,13 @@ import logging
 import os
 import secrets
 import shlex
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
@@ -100,6 +99,7 @@ from wizard_referee.referee.logs import configure_logging
 from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.sandbox import (
+    OUTPUT_LIMIT,
     SOCKET_DIR,
     UID_BASE,
     Cgroup,
@@ -112,6 +112,7 @@ from wizard_referee.sandbox import (
 )
 from wizard_referee.sandbox.cli import add_sandbox_arguments, limits_from_args
 from wizard_referee.sandbox.probe import unreadable
+from wizard_referee.tournament.launcher import LaunchedProcess, Launcher, open_launcher
 
 if TYPE_CHECKING:  # the referee and the SDK's client (and grpc) load in run(), after
     # the referee's listener is chosen (grpc_setup)
@@ -218,6 +219,8 @@ class CheckOptions:
     limits: Limits = field(default_factory=Limits)
     writable: tuple[str, ...] = ()
     """Folders a confined bot may write (the SDK's report's)."""
+    output_limit: int = OUTPUT_LIMIT
+    """Bytes of its standard output, and of its standard error, kept."""
 
     @property
     def players(self) -> int:
@@ -278,7 +281,7 @@ async def _opponent(bot: Any, address: str, name: str, token: str) -> None:
 
 
 async def _wait_for_session(
-    arena: Arena, sessions: list[Session], proc: trio.Process, timeout: float
+    arena: Arena, sessions: list[Session], proc: LaunchedProcess, timeout: float
 ) -> Session | None:
     """The bot's live session (waiting up to ``timeout`` for a (re)connection)."""
     with trio.move_on_after(timeout):
@@ -315,11 +318,12 @@ class CheckRun:
 async def run_check(
     opts: CheckOptions,
     make_command: Callable[[str, str, int], list[str]],
-    stdout: IO[bytes],
-    stderr: IO[bytes],
+    stdout: Path,
+    stderr: Path,
 ) -> CheckRun:
     """Start the referee, the opponents and the bot (``make_command(server,
-    token, games)``), and referee the games."""
+    token, games)``, its output to the files ``stdout`` and ``stderr``, each
+    capped at ``opts.output_limit`` bytes), and referee the games."""
     players = opts.players
     bot_token = secrets.token_hex(16)
     opp_tokens = [secrets.token_hex(16) for _ in range(players - 1)]
@@ -341,7 +345,10 @@ async def run_check(
             os.chmod(socket_dir, 0o755)
             config = replace(config, unix_socket=os.path.join(socket_dir, SOCKET_NAME))
         tokens = (bot_token, opp_tokens)
-        await _referee_check(opts, config, tokens, classes, make_command, (stdout, stderr), result)
+        # the launcher first: it must start before gRPC runs here (see its module)
+        async with open_launcher() as launcher:
+            outputs = (launcher, stdout, stderr)
+            await _referee_check(opts, config, tokens, classes, make_command, outputs, result)
     return result
 
 
@@ -355,13 +362,13 @@ async def _referee_check(
     tokens: tuple[str, list[str]],
     classes: list[Any],
     make_command: Callable[[str, str, int], list[str]],
-    outputs: tuple[IO[bytes], IO[bytes]],
+    outputs: tuple[Launcher, Path, Path],
     result: CheckRun,
 ) -> None:
     from wizard_referee.referee.arena import serve_arena
 
     bot_token, opp_tokens = tokens
-    stdout, stderr = outputs
+    launcher, stdout, stderr = outputs
     socket_dir = Path(config.unix_socket).parent if config.unix_socket else None
     async with trio.open_nursery() as nursery:
         arena: Arena = await nursery.start(serve_arena, config)
@@ -378,7 +385,7 @@ async def _referee_check(
             if socket_dir is not None:
                 group = Cgroup.create(f"wizard-arena-{os.getpid()}-check", opts.limits)
             proc = await _start_bot(
-                cmd, address, bot_token, opts, stdout, stderr, group, socket_dir
+                launcher, cmd, address, bot_token, opts, (stdout, stderr), group, socket_dir
             )
         except (OSError, SandboxError, ValueError) as e:
             result.start_error = f"cannot start {cmd[0]!r}: {e}"
@@ -412,17 +419,18 @@ async def _remove(group: Cgroup) -> None:
 
 
 async def _start_bot(
+    launcher: Launcher,
     cmd: list[str],
     address: str,
     token: str,
     opts: CheckOptions,
-    stdout: IO[bytes],
-    stderr: IO[bytes],
+    outputs: tuple[Path, Path],
     group: Cgroup | None = None,
     socket_dir: Path | None = None,
-) -> trio.Process:
-    """Start the bot; confined (``group``: its cgroup) as the tournament
-    confines an entrant, its folder ``opts.workdir`` and uid UID_BASE."""
+) -> LaunchedProcess:
+    """Start the bot through the launcher, as the tournament starts an
+    entrant (its output capped); confined (``group``: its cgroup) as the
+    tournament confines one, its folder ``opts.workdir`` and uid UID_BASE."""
     env = dict(
         os.environ,
         WIZARD_ARENA_SERVER=address,
@@ -440,14 +448,16 @@ async def _start_bot(
             limits=opts.limits,
             writable=tuple(Path(w) for w in opts.writable),
         )
-        argv, env = confined_command(cmd, env, confinement)
-        cmd, cwd = group.entering(argv), None
-    return await trio.lowlevel.open_process(
-        cmd, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, env=env, cwd=cwd
+        cmd, env = confined_command(cmd, env, confinement)
+        cwd = None
+    procs = group.procs_files if group is not None else ()
+    stdout, stderr = outputs
+    return await launcher.spawn(
+        cmd, env, stdout, cwd or "", procs, limit=opts.output_limit, err=stderr
     )
 
 
-async def _stop(proc: trio.Process) -> bool:
+async def _stop(proc: LaunchedProcess) -> bool:
     """Stop the bot if it is still running (SIGTERM, then SIGKILL); whether it was."""
     if proc.poll() is not None:
         return False
@@ -487,7 +497,7 @@ class _Lobby:
 
 
 async def _play_games(
-    lobby: _Lobby, proc: trio.Process, opts: CheckOptions, result: CheckRun
+    lobby: _Lobby, proc: LaunchedProcess, opts: CheckOptions, result: CheckRun
 ) -> None:
     """Referee the games, the bot in each seat in turn, while it stays connected."""
     players = opts.players
@@ -532,9 +542,8 @@ def run(args: argparse.Namespace) -> int:
             if os.geteuid() == 0:
                 os.chown(sdk_dir, UID_BASE, UID_BASE)
             opts = replace(opts, writable=(str(sdk_dir),))
-        with open(out_path, "wb") as out, open(err_path, "wb") as err:
-            command = partial(_bot_command, args, str(report_path))
-            done = trio.run(run_check, opts, command, out, err)
+        command = partial(_bot_command, args, str(report_path))
+        done = trio.run(run_check, opts, command, out_path, err_path)
         if done.start_error:
             print(f"{prog}: error: {done.start_error}", file=sys.stderr)
             return 2
@@ -633,6 +642,7 @@ def _options(args: argparse.Namespace) -> CheckOptions:
         workdir=folder,
         sandbox=args.sandbox,
         limits=limits_from_args(args),
+        output_limit=args.output_limit,
     )
 
 

@@ -186,7 +186,9 @@ def _confining(args: argparse.Namespace, plan: ComparePlan) -> Any:
                 f"--folder {text}: no bot is called {name!r} (the bots: {', '.join(plan.names)})"
             )
         folders[name] = path
-    return Confining(args.sandbox, limits_from_args(args), folders, args.database)
+    return Confining(
+        args.sandbox, limits_from_args(args), folders, args.database, args.output_limit
+    )
 
 
 def _opponents(texts: list[str], players: int) -> tuple[BotSpec, ...]:

@@ -20,7 +20,7 @@ import trio
 from wizard_referee.compare.plan import BotSpec, ComparePlan
 from wizard_referee.compare.session import CompareError, Comparison, Progress
 from wizard_referee.referee.logs import get_logger
-from wizard_referee.sandbox import Limits
+from wizard_referee.sandbox import OUTPUT_LIMIT, Limits
 from wizard_referee.storage import beside_store
 from wizard_referee.tournament.config import EntrantConfig, TournamentConfig
 from wizard_referee.tournament.config_keys import TournamentError
@@ -64,6 +64,8 @@ class Confining:
     folder (confined: none, it runs in its ``/tmp``)."""
     database: str = "compare.sqlite"
     """The results store (no confined bot's folder may hold it)."""
+    output_limit: int = OUTPUT_LIMIT
+    """Bytes of output each start of a bot keeps in its log (``--output-limit``)."""
 
 
 def host_config(
@@ -98,6 +100,7 @@ def host_config(
         bot_seed_secret=plan.secret,
         sandbox=how.sandbox,
         database=how.database,
+        output_limit=how.output_limit,
         **rules,
     )
     assert config.rules == plan.rules, (config.rules, plan.rules)
@@ -144,7 +147,10 @@ async def play_over_referee(
     logs = beside_store(comparison.store.target, ".logs")
     log = get_logger(compare=comparison.store.where)
     try:
-        async with open_host(config, plan.secret, logs, log) as host, trio.open_nursery() as n:
+        async with (
+            open_host(config, plan.secret, logs, log, stop_on_start_failure=True) as host,
+            trio.open_nursery() as n,
+        ):
             n.start_soon(_ticker, progress)
             async with trio.open_nursery() as games:
                 for _ in range(parallel):

@@ -71,7 +71,8 @@ FAULT_CODES: dict[str, str] = {
     "for the seat until the bot resumed its session, if it did",
     FaultCode.FLOODING: "the bot sent messages faster than the inbound queue allows; cut off",
     FaultCode.CRASH: "a bot process the tournament launched exited during the game (recorded "
-    "instead of its disconnect)",
+    "instead of its disconnect), or its entrant runs no more: it never connected, or "
+    "crashed past its restarts (the seat was played by the default action)",
 }
 
 #: Points a forfeited round scores, per card dealt in it.

@@ -9,7 +9,8 @@ The interface is small, so that every place that starts a bot can use it:
 - :class:`Limits` and :class:`Confinement`: what one confined start may use
   and see;
 - :func:`confined_command`: the argv and environment of a confined start
-  (``bwrap ... -- setpriv ... -- COMMAND``), from :mod:`.bwrap`;
+  (``bwrap ... -- setpriv ... -- COMMAND``), from :mod:`.bwrap`, under the
+  seccomp filter of :mod:`.seccomp`;
 - :class:`Cgroup` (:mod:`.cgroups`): a child group under the runner's own,
   cgroup v1 or v2 (whichever the host mounts), with the limits set; its
   ``procs_files`` are what a starter writes the child's pid to before its
@@ -22,8 +23,9 @@ The interface is small, so that every place that starts a bot can use it:
 - :func:`problems` and :func:`probe` (:mod:`.probe`): whether confinement
   works here, each reason one line a user can act on.
 
-May import: the standard library only (no trio, grpc or anything of ours), so
-that the tournament, compare and check rooms and their processes can all use it.
+May import: the standard library and libseccomp's binding ``pyseccomp``
+(:mod:`.seccomp`) only (no trio, grpc or anything of ours), so that the
+tournament, compare and check rooms and their processes can all use it.
 """
 
 from wizard_referee.sandbox.bwrap import (
@@ -37,11 +39,19 @@ from wizard_referee.sandbox.bwrap import (
     share_gpus,
     visible_gpus,
 )
-from wizard_referee.sandbox.cgroups import Cgroup, Limits, SandboxError, size_text, sweep
+from wizard_referee.sandbox.cgroups import (
+    OUTPUT_LIMIT,
+    Cgroup,
+    Limits,
+    SandboxError,
+    size_text,
+    sweep,
+)
 from wizard_referee.sandbox.probe import probe, problems
 
 __all__ = [
     "ENV_ALLOWED",
+    "OUTPUT_LIMIT",
     "SOCKET_DIR",
     "UID_BASE",
     "Cgroup",

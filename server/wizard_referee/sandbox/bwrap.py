@@ -10,6 +10,12 @@ command's own folder, the folder of the referee's Unix socket, and a fresh
 in its memory limit). A new PID namespace means that when the command ends,
 the kernel ends every process it left, a detached one too.
 
+The command runs under a seccomp filter (:mod:`.seccomp`: no keyrings,
+ptrace, bpf, mounts or new namespaces...), and gets an environment of
+:data:`ENV_ALLOWED` only, handed to bubblewrap as its own environment,
+never on its command line (which ``ps`` shows, and ``/proc/1/cmdline`` in
+the sandbox).
+
 As root, bubblewrap runs without a user namespace (``--unshare-user --uid N``
 would still run the command as the host's uid 0) and ``setpriv`` drops to the
 start's own uid, with no supplementary groups, an empty bounding set, no
@@ -30,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wizard_referee.sandbox.cgroups import Limits
+from wizard_referee.sandbox.seccomp import filter_file
 
 __all__ = [
     "ENV_ALLOWED",
@@ -48,9 +55,26 @@ __all__ = [
 UID_BASE = 60001
 #: Where the folder of the referee's Unix socket is seen in the sandbox.
 SOCKET_DIR = "/run/wizard-arena"
-#: The only variables of the starter's environment a confined command gets
-#: (with every ``WIZARD_ARENA_*`` one); ``HOME`` and ``TMPDIR`` are ``/tmp``.
-ENV_ALLOWED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH")
+#: The only variables of the starter's environment a confined command gets:
+#: its own (where the referee is, its token, name and games) and the
+#: system's basics; no other (an organiser's ``WIZARD_ARENA_LADDER_STORE``
+#: or cloud keys never reach it). ``HOME`` and ``TMPDIR`` are ``/tmp``.
+ENV_ALLOWED = (
+    "WIZARD_ARENA_SERVER",
+    "WIZARD_ARENA_TOKEN",
+    "WIZARD_ARENA_NAME",
+    "WIZARD_ARENA_GAMES",
+    "PATH",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TZ",
+    "TERM",
+    "PYTHONPATH",
+    "PYTHONUNBUFFERED",
+    "PYTHONHASHSEED",
+)
 #: What setpriv does to the command, as root.
 SETPRIV_DROP = ("--clear-groups", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs")
 
@@ -266,16 +290,24 @@ def confined_command(
     command: Sequence[str], env: Mapping[str, str], confinement: Confinement
 ) -> tuple[list[str], dict[str, str]]:
     """The argv and environment that start ``command`` confined (run it with
-    the environment given; put it in its :class:`~.cgroups.Cgroup` before
-    its exec). ``env`` is the starter's: only :data:`ENV_ALLOWED` and
-    ``WIZARD_ARENA_*`` pass."""
+    the environment given, and no file descriptor beyond 0 to 2; put it in
+    its :class:`~.cgroups.Cgroup` before its exec). ``env`` is the
+    starter's: only :data:`ENV_ALLOWED` pass, as the environment the argv
+    runs with (bubblewrap hands its own on), never as arguments.
+    SandboxError when the seccomp filter cannot be built."""
     c = confinement
-    kept = {k: v for k, v in env.items() if k in ENV_ALLOWED or k.startswith("WIZARD_ARENA_")}
+    kept = {k: v for k, v in env.items() if k in ENV_ALLOWED}
     kept.update(HOME="/tmp", TMPDIR="/tmp")
     if c.gpus:
         kept["CUDA_VISIBLE_DEVICES"] = ",".join(c.gpus)
     root = os.geteuid() == 0
+    bpf = filter_file()
     argv = [
+        # /bin/sh opens the seccomp filter as descriptor 3 for bubblewrap
+        "/bin/sh",
+        "-c",
+        'exec "$@" 3<"$0"',
+        str(bpf),
         shutil.which("bwrap") or "bwrap",
         "--unshare-pid",
         "--unshare-net",
@@ -286,12 +318,11 @@ def confined_command(
         "wizard-arena",
         "--die-with-parent",
         "--new-session",
-        "--clearenv",
+        "--seccomp",
+        "3",
     ]
     if not root:
         argv += ["--unshare-user", "--cap-drop", "ALL"]
-    for k, v in sorted(kept.items()):
-        argv += ["--setenv", k, v]
     for p in system_paths():
         argv += ["--ro-bind", str(p), str(p)]
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):

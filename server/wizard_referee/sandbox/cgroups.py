@@ -24,7 +24,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CONTROLLERS", "Cgroup", "Limits", "SandboxError", "hierarchy", "size_text", "sweep"]
+__all__ = [
+    "CONTROLLERS",
+    "OUTPUT_LIMIT",
+    "Cgroup",
+    "Limits",
+    "SandboxError",
+    "hierarchy",
+    "size_text",
+    "sweep",
+]
 
 #: The controllers a confined start needs.
 CONTROLLERS = ("memory", "pids", "cpu")
@@ -43,6 +52,11 @@ def size_text(n: int) -> str:
             value = n / size
             return f"{value:g} {unit}" if value == round(value, 1) else f"{value:.1f} {unit}"
     return f"{n} bytes"
+
+
+#: Bytes of output (standard output and error) a bot's log keeps per start
+#: by default, confined or not: the rest is dropped, one line saying so.
+OUTPUT_LIMIT = 10_000_000
 
 
 @dataclass(frozen=True)

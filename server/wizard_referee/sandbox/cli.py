@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from wizard_referee.sandbox.cgroups import Limits, size_text
+from wizard_referee.sandbox.cgroups import OUTPUT_LIMIT, Limits, size_text
 
 __all__ = [
     "MIN_MEMORY",
@@ -53,6 +53,17 @@ def _memory(text: str) -> int:
     return n
 
 
+def _output(text: str) -> int:
+    if text.strip() == "0":
+        return 0
+    try:
+        return parse_size(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected bytes or a size such as 10M, or 0 (no limit), not {text!r}"
+        ) from None
+
+
 def _processes(text: str) -> int:
     try:
         n = int(text)
@@ -84,6 +95,14 @@ def add_sandbox_arguments(group: argparse._ArgumentGroup, what: str) -> None:
         "(as this user; the default)",
     )
     add_limit_arguments(group)
+    group.add_argument(
+        "--output-limit",
+        type=_output,
+        default=OUTPUT_LIMIT,
+        metavar="BYTES",
+        help=f"confined or not: bytes of output each start of {what} keeps in its log; the "
+        f"rest is dropped, one line saying so (10M; 0: no limit; default {OUTPUT_LIMIT})",
+    )
 
 
 def add_limit_arguments(

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from wizard_referee.sandbox.bwrap import Confinement, confined_command, python_paths
 from wizard_referee.sandbox.cgroups import Cgroup, Limits, SandboxError
+from wizard_referee.sandbox.seccomp import seccomp_problem
 
 __all__ = ["probe", "problems", "unreadable"]
 
@@ -30,6 +31,9 @@ def problems() -> list[str]:
         )
     if shutil.which("setpriv") is None:
         out.append(f"{WHAT} needs setpriv, which is not installed: install util-linux")
+    seccomp = seccomp_problem()
+    if seccomp is not None:
+        out.append(f"{WHAT}: {seccomp}")
     try:
         group = Cgroup.create(f"wizard-arena-probe-{uuid.uuid4().hex[:8]}", Limits())
         group.remove()
@@ -78,7 +82,10 @@ def probe(
 ) -> str | None:
     """Start ``command`` confined (without its cgroup; :func:`problems`
     checks those) and wait for it: why it failed, or ``None``."""
-    argv, clean = confined_command(command, env, confinement)
+    try:
+        argv, clean = confined_command(command, env, confinement)
+    except SandboxError as e:
+        return str(e)
     try:
         proc = subprocess.run(
             argv, env=clean, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL

@@ -13,7 +13,7 @@ from typing import Any
 from wizard_arena.cli.rules_options import rules_from_mapping
 from wizard_arena.rules import Rules
 from wizard_referee.referee.policy import PolicyError, RefereePolicy
-from wizard_referee.sandbox import Limits
+from wizard_referee.sandbox import OUTPUT_LIMIT, Limits
 from wizard_referee.storage import is_url, shown
 from wizard_referee.tournament.config_keys import (
     LIMIT_KEYS,
@@ -94,6 +94,9 @@ class TournamentConfig:
     max_tables: int = 200
     """Use every k-subset of entrants when there are at most this many."""
     connect_timeout: float = 60.0
+    output_limit: int = OUTPUT_LIMIT
+    """Bytes of output each start of a command entrant's process may write
+    to its log (the rest is dropped, one line saying so; 0: no limit)."""
     exclude_faulted: bool = False
     """Keep games in which any seat was faulted out of the ratings."""
     workdir: str = ""

@@ -125,6 +125,7 @@ TOURNAMENT_KEYS: dict[str, Key] = {
     "port": _whole(0, 65535, "50051"),
     "max_tables": _whole(1, None, "200"),
     "connect_timeout": _seconds(zero=False, example="60"),
+    "output_limit": _whole(0, None, "10_000_000"),
     "exclude_faulted": _flag(),
     "workdir": _text("a folder, a string", '"bots"', empty=True),
     "hidden_bids": _flag(),

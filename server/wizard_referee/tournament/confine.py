@@ -6,8 +6,10 @@ folder, reaches the referee on a Unix socket only, and has its limits
 each start of its process.
 
 Before any game: :func:`sandbox_problems` (a folder that does not exist, a
-folder holding the results store, bubblewrap missing, cgroups that cannot
-be made, a probe start that fails), each one line.
+folder holding the results store, a folder every entrant sees, from
+``PYTHONPATH`` or the Python environment, that holds the store, the
+configuration, the logs or an entrant's folder, bubblewrap missing, cgroups
+that cannot be made, a probe start that fails), each one line.
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ from wizard_referee.sandbox import (
     share_gpus,
     visible_gpus,
 )
+from wizard_referee.sandbox.bwrap import python_paths, system_paths
 from wizard_referee.sandbox.probe import unreadable
-from wizard_referee.storage import is_url
+from wizard_referee.storage import beside_store, is_url
 
 __all__ = [
     "SOCKET_NAME",
@@ -39,6 +42,7 @@ __all__ = [
     "instance_gpus",
     "node_problems",
     "sandbox_problems",
+    "shared_path_problems",
     "unconfined_note",
 ]
 
@@ -107,9 +111,44 @@ def sandbox_problems(config: Any) -> list[str]:
                 f"entrant {e.name!r}: its folder {_rel(e.folder)} holds the results store "
                 f"{_rel(database)}: give each entrant a folder of its own"
             )
+    out += shared_path_problems(config, python_paths())
     if config.executor != "local":
         return out  # the rest is each node's: node_problems, on every Ray worker
     return out or node_problems(config)
+
+
+def shared_path_problems(config: Any, shared: Sequence[Path]) -> list[str]:
+    """The folders every confined entrant sees (``shared``: ``PYTHONPATH``,
+    the Python environment and what its ``.pth`` files add) that hold what
+    no entrant may read: the results store, the logs, the configuration
+    file's folder, or an entrant's own folder (each one line)."""
+    # (what, its name, whether a folder within it is refused too)
+    guarded: list[tuple[Path, str, bool]] = []
+    if not is_url(config.database):
+        store = Path(config.database).resolve()
+        guarded += [(store, f"the results store {_rel(store)}", False)]
+        logs = beside_store(config.database, ".logs").resolve()
+        guarded += [(logs, f"the logs {_rel(logs)}/", True)]
+    if config.workdir:
+        guarded.append((Path(config.workdir).resolve(), "the configuration's folder", False))
+    for e in config.entrants:
+        if e.command is not None and e.folder:
+            guarded.append((Path(e.folder).resolve(), f"entrant {e.name!r}'s folder", True))
+    out = []
+    for path in shared:
+        seen = Path(os.path.abspath(path)).resolve()
+        if seen == Path("/") or any(_inside(seen, s) for s in system_paths()):
+            continue  # bound anyway (the system's files), never the whole filesystem
+        held = [
+            what for p, what, within in guarded if _inside(p, seen) or (within and _inside(seen, p))
+        ]
+        if held:
+            out.append(
+                f"{_rel(seen)} (from PYTHONPATH, or the Python environment) is seen by every "
+                f"confined entrant, and through it {held[0]}: take it out of PYTHONPATH, "
+                "or keep the tournament's files and the entrants' folders apart from it"
+            )
+    return out
 
 
 def node_problems(config: Any) -> list[str]:

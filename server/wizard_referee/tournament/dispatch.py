@@ -108,7 +108,7 @@ class _Seating:
         host = self.host
         try:
             tags = game_tags(spec, host.config.name)
-            record = await run_game(host.arena, host.launched, spec, seats, tags)
+            record = await run_game(host.arena, host.launched, spec, seats, tags, down=host.down)
             self.saved(spec, record)
         finally:
             self.running -= 1

@@ -4,11 +4,15 @@ restarted when they crash, and stopped at once, with the last lines of their
 log, when they cannot start.
 
 An instance that exits before it ever connected cannot start (no such
-module, packages not installed, a bad argument): restarting it would only
-fail again, so the runner stops with the reason instead of waiting out the
-connect timeout. An instance that connected and then exits has crashed: it
-is restarted (up to :data:`MAX_RESTARTS` times) and its seat in the game
-it left is recorded as ``crash``.
+module, packages not installed, memory exhausted at import, a bad
+argument): restarting it would only fail again, so it is not waited for.
+That is its entrant's fault alone: its seats are played by the referee's
+default action, recorded as ``crash`` with the reason ("never connected:
+its process exited with status 1"), and every other game is played (a
+comparison, whose two bots are one user's, stops with the reason instead).
+An instance that connected and then exits has crashed: it is restarted (up
+to :data:`MAX_RESTARTS` times) and its seat in the game it left is recorded
+as ``crash``.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import os
 import secrets
 import shutil
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,7 +35,7 @@ import trio
 
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.sandbox import Cgroup, SandboxError, confined_command
-from wizard_referee.tournament.launcher import Launcher
+from wizard_referee.tournament.launcher import OUTPUT_LIMIT, Launcher
 
 __all__ = [
     "MAX_RESTARTS",
@@ -41,6 +45,7 @@ __all__ = [
     "log_tail",
     "make_instances",
     "preflight",
+    "relabel_absent",
     "relabel_crashes",
     "settle_exits",
     "supervise",
@@ -76,9 +81,12 @@ def log_name(name: str, index: int) -> str:
 class EntrantStartError(Exception):
     """An entrant's process cannot be started, or exited before it connected."""
 
-    def __init__(self, entrant: str, message: str) -> None:
+    def __init__(self, entrant: str, message: str, fault: str = "") -> None:
         super().__init__(message)
         self.entrant = entrant
+        self.fault = fault or message.splitlines()[0]
+        """The fault in a few words, as its seats' records keep it
+        ("never connected: its process exited with status 1")."""
 
 
 @dataclass
@@ -104,6 +112,10 @@ class Instance:
     scope: Any = None
     """The trio cancel scope its supervision runs in, once started (the
     host's :meth:`~.host.GameHost.stop` cancels it)."""
+    down: str | None = None
+    """Why it runs no more, once its supervision gave up on it (it never
+    connected, or crashed past :data:`MAX_RESTARTS`): the fault its
+    entrant's seats record from then on."""
 
 
 def _rel(path: Path | str) -> str:
@@ -232,7 +244,7 @@ def log_tail(path: Path, head: int = HEAD_LINES, tail: int = TAIL_LINES) -> list
         return []
     out = text.splitlines()
     for i in range(len(out) - 1, -1, -1):
-        if out[i].startswith(_MARK):
+        if out[i].startswith(_MARK) and " starting " in out[i]:  # (not "output past")
             out = out[i + 1 :]
             break
     out = [line for line in out if line.strip()]
@@ -304,7 +316,10 @@ async def _confined(
     except SandboxError as e:
         raise EntrantStartError(name, f"entrant {name!r}: {e}") from None
     try:
-        argv, argv_env = confined_command(cmd, env, inst.confinement)
+        try:
+            argv, argv_env = confined_command(cmd, env, inst.confinement)
+        except SandboxError as e:
+            raise EntrantStartError(name, f"entrant {name!r}: {e}") from None
         yield argv, argv_env, cgroup
     finally:
         with trio.CancelScope(shield=True), trio.move_on_after(5):
@@ -323,11 +338,13 @@ async def supervise(
     log: Any,
     refused: Callable[[str], bool],
     notice: Callable[[str], None] | None = None,
+    output_limit: int = OUTPUT_LIMIT,
 ) -> None:
     """Run one instance of a command entrant; restart it when it crashes.
     EntrantStartError when it cannot be started or exits before it ever
     connected (unless the referee refused it: the runner reports that).
-    ``notice`` is told, in one line a user reads, each time it exits."""
+    ``notice`` is told, in one line a user reads, each time it exits;
+    ``output_limit``: the bytes of its output each start's log keeps."""
     assert inst.entrant.command is not None and inst.log_path is not None
     name = inst.entrant.name
     workdir = inst.entrant.folder or workdir
@@ -341,20 +358,38 @@ async def supervise(
         async with _confined(inst, cmd, env) as (argv, argv_env, cgroup):
             try:
                 proc = inst.proc = await launcher.spawn(
-                    argv, argv_env, inst.log_path, workdir, cgroup.procs_files if cgroup else ()
+                    argv,
+                    argv_env,
+                    inst.log_path,
+                    workdir,
+                    cgroup.procs_files if cgroup else (),
+                    limit=output_limit,
                 )
             except OSError as e:
                 log.error("entrant_start_failed", entrant=name, error=str(e))
                 raise EntrantStartError(
-                    name, f"entrant {name!r}: cannot start {cmd[0]!r}: {e}"
+                    name,
+                    f"entrant {name!r}: cannot start {cmd[0]!r}: {e}",
+                    f"never started: {cmd[0]!r}: {e}",
                 ) from None
             returncode = await _run_once(proc)
             inst.exit_reason = cgroup.exceeded() if cgroup is not None else None
         if not inst.connected:
             if refused(inst.token):
                 return
-            log.error("entrant_cannot_start", entrant=name, returncode=proc.returncode)
-            raise EntrantStartError(name, start_failure(inst, returncode, workdir))
+            log.error(
+                "entrant_cannot_start",
+                entrant=name,
+                returncode=proc.returncode,
+                reason=inst.exit_reason,
+                log=str(inst.log_path),
+            )
+            why = f" ({inst.exit_reason})" if inst.exit_reason else ""
+            raise EntrantStartError(
+                name,
+                start_failure(inst, returncode, workdir),
+                f"never connected: its process {_exit_text(returncode)}{why}",
+            )
         inst.restarts += 1
         log.warning(
             "entrant_exited",
@@ -377,6 +412,11 @@ async def supervise(
             )
         if gave_up:
             log.error("entrant_gave_up", entrant=name, instance=inst.index)
+            why = f" ({inst.exit_reason})" if inst.exit_reason else ""
+            inst.down = (
+                f"its process ended {inst.restarts} time(s) and is not restarted again; "
+                f"the last {_exit_text(returncode)}{why}"
+            )
             return
         await trio.sleep(min(0.5 * inst.restarts, 3.0))
 
@@ -422,4 +462,22 @@ def relabel_crashes(record: GameRecord, insts: Sequence[Any], exits: Sequence[in
         for rnd in record.rounds:
             for mv in rnd.moves:
                 if mv.seat == seat and mv.fault == "disconnect":
+                    mv.fault = "crash"
+
+
+def relabel_absent(record: GameRecord, names: Sequence[str], down: Mapping[str, str]) -> None:
+    """The seats no bot played because their entrant runs no more (``names``:
+    each absent seat's entrant, "" for the others; ``down``: why, by name:
+    it never connected, or crashed past its restarts) are faulted ``crash``
+    with that reason (once a game), and the referee's moves for them too."""
+    for seat, name in enumerate(names):
+        why = down.get(name)
+        if why is None:
+            continue
+        record.faults[seat].pop("disconnect", None)
+        record.fault_details[seat].pop("disconnect", None)
+        record.add_fault(seat, "crash", why)
+        for rnd in record.rounds:
+            for mv in rnd.moves:
+                if mv.seat == seat:
                     mv.fault = "crash"

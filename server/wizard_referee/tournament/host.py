@@ -20,7 +20,7 @@ import hashlib
 import hmac
 import shutil
 import tempfile
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -45,6 +45,7 @@ from wizard_referee.tournament.entrants import (
     Instance,
     log_name,
     make_instances,
+    relabel_absent,
     relabel_crashes,
     settle_exits,
     supervise,
@@ -111,9 +112,11 @@ async def run_game(
     seats: Sequence[Session | None],
     tags: dict[str, Any],
     bot_seeds: Sequence[int] | None = None,
+    down: Mapping[str, str] | None = None,
 ) -> GameRecord:
     """Play ``spec`` on ``seats`` (marked busy by the caller; the arena frees
-    them), a crashed launched bot's fault recorded as ``crash``."""
+    them), a crashed launched bot's fault recorded as ``crash``, as is the
+    seat of an entrant that runs no more (``down``: why, by name)."""
     insts = [launched.get(s.hello.token) if s is not None else None for s in seats]
     exits = [i.restarts if i is not None else 0 for i in insts]
     told = bot_game_id(arena.bot_seed_secret, spec.id)
@@ -128,6 +131,9 @@ async def run_game(
     )
     await settle_exits(record, insts, exits)
     relabel_crashes(record, insts, exits)
+    if down:
+        absent = [name if s is None else "" for name, s in zip(spec.seats, seats, strict=True)]
+        relabel_absent(record, absent, down)
     return record
 
 
@@ -160,6 +166,10 @@ class GameHost:
     launcher: Launcher | None = field(default=None, repr=False)
     """The launcher of the entrants' processes (it may start others: a
     process started here must never be forked from a gRPC process)."""
+    down: dict[str, str] = field(default_factory=dict)
+    """The entrants none of whose instances runs any more (each never
+    connected, or crashed past its restarts), with why: their seats are
+    played by the default action at once, recorded as ``crash``."""
     _start: Callable[[Instance, Callable[[EntrantStartError], None] | None], None] | None = field(
         default=None, repr=False
     )
@@ -197,6 +207,9 @@ class GameHost:
             if s is None:
                 if any(x.alive for x in self.pool[name]):
                     return None  # busy elsewhere: wait for it
+                if name in self.down:
+                    seats.append(None)  # it runs no more: nothing to wait for
+                    continue
                 # no live session: wait a while for a restart, then play without
                 since = self.absent_since.setdefault(name, trio.current_time())
                 if trio.current_time() - since < self.config.connect_timeout:
@@ -221,7 +234,18 @@ class GameHost:
         for s in seats:
             if s is not None:
                 s.busy = True
-        return await run_game(self.arena, self.launched, spec, seats, tags, bot_seeds)
+        return await run_game(
+            self.arena, self.launched, spec, seats, tags, bot_seeds, down=self.down
+        )
+
+    def ended(self, inst: Instance) -> None:
+        """An instance runs no more (:attr:`Instance.down` says why): once
+        none of its entrant's does, the entrant is :attr:`down`."""
+        name = self.token_owner.get(inst.token, inst.entrant.name)
+        mine = [i for t, i in self.launched.items() if self.token_owner.get(t) == name]
+        if inst.down is not None and all(i.down is not None for i in mine):
+            self.down[name] = inst.down
+            self.arena.notify()  # games waiting for its seats go on
 
 
 @contextlib.asynccontextmanager
@@ -236,6 +260,7 @@ async def open_host(
     on_arena: OnArena | None = None,
     tokens: AccessTokens | None = None,
     open_ended: bool = False,
+    stop_on_start_failure: bool = False,
 ) -> AsyncIterator[GameHost]:
     """Start the launcher, the referee and every command entrant's
     ``config.parallel`` instances (their logs in ``logs``); yield once every
@@ -245,7 +270,13 @@ async def open_host(
     ``open_ended`` (a ladder): the entrants come later (:meth:`GameHost.launch`),
     so nothing is waited for, and the Unix socket of confined entrants is
     served from the start under ``sandbox = "bwrap"``; ``tokens`` are the
-    access tokens the referee accepts (default: the entrants' own)."""
+    access tokens the referee accepts (default: the entrants' own).
+
+    An instance that cannot start (it never connects) is its entrant's
+    fault alone: ``notice`` is told why, with the last lines of its log, and
+    once none of the entrant's instances runs its seats are played by the
+    default action (:attr:`GameHost.down`); ``stop_on_start_failure``: it
+    stops the host instead (EntrantStartError)."""
     instances, token_owner = make_instances(config.entrants, config.parallel)
     launched = {inst.token: inst for inst in instances}
     pool: dict[str, list[Session]] = {e.name: [] for e in config.entrants}
@@ -284,9 +315,19 @@ async def open_host(
                 address = confined_address() if inst.confinement is not None else arena.address
                 inst.scope = trio.CancelScope()
                 run = partial(
-                    supervise, inst, address, launcher, config.workdir, log, refused, notice
-                )
-                nursery.start_soon(_supervised, inst, run, contain)
+                    supervise, inst, address, launcher, config.workdir, log, refused, notice,
+                    config.output_limit,
+                )  # fmt: skip
+                nursery.start_soon(_supervised, inst, run, contain, host.ended)
+
+            def fault(inst: Instance, e: EntrantStartError) -> None:
+                inst.down = e.fault
+                log.error("entrant_down", entrant=inst.entrant.name, fault=e.fault)
+                if notice is not None:
+                    notice(
+                        f"{e}\n  its seats are played by the referee's default action, "
+                        "recorded as the fault 'crash'; the other games go on"
+                    )
 
             host = GameHost(
                 config, arena, pool, launched, logs, token_owner=token_owner,
@@ -294,9 +335,9 @@ async def open_host(
             )  # fmt: skip
             arena.on_session.append(on_session)
             for inst in instances:
-                start(inst, None)
+                start(inst, None if stop_on_start_failure else partial(fault, inst))
             if not open_ended:
-                await await_entrants(config, arena, pool, logs, token_owner)
+                await await_entrants(config, arena, pool, logs, token_owner, host.down)
             try:
                 yield host
             finally:
@@ -307,10 +348,12 @@ async def _supervised(
     inst: Instance,
     supervision: Callable[[], Awaitable[None]],
     contain: Callable[[EntrantStartError], None] | None,
+    ended: Callable[[Instance], None],
 ) -> None:
     """``supervision`` (:func:`.entrants.supervise` of ``inst``) within the
     instance's cancel scope (:meth:`GameHost.stop`); an error it cannot
-    start with goes to ``contain`` if given (else it stops the host)."""
+    start with goes to ``contain`` if given (else it stops the host);
+    ``ended`` is told when the instance runs no more (:attr:`Instance.down`)."""
     assert inst.scope is not None
     with inst.scope:
         try:
@@ -319,6 +362,8 @@ async def _supervised(
             if contain is None:
                 raise
             contain(e)
+    if inst.down is not None:
+        ended(inst)
 
 
 @contextlib.contextmanager
@@ -345,13 +390,18 @@ async def await_entrants(
     pool: dict[str, list[Session]],
     log_dir: Path,
     token_owner: dict[str, str],
+    down: Mapping[str, str] | None = None,
 ) -> None:
-    """Wait until every entrant has a session. An entrant refused for its rule
-    options can never join: that ends the wait at once, with the reason (as
-    does a launched entrant that cannot start: its supervisor raises)."""
+    """Wait until every entrant has a session, or is ``down`` (none of its
+    instances could start). An entrant refused for its rule options can
+    never join: that ends the wait at once, with the reason."""
 
     def missing() -> list[str]:
-        return [name for name, sessions in pool.items() if not any(s.alive for s in sessions)]
+        return [
+            name
+            for name, sessions in pool.items()
+            if not any(s.alive for s in sessions) and name not in (down or {})
+        ]
 
     def refused() -> dict[str, str]:
         return {

@@ -33,9 +33,10 @@ from typing import Any
 
 import trio
 
+from wizard_referee.sandbox import OUTPUT_LIMIT
 from wizard_referee.tournament import launcher_child
 
-__all__ = ["LaunchedProcess", "Launcher", "open_launcher"]
+__all__ = ["OUTPUT_LIMIT", "LaunchedProcess", "Launcher", "open_launcher"]
 
 
 class LaunchedProcess:
@@ -111,11 +112,16 @@ class Launcher:
         log: str | Path,
         cwd: str | Path = "",
         cgroup: Sequence[str] = (),
+        *,
+        limit: int = OUTPUT_LIMIT,
+        err: str | Path | None = None,
     ) -> LaunchedProcess:
-        """Start ``cmd`` with stdout and stderr appended to ``log``, in the
-        cgroup whose ``cgroup.procs`` files are ``cgroup`` (if any) from
-        before its exec. OSError when it cannot be started (no such program,
-        a cgroup it cannot enter, ...)."""
+        """Start ``cmd`` with stdout and stderr appended to ``log`` (stderr to
+        ``err`` if given), at most ``limit`` bytes to each (0: no limit; the
+        rest dropped, one line saying so), in the cgroup whose
+        ``cgroup.procs`` files are ``cgroup`` (if any) from before its exec.
+        OSError when it cannot be started (no such program, a cgroup it
+        cannot enter, ...)."""
         if self._gone.is_set():
             raise OSError("the launcher process has ended")
         self._next_id += 1
@@ -131,6 +137,8 @@ class Launcher:
                 "env": dict(env),
                 "cwd": str(cwd),
                 "log": str(log),
+                "err": str(err) if err is not None else "",
+                "limit": int(limit),
                 "cgroup": list(cgroup),
             }
         )

@@ -26,8 +26,10 @@ here.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import TextIO
 
 from wizard_referee.referee.listen import listen_problem
@@ -139,10 +141,24 @@ async def run_tournament(
     except BaseException:
         if resume:  # (a stored tournament: kept)
             store.close()
-        else:
-            store.close_and_remove_if_unplayed()  # nothing to resume: run it again
+        elif store.close_and_remove_if_unplayed():  # nothing to resume: run it again
+            prune_empty(log_dir(config))
         raise
     return store
+
+
+def prune_empty(folder: Path) -> None:
+    """Remove ``folder`` and the folders in it when they hold no file (the
+    logs' folder of a run that could not start: a Ray worker makes its own
+    before it knows whether it can play); any file keeps it."""
+    if not folder.is_dir() or folder.is_symlink():
+        return
+    for sub in sorted(folder.rglob("*"), key=lambda p: len(p.parts), reverse=True):
+        if sub.is_dir() and not sub.is_symlink():
+            with contextlib.suppress(OSError):
+                sub.rmdir()  # only an empty one goes
+    with contextlib.suppress(OSError):
+        folder.rmdir()
 
 
 async def play_tournament(run: TournamentRun) -> None:
