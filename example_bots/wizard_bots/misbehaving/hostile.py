@@ -50,6 +50,7 @@ import os
 import signal
 import socket
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 
@@ -126,15 +127,16 @@ _SYSCALLS = {
     "x86_64": {
         "keyctl": 250, "add_key": 248, "request_key": 249, "ptrace": 101, "bpf": 321,
         "perf_event_open": 298, "userfaultfd": 323, "mount": 165, "unshare": 272,
-        "setns": 308, "clone": 56,
+        "setns": 308, "clone": 56, "umount2": 166,
     },
     "aarch64": {
         "keyctl": 219, "add_key": 217, "request_key": 218, "ptrace": 117, "bpf": 280,
         "perf_event_open": 241, "userfaultfd": 282, "mount": 40, "unshare": 97,
-        "setns": 268, "clone": 220,
+        "setns": 268, "clone": 220, "umount2": 39,
     },
 }  # fmt: skip
 _CLONE_NEWUSER = 0x10000000
+_MNT_DETACH = 2
 _KEY_SPEC_USER_KEYRING = -4
 
 
@@ -164,7 +166,7 @@ def _syscall(name: str) -> None:
     elif name == "userfaultfd":
         os.close(_call(name, ctypes.c_long(0)))
     elif name == "mount":
-        _call(name, b"none", b"/tmp", b"tmpfs", ctypes.c_long(0), None)
+        _mount_and_undo()
     elif name == "unshare":
         _call(name, ctypes.c_long(_CLONE_NEWUSER))
     elif name == "setns":  # a bad descriptor: EBADF where allowed
@@ -176,6 +178,19 @@ def _syscall(name: str) -> None:
         os.waitpid(pid, 0)
     else:
         raise ValueError(f"no such attack: {name}")
+
+
+def _mount_and_undo() -> None:
+    """Mount a tmpfs on an empty folder of its own, and where that works
+    (unconfined, as root) take it off again at once: the attempt proves the
+    point without covering anything of the machine's (never a shared folder
+    such as /tmp, which every other process would then lose)."""
+    target = tempfile.mkdtemp(prefix="wizard-arena-mount-")
+    try:
+        _call("mount", b"none", target.encode(), b"tmpfs", ctypes.c_long(0), None)
+        _call("umount2", target.encode(), ctypes.c_long(_MNT_DETACH))
+    finally:
+        os.rmdir(target)
 
 
 def _key_write(name: str) -> None:
