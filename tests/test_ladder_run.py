@@ -32,6 +32,7 @@ from wizard_referee.ladder.season import Season
 from wizard_referee.ladder.standings import official
 from wizard_referee.ladder.store import LadderStore, new_token
 from wizard_referee.referee.logs import get_logger
+from wizard_referee.tournament.config_keys import TournamentError
 from wizard_referee.tournament.seating import deal_seatings
 
 from .cli_here import cli_here
@@ -455,6 +456,32 @@ def test_hosted_entrants_run_confined_when_the_season_says_so(tmp_path: Path) ->
             assert all(i.confinement.limits.memory == 256 * 2**20 for i in insts)
 
     trio.run(main)
+
+
+def test_a_confined_season_whose_shared_path_reaches_its_store_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PYTHONPATH (bound read-only into every confined entrant) holding the
+    season's store (and so its secret, logs and every deal seed beside it) is
+    refused before any bot starts, in one line, as a tournament's is."""
+    path = tmp_path / "season.sqlite"
+    season = Season("confined", players=3, rules=Rules(players=3, hand_sizes=(1,)), sandbox="bwrap")
+    with LadderStore.create(path, season) as store:
+        for name in ("x", "y", "z"):
+            (tmp_path / name).mkdir()
+            store.add_entrant(name, command=[*BOT, *ARGS], folder=str(tmp_path / name))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+
+    async def main() -> None:
+        async with running(path):
+            raise AssertionError("the ladder ran")
+
+    with pytest.RaisesGroup(
+        pytest.RaisesExc(TournamentError, match="PYTHONPATH"), flatten_subgroups=True
+    ) as refused:
+        trio.run(main)
+    (line,) = (str(e) for e in refused.value.exceptions)
+    assert "through it the results store" in line and "\n" not in line
 
 
 def _free_port() -> int:

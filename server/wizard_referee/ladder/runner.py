@@ -78,7 +78,7 @@ from wizard_referee.sandbox import UID_BASE, Confinement, Limits
 from wizard_referee.storage import DatabaseError, DatabaseLost, StorageError
 from wizard_referee.tournament.config import EntrantConfig, TournamentConfig
 from wizard_referee.tournament.config_keys import TournamentError
-from wizard_referee.tournament.confine import node_problems
+from wizard_referee.tournament.confine import sandbox_problems
 from wizard_referee.tournament.entrants import MAX_RESTARTS, EntrantStartError, Instance
 from wizard_referee.tournament.host import GameHost, OnArena, free_session, open_host, run_game
 from wizard_referee.tournament.seating import deal_seatings
@@ -1028,7 +1028,8 @@ class Ladder:
         self.registry = self.store.registry_count()
         config = self.config()
         if config.sandbox == "bwrap" and config.entrants:
-            problems = node_problems(config)
+            # (the hosted entrants' folders, what every entrant sees, this node)
+            problems = sandbox_problems(config)
             if problems:
                 raise TournamentError("; ".join(problems))
         self.store.start_runner(self.runner, socket.gethostname(), os.getpid(), self.options.lease)

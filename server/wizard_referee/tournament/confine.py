@@ -127,8 +127,9 @@ def shared_path_problems(config: Any, shared: Sequence[Path]) -> list[str]:
     if not is_url(config.database):
         store = Path(config.database).resolve()
         guarded += [(store, f"the results store {_rel(store)}", False)]
-        logs = beside_store(config.database, ".logs").resolve()
-        guarded += [(logs, f"the logs {_rel(logs)}/", True)]
+    # (beside the store; in the current folder for a PostgreSQL database)
+    logs = beside_store(config.database, ".logs").resolve()
+    guarded += [(logs, f"the logs {_rel(logs)}/", True)]
     if config.workdir:
         guarded.append((Path(config.workdir).resolve(), "the configuration's folder", False))
     for e in config.entrants:
