@@ -201,7 +201,8 @@ def official_notes(
 def write_json(path: Path, data: dict[str, Any]) -> None:
     """``data`` to ``path``, whole or not at all (a reader never sees half)."""
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data), encoding="utf-8")
+    with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as out:
+        out.write(json.dumps(data))
     tmp.replace(path)
 
 

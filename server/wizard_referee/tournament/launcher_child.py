@@ -84,7 +84,9 @@ class _Launcher:
 
     def spawn(self, req: dict[str, Any]) -> None:
         try:
-            with open(req["log"], "ab") as out:
+            # a log it creates is private (0600), as the runner's own
+            fd = os.open(req["log"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            with open(fd, "ab") as out:
                 proc = subprocess.Popen(
                     req["cmd"],
                     cwd=req.get("cwd") or None,
