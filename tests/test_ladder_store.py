@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import stat
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,40 @@ def test_registry_keeps_hashes_of_tokens_and_every_version(
     listed = json.loads(ladder(capsys, monkeypatch, "list", "-d", str(season), "--json").stdout)
     assert [v["entry"] for v in listed[0]["versions"]] == ["alice@v1", "alice@v2"]
     assert listed[0]["retired_at"] is not None
+
+
+def test_new_tokens_go_to_a_private_file_when_asked(
+    sqlite_season: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """add, version and rotate-token write the token to --token-file (0600,
+    replaced whole), print none, and say how a bot reads it."""
+    file = tmp_path / "alice.token"
+    seen = []
+    for verb in ("add", "rotate-token", "version"):
+        ran = ladder(
+            capsys, monkeypatch, verb, "alice", "-d", str(sqlite_season), "--token-file", str(file)
+        )
+        assert ran.returncode == 0, ran.stderr
+        token = file.read_text().strip()
+        assert token not in ran.stdout + ran.stderr and str(file) in ran.stdout
+        assert "--token-file" in ran.stdout and stat.S_IMODE(file.stat().st_mode) == 0o600
+        seen.append(token)
+    with LadderStore.open(sqlite_season) as store:
+        assert [store.token(t) for t in seen] == [
+            (1, "rotated"),
+            (1, "replaced by version 2"),
+            (2, None),
+        ]
+    nowhere = ladder(
+        capsys, monkeypatch, "rotate-token", "alice", "-d", str(sqlite_season),
+        "--token-file", str(tmp_path / "no" / "such"),
+    )  # fmt: skip
+    assert nowhere.returncode == 2 and "nothing was changed" in nowhere.stderr
+    with LadderStore.open(sqlite_season) as store:
+        assert store.token(seen[-1]) == (2, None)
 
 
 def test_hosted_entrants_and_their_versions(

@@ -25,7 +25,7 @@ the attack worked or ``HOSTILE <attack> <target>: denied (<why>)``:
 
 Then it plays legal random moves, like :class:`wizard_bots.random_bot.RandomBot`::
 
-    python -m wizard_bots.misbehaving.hostile --server {server} --token {token} \\
+    python -m wizard_bots.misbehaving.hostile --server {server} \\
         --name {name} --read ../results.sqlite --connect 127.0.0.1:8080 ...
 """
 
@@ -158,7 +158,7 @@ class HostileBot(RandomBot):
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m wizard_bots.misbehaving.hostile")
     p.add_argument("--server", required=True)
-    p.add_argument("--token")
+    p.add_argument("--token", default=os.environ.get("WIZARD_ARENA_TOKEN"))
     p.add_argument("--name", default="hostile")
     for kind in ATTACKS:
         p.add_argument(f"--{kind}", action="append", default=[], metavar="TARGET")

@@ -268,7 +268,9 @@ def confined_command(
     """The argv and environment that start ``command`` confined (run it with
     the environment given; put it in its :class:`~.cgroups.Cgroup` before
     its exec). ``env`` is the starter's: only :data:`ENV_ALLOWED` and
-    ``WIZARD_ARENA_*`` pass."""
+    ``WIZARD_ARENA_*`` pass, as bubblewrap's own environment, which the
+    command inherits (never in argv: ``ps`` would show every local user the
+    entrant's token)."""
     c = confinement
     kept = {k: v for k, v in env.items() if k in ENV_ALLOWED or k.startswith("WIZARD_ARENA_")}
     kept.update(HOME="/tmp", TMPDIR="/tmp")
@@ -286,12 +288,9 @@ def confined_command(
         "wizard-arena",
         "--die-with-parent",
         "--new-session",
-        "--clearenv",
     ]
     if not root:
         argv += ["--unshare-user", "--cap-drop", "ALL"]
-    for k, v in sorted(kept.items()):
-        argv += ["--setenv", k, v]
     for p in system_paths():
         argv += ["--ro-bind", str(p), str(p)]
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
