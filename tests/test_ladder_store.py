@@ -335,3 +335,41 @@ def test_the_courses_term_project_registers_as_written(
     bob = versions["bob@v1"].command
     assert bob is not None and "wizard_bots.learned:LearnedBot" in bob
     assert "weights=bob_weights.npz" in bob
+
+
+def test_standings_open_each_group_and_name_only_known_versions(
+    sqlite_season: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Groups of the official fit (an order only between them) each opened
+    by a line, as on the tournament's leaderboard; NAME@vN of a version
+    the entrant does not have is an error."""
+    from wizard_referee.ladder.standings import standings_text
+
+    def row(entry: str, rank: int | None, rating: float | None, group: int | None) -> dict:
+        return {
+            "entry": entry, "rank": rank, "rating": rating, "low": None, "high": None,
+            "group": group, "mu": None, "sigma": None, "sets": 1, "games": 6, "online": 0,
+            "active": True,
+        }  # fmt: skip
+
+    table = [row("a@v1", 1, 1800.0, 1), row("b@v1", 2, 1300.0, 1), row("c@v1", 3, 1199.0, 2)]
+    table += [row("d@v1", 4, 1529.0, 2), row("e@v1", None, None, None)]
+    point = {"groups": 2, "finished_sets": 3, "games": 18, "computed_at": 0.0, "notes": []}
+    lines = standings_text(table, point, point, 0.0).splitlines()
+    heads = [i for i, line in enumerate(lines) if line.strip().startswith("-- group")]
+    assert [lines[i].strip() for i in heads] == [
+        "-- group 1 of 2 (order only between groups) --",
+        "-- group 2 of 2 (order only between groups) --",
+    ]
+    assert "a@v1" in lines[heads[0] + 1] and "c@v1" in lines[heads[1] + 1]
+    one = standings_text(table[:2], {**point, "groups": 1}, None, 0.0)
+    assert "-- group" not in one
+
+    ladder(capsys, monkeypatch, "add", "alice", "-d", str(sqlite_season))
+    ladder(capsys, monkeypatch, "version", "alice", "-d", str(sqlite_season))
+    for entry, says in (("alice@v99", "entrant 'alice' has no version 99 (versions 1-2)"),
+                        ("bob", "no entrant 'bob'")):  # fmt: skip
+        ran = ladder(capsys, monkeypatch, "standings", entry, "-d", str(sqlite_season))
+        assert ran.returncode == 2 and says in ran.stderr
+    v2 = ladder(capsys, monkeypatch, "standings", "alice@v2", "-d", str(sqlite_season), "--json")
+    assert [r["entry"] for r in json.loads(v2.stdout)["entries"]] == ["alice@v2"]

@@ -131,6 +131,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     st = sub.add_parser("standings", help="the standings: official and live ratings")
     _database(st)
+    st.add_argument(
+        "entry",
+        nargs="?",
+        metavar="NAME[@vN]",
+        help="only this entrant's rows (NAME) or one version's (NAME@vN); default every entry",
+    )
     out = st.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="as JSON")
     out.add_argument("--csv", action="store_true", help="as CSV")
@@ -388,13 +394,19 @@ def _leaves(group: BaseException) -> list[BaseException]:
 
 
 def _standings(args: argparse.Namespace) -> int:
-    from wizard_referee.ladder.standings import official, rows, standings_text
+    from wizard_referee.ladder.standings import find_entry, official, rows, standings_text
 
     if args.bootstrap < 0:
         raise CommandError("--bootstrap must not be negative")
     with LadderStore.open(args.database, read_only=True) as store:
         season, _, _ = store.season()
         versions = store.versions()
+        only = None
+        if args.entry is not None:
+            found = find_entry(store.entrants(), args.entry)
+            if isinstance(found, str):
+                raise CommandError(f"{found}: 'wizard-arena ladder list' shows them")
+            only = {found[1].label} if found[1] else {v.label for v in found[0].versions}
         live: dict[int, tuple[float, float]] = {}
         for _, _, results in store.finished_sets():
             live.update({v: r for v, (_, r) in results.items()})
@@ -407,6 +419,8 @@ def _standings(args: argparse.Namespace) -> int:
             store.online(),
             fitted,
         )
+    if only is not None:
+        table = [r for r in table if r["entry"] in only]
     if args.json:
         print(json.dumps({"entries": table, "official": fitted}, indent=2))
         return 0
