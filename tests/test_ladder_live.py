@@ -39,7 +39,7 @@ def test_identical_entries_that_tie_every_set_keep_their_mu_and_order() -> None:
     assert all(sigma < MODEL.prior[1] for _, sigma in after.values())
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(tables())
 def test_with_equal_priors_the_updates_follow_the_scores(
     table: tuple[list[Rating], list[int]],
@@ -53,7 +53,7 @@ def test_with_equal_priors_the_updates_follow_the_scores(
             assert (a[0] > b[0] + 1e-6) == (sa > sb)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(tables(), st.data())
 def test_scoring_more_never_gives_a_smaller_update(
     table: tuple[list[Rating], list[int]], data: st.DataObject
@@ -71,7 +71,7 @@ def test_scoring_more_never_gives_a_smaller_update(
     assert MODEL.rate(prior, raised)[i][0] > MODEL.rate(prior, scores)[i][0] + 1e-9
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(tables())
 def test_a_tie_is_the_mean_of_the_strict_orders_that_break_it(
     table: tuple[list[Rating], list[int]],
@@ -95,7 +95,7 @@ def test_a_tie_is_the_mean_of_the_strict_orders_that_break_it(
     assert [mu for mu, _ in MODEL.rate(prior, scores)] == pytest.approx(mean, abs=1e-9)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(tables())
 def test_without_ties_it_is_openskills_plackett_luce(
     table: tuple[list[Rating], list[int]],
