@@ -142,15 +142,19 @@ def test_hosted_entrants_and_their_versions(
         "--folder", str(folder), "--memory-limit", "256M",
     )  # fmt: skip
     assert ran.returncode == 0, ran.stderr
+    assert "{token}" not in ran.stderr
     assert ladder(capsys, monkeypatch, "version", "bob", "-d", str(season)).returncode == 0
     ran = ladder(
-        capsys, monkeypatch, "version", "bob", "-d", str(season), "--command", "python bot2.py"
-    )
+        capsys, monkeypatch, "version", "bob", "-d", str(season), "--command",
+        "python bot2.py --token {token}",
+    )  # fmt: skip
     assert ran.stdout.strip() == "entrant bob: version 3"
+    # it is kept (a bot may take its token only so), with a note on what ps shows
+    assert "note: {token} puts the entrant's token in its command line" in ran.stderr
     with LadderStore.open(season) as store:
         v1, v2, v3 = store.versions()
     assert v1.command == v2.command == ("python", "bot.py", "{server}")
-    assert v3.command == ("python", "bot2.py")
+    assert v3.command == ("python", "bot2.py", "--token", "{token}")
     assert v1.folder == v2.folder == v3.folder == str(folder.resolve())
     assert v3.limits is not None and v3.limits["memory_limit"] == 256 * 2**20
     ran = ladder(capsys, monkeypatch, "list", "-d", str(season))

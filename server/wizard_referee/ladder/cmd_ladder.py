@@ -244,8 +244,9 @@ def _hosted_arguments(p: argparse.ArgumentParser, kept: str) -> None:
     h = p.add_argument_group("hosted entrants (started by the ladder)")
     h.add_argument(
         "--command",
-        help="the command the ladder starts ({server}, {token}, {name} replaced, as in a "
-        "tournament's [[entrant]]); without it the entrant dials in with a token",
+        help="the command the ladder starts ({server}, {name} replaced, as in a tournament's "
+        "[[entrant]]; its token in $WIZARD_ARENA_TOKEN); without it the entrant dials in "
+        "with a token",
     )
     h.add_argument("--folder", type=Path, help="the entrant's own folder: its command runs there")
     add_limit_arguments(h, "confined (create --sandbox bwrap)", kept=kept)
@@ -499,6 +500,13 @@ def _hosted(args: argparse.Namespace, store: LadderStore, *, adding: bool) -> di
         problems = preflight([entrant], ".", "give another --command")
         if problems:
             raise CommandError(problems[0])
+        if any("{token}" in part for part in command):
+            print(
+                "note: {token} puts the entrant's token in its command line, which every user "
+                "of this machine sees ('ps'); its environment has it (WIZARD_ARENA_TOKEN, "
+                "which wizard-arena bot reads): leave {token} out if the bot reads that",
+                file=sys.stderr,
+            )
     return {"command": command, "folder": folder, "limits": limits or None}
 
 
