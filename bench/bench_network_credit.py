@@ -68,7 +68,7 @@ def tournament_file(
     sizes = ", ".join(str(n) for n in args.round_sizes)
     heuristic = (
         f"{sys.executable} -m wizard_arena.cli bot wizard_bots.heuristic:HeuristicBot "
-        "--server {server} --token {token} --name {name} --quiet"
+        "--server {server} --name {name} --quiet"
     )
     text = f"""
 [tournament]

@@ -68,7 +68,7 @@ def config(db: Path, deal_sets: int, **kw: Any) -> TournamentConfig:
     entrants = [
         {
             "name": name,
-            "command": [*bot, target, "--server", "{server}", "--token", "{token}", "--quiet"],
+            "command": [*bot, target, "--server", "{server}", "--quiet"],
         }
         for name, target in BOTS.items()
     ]

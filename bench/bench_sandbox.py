@@ -159,7 +159,7 @@ def _config(sandbox: str, games: int, workdir: str) -> Any:
     from wizard_referee.tournament.config import EntrantConfig, TournamentConfig
 
     bot = (sys.executable, "-m", "wizard_arena.cli", "bot", "wizard_bots.random_bot:RandomBot")
-    args = ("--server", "{server}", "--token", "{token}", "--name", "{name}", "--quiet")
+    args = ("--server", "{server}", "--name", "{name}", "--quiet")
     entrants = tuple(EntrantConfig(f"e{k}", (*bot, *args)) for k in range(8))
     return TournamentConfig(
         entrants,

@@ -25,6 +25,7 @@ from wizard_arena.client.results import RecordKind, read_report
 from wizard_arena.rules import Rules
 from wizard_bots.random_bot import RandomBot
 
+from .cli_here import cli_here
 from .conftest import ROOT
 from .support import ServerThread, arena_config, ok, run_sdk_bots
 
@@ -168,3 +169,24 @@ def test_connect_timeout_bounds_the_wait_for_an_unreachable_server() -> None:
     assert took < 15  # the default would retry for 60 s
     bad = _bot_cli("wizard_bots.random_bot:RandomBot", "--connect-timeout", "-1")
     assert bad.returncode == 2 and "--connect-timeout must be" in bad.stderr
+
+
+def test_a_token_file_that_cannot_give_a_token_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    empty = tmp_path / "empty.token"
+    empty.write_text("\n")
+    for file, says in (
+        (empty, "no token on its first line"),
+        (tmp_path / "absent", "No such file"),
+    ):
+        ran = cli_here(
+            ["bot", "wizard_bots.random_bot:RandomBot", "--token-file", str(file)],
+            capsys, monkeypatch,
+        )  # fmt: skip
+        assert ran.returncode == 2 and "--token-file" in ran.stderr and says in ran.stderr
+    both = cli_here(
+        ["bot", "wizard_bots.random_bot:RandomBot", "--token", "t", "--token-file", str(empty)],
+        capsys, monkeypatch,
+    )  # fmt: skip
+    assert both.returncode == 2 and "not allowed with" in both.stderr

@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import socket
+import stat
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable
@@ -40,7 +41,7 @@ from .conftest import NEEDS_POSTGRES, NEEDS_SANDBOX, ROOT
 from .postgres import Cluster
 
 BOT = [sys.executable, "-m", "wizard_arena.cli", "bot", "wizard_bots.random_bot:RandomBot"]
-ARGS = ["--server", "{server}", "--token", "{token}", "--name", "{name}", "--quiet"]
+ARGS = ["--server", "{server}", "--name", "{name}", "--quiet"]  # the token: in the environment
 
 
 def _season(
@@ -415,23 +416,43 @@ def test_a_set_whose_entrant_does_not_return_is_completed_and_costs_it(
     assert c_line[-3:-1] == ["1", "0"] and a_line[-3:-1] == ["0", "0"]
 
 
+def argv_of(pid: int) -> str:
+    """What ``ps`` shows every local user of a process: its command line."""
+    return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+
+
 def test_hosted_entrants_start_play_and_are_replaced(tmp_path: Path) -> None:
+    """...and no bot's token is in its command line (a hosted one's in its
+    environment, a dial-in one's in a file), their logs private."""
     path, tokens = _season(tmp_path, ["a", "b"])
     with LadderStore.open(path) as store:
         store.add_entrant("h", command=[*BOT, *ARGS])
+    token_file = tmp_path / "b.token"
+    token_file.write_text(tokens["b"] + "\n")
 
     async def main() -> None:
         async with running(path) as ladder, trio.open_nursery() as bots:
             bot(bots, ladder.address, "a", tokens["a"])
-            bot(bots, ladder.address, "b", tokens["b"])
+            b = await trio.lowlevel.open_process(
+                [*BOT, "--server", ladder.address, "--name", "b", "--token-file", str(token_file)],
+                env={**os.environ, "WIZARD_ARENA_TOKEN": "not-this-one"},
+            )
             await until(lambda: finished(path) >= 1, 60)
             first = list(ladder.instances[3])  # h@v1's process
+            for inst in first:
+                assert inst.proc is not None and inst.token not in argv_of(inst.proc.pid)
+            assert tokens["b"] not in argv_of(b.pid)
+            logs = Path(f"{path}.logs")
+            assert stat.S_IMODE(logs.stat().st_mode) == 0o700
+            assert {stat.S_IMODE(p.stat().st_mode) for p in logs.iterdir()} == {0o600}
             with LadderStore.open(path) as store:
                 store.add_version("h")
             await until(lambda: sets_of(path, "h@v2") >= 1, 60)
             # stopped once their set was over (a stop takes the process's exit)
             await until(lambda: all(i.proc.poll() is not None for i in first), 30)
             bots.cancel_scope.cancel()
+            b.kill()
+            await b.wait()
 
     trio.run(main)
     with LadderStore.open(path) as store:

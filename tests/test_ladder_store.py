@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import stat
 from pathlib import Path
 
 import pytest
@@ -94,6 +95,40 @@ def test_registry_keeps_hashes_of_tokens_and_every_version(
     assert listed[0]["retired_at"] is not None
 
 
+def test_new_tokens_go_to_a_private_file_when_asked(
+    sqlite_season: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """add, version and rotate-token write the token to --token-file (0600,
+    replaced whole), print none, and say how a bot reads it."""
+    file = tmp_path / "alice.token"
+    seen = []
+    for verb in ("add", "rotate-token", "version"):
+        ran = ladder(
+            capsys, monkeypatch, verb, "alice", "-d", str(sqlite_season), "--token-file", str(file)
+        )
+        assert ran.returncode == 0, ran.stderr
+        token = file.read_text().strip()
+        assert token not in ran.stdout + ran.stderr and str(file) in ran.stdout
+        assert "--token-file" in ran.stdout and stat.S_IMODE(file.stat().st_mode) == 0o600
+        seen.append(token)
+    with LadderStore.open(sqlite_season) as store:
+        assert [store.token(t) for t in seen] == [
+            (1, "rotated"),
+            (1, "replaced by version 2"),
+            (2, None),
+        ]
+    nowhere = ladder(
+        capsys, monkeypatch, "rotate-token", "alice", "-d", str(sqlite_season),
+        "--token-file", str(tmp_path / "no" / "such"),
+    )  # fmt: skip
+    assert nowhere.returncode == 2 and "nothing was changed" in nowhere.stderr
+    with LadderStore.open(sqlite_season) as store:
+        assert store.token(seen[-1]) == (2, None)
+
+
 def test_hosted_entrants_and_their_versions(
     season: str,
     tmp_path: Path,
@@ -107,15 +142,19 @@ def test_hosted_entrants_and_their_versions(
         "--folder", str(folder), "--memory-limit", "256M",
     )  # fmt: skip
     assert ran.returncode == 0, ran.stderr
+    assert "{token}" not in ran.stderr
     assert ladder(capsys, monkeypatch, "version", "bob", "-d", str(season)).returncode == 0
     ran = ladder(
-        capsys, monkeypatch, "version", "bob", "-d", str(season), "--command", "python bot2.py"
-    )
+        capsys, monkeypatch, "version", "bob", "-d", str(season), "--command",
+        "python bot2.py --token {token}",
+    )  # fmt: skip
     assert ran.stdout.strip() == "entrant bob: version 3"
+    # it is kept (a bot may take its token only so), with a note on what ps shows
+    assert "note: {token} puts the entrant's token in its command line" in ran.stderr
     with LadderStore.open(season) as store:
         v1, v2, v3 = store.versions()
     assert v1.command == v2.command == ("python", "bot.py", "{server}")
-    assert v3.command == ("python", "bot2.py")
+    assert v3.command == ("python", "bot2.py", "--token", "{token}")
     assert v1.folder == v2.folder == v3.folder == str(folder.resolve())
     assert v3.limits is not None and v3.limits["memory_limit"] == 256 * 2**20
     ran = ladder(capsys, monkeypatch, "list", "-d", str(season))
@@ -323,3 +362,41 @@ def test_the_return_window_counts_only_time_a_ladder_process_ran(season: str) ->
         assert store.running_seconds(t + 5, t + 150) == pytest.approx(5 + 50)
         assert store.running_seconds(t + 20, t + 90) == 0  # the ladder was down meanwhile
         assert store.running_seconds(t + 150, t + 300) == pytest.approx(50)
+
+
+def test_standings_open_each_group_and_name_only_known_versions(
+    sqlite_season: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Groups of the official fit (an order only between them) each opened
+    by a line, as on the tournament's leaderboard; NAME@vN of a version
+    the entrant does not have is an error."""
+    from wizard_referee.ladder.standings import standings_text
+
+    def row(entry: str, rank: int | None, rating: float | None, group: int | None) -> dict:
+        return {
+            "entry": entry, "rank": rank, "rating": rating, "low": None, "high": None,
+            "group": group, "mu": None, "sigma": None, "sets": 1, "games": 6, "online": 0,
+            "active": True,
+        }  # fmt: skip
+
+    table = [row("a@v1", 1, 1800.0, 1), row("b@v1", 2, 1300.0, 1), row("c@v1", 3, 1199.0, 2)]
+    table += [row("d@v1", 4, 1529.0, 2), row("e@v1", None, None, None)]
+    point = {"groups": 2, "finished_sets": 3, "games": 18, "computed_at": 0.0, "notes": []}
+    lines = standings_text(table, point, point, 0.0).splitlines()
+    heads = [i for i, line in enumerate(lines) if line.strip().startswith("-- group")]
+    assert [lines[i].strip() for i in heads] == [
+        "-- group 1 of 2 (order only between groups) --",
+        "-- group 2 of 2 (order only between groups) --",
+    ]
+    assert "a@v1" in lines[heads[0] + 1] and "c@v1" in lines[heads[1] + 1]
+    one = standings_text(table[:2], {**point, "groups": 1}, None, 0.0)
+    assert "-- group" not in one
+
+    ladder(capsys, monkeypatch, "add", "alice", "-d", str(sqlite_season))
+    ladder(capsys, monkeypatch, "version", "alice", "-d", str(sqlite_season))
+    for entry, says in (("alice@v99", "entrant 'alice' has no version 99 (versions 1-2)"),
+                        ("bob", "no entrant 'bob'")):  # fmt: skip
+        ran = ladder(capsys, monkeypatch, "standings", entry, "-d", str(sqlite_season))
+        assert ran.returncode == 2 and says in ran.stderr
+    v2 = ladder(capsys, monkeypatch, "standings", "alice@v2", "-d", str(sqlite_season), "--json")
+    assert [r["entry"] for r in json.loads(v2.stdout)["entries"]] == ["alice@v2"]

@@ -122,6 +122,16 @@ def test_an_entrants_page_shows_its_versions_and_rating_over_time(ladder_path: P
         "/entrants/nobody",
         "/api/games?entrant=alice",
     )
+    # a version the entrant does not have is no page of it
+    unknown = get(
+        state,
+        "/entrants/alice@v99",
+        "/api/ladder/entrants/alice@v99",
+        "/plot/ladder/alice@v99",
+        "/api/games?entrant=alice@v99",
+    )
+    assert [r.status_code for r in unknown] == [404] * 4
+    assert "has no version 99" in unknown[1].json()["error"]
     assert page.status_code == 200 and "ladder_entrant.js" in page.text
     e = data.json()
     assert by_entry.json()["name"] == "alice"

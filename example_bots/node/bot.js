@@ -5,6 +5,7 @@
 // keeps no game state of its own.
 //
 //   node bot.js --server 127.0.0.1:50051 --name node-bot [--games N] [--token T]
+//   (the token defaults to $WIZARD_ARENA_TOKEN, as a tournament or ladder sets it)
 //               [--rule-options hidden_bids,tricksy_suited,...] [--events lean|all]
 //
 // Strategy: the lowest legal bid, a random legal card, the first legal trump.
@@ -48,7 +49,7 @@ function parseArgs(argv) {
     server: '127.0.0.1:50051',
     name: 'node-bot',
     games: 0,
-    token: '',
+    token: process.env.WIZARD_ARENA_TOKEN || '', // (argv is seen by 'ps')
     ruleOptions: [],
     events: 'lean',
   };

@@ -37,7 +37,7 @@ the attack worked or ``HOSTILE <attack> <target>: denied (<why>)``:
 
 Then it plays legal random moves, like :class:`wizard_bots.random_bot.RandomBot`::
 
-    python -m wizard_bots.misbehaving.hostile --server {server} --token {token} \\
+    python -m wizard_bots.misbehaving.hostile --server {server} \\
         --name {name} --read ../results.sqlite --connect 127.0.0.1:8080 ...
 """
 

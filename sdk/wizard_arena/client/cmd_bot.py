@@ -44,6 +44,7 @@ __all__ = [
     "load_bot",
     "load_class",
     "parse_arg",
+    "read_token_file",
     "run",
 ]
 
@@ -66,10 +67,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"tournament entrant's; default {DEFAULT_SERVER})",
     )
     parser.add_argument("--name", help="display name (default: the bot's name or class name)")
-    parser.add_argument(
+    token = parser.add_mutually_exclusive_group()
+    token.add_argument(
         "--token",
         default=os.environ.get("WIZARD_ARENA_TOKEN"),
-        help="access token, if the server requires one (default: $WIZARD_ARENA_TOKEN)",
+        help="access token, if the server requires one (default: $WIZARD_ARENA_TOKEN); "
+        "on a command line every local user sees it ('ps'): prefer the environment or "
+        "--token-file",
+    )
+    token.add_argument(
+        "--token-file",
+        metavar="FILE",
+        help="read the access token from FILE (its first line), out of sight of 'ps'",
     )
     parser.add_argument(
         "--games", type=int, metavar="N", help="stop after N games (default: until the server ends)"
@@ -129,6 +138,16 @@ def _arg_type(text: str) -> tuple[str, Any]:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def read_token_file(path: str) -> str:
+    """The token in the file ``path``: its first line, without surrounding
+    blanks (ValueError if that is empty)."""
+    with open(path, encoding="utf-8") as f:
+        token = f.readline().strip()
+    if not token:
+        raise ValueError(f"{path}: no token on its first line")
+    return token
+
+
 def run(args: argparse.Namespace) -> int:
     prog = "wizard-arena bot"
     if args.games is not None and args.games < 1:
@@ -140,6 +159,12 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.token_file is not None:
+        try:
+            args.token = read_token_file(args.token_file)
+        except (OSError, ValueError) as e:
+            print(f"{prog}: error: --token-file: {e}", file=sys.stderr)
+            return 2
     try:
         bot = load_bot(args.spec, dict(args.arg))
     except SpecError as e:

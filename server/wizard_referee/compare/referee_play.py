@@ -3,7 +3,8 @@
 every bot an entrant started by the launcher (``parallel`` instances each,
 restarted when they crash), the games played with the tournament's
 deadlines and fault handling. A bot given as a Python class runs as
-``python -m wizard_arena.cli bot MODULE:CLASS --server {server} --token {token}``.
+``python -m wizard_arena.cli bot MODULE:CLASS --server {server}``, its token
+in its environment (``WIZARD_ARENA_TOKEN``).
 The logs are in ``DATABASE.logs/``.
 """
 
@@ -39,14 +40,15 @@ def bot_command(bot: BotSpec) -> tuple[str, ...]:
 
     >>> from wizard_referee.compare.plan import parse_bot
     >>> bot_command(parse_bot("wizard_bots.montecarlo:MonteCarloBot(samples=4)"))[3:]
-    ('bot', 'wizard_bots.montecarlo:MonteCarloBot', '--server', '{server}', '--token', \
-'{token}', '--name', '{name}', '--quiet', '--arg', 'samples=4')
+    ('bot', 'wizard_bots.montecarlo:MonteCarloBot', '--server', '{server}', '--name', \
+'{name}', '--quiet', '--arg', 'samples=4')
     """
     if bot.command is not None:
         return bot.command
     assert bot.target is not None
     cmd = [sys.executable, "-m", "wizard_arena.cli", "bot", bot.target]
-    cmd += ["--server", "{server}", "--token", "{token}", "--name", "{name}", "--quiet"]
+    # the token in the environment ($WIZARD_ARENA_TOKEN), never argv ('ps' shows argv)
+    cmd += ["--server", "{server}", "--name", "{name}", "--quiet"]
     for key, value in bot.kwargs.items():
         cmd += ["--arg", f"{key}={value!r}"]
     return tuple(cmd)

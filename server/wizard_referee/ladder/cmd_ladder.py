@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
 import time
@@ -95,6 +96,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _database(a)
     a.add_argument("name", help="the entrant's name (letters, digits, _ . -)")
     _hosted_arguments(a, kept="")
+    _token_file(a)
     a.set_defaults(func=_add)
 
     v = sub.add_parser(
@@ -103,6 +105,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _database(v)
     v.add_argument("name", help="the entrant a new version is registered for")
     _hosted_arguments(v, kept="the previous version's")
+    _token_file(v)
     v.set_defaults(func=_version)
 
     r = sub.add_parser("retire", help="retire an entrant: it plays no more, its ratings stay")
@@ -113,6 +116,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     t = sub.add_parser("rotate-token", help="a new token for a dial-in entrant (the old one ends)")
     _database(t)
     t.add_argument("name", help="the dial-in entrant whose token is replaced")
+    _token_file(t)
     t.set_defaults(func=_rotate)
 
     li = sub.add_parser("list", help="the entrants and their versions")
@@ -127,6 +131,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     st = sub.add_parser("standings", help="the standings: official and live ratings")
     _database(st)
+    st.add_argument(
+        "entry",
+        nargs="?",
+        metavar="NAME[@vN]",
+        help="only this entrant's rows (NAME) or one version's (NAME@vN); default every entry",
+    )
     out = st.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="as JSON")
     out.add_argument("--csv", action="store_true", help="as CSV")
@@ -234,8 +244,9 @@ def _hosted_arguments(p: argparse.ArgumentParser, kept: str) -> None:
     h = p.add_argument_group("hosted entrants (started by the ladder)")
     h.add_argument(
         "--command",
-        help="the command the ladder starts ({server}, {token}, {name} replaced, as in a "
-        "tournament's [[entrant]]); without it the entrant dials in with a token",
+        help="the command the ladder starts ({server}, {name} replaced, as in a tournament's "
+        "[[entrant]]; its token in $WIZARD_ARENA_TOKEN); without it the entrant dials in "
+        "with a token",
     )
     h.add_argument("--folder", type=Path, help="the entrant's own folder: its command runs there")
     add_limit_arguments(h, "confined (create --sandbox bwrap)", kept=kept)
@@ -386,6 +397,7 @@ def _leaves(group: BaseException) -> list[BaseException]:
 def _standings(args: argparse.Namespace) -> int:
     from wizard_referee.ladder.standings import (
         failure_note,
+        find_entry,
         official,
         read_failure,
         rows,
@@ -398,6 +410,12 @@ def _standings(args: argparse.Namespace) -> int:
         season, _, _ = store.season()
         files = store.files
         versions = store.versions()
+        only = None
+        if args.entry is not None:
+            found = find_entry(store.entrants(), args.entry)
+            if isinstance(found, str):
+                raise CommandError(f"{found}: 'wizard-arena ladder list' shows them")
+            only = {found[1].label} if found[1] else {v.label for v in found[0].versions}
         live: dict[int, tuple[float, float]] = {}
         for _, _, results in store.finished_sets():
             live.update({v: r for v, (_, r) in results.items()})
@@ -411,6 +429,8 @@ def _standings(args: argparse.Namespace) -> int:
             fitted,
             abandons=store.abandon_counts(),
         )
+    if only is not None:
+        table = [r for r in table if r["entry"] in only]
     if args.json:
         print(json.dumps({"entries": table, "official": fitted}, indent=2))
         return 0
@@ -491,6 +511,13 @@ def _hosted(args: argparse.Namespace, store: LadderStore, *, adding: bool) -> di
         problems = preflight([entrant], ".", "give another --command")
         if problems:
             raise CommandError(problems[0])
+        if any("{token}" in part for part in command):
+            print(
+                "note: {token} puts the entrant's token in its command line, which every user "
+                "of this machine sees ('ps'); its environment has it (WIZARD_ARENA_TOKEN, "
+                "which wizard-arena bot reads): leave {token} out if the bot reads that",
+                file=sys.stderr,
+            )
     return {"command": command, "folder": folder, "limits": limits or None}
 
 
@@ -501,14 +528,45 @@ def _default_limits() -> dict[str, Any]:
     return {"memory_limit": d.memory, "max_processes": d.processes, "cpu_limit": d.cpus}
 
 
-def _print_token(name: str, token: str, what: str) -> None:
-    print(token)
-    print(
-        f"{what}: the token above is shown once (the ladder keeps only its hash); "
-        f"{name}'s bot connects with it: wizard-arena bot MODULE:CLASS --server HOST:PORT "
-        "--token TOKEN",
-        file=sys.stderr,
+def _token_file(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--token-file",
+        type=Path,
+        metavar="FILE",
+        help="write a new dial-in token to FILE (created or replaced, readable by this user "
+        "alone) instead of printing it",
     )
+
+
+def _write_token(token: str, file: Path | None) -> None:
+    """A new token to ``file`` (0600, replaced whole), before the store has it
+    (a file that cannot be written leaves the store as it was)."""
+    if file is None:
+        return
+    tmp = file.with_name(f"{file.name}.{os.getpid()}.tmp")
+    try:
+        with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as out:
+            out.write(token + "\n")
+        tmp.replace(file)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise CommandError(f"--token-file: {e}; nothing was changed") from None
+
+
+def _print_token(name: str, token: str, what: str, file: Path | None) -> None:
+    """A new token: printed once, or where :func:`_write_token` put it."""
+    connect = (
+        f"{name}'s bot connects with it: wizard-arena bot MODULE:CLASS --server HOST:PORT "
+        "--token-file FILE (or the token in $WIZARD_ARENA_TOKEN)"
+    )
+    if file is None:
+        print(token)
+        print(
+            f"{what}: the token above is shown once (the ladder keeps only its hash); {connect}",
+            file=sys.stderr,
+        )
+        return
+    print(f"{what}: its token is in {file} (the ladder keeps only its hash); {connect}")
 
 
 def _add(args: argparse.Namespace) -> int:
@@ -516,8 +574,10 @@ def _add(args: argparse.Namespace) -> int:
         hosted = _hosted(args, store, adding=True)
         if hosted["command"] is None:
             token = new_token()
+            _write_token(token, args.token_file)
             store.add_entrant(args.name, token=token)
-            _print_token(args.name, token, f"entrant {args.name} added (dial-in, version 1)")
+            what = f"entrant {args.name} added (dial-in, version 1)"
+            _print_token(args.name, token, what, args.token_file)
         else:
             store.add_entrant(args.name, **hosted)
             print(f"entrant {args.name} added (hosted, version 1): {args.command}")
@@ -531,8 +591,10 @@ def _version(args: argparse.Namespace) -> int:
         given = {k: v for k, v in hosted.items() if v is not None}
         if kind == DIAL_IN and not given:
             token = new_token()
+            _write_token(token, args.token_file)
             number = store.add_version(args.name, token=token)
-            _print_token(args.name, token, f"entrant {args.name}: version {number}")
+            what = f"entrant {args.name}: version {number}"
+            _print_token(args.name, token, what, args.token_file)
         else:
             number = store.add_version(args.name, **hosted)
             print(f"entrant {args.name}: version {number}")
@@ -549,8 +611,10 @@ def _retire(args: argparse.Namespace) -> int:
 def _rotate(args: argparse.Namespace) -> int:
     with LadderStore.open(args.database) as store:
         token = new_token()
+        _write_token(token, args.token_file)
         store.rotate_token(args.name, token)
-    _print_token(args.name, token, f"entrant {args.name}: new token (the old one is refused)")
+    what = f"entrant {args.name}: new token (the old one is refused)"
+    _print_token(args.name, token, what, args.token_file)
     return 0
 
 

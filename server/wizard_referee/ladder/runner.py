@@ -850,7 +850,7 @@ class Ladder:
         if self.options.bootstrap < 0:
             return
         log = Path(f"{self.store.files}.logs") / "standings.log"
-        log.parent.mkdir(parents=True, exist_ok=True)
+        log.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         done = -1
         failures = 0
         launcher = self.host.launcher

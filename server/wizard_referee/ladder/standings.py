@@ -19,6 +19,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -26,12 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from wizard_referee.ladder.live import ordinal
-from wizard_referee.ladder.store import LadderStore, StoreError, Version
+from wizard_referee.ladder.store import Entrant, LadderStore, StoreError, Version
 from wizard_referee.storage import beside_store
 from wizard_referee.tournament.leaderboard import rate_results
 
 __all__ = [
     "failure_note",
+    "find_entry",
     "main",
     "official",
     "official_files",
@@ -136,6 +138,24 @@ def rows(
     return out
 
 
+_ENTRY = re.compile(r"(.+)@v(\d+)")
+
+
+def find_entry(entrants: Sequence[Entrant], name: str) -> tuple[Entrant, Version | None] | str:
+    """The entrant ``name`` names and, for an entry's ``NAME@vN``, that
+    version; else why there is none (an unknown name or version)."""
+    m = _ENTRY.fullmatch(name)
+    for e in entrants:
+        if e.name == name:
+            return e, None
+        if m is not None and e.name == m[1]:
+            for v in e.versions:
+                if v.number == int(m[2]):
+                    return e, v
+            return f"entrant {e.name!r} has no version {m[2]} (versions 1-{len(e.versions)})"
+    return f"no entrant {name!r} in this ladder"
+
+
 def _age(seconds: float) -> str:
     if seconds < 90:
         return f"{seconds:.0f} s"
@@ -152,13 +172,22 @@ def standings_text(
     header: str = "",
 ) -> str:
     """The standings as a text table, with the official ratings' notes and
-    ages (:func:`rows`)."""
+    ages (:func:`rows`); when the official fit has several groups, a line
+    ``-- group 2 of 2 (order only between groups) --`` opens each, as on the
+    tournament's leaderboard."""
+    groups = int((point or {}).get("groups", 1))
     lines = [header] if header else []
     lines.append(
         f"{'rank':>4}  {'entry':<24} {'official (95% interval)':<26} "
         f"{'live mu +- sigma':<17} {'sets':>5} {'games':>6} {'left':>4} {'online':>6}  status"
     )
-    for r in table:
+    for k, r in enumerate(table):
+        if (
+            groups > 1
+            and r["group"] is not None
+            and (k == 0 or table[k - 1]["group"] != r["group"])
+        ):
+            lines.append(f"      -- group {r['group']} of {groups} (order only between groups) --")
         if r["rating"] is None:
             official_cell = "-"
         elif r["low"] is not None and r["high"] is not None:
@@ -212,7 +241,8 @@ def official_notes(
 def write_json(path: Path, data: dict[str, Any]) -> None:
     """``data`` to ``path``, whole or not at all (a reader never sees half)."""
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data), encoding="utf-8")
+    with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as out:
+        out.write(json.dumps(data))
     tmp.replace(path)
 
 

@@ -271,7 +271,7 @@ class LadderStore:
         if not self.exclusive:
             return
         lock = Path(f"{self.target}.lock")
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -9,13 +9,22 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any, TextIO, cast
 
 import structlog
 
-__all__ = ["LogFile", "configure_logging", "get_logger", "log_decision", "log_file"]
+__all__ = [
+    "LogFile",
+    "configure_logging",
+    "get_logger",
+    "log_decision",
+    "log_file",
+    "open_private",
+    "private_folder",
+]
 
 _LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40, "critical": 50}
 
@@ -72,7 +81,8 @@ def log_decision(
 class LogFile(io.TextIOBase):
     """A log file, created (with its folder) at the first line written, so a
     run that stops before it logs anything leaves no file behind. Appends,
-    line-buffered."""
+    line-buffered. Private: a file it creates is its owner's alone (0600),
+    a folder too (0700)."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -80,8 +90,8 @@ class LogFile(io.TextIOBase):
 
     def write(self, text: str) -> int:
         if self._file is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = open(self.path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self._file = open_private(self.path)
         return self._file.write(text)
 
     def flush(self) -> None:
@@ -96,6 +106,21 @@ class LogFile(io.TextIOBase):
             self._file.close()
             self._file = None
         super().close()
+
+
+def open_private(path: str | Path) -> TextIO:
+    """``path`` opened to append text, line-buffered; created, if it is not
+    there, readable and writable by its owner alone (0600): logs hold what
+    other local users must not read (a set's games in play, tokens' owners)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    return open(fd, "a", encoding="utf-8", buffering=1)
+
+
+def private_folder(path: Path) -> Path:
+    """The folder ``path``, created (with its parents) if it is not there,
+    itself listable and readable by its owner alone (0700)."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return path
 
 
 def log_file(path: str | Path) -> TextIO:

@@ -10,6 +10,7 @@ read-only connection made beside it are removed again).
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -28,6 +29,16 @@ __all__ = ["SQLiteDatabase"]
 
 _BESIDE = ("-wal", "-shm")
 _JOURNALS = ("-wal", "-shm", "-journal")
+
+
+def _create_private(path: Path) -> None:
+    """An empty file at ``path`` that only its owner may read or write (0600),
+    unless one is there: SQLite gives the files it makes beside a database
+    (its ``-wal``, ``-shm``, ``-journal``) the database file's permissions,
+    so a store and its journals are private whatever folder they are in
+    (the season's secret, the deals' seeds, the games of a set in play)."""
+    with suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
 class SQLiteDatabase(Database):
@@ -54,6 +65,8 @@ class SQLiteDatabase(Database):
             raise StorageError(f"{path}: no folder {path.parent} to create it in")
         made = [p for p in (Path(f"{path}{x}") for x in _BESIDE) if not p.exists()]
         try:
+            if create and not read_only:
+                _create_private(path)
             if read_only:
                 con = sqlite3.connect(
                     path.resolve().as_uri() + "?mode=ro",
@@ -63,7 +76,7 @@ class SQLiteDatabase(Database):
                 )
             else:
                 con = sqlite3.connect(str(path), isolation_level=None, timeout=30)
-        except sqlite3.Error as e:
+        except (sqlite3.Error, OSError) as e:
             raise StorageError(f"{path}: cannot open it ({first_line(e)})") from None
         return cls(path, con, read_only=read_only, made=made if read_only else ())
 
@@ -117,10 +130,11 @@ class SQLiteDatabase(Database):
         while copy.exists():
             copy, n = Path(f"{self.path}.schema-{found}.{n}.bak"), n + 1
         try:
+            _create_private(copy)
             with sqlite3.connect(str(copy)) as out:
                 self.con.backup(out)
             out.close()
-        except sqlite3.Error as e:
+        except (sqlite3.Error, OSError) as e:
             copy.unlink(missing_ok=True)
             raise StorageError(
                 f"{self.where}: cannot keep a copy before migrating it to schema "

@@ -81,8 +81,6 @@ def demo_config(database: str, players: int, deal_sets: int | None, seed: int) -
                     target,
                     "--server",
                     "{server}",
-                    "--token",
-                    "{token}",
                     "--name",
                     "{name}",
                     "--quiet",

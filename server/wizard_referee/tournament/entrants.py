@@ -33,6 +33,7 @@ from urllib.parse import quote
 
 import trio
 
+from wizard_referee.referee.logs import open_private
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.sandbox import Cgroup, SandboxError, confined_command
 from wizard_referee.tournament.launcher import OUTPUT_LIMIT, Launcher
@@ -350,7 +351,7 @@ async def supervise(
     workdir = inst.entrant.folder or workdir
     cmd, env = command_line(inst, address)
     while True:
-        with open(inst.log_path, "a", encoding="utf-8") as out:
+        with open_private(inst.log_path) as out:
             out.write(
                 f"{_MARK}{time.strftime('%Y-%m-%d %H:%M:%S')} starting {name} "
                 f"(instance {inst.index}, restart {inst.restarts}) ---\n"

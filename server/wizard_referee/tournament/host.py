@@ -30,6 +30,7 @@ import trio
 
 from wizard_referee.referee.arena import Arena, ArenaConfig, Session, serve_arena
 from wizard_referee.referee.handshake import AccessTokens
+from wizard_referee.referee.logs import private_folder
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.sandbox import SandboxError, sweep
 from wizard_referee.tournament.config import TournamentConfig
@@ -310,7 +311,7 @@ async def open_host(
                 return token in arena.refused_options
 
             def start(inst: Instance, contain: Callable[[EntrantStartError], None] | None) -> None:
-                logs.mkdir(parents=True, exist_ok=True)
+                private_folder(logs)
                 inst.log_path = logs / log_name(inst.entrant.name, inst.index)
                 address = confined_address() if inst.confinement is not None else arena.address
                 inst.scope = trio.CancelScope()

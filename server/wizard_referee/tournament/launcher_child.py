@@ -61,7 +61,9 @@ class _Sink:
     """Where one pipe of a process goes: its log file, up to the limit."""
 
     def __init__(self, path: str, limit: int) -> None:
-        self.file = open(path, "ab", buffering=0)  # noqa: SIM115
+        # a log it creates is private (0600), as the runner's own
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        self.file = open(fd, "ab", buffering=0)  # noqa: SIM115
         self.limit = limit
         self.written = 0
         self.dropped = False

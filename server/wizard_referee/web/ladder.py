@@ -21,6 +21,7 @@ from typing import Any
 from wizard_referee.ladder.standings import (
     failure_file,
     failure_note,
+    find_entry,
     official_files,
     official_notes,
     read_failure,
@@ -38,7 +39,6 @@ __all__ = ["GAMES_SHOWN", "LadderData", "set_withheld"]
 #: Games listed on the games page and an entrant's page (the latest).
 GAMES_SHOWN = 200
 _GAME_ID = re.compile(r"s(\d+)-r(\d+)")
-_ENTRY = re.compile(r"(.+)@v(\d+)")
 
 
 def set_withheld(game_id: str, set_status: str, left: int) -> str:
@@ -183,12 +183,12 @@ class LadderData:
         return dict(self._cached(("game", game_id), read))
 
     def _entrant(self, store: LadderStore, name: str) -> Any:
-        """The entrant ``name`` names (an entrant's name, or an entry's ``NAME@vN``)."""
-        m = _ENTRY.fullmatch(name)
-        for e in store.entrants():
-            if e.name == name or (m is not None and e.name == m[1]):
-                return e
-        raise NotFound(f"no entrant {name!r} in this ladder")
+        """The entrant ``name`` names (an entrant's name, or an entry's
+        ``NAME@vN``: NotFound for a version it does not have)."""
+        found = find_entry(store.entrants(), name)
+        if isinstance(found, str):
+            raise NotFound(found)
+        return found[0]
 
     def entrant(self, name: str) -> dict[str, Any]:
         def read(store: LadderStore) -> dict[str, Any]:
