@@ -376,6 +376,7 @@ def test_standings_open_each_group_and_name_only_known_versions(
         return {
             "entry": entry, "rank": rank, "rating": rating, "low": None, "high": None,
             "group": group, "mu": None, "sigma": None, "sets": 1, "games": 6, "online": 0,
+            "abandons": 0,
             "active": True,
         }  # fmt: skip
 
