@@ -63,7 +63,6 @@ from wizard_referee.compare.cmd_compare import DEFAULT_MAX_GAMES
 from wizard_referee.compare.stats import (
     BET_CAP,
     DEFAULT_H1,
-    PRIOR_SPREAD,
     QUESTIONS,
     Design,
 )
@@ -94,7 +93,7 @@ def simulate(draw: Draw, design: Design, bound: float, runs: int, max_deals: int
     cap_up, cap_down = BET_CAP / (h0 + bound), BET_CAP / (bound - h1)
     active = np.arange(runs)
     mean = np.zeros(runs)
-    spread = np.full(runs, (PRIOR_SPREAD * bound) ** 2)
+    spread = np.full(runs, (design.prior_spread * bound) ** 2)
     up = np.zeros(runs)
     down = np.zeros(runs)
     verdicts = np.zeros(runs, dtype=np.int8)
@@ -102,8 +101,9 @@ def simulate(draw: Draw, design: Design, bound: float, runs: int, max_deals: int
     for t in range(max_deals):
         x = draw(t, active)
         m, v = mean[active], spread[active] / (t + 1)
-        stake_up = np.minimum(np.maximum(gap, m - h0) / v, cap_up)
-        stake_down = np.minimum(np.maximum(gap, h1 - m) / v, cap_down)
+        ms = design.stake_mean(m, t)
+        stake_up = np.minimum(np.maximum(gap, ms - h0) / v, cap_up)
+        stake_down = np.minimum(np.maximum(gap, h1 - ms) / v, cap_down)
         u = up[active] + np.log1p(stake_up * (x - h0))
         d = down[active] + np.log1p(-stake_down * (x - h1))
         up[active], down[active] = u, d

@@ -43,13 +43,15 @@ beta`` at every deal at once.
 ``l_i = max(h1 - h0, h1 - mean) / v_i``, capped as above, where ``mean`` is
 the mean of the earlier differences and ``v_i`` their spread: the sum of the
 squared deviations of each earlier difference from the mean before it, plus
-one imaginary deal of spread :data:`PRIOR_SPREAD` ``* R``, over the number
+one imaginary deal of spread :data:`PRIOR_SPREAD` ``* R`` (for the deals
+question :data:`DEALS_PRIOR_SPREAD` ``* R``), over the number
 of deals (the imaginary one included). Where the differences are roughly
 normal this is the bet that makes the capital grow fastest when the true
 mean lies ``h1 - h0`` beyond the threshold (as the likelihood ratio of a
 sequential probability ratio test would), or as far as the data so far
 suggest when that is more; the cap binds where the spread is small against
-the bound. A stake does not depend on ``m`` (but for the cap), so the
+the bound. For the deals question ``mean`` counts :data:`DEALS_PRIOR_DEALS`
+imaginary deals at ``(h0 + h1) / 2`` besides the real ones. A stake does not depend on ``m`` (but for the cap), so the
 capital falls as ``m`` rises and the claims form an interval. The stakes set
 only how fast the answer comes: the error rates hold for any stakes chosen
 from the past.
@@ -59,6 +61,14 @@ than ``h0``) once "``mu > h0``" is claimed, with "A is not stronger than B by
 ``h1`` or more" once "``mu < h1``" is claimed, undecided at the cap on
 games. The non-inferiority form (``margin D``) is ``h0 = -D``, ``h1 = 0``:
 "A is not weaker than B by ``D`` or more" against "A is weaker than B".
+
+**The deals question** (``Design(question="deals")``) runs the same
+sequence on each deal's sign: +1 where A's total is above B's, -1 where it
+is below, 0 for equal totals (a tie counts for neither bot, and deals played
+identically are ties). The mean is ``P(A outscores B) - P(B outscores A)``,
+"net deals", bounded by 1; ``h0``, ``h1`` and ``margin`` are shares of the
+deals (default ``h1`` 0.1: A outscores B on 10% of the deals more than the
+reverse).
 
 **Assumption.** The deals' differences share one mean: the candidate's seat
 and the opponents' order change from deal to deal (:mod:`.plan`), and their
@@ -94,6 +104,8 @@ from wizard_referee.ratings.student_t import t_quantile
 
 __all__ = [
     "BET_CAP",
+    "DEALS_PRIOR_DEALS",
+    "DEALS_PRIOR_SPREAD",
     "DEFAULT_H1",
     "METHOD",
     "PRIOR_SPREAD",
@@ -113,6 +125,19 @@ BET_CAP = 0.9
 
 #: The spread of the imaginary first deal, as a share of the bound ``R``.
 PRIOR_SPREAD = 0.25
+
+#: The same for the deals question: a deal's outcome is -1, 0 or +1, so its
+#: spread is close to the bound itself (1 without ties); a smaller imaginary
+#: spread would stake nearly the cap on the first deals, and a first deal lost
+#: at that stake costs as much as a few hundred deals at the threshold gain.
+DEALS_PRIOR_SPREAD = 1.0
+
+#: For the deals question the stakes take the mean of the earlier deals with
+#: this many imaginary deals at the midpoint of the thresholds: early means
+#: of -1/+1 outcomes stray far, and a stake several times the threshold gap
+#: loses capital (bench_compare_oc: about 1,200 games at h0 and h1 with it,
+#: 1,700 without).
+DEALS_PRIOR_DEALS = 20
 
 #: What a comparison can ask: ``points``, the mean of ``score_A - score_B``
 #: (points per game); ``deals``, the mean of its sign (+1 where A outscored B
@@ -280,6 +305,20 @@ class Design:
             return float((difference > 0) - (difference < 0))
         return float(difference)
 
+    def stake_mean(self, mean: Any, n: int) -> Any:
+        """The mean the stakes take after ``n`` deals of mean ``mean`` (a number
+        or a numpy array): itself for points; for deals, with
+        :data:`DEALS_PRIOR_DEALS` imaginary deals at ``(h0 + h1) / 2``."""
+        if not self.deals:
+            return mean
+        k = DEALS_PRIOR_DEALS
+        return (mean * n + k * 0.5 * (self.h0 + self.h1)) / (n + k)
+
+    @property
+    def prior_spread(self) -> float:
+        """The imaginary first deal's spread, as a share of the bound."""
+        return DEALS_PRIOR_SPREAD if self.deals else PRIOR_SPREAD
+
     @property
     def measure(self) -> str:
         """The name of what the sequence is about, in a formula."""
@@ -310,7 +349,9 @@ class Design:
     def key(self) -> dict[str, Any]:
         """What a stored comparison's verdict depends on (must match to resume)."""
         return {
-            "method": f"{METHOD} (stakes capped at {BET_CAP:g}, prior spread {PRIOR_SPREAD:g})",
+            "method": f"{METHOD} (stakes capped at {BET_CAP:g}, prior spread "
+            f"{self.prior_spread:g}"
+            + (f", stakes' mean from {DEALS_PRIOR_DEALS} deals more)" if self.deals else ")"),
             "h0": self.h0,
             "h1": self.h1,
             "alpha": self.alpha,
@@ -395,7 +436,7 @@ class ConfidenceSequence:
         self.n = 0
         self.mean = 0.0
         self._m2 = 0.0
-        self._spread = (PRIOR_SPREAD * self.bound) ** 2
+        self._spread = (design.prior_spread * self.bound) ** 2
         """The imaginary deal's squared spread plus each deal's squared
         deviation from the mean before it."""
         self._xs: list[float] = []
@@ -425,8 +466,9 @@ class ConfidenceSequence:
             )
         d = self.design
         v = self._spread / (self.n + 1)
-        up = max(d.h1 - d.h0, self.mean - d.h0) / v
-        down = max(d.h1 - d.h0, d.h1 - self.mean) / v
+        mean = d.stake_mean(self.mean, self.n)
+        up = max(d.h1 - d.h0, mean - d.h0) / v
+        down = max(d.h1 - d.h0, d.h1 - mean) / v
         self._xs.append(x)
         self._up_stakes.append(up)
         self._down_stakes.append(down)
