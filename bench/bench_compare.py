@@ -27,12 +27,16 @@ that of the duplicate design's games (A's and B's, half each), with the
 mean CPU time of one game in a worker (what it would be on idle cores).
 
     python bench/bench_compare.py [--deals 100] [--parallel N] [--simulations 2000]
-        [--deals-h1 0.1] [--no-independent]
+        [--deals-h1 0.1] [--no-independent] [--save FILE | --load FILE]
+
+``--save FILE`` keeps the candidate's totals by game (JSON); ``--load FILE``
+reads them instead of playing (the figures again without the games).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import queue
@@ -120,6 +124,8 @@ def main() -> None:
         help="skip the independent design's games (a third fewer games)",
     )
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--save", metavar="FILE", help="keep the totals by game (JSON)")
+    ap.add_argument("--load", metavar="FILE", help="read the totals instead of playing")
     args = ap.parse_args()
     given = args.opponent or list(DEFAULT_OPPONENTS)
     opponents = tuple(parse_bot(given[k % len(given)]) for k in range(args.players - 1))
@@ -138,25 +144,36 @@ def main() -> None:
         f"A = {args.a}, B = {args.b}, against {', '.join(o.text for o in opponents)}; "
         f"{args.deals} deals, {args.parallel} at once on {os.cpu_count()} cores"
     )
-    start = time.perf_counter()
-    paired, seconds = play(dup, dup.games(deals), args.parallel)
-    wall = time.perf_counter() - start
+    if args.load:
+        with open(args.load) as f:
+            kept = json.load(f)
+        paired, other = kept["paired"], kept["independent"]
+    else:
+        start = time.perf_counter()
+        paired, seconds = play(dup, dup.games(deals), args.parallel)
+        wall = time.perf_counter() - start
+        print(
+            f"wall time: {100 * wall / (2 * args.deals):.1f} s per 100 games "
+            f"({2 * args.deals} games of the duplicate design in {wall:.0f} s; "
+            f"one game {statistics.fmean(seconds):.2f} CPU-s in its worker, so at least "
+            f"{100 * statistics.fmean(seconds) / args.parallel:.0f} s per 100 games "
+            f"on {args.parallel} idle cores)",
+            flush=True,
+        )
+        other = {}
+        if args.independent:
+            other, _ = play(ind, [ind.game(k, "B") for k in deals], args.parallel)
+        if args.save:
+            with open(args.save, "w") as f:
+                json.dump({"paired": paired, "independent": other}, f)
     a = [paired[f"d{k}-A"] for k in deals]
     designs = {"duplicate": [x - paired[f"d{k}-B"] for k, x in zip(deals, a, strict=True)]}
-    if args.independent:
-        other, _ = play(ind, [ind.game(k, "B") for k in deals], args.parallel)
+    if other:
         designs["independent"] = [x - other[f"d{k}-B"] for k, x in zip(deals, a, strict=True)]
     design = Design(args.h0, args.h1, 0.05, 0.05)
     bound = difference_bound(dup.rules)
-    print(
-        f"wall time: {100 * wall / (2 * args.deals):.1f} s per 100 games "
-        f"({2 * args.deals} games of the duplicate design in {wall:.0f} s; "
-        f"one game {statistics.fmean(seconds):.2f} CPU-s in its worker, so at least "
-        f"{100 * statistics.fmean(seconds) / args.parallel:.0f} s per 100 games "
-        f"on {args.parallel} idle cores)"
-    )
     questions(designs["duplicate"], design, bound, args.deals_h1, args.simulations, args.seed)
-    if not args.independent:
+    if "independent" not in designs:
         return
     ratio = report(designs, design, bound, args.simulations, args.seed)
     rho = statistics.correlation(a, [paired[f"d{k}-B"] for k in deals])
