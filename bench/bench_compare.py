@@ -30,7 +30,9 @@ mean CPU time of one game in a worker (what it would be on idle cores).
         [--deals-h1 0.1] [--no-independent] [--save FILE | --load FILE]
 
 ``--save FILE`` keeps the candidate's totals by game (JSON); ``--load FILE``
-reads them instead of playing (the figures again without the games).
+reads them instead of playing (the figures again without the games), from
+such a file or from a comparison's database (``compare --database``, its
+deals counted from the first up to the first one not finished).
 """
 
 from __future__ import annotations
@@ -47,7 +49,13 @@ from collections.abc import Sequence
 
 from wizard_arena.rules import Rules
 from wizard_referee.compare.local_play import GamePool
-from wizard_referee.compare.plan import DEFAULT_OPPONENTS, ComparePlan, PlannedGame, parse_bot
+from wizard_referee.compare.plan import (
+    DEFAULT_OPPONENTS,
+    SIDES,
+    ComparePlan,
+    PlannedGame,
+    parse_bot,
+)
 from wizard_referee.compare.stats import (
     DEFAULT_H1,
     ConfidenceSequence,
@@ -56,6 +64,7 @@ from wizard_referee.compare.stats import (
     difference_bound,
 )
 from wizard_referee.referee.record import GameRecord
+from wizard_referee.tournament.store import ResultsStore
 
 
 def play(
@@ -80,6 +89,23 @@ def play(
         return out, seconds
     finally:
         pool.close()
+
+
+def load(path: str) -> tuple[dict[str, int], dict[str, int]]:
+    """The candidate's totals by game id (and the independent design's, if
+    kept) from ``--save``'s file or a comparison's database."""
+    if not path.endswith((".sqlite", ".db")):
+        with open(path) as f:
+            kept = json.load(f)
+        return kept["paired"], kept["independent"]
+    paired = {}
+    with ResultsStore(path, create=False) as store:
+        for spec, seats, _ in store.finished_games():
+            side = SIDES[spec.rotation]
+            total = next((s.total for s in seats if s.entrant == side), None)
+            if total is not None:
+                paired[spec.id] = total
+    return paired, {}
 
 
 def stopping(
@@ -145,9 +171,9 @@ def main() -> None:
         f"{args.deals} deals, {args.parallel} at once on {os.cpu_count()} cores"
     )
     if args.load:
-        with open(args.load) as f:
-            kept = json.load(f)
-        paired, other = kept["paired"], kept["independent"]
+        paired, other = load(args.load)
+        deals = range(min(args.deals, next(k for k in range(10**9) if f"d{k}-B" not in paired)))
+        print(f"read {2 * len(deals)} games ({len(deals)} deals) from {args.load}")
     else:
         start = time.perf_counter()
         paired, seconds = play(dup, dup.games(deals), args.parallel)

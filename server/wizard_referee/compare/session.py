@@ -424,7 +424,7 @@ class Progress:
                     f"({cs.n} deals, {c.identical} identical)"
                 )
         else:
-            text += "  A-B -"
+            text += f"  {c.design.measure} -"
         return text + f"  {rate:.1f} games/s"
 
     def tick(self, force: bool = False) -> None:

@@ -51,10 +51,10 @@ mean lies ``h1 - h0`` beyond the threshold (as the likelihood ratio of a
 sequential probability ratio test would), or as far as the data so far
 suggest when that is more; the cap binds where the spread is small against
 the bound. For the deals question ``mean`` counts :data:`DEALS_PRIOR_DEALS`
-imaginary deals at ``(h0 + h1) / 2`` besides the real ones. A stake does not depend on ``m`` (but for the cap), so the
-capital falls as ``m`` rises and the claims form an interval. The stakes set
-only how fast the answer comes: the error rates hold for any stakes chosen
-from the past.
+imaginary deals at ``(h0 + h1) / 2`` besides the real ones. A stake does
+not depend on ``m`` (but for the cap), so the capital falls as ``m`` rises
+and the claims form an interval. The stakes set only how fast the answer
+comes: the error rates hold for any stakes chosen from the past.
 
 **The decision** (:class:`Design`): stop with "A is stronger than B" (by more
 than ``h0``) once "``mu > h0``" is claimed, with "A is not stronger than B by
