@@ -542,7 +542,9 @@ def test_the_deals_question_end_to_end(tmp_path: Path) -> None:
     assert out["verdict"] == "stronger" and out["test"]["question"] == "deals"
     assert out["test"]["h1"] == 0.1 and 0 < out["low"] <= out["mean"] <= out["high"] <= 1
     assert out["deals_a_ahead"] + out["deals_b_ahead"] + out["deals_tied"] == out["deals"]
-    assert out["mean"] == (out["deals_a_ahead"] - out["deals_b_ahead"]) / out["deals"]
+    assert out["mean"] == pytest.approx(
+        (out["deals_a_ahead"] - out["deals_b_ahead"]) / out["deals"]
+    )
     assert out["points_mean"] > 0
 
 
