@@ -28,7 +28,22 @@ at ``h0`` and ``h1``: its error rates, and on the normal shape its expected
 games, which this test's must stay within 2.2 times of. "undecided" is the
 share of runs that reach ``--max-games`` (default: the command's).
 
+With ``--question deals`` the test is that of ``compare --question deals``:
+each deal adds the sign of its difference (+1, -1, 0 for a tie), bounded by
+1, thresholds ``--h0`` (0) and ``--h1`` (0.1) as shares of the deals. The
+differences are drawn as points (shapes as real play gives them) and the
+test sees their signs; the true means are net shares (the chance that A
+outscores B minus the chance that B outscores A: ``-h1``, ``h0``, ``(h0 + h1)
+/ 2``, ``h1``, ``2 h1``), each reached exactly by shifting the shape (the
+shift, as the mean difference in points it makes, is printed: on the skewed
+shape a net share of 0 is a positive mean in points). The shapes:
+
+- ``normal``, ``t3``, ``skewed``: as above, never a tie;
+- ``ties10``, ``ties40``: 10% or 40% of deals tie (equal totals, as deals
+  played identically do), the rest normal.
+
     python bench/bench_compare_oc.py [--runs 10000] [--sd 200] [--players 4] [--json]
+    python bench/bench_compare_oc.py --question deals [--runs 10000]
 """
 
 from __future__ import annotations
@@ -45,13 +60,19 @@ import numpy as np
 
 from wizard_arena.rules import Rules
 from wizard_referee.compare.cmd_compare import DEFAULT_MAX_GAMES
-from wizard_referee.compare.stats import BET_CAP, PRIOR_SPREAD, Design, difference_bound
+from wizard_referee.compare.stats import (
+    BET_CAP,
+    DEFAULT_H1,
+    QUESTIONS,
+    Design,
+)
 
 Draw = Callable[[int, np.ndarray], np.ndarray]
 """``draw(deal, runs)``: the differences of deal ``deal`` (0, 1, ...) in the
 given runs (indices)."""
 
 SHAPES = ("normal", "zero5", "zero10", "zero20", "t3", "skewed")
+DEALS_SHAPES = ("normal", "t3", "skewed", "ties10", "ties40")
 
 
 @dataclass
@@ -72,7 +93,7 @@ def simulate(draw: Draw, design: Design, bound: float, runs: int, max_deals: int
     cap_up, cap_down = BET_CAP / (h0 + bound), BET_CAP / (bound - h1)
     active = np.arange(runs)
     mean = np.zeros(runs)
-    spread = np.full(runs, (PRIOR_SPREAD * bound) ** 2)
+    spread = np.full(runs, (design.prior_spread * bound) ** 2)
     up = np.zeros(runs)
     down = np.zeros(runs)
     verdicts = np.zeros(runs, dtype=np.int8)
@@ -80,8 +101,9 @@ def simulate(draw: Draw, design: Design, bound: float, runs: int, max_deals: int
     for t in range(max_deals):
         x = draw(t, active)
         m, v = mean[active], spread[active] / (t + 1)
-        stake_up = np.minimum(np.maximum(gap, m - h0) / v, cap_up)
-        stake_down = np.minimum(np.maximum(gap, h1 - m) / v, cap_down)
+        ms = design.stake_mean(m, t)
+        stake_up = np.minimum(np.maximum(gap, ms - h0) / v, cap_up)
+        stake_down = np.minimum(np.maximum(gap, h1 - ms) / v, cap_down)
         u = up[active] + np.log1p(stake_up * (x - h0))
         d = down[active] + np.log1p(-stake_down * (x - h1))
         up[active], down[active] = u, d
@@ -163,6 +185,70 @@ def drawer(shape: str, mean: float, sd: float, bound: float, rng: np.random.Gene
     return draw
 
 
+def _ahead(shape: str, shift: float, sd: float) -> float:
+    """The chance that a difference of the shape (untied), shifted by
+    ``shift`` points, is above 0 (none is exactly 0)."""
+    z = shift / sd
+    if shape in ("normal", "ties10", "ties40"):
+        return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+    if shape == "t3":  # Student's t with 3 degrees of freedom, scaled to spread sd
+        t = z * math.sqrt(3.0)
+        u = t / math.sqrt(3.0)
+        return 0.5 + (u / (1.0 + u * u) + math.atan(u)) / math.pi
+    if shape == "skewed":  # sd * (exponential - 1) > -shift
+        return 1.0 if z >= 1.0 else math.exp(z - 1.0)
+    raise ValueError(f"unknown shape {shape!r}: one of {', '.join(DEALS_SHAPES)}")
+
+
+def _tie_share(shape: str) -> float:
+    return int(shape[4:]) / 100 if shape.startswith("ties") else 0.0
+
+
+def deals_shift(shape: str, net: float, sd: float) -> float:
+    """The shift in points that makes the net share of the shape ``net``
+    (bisection on the exact distribution functions).
+
+    >>> abs(deals_shift("normal", 0.0, 200.0)) < 1e-9, round(deals_shift("skewed", 0.0, 200.0), 1)
+    (True, 61.4)
+    >>> round(deals_shift("ties40", 0.3, 200.0), 1)
+    134.9
+    """
+    untied = 1.0 - _tie_share(shape)
+    if not abs(net) < untied:
+        raise ValueError(f"{shape}: a net share of {net:g} is beyond {untied:g}")
+    lo, hi = -20.0 * sd, 20.0 * sd
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if untied * (2.0 * _ahead(shape, mid, sd) - 1.0) < net:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def deals_drawer(shape: str, net: float, sd: float, rng: np.random.Generator) -> Draw:
+    """The signs of differences of the given shape shifted to the net share
+    ``net`` (the chance that A outscores B minus the chance that B does)."""
+    shift = deals_shift(shape, net, sd)
+    ties = _tie_share(shape)
+    base = "normal" if ties else shape
+
+    def draw(_deal: int, runs: np.ndarray) -> np.ndarray:
+        k = runs.size
+        if base == "normal":
+            x = rng.normal(shift, sd, k)
+        elif base == "t3":
+            x = shift + rng.standard_t(3, k) * sd / math.sqrt(3)
+        else:
+            x = shift + sd * (rng.exponential(1.0, k) - 1.0)
+        if ties:
+            x = np.where(rng.random(k) < ties, 0.0, x)
+        signs: np.ndarray = np.sign(x)
+        return signs
+
+    return draw
+
+
 def upper_bound(errors: int, runs: int, level: float = 0.99) -> float:
     """The one-sided upper ``level`` Clopper-Pearson bound of a rate of
     ``errors`` in ``runs`` (bisection on the binomial distribution function).
@@ -224,33 +310,46 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sd", type=float, default=200.0)
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--h0", type=float, default=0.0)
-    ap.add_argument("--h1", type=float, default=20.0)
+    ap.add_argument(
+        "--h1", type=float, help="default 20 (points per game), 0.1 with --question deals"
+    )
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--beta", type=float, default=0.05)
     ap.add_argument("--max-games", type=int, default=DEFAULT_MAX_GAMES)
-    ap.add_argument("--shapes", default=",".join(SHAPES))
+    ap.add_argument("--question", choices=QUESTIONS, default="points")
+    ap.add_argument("--shapes", help="default: " + ", ".join(SHAPES) + "; with --question "
+                    "deals " + ", ".join(DEALS_SHAPES))  # fmt: skip
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    design = Design(args.h0, args.h1, args.alpha, args.beta)
-    bound = difference_bound(Rules(players=args.players))
+    deals = args.question == "deals"
+    h1 = DEFAULT_H1[args.question] if args.h1 is None else args.h1
+    design = Design(args.h0, h1, args.alpha, args.beta, question=args.question)
+    bound = design.bound(Rules(players=args.players))
+    shapes = (args.shapes or ",".join(DEALS_SHAPES if deals else SHAPES)).split(",")
+
+    def draw_for(shape: str, mean: float) -> Draw:
+        if deals:
+            return deals_drawer(shape, mean, args.sd, rng)
+        return drawer(shape, mean, args.sd, bound, rng)
+
     max_deals = args.max_games // 2
     means = sorted({-design.h1, design.h0, (design.h0 + design.h1) / 2, design.h1, 2 * design.h1})
     rng = np.random.default_rng(args.seed)
     started = time.process_time()
     rows = []
-    for shape in args.shapes.split(","):
+    for shape in shapes:
         for mean in means:
-            result = simulate(drawer(shape, mean, args.sd, bound, rng), design, bound, args.runs,
-                              max_deals)  # fmt: skip
-            rows.append(case_row(shape, mean, result, design, args.runs))
+            result = simulate(draw_for(shape, mean), design, bound, args.runs, max_deals)
+            row = case_row(shape, mean, result, design, args.runs)
+            if deals:
+                row["points_mean"] = (1 - _tie_share(shape)) * deals_shift(shape, mean, args.sd)
+            rows.append(row)
     sprt: dict[float, float] = {}
     sprt_errors: dict[str, list[float]] = {}
-    for shape in args.shapes.split(","):
+    for shape in shapes:
         for mean, wrong in ((design.h0, 1), (design.h1, -1)):
-            res = simulate_sprt(
-                drawer(shape, mean, args.sd, bound, rng), design.h0, design.h1, args.runs, max_deals
-            )
+            res = simulate_sprt(draw_for(shape, mean), design.h0, design.h1, args.runs, max_deals)
             sprt_errors.setdefault(shape, []).append(float((res.verdicts == wrong).mean()))
             if shape == "normal":
                 sprt[mean] = 2 * float(res.deals.mean())
@@ -283,17 +382,24 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{args.runs} runs per case, sd {args.sd:g}, {args.players} players (bound {bound:g}), "
         f"h0 {design.h0:+g}, h1 {design.h1:+g}, alpha {design.alpha:g}, beta {design.beta:g}, "
-        f"cap {args.max_games} games"
+        f"cap {args.max_games} games, --question {args.question}"
+        + (
+            " (means: net shares of the deals; pts: the mean difference in points they make)"
+            if deals
+            else ""
+        )
     )
     print(
-        f"{'shape':<8} {'mean':>6} {'A-B>h0':>7} {'A-B<h1':>7} {'undec.':>7} "
-        f"{'games':>7} {'p95':>6}  {'error (99% upper)':>18}"
+        f"{'shape':<8} {'mean':>6} {'pts' if deals else '':>6} {'>h0':>7} {'<h1':>7} "
+        f"{'undec.':>7} {'games':>7} {'p95':>6}  {'error (99% upper)':>18}"
     )
     for r in rows:
         err = f"{r['error']:.4f} ({r['error_upper99']:.4f})" if "error" in r else ""
+        pts = f"{r['points_mean']:+6.1f}" if "points_mean" in r else ""
         print(
-            f"{r['shape']:<8} {r['mean']:>+6g} {r['above_h0']:>7.4f} {r['below_h1']:>7.4f} "
-            f"{r['undecided']:>7.4f} {r['games_mean']:>7.0f} {r['games_p95']:>6.0f}  {err:>18}"
+            f"{r['shape']:<8} {r['mean']:>+6g} {pts:>6} {r['above_h0']:>7.4f} "
+            f"{r['below_h1']:>7.4f} {r['undecided']:>7.4f} {r['games_mean']:>7.0f} "
+            f"{r['games_p95']:>6.0f}  {err:>18}"
         )
     for shape, (at_h0, at_h1) in sprt_errors.items():
         print(

@@ -193,6 +193,11 @@ def test_bench_oracle_gives_the_true_deal_only_where_asked() -> None:
         ),
         ["bench_table.py", "--tables", "2", "--repeat", "1"],
         [
+            "bench_compare_oc.py",
+            *["--question", "deals", "--runs", "20", "--shapes", "skewed,ties40"],
+            *["--max-games", "200"],
+        ],
+        [
             "bench_oracle.py",
             *["--modes", "oracle,oracle-play", "--games", "1", "--samples", "1"],
             *["--bid-effort", "1", "--jobs", "1"],

@@ -156,6 +156,15 @@ def test_the_vectorised_simulation_is_the_module_test() -> None:
                 verdict, n = _run(cs, lambda values=values: float(next(values)), 700)
                 code = {Verdict.ABOVE_H0: 1, Verdict.BELOW_H1: -1, Verdict.UNDECIDED: 0}
                 assert (code[verdict], n) == (result.verdicts[run], result.deals[run])
+    deals = Design(0.0, 0.1, question="deals")
+    signs = bench.deals_drawer("ties10", 0.05, 150.0, rng)(0, np.arange(24 * 700)).reshape(24, 700)
+    assert set(np.unique(signs)) == {-1.0, 0.0, 1.0}
+    result = bench.simulate(lambda t, runs: signs[runs, t], deals, 1.0, 24, 700)
+    for run in range(24):
+        cs = ConfidenceSequence(1.0, deals)
+        values = iter(signs[run])
+        verdict, n = _run(cs, lambda values=values: float(next(values)), 700)
+        assert (code[verdict], n) == (result.verdicts[run], result.deals[run])
 
 
 def test_error_rates_by_simulation_stay_within_nominal() -> None:
@@ -175,6 +184,61 @@ def test_error_rates_by_simulation_stay_within_nominal() -> None:
             rate = float((result.verdicts == wrong).mean())
             assert rate <= 0.062, (shape, mean, rate)
             assert float((result.verdicts == 0).mean()) <= 0.05
+
+
+def test_the_deals_question_counts_who_outscored_whom() -> None:
+    """A wins three deals of four by 10 points and loses the fourth by 500:
+    B scores more on average (-117.5 points per game), A outscores B on more
+    deals (net +50%). Each question gets its own answer from the same deals."""
+    planted = [10.0, 10.0, 10.0, -500.0] * 100
+    deals = Design(0.0, 0.1, question="deals")
+    values = iter(planted)
+    cs = ConfidenceSequence(1.0, deals)
+    verdict, n = _run(cs, lambda: deals.outcome(next(values)), len(planted))
+    assert verdict is Verdict.ABOVE_H0 and n < 100, n
+    assert deals.verdict_text(verdict) == "A outscores B on more deals than B outscores A"
+    assert abs(cs.mean - 0.5) < 0.1 and 0 < cs.lower() < 0.5 < cs.upper()
+    values = iter(planted)
+    points = ConfidenceSequence(2700.0, Design())
+    verdict, _ = _run(points, lambda: float(next(values)), len(planted))
+    assert verdict is Verdict.BELOW_H1 and points.mean < 0
+
+
+def test_a_tie_counts_for_neither_side() -> None:
+    """Ties (equal totals, as deals played identically give) add 0: two
+    ties and a win is a net +1/3, not the -1/3 of two losses and a win;
+    ties alone show that A does not outscore B by 10% of the deals, never
+    that it outscores B."""
+    design = Design(0.0, 0.1, question="deals")
+    assert [design.outcome(x) for x in (0, 0, 30)] == [0.0, 0.0, 1.0]
+    for cycle, mean, want in (((0, 0, 30), 1 / 3, Verdict.ABOVE_H0),
+                              ((-40, -10, 30), -1 / 3, Verdict.BELOW_H1)):  # fmt: skip
+        cs = ConfidenceSequence(1.0, design)
+        values = iter(cycle * 100)
+        verdict, _ = _run(cs, lambda values=values: design.outcome(next(values)), 300)
+        assert verdict is want and abs(cs.mean - mean) < 0.05
+    cs = ConfidenceSequence(1.0, design)
+    verdict, n = _run(cs, lambda: design.outcome(0), 1000)
+    assert verdict is Verdict.BELOW_H1 and 10 < n < 60
+    assert cs.lower() < 0 < cs.upper() < 0.1 and not cs.above(0.0)
+    with pytest.raises(ValueError, match="shares of the deals"):
+        Design(0.0, 20.0, question="deals")
+
+
+def test_the_deals_question_keeps_its_error_rates_by_simulation() -> None:
+    """The deals question on point differences shaped like real play: 2,000
+    simulated comparisons where the net share is exactly h0 on skewed
+    differences (their mean in points is +61: the questions disagree) and
+    exactly h1 with 40% ties. The bound 0.062 is 5% plus 2.5 standard errors."""
+    np = pytest.importorskip("numpy")
+    bench = load_bench("bench_compare_oc")
+    rng = np.random.default_rng(9)
+    design = Design(0.0, 0.1, question="deals")
+    for shape, net, wrong in (("skewed", 0.0, 1), ("ties40", 0.1, -1)):
+        result = bench.simulate(bench.deals_drawer(shape, net, 200.0, rng), design, 1.0, 2000, 3000)
+        rate = float((result.verdicts == wrong).mean())
+        assert rate <= 0.062, (shape, net, rate)
+        assert float((result.verdicts == 0).mean()) <= 0.05
 
 
 def test_non_inferiority() -> None:
@@ -436,6 +500,7 @@ def test_resume_with_another_test_is_refused(
         (("--alpha", "0.01"), "stored --alpha 0.05, given --alpha 0.01"),
         (("--margin", "10"), "stored no margin, given --margin 10.0"),
         (("--games", "8"), "stored a sequential test, given a fixed number of games"),
+        (("--question", "deals"), "stored --question 'points', given --question 'deals'"),
     ):
         refused = cli_here(
             ["compare", *base, *other, "--resume"], capsys, monkeypatch, cwd=tmp_path
@@ -443,9 +508,44 @@ def test_resume_with_another_test_is_refused(
         assert refused.returncode == 2, refused.stdout
         assert refused.stderr.count("\n") == 1 and said in refused.stderr, refused.stderr
         assert "the test does not match" in refused.stderr
+    # a comparison stored before the question was kept asked about points
+    with ResultsStore(tmp_path / "compare.sqlite", create=False) as store:
+        config = store.tournament_config()
+        assert config is not None and config["test"].pop("question") == "points"
+        store.update_config(config)
+    refused = cli_here(
+        ["compare", *base, "--question", "deals", "--resume"],
+        capsys,
+        monkeypatch,
+        cwd=tmp_path,
+    )
+    assert refused.returncode == 2 and "given --question 'deals'" in refused.stderr
     more = _cli(*base, "--max-games", "400", "--resume", cwd=tmp_path)
     assert more.returncode == 0, more.stderr
     assert more.stdout.startswith("A is stronger than B after"), more.stdout
+
+
+def test_the_deals_question_end_to_end(tmp_path: Path) -> None:
+    """``--question deals``: the report says what was asked, the verdict is
+    about deals, the tally counts every deal once (A ahead, B ahead or tied),
+    and the question is stored with the test."""
+    base = (HEURISTIC, RANDOM, *SIZE_ARGS, "--bot-seed-secret", "q", "--question", "deals")
+    proc = _cli(*base, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("asked: does A outscore B on more deals than B outscores A?")
+    assert lines[1].startswith("A outscores B on more deals than B outscores A after"), lines
+    assert "net deals > +0% of the deals" in lines[1]
+    assert "question: does A outscore B on more deals" in proc.stderr
+    assert "net deals +" in proc.stderr and "A ahead" in proc.stderr  # the progress
+    out = json.loads(_cli(*base, "--resume", "--json", "--quiet", cwd=tmp_path).stdout)
+    assert out["verdict"] == "stronger" and out["test"]["question"] == "deals"
+    assert out["test"]["h1"] == 0.1 and 0 < out["low"] <= out["mean"] <= out["high"] <= 1
+    assert out["deals_a_ahead"] + out["deals_b_ahead"] + out["deals_tied"] == out["deals"]
+    assert out["mean"] == pytest.approx(
+        (out["deals_a_ahead"] - out["deals_b_ahead"]) / out["deals"]
+    )
+    assert out["points_mean"] > 0
 
 
 @pytest.mark.slow(seconds=8)

@@ -19,7 +19,7 @@ from typing import Any
 from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
 from wizard_referee.compare.plan import DEFAULT_OPPONENTS, BotSpec, ComparePlan, parse_bot
 from wizard_referee.compare.session import CompareError, Comparison, Outcome, Progress
-from wizard_referee.compare.stats import Design, Verdict, difference_bound
+from wizard_referee.compare.stats import DEFAULT_H1, QUESTIONS, Design, Verdict
 from wizard_referee.referee.grpc_setup import prepare_referee_transport
 from wizard_referee.sandbox.cli import add_sandbox_arguments, limits_from_args
 from wizard_referee.storage import beside_store, shown
@@ -59,6 +59,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _add_test_arguments(parser: argparse.ArgumentParser) -> None:
     t = parser.add_argument_group("the test")
+    t.add_argument(
+        "--question",
+        choices=QUESTIONS,
+        default="points",
+        help="points (default): does A score more points per game than B? deals: does A "
+        "outscore B on more deals than B outscores A (ties count for neither)? With deals, "
+        "--h0, --h1 and --margin are shares of the deals (0.1: 10%%; default --h1 0.1)",
+    )
     t.add_argument(
         "--h0",
         type=float,
@@ -206,15 +214,15 @@ def _design(args: argparse.Namespace) -> Design:
             raise ValueError(
                 "--margin sets the thresholds itself (-MARGIN and 0): leave out --h0 and --h1"
             )
-        return Design.non_inferiority(args.margin, args.alpha, args.beta)
+        return Design.non_inferiority(args.margin, args.alpha, args.beta, args.question)
     h0 = 0.0 if args.h0 is None else args.h0
-    h1 = 20.0 if args.h1 is None else args.h1
+    h1 = DEFAULT_H1[args.question] if args.h1 is None else args.h1
     if h1 <= h0:
         default = " (the default)" if args.h1 is None else ""
         default = " (the default --h0)" if args.h0 is None else default
         given = f"--h0 {h0:g} and --h1 {h1:g}{default}"
         raise ValueError(f"the test needs --h1 above --h0, got {given}")
-    return Design(h0, h1, args.alpha, args.beta)
+    return Design(h0, h1, args.alpha, args.beta, question=args.question)
 
 
 def _settings(args: argparse.Namespace) -> tuple[ComparePlan, int, Design, bool]:
@@ -231,17 +239,17 @@ def _settings(args: argparse.Namespace) -> tuple[ComparePlan, int, Design, bool]
     if args.parallel is not None and args.parallel < 1:
         raise ValueError("--parallel must be at least 1")
     design = _design(args)
-    bound = difference_bound(rules)
+    bound = design.bound(rules)
+    possible = f"(at most {design.show(bound)[1:]} {design.unit} either way)"
     if design.margin is not None and design.margin >= bound:
         raise ValueError(
             f"--margin {design.margin:g} is beyond the possible differences under these rules "
-            f"(at most {bound:g} points per game either way)"
+            + possible
         )
     for name, m in (("--h0", design.h0), ("--h1", design.h1)):
         if not -bound < m < bound:
             raise ValueError(
-                f"{name} {m:+g} lies outside the possible differences under these rules "
-                f"(at most {bound:g} points per game either way)"
+                f"{name} {m:+g} lies outside the possible differences under these rules " + possible
             )
     if args.games is not None:
         if args.games < 4:
@@ -432,14 +440,19 @@ def _header(c: Comparison, where: str) -> str:
         f"{where}",
     ]
     d = c.design
+    if d.deals:
+        lines.append(f"  question: {d.asked()}")
     if c.sequential:
         lines.append(f"  test: {d.describe()}")
     else:
         lines.append(f"  {2 * c.deals} games ({c.deals} deals)")
-    lines.append(
-        f"  a confidence sequence for A-B, valid whenever the comparison stops; A-B lies "
-        f"within {c.cs.bound:g} points per game either way under these rules"
-    )
+    if d.deals:
+        lines.append("  a confidence sequence for net deals, valid whenever the comparison stops")
+    else:
+        lines.append(
+            f"  a confidence sequence for A-B, valid whenever the comparison stops; A-B lies "
+            f"within {c.cs.bound:g} points per game either way under these rules"
+        )
     if c.played:
         lines.append(f"  {c.played} games already in {c.store.where}")
     return "\n".join(lines)
@@ -452,35 +465,40 @@ def _report(outcome: Outcome, args: argparse.Namespace) -> None:
         print(json.dumps(out, indent=2))
         return
     d = outcome.design
+    if d.deals:
+        print(f"asked: {d.asked()}")
     if outcome.sequential:
         if outcome.verdict is Verdict.ABOVE_H0:
             print(
-                f"{outcome.text} after {outcome.games} games: A-B > {d.h0:+g} points per game "
-                f"(wrong with chance at most {d.alpha:g})"
+                f"{outcome.text} after {outcome.games} games: {d.measure} > {d.show(d.h0)} "
+                f"{d.unit} (wrong with chance at most {d.alpha:g})"
             )
         elif outcome.verdict is Verdict.BELOW_H1:
             print(
-                f"{outcome.text} after {outcome.games} games: A-B < {d.h1:+g} points per game "
-                f"(wrong with chance at most {d.beta:g})"
+                f"{outcome.text} after {outcome.games} games: {d.measure} < {d.show(d.h1)} "
+                f"{d.unit} (wrong with chance at most {d.beta:g})"
             )
         else:
             print(
-                f"undecided after {outcome.games} games: the sequence holds both {d.h0:+g} and "
-                f"{d.h1:+g} (raise --max-games and add --resume to go on)"
+                f"undecided after {outcome.games} games: the sequence holds both "
+                f"{d.show(d.h0)} and {d.show(d.h1)} (raise --max-games and add --resume to go on)"
             )
     if outcome.deals == 0:
         print(f"{outcome.games} games: too few for an estimate")
     else:
         low, high = outcome.t_interval
-        print(
-            f"mean difference A - B: {outcome.mean:+.1f} points per game (sd {outcome.sd:.1f}, "
-            f"{outcome.deals} deals, {outcome.games} games)"
-        )
+        if d.deals:
+            _report_deals(outcome)
+        else:
+            print(
+                f"mean difference A - B: {outcome.mean:+.1f} points per game "
+                f"(sd {outcome.sd:.1f}, {outcome.deals} deals, {outcome.games} games)"
+            )
         print(
             f"confidence sequence: {outcome.interval_text()} (its lower end wrong with chance "
             f"at most {d.alpha:g}, its upper end at most {d.beta:g}, whenever it stops)"
         )
-        if not outcome.sequential and outcome.deals >= 2:
+        if not outcome.sequential and outcome.deals >= 2 and not d.deals:
             print(
                 f"Student's t 95% interval: {low:+.1f} to {high:+.1f} (a fixed number of deals; "
                 "it assumes roughly normal differences)"
@@ -509,4 +527,18 @@ def _report(outcome: Outcome, args: argparse.Namespace) -> None:
     print(
         f"why: wizard-arena analyse --database {shown(args.database)} (how much of A - B "
         "comes from bidding, how much from play)"
+    )
+
+
+def _report_deals(outcome: Outcome) -> None:
+    """The tally of a deals question: who outscored whom, the ties, and the
+    mean difference in points (which was not asked)."""
+    print(
+        f"A outscored B on {outcome.a_ahead} deals, B outscored A on {outcome.b_ahead}, "
+        f"{outcome.ties} tied (equal totals: they count for neither): net deals "
+        f"{100 * outcome.mean:+.1f}% ({outcome.deals} deals, {outcome.games} games)"
+    )
+    print(
+        f"mean difference A - B: {outcome.points_mean:+.1f} points per game (not what was "
+        "asked: --question points tests it)"
     )

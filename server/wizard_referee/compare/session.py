@@ -22,13 +22,7 @@ from typing import Any, TextIO
 
 from wizard_arena.protocol.seeds import new_secret
 from wizard_referee.compare.plan import SIDES, ComparePlan, PlannedGame
-from wizard_referee.compare.stats import (
-    ConfidenceSequence,
-    Design,
-    Statement,
-    Verdict,
-    difference_bound,
-)
+from wizard_referee.compare.stats import ConfidenceSequence, Design, Statement, Verdict
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.store import ResultsStore, StoreError, start_problem
 
@@ -66,6 +60,12 @@ def _signed(x: float) -> str:
     return f"{x:+.1f}"
 
 
+def _shown(design: Design, x: float) -> str:
+    """A mean or an end of the sequence: points to a tenth, a share of the
+    deals in percent to a tenth."""
+    return f"{100 * x:+.1f}%" if design.deals else _signed(x)
+
+
 @dataclass(frozen=True)
 class Outcome:
     verdict: Verdict
@@ -86,6 +86,16 @@ class Outcome:
     t_interval: tuple[float, float]
     statements: tuple[Statement, ...]
     design: Design
+    a_ahead: int = 0
+    """Deals on which A's total was above B's."""
+    b_ahead: int = 0
+    """Deals on which B's total was above A's (the rest were ties)."""
+    points_mean: float = 0.0
+    """The mean of A - B in points per game, whatever the question."""
+
+    @property
+    def ties(self) -> int:
+        return self.deals - self.a_ahead - self.b_ahead
 
     @property
     def text(self) -> str:
@@ -93,9 +103,10 @@ class Outcome:
 
     def interval_text(self) -> str:
         """The sequence's interval, an end that is still the rules' bound said so."""
-        b = f"{self.bound:g} (the bound)"
-        low = "-" + b if self.low <= -self.bound else _signed(self.low)
-        high = "+" + b if self.high >= self.bound else _signed(self.high)
+        d = self.design
+        b = f"{d.show(self.bound)[1:]} (the bound)"
+        low = "-" + b if self.low <= -self.bound else _shown(d, self.low)
+        high = "+" + b if self.high >= self.bound else _shown(d, self.high)
         return f"{low} to {high}"
 
     def as_dict(self) -> dict[str, Any]:
@@ -117,6 +128,10 @@ class Outcome:
             # stop biases it)
             "t_low": None if self.sequential or math.isnan(low) else low,
             "t_high": None if self.sequential or math.isnan(high) else high,
+            "deals_a_ahead": self.a_ahead,
+            "deals_b_ahead": self.b_ahead,
+            "deals_tied": self.ties,
+            "points_mean": self.points_mean if self.deals else None,
             "test": {"sequential": self.sequential, **d.key()},
         }
 
@@ -140,12 +155,18 @@ class Comparison:
     """Games stored (finished) in all."""
     identical: int = 0
     """Deals counted whose two games were played identically."""
+    a_ahead: int = 0
+    """Deals counted on which A's total was above B's."""
+    b_ahead: int = 0
+    """Deals counted on which B's total was above A's."""
+    points_total: int = 0
+    """The sum of A - B over the deals counted."""
     _scores: dict[int, dict[str, tuple[int, str]]] = field(default_factory=dict)
     _queue: Iterator[PlannedGame] | None = None
     _retry: list[PlannedGame] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.cs = ConfidenceSequence(difference_bound(self.plan.rules), self.design)
+        self.cs = ConfidenceSequence(self.design.bound(self.plan.rules), self.design)
 
     @property
     def done(self) -> bool:
@@ -171,6 +192,9 @@ class Comparison:
             cs.t_interval(),
             tuple(cs.statements()),
             self.design,
+            self.a_ahead,
+            self.b_ahead,
+            self.points_total / cs.n if cs.n else 0.0,
         )
 
     def load(self) -> None:
@@ -208,10 +232,13 @@ class Comparison:
                 break
             (a, a_digest), (b, b_digest) = pair["A"], pair["B"]
             try:
-                self.cs.add(a - b)
+                self.cs.add(self.design.outcome(a - b))
             except ValueError as e:  # a total beyond the rules' range: a bug to report
                 raise CompareError(f"deal {self.cs.n} (games d{self.cs.n}-A, -B): {e}") from None
             self.identical += a_digest == b_digest and a == b
+            self.a_ahead += a > b
+            self.b_ahead += b > a
+            self.points_total += a - b
             if self.sequential:
                 self.verdict = self.cs.decide()
 
@@ -325,6 +352,7 @@ _TEST_OPTIONS = {
     "alpha": "--alpha",
     "beta": "--beta",
     "margin": "--margin",
+    "question": "--question",
 }
 
 
@@ -341,6 +369,7 @@ def _check_test(test: dict[str, Any], stored: dict[str, Any], store: ResultsStor
     if have is None:
         store.update_config({**stored, "test": test})
         return
+    have = {"question": "points", **have}  # stored before the deals question was offered
     differ = [k for k in sorted(set(have) | set(test)) if have.get(k) != test.get(k)]
     if differ:
         shown = "; ".join(
@@ -380,15 +409,22 @@ class Progress:
         if cs.n:
             low, high = cs.lower(), cs.upper()
             ends = (
-                "-" if low <= -cs.bound else _signed(low),
-                "-" if high >= cs.bound else _signed(high),
+                "-" if low <= -cs.bound else _shown(c.design, low),
+                "-" if high >= cs.bound else _shown(c.design, high),
             )
-            text += (
-                f"  A-B {cs.mean:+.1f} pts/game, sequence {ends[0]} to {ends[1]} "
-                f"({cs.n} deals, {c.identical} identical)"
-            )
+            if c.design.deals:
+                text += (
+                    f"  net deals {_shown(c.design, cs.mean)} (A ahead {c.a_ahead}, B ahead "
+                    f"{c.b_ahead}), sequence {ends[0]} to {ends[1]} "
+                    f"({cs.n} deals, {c.identical} identical)"
+                )
+            else:
+                text += (
+                    f"  A-B {cs.mean:+.1f} pts/game, sequence {ends[0]} to {ends[1]} "
+                    f"({cs.n} deals, {c.identical} identical)"
+                )
         else:
-            text += "  A-B -"
+            text += f"  {c.design.measure} -"
         return text + f"  {rate:.1f} games/s"
 
     def tick(self, force: bool = False) -> None:

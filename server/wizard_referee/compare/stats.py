@@ -43,22 +43,32 @@ beta`` at every deal at once.
 ``l_i = max(h1 - h0, h1 - mean) / v_i``, capped as above, where ``mean`` is
 the mean of the earlier differences and ``v_i`` their spread: the sum of the
 squared deviations of each earlier difference from the mean before it, plus
-one imaginary deal of spread :data:`PRIOR_SPREAD` ``* R``, over the number
+one imaginary deal of spread :data:`PRIOR_SPREAD` ``* R`` (for the deals
+question :data:`DEALS_PRIOR_SPREAD` ``* R``), over the number
 of deals (the imaginary one included). Where the differences are roughly
 normal this is the bet that makes the capital grow fastest when the true
 mean lies ``h1 - h0`` beyond the threshold (as the likelihood ratio of a
 sequential probability ratio test would), or as far as the data so far
 suggest when that is more; the cap binds where the spread is small against
-the bound. A stake does not depend on ``m`` (but for the cap), so the
-capital falls as ``m`` rises and the claims form an interval. The stakes set
-only how fast the answer comes: the error rates hold for any stakes chosen
-from the past.
+the bound. For the deals question ``mean`` counts :data:`DEALS_PRIOR_DEALS`
+imaginary deals at ``(h0 + h1) / 2`` besides the real ones. A stake does
+not depend on ``m`` (but for the cap), so the capital falls as ``m`` rises
+and the claims form an interval. The stakes set only how fast the answer
+comes: the error rates hold for any stakes chosen from the past.
 
 **The decision** (:class:`Design`): stop with "A is stronger than B" (by more
 than ``h0``) once "``mu > h0``" is claimed, with "A is not stronger than B by
 ``h1`` or more" once "``mu < h1``" is claimed, undecided at the cap on
 games. The non-inferiority form (``margin D``) is ``h0 = -D``, ``h1 = 0``:
 "A is not weaker than B by ``D`` or more" against "A is weaker than B".
+
+**The deals question** (``Design(question="deals")``) runs the same
+sequence on each deal's sign: +1 where A's total is above B's, -1 where it
+is below, 0 for equal totals (a tie counts for neither bot, and deals played
+identically are ties). The mean is ``P(A outscores B) - P(B outscores A)``,
+"net deals", bounded by 1; ``h0``, ``h1`` and ``margin`` are shares of the
+deals (default ``h1`` 0.1: A outscores B on 10% of the deals more than the
+reverse).
 
 **Assumption.** The deals' differences share one mean: the candidate's seat
 and the opponents' order change from deal to deal (:mod:`.plan`), and their
@@ -94,8 +104,12 @@ from wizard_referee.ratings.student_t import t_quantile
 
 __all__ = [
     "BET_CAP",
+    "DEALS_PRIOR_DEALS",
+    "DEALS_PRIOR_SPREAD",
+    "DEFAULT_H1",
     "METHOD",
     "PRIOR_SPREAD",
+    "QUESTIONS",
     "ConfidenceSequence",
     "Design",
     "Statement",
@@ -111,6 +125,28 @@ BET_CAP = 0.9
 
 #: The spread of the imaginary first deal, as a share of the bound ``R``.
 PRIOR_SPREAD = 0.25
+
+#: The same for the deals question: a deal's outcome is -1, 0 or +1, so its
+#: spread is close to the bound itself (1 without ties); a smaller imaginary
+#: spread would stake nearly the cap on the first deals, and a first deal lost
+#: at that stake costs as much as a few hundred deals at the threshold gain.
+DEALS_PRIOR_SPREAD = 1.0
+
+#: For the deals question the stakes take the mean of the earlier deals with
+#: this many imaginary deals at the midpoint of the thresholds: early means
+#: of -1/+1 outcomes stray far, and a stake several times the threshold gap
+#: loses capital (bench_compare_oc: about 1,200 games at h0 and h1 with it,
+#: 1,700 without).
+DEALS_PRIOR_DEALS = 20
+
+#: What a comparison can ask: ``points``, the mean of ``score_A - score_B``
+#: (points per game); ``deals``, the mean of its sign (+1 where A outscored B
+#: on the deal, -1 where B outscored A, 0 for equal totals): the share of
+#: deals A outscores B on minus the share B outscores A on.
+QUESTIONS = ("points", "deals")
+
+#: The default ``h1`` of each question: 20 points per game; 10% of the deals.
+DEFAULT_H1 = {"points": 20.0, "deals": 0.1}
 
 #: Bisection for the ends of the sequence stops at this share of the bound.
 _TOLERANCE = 1e-7
@@ -141,13 +177,29 @@ def _points(m: float) -> str:
     return f"{abs(m):g} point{'' if abs(m) == 1 else 's'} per game"
 
 
-def above_text(m: float) -> str:
+def _share(m: float) -> str:
+    return f"{100 * abs(m):g}% of the deals"
+
+
+def above_text(m: float, question: str = "points") -> str:
     """What "``mu > m``" says of the bots.
 
     >>> above_text(0), above_text(15), above_text(-30)
     ('A scores more than B', 'A scores more than B by more than 15 points per game', \
 'A is not weaker than B by 30 points per game or more')
+    >>> above_text(0, "deals")
+    'A outscores B on more deals than B outscores A'
+    >>> above_text(0.1, "deals")
+    'A outscores B on more deals than B outscores A, by more than 10% of the deals'
+    >>> above_text(-0.05, "deals")
+    'B does not outscore A on more deals than A outscores B by 5% of the deals or more'
     """
+    if question == "deals":
+        if m == 0:
+            return "A outscores B on more deals than B outscores A"
+        if m > 0:
+            return f"A outscores B on more deals than B outscores A, by more than {_share(m)}"
+        return f"B does not outscore A on more deals than A outscores B by {_share(m)} or more"
     if m == 0:
         return "A scores more than B"
     if m > 0:
@@ -155,13 +207,25 @@ def above_text(m: float) -> str:
     return f"A is not weaker than B by {_points(m)} or more"
 
 
-def below_text(m: float) -> str:
+def below_text(m: float, question: str = "points") -> str:
     """What "``mu < m``" says of the bots.
 
     >>> below_text(0), below_text(20), below_text(-30)
     ('A scores less than B', 'A is not stronger than B by 20 points per game or more', \
 'A scores less than B by more than 30 points per game')
+    >>> below_text(0, "deals")
+    'B outscores A on more deals than A outscores B'
+    >>> below_text(0.1, "deals")
+    'A does not outscore B on more deals than B outscores A by 10% of the deals or more'
+    >>> below_text(-0.1, "deals")
+    'B outscores A on more deals than A outscores B, by more than 10% of the deals'
     """
+    if question == "deals":
+        if m == 0:
+            return "B outscores A on more deals than A outscores B"
+        if m > 0:
+            return f"A does not outscore B on more deals than B outscores A by {_share(m)} or more"
+        return f"B outscores A on more deals than A outscores B, by more than {_share(m)}"
     if m == 0:
         return "A scores less than B"
     if m > 0:
@@ -172,7 +236,8 @@ def below_text(m: float) -> str:
 @dataclass(frozen=True)
 class Design:
     """The question a sequential comparison answers: its two thresholds (points
-    per game) and error rates, or the non-inferiority form (``margin``)."""
+    per game; with ``question="deals"`` shares of the deals, between -1 and 1)
+    and error rates, or the non-inferiority form (``margin``)."""
 
     h0: float = 0.0
     h1: float = 20.0
@@ -182,36 +247,117 @@ class Design:
     """The chance of ever claiming ``mu < m`` for an ``m`` at or below the true mean."""
     margin: float | None = None
     """Non-inferiority: ``h0 = -margin``, ``h1 = 0`` (see :meth:`non_inferiority`)."""
+    question: str = "points"
+    """``points`` (the mean of A - B) or ``deals`` (the mean of its sign): :data:`QUESTIONS`."""
 
     def __post_init__(self) -> None:
+        if self.question not in QUESTIONS:
+            raise ValueError(
+                f"the question is one of {', '.join(QUESTIONS)}, got {self.question!r}"
+            )
         if not (math.isfinite(self.h0) and math.isfinite(self.h1) and self.h1 > self.h0):
             raise ValueError(f"the test needs h1 > h0, got {self.h0:g} and {self.h1:g}")
         for name, p in (("alpha", self.alpha), ("beta", self.beta)):
             if not 0.0 < p < 0.5:
                 raise ValueError(f"{name} must lie between 0 and 0.5, got {p:g}")
+        if self.deals and not -1.0 < self.h0 < self.h1 < 1.0:
+            raise ValueError(
+                "the deals question's thresholds are shares of the deals between -1 and 1 "
+                f"(0.1: 10% of the deals), got {self.h0:g} and {self.h1:g}"
+            )
         if self.margin is not None and (self.h0, self.h1) != (-self.margin, 0.0):
             raise ValueError("a margin test has h0 = -margin and h1 = 0")
 
     @classmethod
-    def non_inferiority(cls, margin: float, alpha: float = 0.05, beta: float = 0.05) -> Design:
-        """ "A is not weaker than B by ``margin`` points per game or more".
+    def non_inferiority(
+        cls, margin: float, alpha: float = 0.05, beta: float = 0.05, question: str = "points"
+    ) -> Design:
+        """ "A is not weaker than B by ``margin`` points per game or more"
+        (with ``question="deals"``: a share of the deals).
 
         >>> Design.non_inferiority(20)
-        Design(h0=-20.0, h1=0.0, alpha=0.05, beta=0.05, margin=20.0)
+        Design(h0=-20.0, h1=0.0, alpha=0.05, beta=0.05, margin=20.0, question='points')
         """
         if not (math.isfinite(margin) and margin > 0):
-            raise ValueError(f"the margin must be a positive number of points, got {margin:g}")
-        return cls(-float(margin), 0.0, alpha, beta, float(margin))
+            what = "share of the deals" if question == "deals" else "number of points"
+            raise ValueError(f"the margin must be a positive {what}, got {margin:g}")
+        return cls(-float(margin), 0.0, alpha, beta, float(margin), question)
+
+    @property
+    def deals(self) -> bool:
+        """Whether the question is the sign of each deal's difference."""
+        return self.question == "deals"
+
+    def bound(self, rules: Rules) -> float:
+        """The largest possible value either way of one deal's outcome: the
+        rules' :func:`difference_bound` for points, 1 for deals."""
+        return 1.0 if self.deals else difference_bound(rules)
+
+    def outcome(self, difference: float) -> float:
+        """What a deal with ``score_A - score_B = difference`` adds to the sequence.
+
+        >>> [Design(question="deals", h1=0.1).outcome(x) for x in (250, 0, -10)]
+        [1.0, 0.0, -1.0]
+        >>> Design().outcome(-10)
+        -10.0
+        """
+        if self.deals:
+            return float((difference > 0) - (difference < 0))
+        return float(difference)
+
+    def stake_mean(self, mean: Any, n: int) -> Any:
+        """The mean the stakes take after ``n`` deals of mean ``mean`` (a number
+        or a numpy array): itself for points; for deals, with
+        :data:`DEALS_PRIOR_DEALS` imaginary deals at ``(h0 + h1) / 2``."""
+        if not self.deals:
+            return mean
+        k = DEALS_PRIOR_DEALS
+        return (mean * n + k * 0.5 * (self.h0 + self.h1)) / (n + k)
+
+    @property
+    def prior_spread(self) -> float:
+        """The imaginary first deal's spread, as a share of the bound."""
+        return DEALS_PRIOR_SPREAD if self.deals else PRIOR_SPREAD
+
+    @property
+    def measure(self) -> str:
+        """The name of what the sequence is about, in a formula."""
+        return "net deals" if self.deals else "A-B"
+
+    @property
+    def unit(self) -> str:
+        return "of the deals" if self.deals else "points per game"
+
+    def show(self, x: float) -> str:
+        """A value of the measure (a signed share in percent for deals).
+
+        >>> Design(question="deals", h1=0.1).show(0.125), Design().show(20)
+        ('+12.5%', '+20')
+        """
+        return f"{100 * x:+.3g}%" if self.deals else f"{x:+g}"
+
+    def asked(self) -> str:
+        """The question in words."""
+        if self.deals:
+            return (
+                "does A outscore B on more deals than B outscores A? (--question deals: each "
+                "deal counts +1 where A outscored B, -1 where B outscored A, 0 for equal "
+                "totals; net deals is their mean)"
+            )
+        return "does A score more points per game than B? (--question points)"
 
     def key(self) -> dict[str, Any]:
         """What a stored comparison's verdict depends on (must match to resume)."""
         return {
-            "method": f"{METHOD} (stakes capped at {BET_CAP:g}, prior spread {PRIOR_SPREAD:g})",
+            "method": f"{METHOD} (stakes capped at {BET_CAP:g}, prior spread "
+            f"{self.prior_spread:g}"
+            + (f", stakes' mean from {DEALS_PRIOR_DEALS} deals more)" if self.deals else ")"),
             "h0": self.h0,
             "h1": self.h1,
             "alpha": self.alpha,
             "beta": self.beta,
             "margin": self.margin,
+            "question": self.question,
         }
 
     def verdict_name(self, verdict: Verdict) -> str:
@@ -239,17 +385,20 @@ class Design:
         'A is not weaker than B by 10 points per game or more'
         """
         if verdict is Verdict.ABOVE_H0:
-            return "A is stronger than B" if self.h0 == 0 else above_text(self.h0)
+            if self.h0 == 0 and not self.deals:
+                return "A is stronger than B"
+            return above_text(self.h0, self.question)
         if verdict is Verdict.BELOW_H1:
-            return below_text(self.h1)
+            return below_text(self.h1, self.question)
         return "undecided"
 
     def describe(self) -> str:
         """The decision rule in one line."""
         return (
-            f"stop at '{self.verdict_text(Verdict.ABOVE_H0)}' (A-B > {self.h0:+g}, wrong with "
-            f"chance at most {self.alpha:g}) or '{self.verdict_text(Verdict.BELOW_H1)}' "
-            f"(A-B < {self.h1:+g}, wrong with chance at most {self.beta:g})"
+            f"stop at '{self.verdict_text(Verdict.ABOVE_H0)}' ({self.measure} > "
+            f"{self.show(self.h0)}, wrong with chance at most {self.alpha:g}) or "
+            f"'{self.verdict_text(Verdict.BELOW_H1)}' ({self.measure} < {self.show(self.h1)}, "
+            f"wrong with chance at most {self.beta:g})"
         )
 
 
@@ -287,7 +436,7 @@ class ConfidenceSequence:
         self.n = 0
         self.mean = 0.0
         self._m2 = 0.0
-        self._spread = (PRIOR_SPREAD * self.bound) ** 2
+        self._spread = (design.prior_spread * self.bound) ** 2
         """The imaginary deal's squared spread plus each deal's squared
         deviation from the mean before it."""
         self._xs: list[float] = []
@@ -317,8 +466,9 @@ class ConfidenceSequence:
             )
         d = self.design
         v = self._spread / (self.n + 1)
-        up = max(d.h1 - d.h0, self.mean - d.h0) / v
-        down = max(d.h1 - d.h0, d.h1 - self.mean) / v
+        mean = d.stake_mean(self.mean, self.n)
+        up = max(d.h1 - d.h0, mean - d.h0) / v
+        down = max(d.h1 - d.h0, d.h1 - mean) / v
         self._xs.append(x)
         self._up_stakes.append(up)
         self._down_stakes.append(down)
@@ -418,10 +568,10 @@ class ConfidenceSequence:
         points = sorted({0.0, d.h0, d.h1})
         for m in points:
             if self.above(m):
-                out.append(Statement(above_text(m), d.alpha))
+                out.append(Statement(above_text(m, d.question), d.alpha))
         for m in reversed(points):
             if self.below(m):
-                out.append(Statement(below_text(m), d.beta))
+                out.append(Statement(below_text(m, d.question), d.beta))
         return out
 
     def t_interval(self, level: float = 0.95) -> tuple[float, float]:
