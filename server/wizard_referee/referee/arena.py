@@ -44,15 +44,17 @@ from wizard_arena.protocol.messages import (
 )
 from wizard_arena.protocol.seeds import new_secret
 from wizard_arena.rules import Rules
-from wizard_referee.referee.bridge import Bridge, open_bridge
+from wizard_referee.referee.bridge import Bridge, host_port, open_bridge
 from wizard_referee.referee.clock_probes import ClockProbes
 from wizard_referee.referee.counters import ArenaCounters
+from wizard_referee.referee.front_door import FrontDoor, peer_key
 from wizard_referee.referee.grpc_setup import listener_in_use
 from wizard_referee.referee.handshake import (
     AccessTokens,
     Door,
     Refuse,
     Resume,
+    authenticate,
     first_hello,
     judge,
     left_after_hello,
@@ -74,6 +76,9 @@ __all__ = [
     "open_arena",
     "serve_arena",
 ]
+
+#: Token book lookups (:func:`authenticate`) in worker threads at once.
+TOKEN_LOOKUPS = 2
 
 
 @dataclass(frozen=True)
@@ -160,6 +165,11 @@ class Arena:
             self.resume_tokens.issued_here,
         )
         """What the handshake asks of the arena."""
+        self.front_door = FrontDoor(
+            policy.max_greeting, policy.max_greeting_per_peer, policy.auth_backoff
+        )
+        """Streams not yet greeted, and failed authentications, by peer."""
+        self._token_lookups = trio.CapacityLimiter(TOKEN_LOOKUPS)
 
     @property
     def port(self) -> int:
@@ -167,7 +177,7 @@ class Arena:
 
     @property
     def address(self) -> str:
-        return f"{self.config.host}:{self.port}"
+        return host_port(self.config.host, self.port)
 
     @property
     def unix_address(self) -> str | None:
@@ -207,18 +217,35 @@ class Arena:
     # -- connections and sessions -------------------------------------------------------
 
     def accept(self, seat: Seat) -> None:
-        """A new bot stream: greet it (:mod:`.handshake`), unless the server is full."""
+        """A new bot stream: greet it (:mod:`.handshake`), unless the server
+        is full or its front door refuses it (:mod:`.front_door`)."""
         limit = self.config.policy.max_connections
         if limit and len(self.connections) >= limit:
             seat.close(CloseCode.RESOURCE_EXHAUSTED, f"server full: {limit} connections at most")
             self.counters.refused["server full"] += 1
             self.log.info("refused", conn=seat.id, peer=seat.peer, reason="server full")
             return
+        key = peer_key(seat.peer)
+        refused = self.front_door.enter(key, trio.current_time())
+        if refused is not None:
+            seat.close(CloseCode.RESOURCE_EXHAUSTED, refused)
+            reason = "auth backoff" if "authentications" in refused else "greeting limit"
+            self.counters.refused[reason] += 1
+            self.log.debug("refused", conn=seat.id, peer=seat.peer, reason=reason)
+            return
         self.connections.add(seat)
         seat.on_closed = self._on_closed
-        self._nursery.start_soon(self._greet, seat)
+        self._nursery.start_soon(self._greet, seat, key)
 
-    async def _greet(self, seat: Seat) -> None:
+    async def _greet(self, seat: Seat, key: str) -> None:
+        """Greet a new stream from peer ``key`` (counted by the front door until
+        its greeting ends)."""
+        try:
+            await self._handshake(seat, key)
+        finally:
+            self.front_door.leave(key)
+
+    async def _handshake(self, seat: Seat, key: str) -> None:
         """Read the first message of a new stream and act on the handshake's
         verdict (:mod:`.handshake`): refuse the stream, give the bot its
         session back, or a new one."""
@@ -231,7 +258,8 @@ class Arena:
             self._refuse(seat, hello, log)
             return
         self.counters.messages_in += 1
-        verdict = judge(hello, self._door)
+        auth = await self._authenticate(seat, hello, key, log)
+        verdict = judge(hello, self._door, auth)
         if isinstance(verdict, Resume):
             if left_after_hello(seat, log) or self.resume(seat, hello, verdict.common, log):
                 return
@@ -240,6 +268,36 @@ class Arena:
             self._refuse(seat, verdict, log, hello)
         elif not left_after_hello(seat, log):
             self.admit(seat, hello, verdict.version, log)
+
+    async def _authenticate(self, seat: Seat, hello: Hello, key: str, log: Any) -> Refuse | None:
+        """Check ``hello``'s access token (:func:`authenticate`: a token book
+        is asked in a worker thread); a failure is logged as a warning with
+        the peer's address (never the token) and counts towards the peer's
+        back-off, during which its tokens are not even looked up."""
+        if self.config.tokens is None:
+            return None
+        now = trio.current_time()
+        wait = self.front_door.blocked(key, now)
+        if wait > 0:
+            auth: Refuse | None = Refuse(
+                CloseCode.RESOURCE_EXHAUSTED,
+                f"too many failed authentications from this address: retry in {wait:.3g} s",
+                "auth backoff",
+            )
+        else:
+            auth = await authenticate(hello, self._door, self._token_lookups)
+        if auth is None:
+            self.front_door.passed(key)
+            return None
+        backoff = self.front_door.failed(key, trio.current_time())
+        log.warning(
+            "auth_failed",
+            bot=display_name(hello.bot_name),
+            why=auth.details,
+            failures=self.front_door.failures(key),
+            backoff=backoff,
+        )
+        return auth
 
     def _refuse(self, seat: Seat, refusal: Refuse, log: Any, hello: Hello | None = None) -> None:
         """Close a new stream with the handshake's refusal, counted and logged."""
