@@ -462,3 +462,31 @@ async def test_a_malformed_message_is_still_a_fault_with_probes_on() -> None:
         near = [MemBot(f"near-{i}", rule_options=("round_sizes",)) for i in range(2)]
         record = await play_far(arena, far, *near)
     assert record.faults[record.names.index("far")] == {"malformed": 1}
+
+
+@pytest.mark.parametrize("kernel", [0.3, None], ids=["kernel-known", "behind-proxy"])
+@on_mock_clock
+async def test_a_bot_seated_before_its_probes_are_warm_is_credited_the_kernel_bound(
+    kernel: float | None,
+) -> None:
+    """Seated at once, before 4 probes are back: its first decisions are
+    credited the kernel's measure of its connection (300 ms), so none times
+    out where a near bot's would not; where the kernel does not measure
+    (behind a proxy) they get no credit until the probes are in."""
+    async with memory_arena(rules=SHORT, move_time=1.0, lag_credit_cap=0.5) as arena:
+        far = FarBot("far", 0.15, think=0.75)  # answers 1.05 s after each request
+        near = [MemBot(f"near-{i}", rule_options=("round_sizes",)) for i in range(2)]
+        async with trio.open_nursery() as nursery:
+            await start(nursery, arena, far)
+            assert far.end is not None
+            far.end.seat.min_rtt = kernel
+            await start(nursery, arena, *near)
+    (record,) = arena.records
+    moves = moves_of(record, record.names.index("far"))
+    first_request = far.arrivals(DecisionRequest)[0][0]
+    assert len([t for t, _ in far.arrivals(ClockProbe) if t < first_request]) < MIN_SAMPLES
+    if kernel is not None:
+        assert [mv.fault for mv in moves] == [None] * 5
+        assert {mv.credit_ms for mv in moves} == {300}
+    else:
+        assert moves[0].fault == "timeout" and moves[0].credit_ms == 0

@@ -48,6 +48,7 @@ import os
 import secrets
 import socket
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -177,16 +178,29 @@ class LadderTokens:
     """The access tokens of a ladder (a :class:`~wizard_referee.referee.handshake.TokenBook`):
     its hosted instances' (``hosted``, the host's own) and the registry's
     dial-in tokens, looked up in the store at each Hello, so a token
-    rotated or retired a moment ago is refused at once."""
+    rotated or retired a moment ago is refused at once. The arena asks in
+    a worker thread: the lookups go through a read-only connection of their
+    own (opened at the first, one lookup at a time), never the runner's."""
 
     def __init__(self, store: LadderStore, hosted: dict[str, str]) -> None:
         self.store = store
         self.hosted = hosted
+        self._lock = threading.Lock()
+        self._reader: LadderStore | None = None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
 
     def refusal(self, token: str) -> str | None:
         if token in self.hosted:
             return None
-        found = self.store.token(token)
+        with self._lock:
+            if self._reader is None:
+                self._reader = LadderStore.open(self.store.target, read_only=True)
+            found = self._reader.token(token)
         if found is None:
             return "invalid access token"
         _, why = found
@@ -850,6 +864,7 @@ class Ladder:
                 await self._stop.wait()
                 nursery.cancel_scope.cancel()
         finally:
+            book.close()
             with trio.CancelScope(shield=True):
                 self.store.stop_runner(self.runner)
                 self.log.info("ladder_stats", **self.stats.as_dict())

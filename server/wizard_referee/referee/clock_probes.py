@@ -99,22 +99,28 @@ class ClockProbes:
 
     def credit(self, cap: float) -> float:
         """The credit for a request now: the estimated round trip, at most
-        ``cap`` (:meth:`.round_trips.RoundTrips.credit`)."""
-        return self.trips.credit(cap)
+        ``cap`` (:meth:`.round_trips.RoundTrips.credit`); during the warm-up
+        the kernel's measure is read afresh for it."""
+        trips = self.trips
+        if trips.samples < MIN_SAMPLES and self._kernel_rtt is not None:
+            trips.kernel_rtt = self._kernel_rtt()
+        return trips.credit(cap)
 
     # -- what the connection says -------------------------------------------------------
 
-    def reply(self, probe_id: str) -> None:
-        """The bot answered a probe (in trio, as the reply arrives)."""
+    def reply(self, probe_id: str) -> bool:
+        """The bot answered a probe (in trio, as the reply arrives): whether
+        it answered the probe in flight."""
         flight = self._flight
         if flight is None or probe_id != flight[0]:
-            return  # late, repeated or made up: dropped
+            return False  # late, repeated or made up: dropped
         self._flight = None
         self.trips.probed(trio.current_time() - flight[1])
         self.replies += 1
         if self._kernel_rtt is not None:
             self.trips.kernel_rtt = self._kernel_rtt()
         self._back.set()
+        return True
 
     # -- the probes -------------------------------------------------------------------
 
