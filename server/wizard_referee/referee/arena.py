@@ -476,6 +476,7 @@ class Arena:
                 raise ValueError(
                     f"bot {s.name!r} cannot play the rule option(s) {', '.join(lacking)}"
                 )
+        await self._warm_up(seats)
         specs = self._take_seats(seats, names)
         self.active_tables += 1
         try:
@@ -501,6 +502,17 @@ class Arena:
         for cb in self.on_game_end:
             cb(record)
         return record
+
+    async def _warm_up(self, seats: Sequence[Session | None]) -> None:
+        """Wait until the clock probes of each seat's bot have their first
+        round trips, so its first decisions get its network credit
+        (:attr:`ClockProbes.warm <.clock_probes.ClockProbes.warm>`: at most
+        :data:`~.clock_probes.WARM_UP` seconds from its first probe)."""
+        for s in seats:
+            clock = s.conn.clock if s is not None else None
+            if clock is not None and not clock.warm.is_set():
+                with trio.move_on_at(clock.warm_by):
+                    await clock.warm.wait()
 
     def _take_seats(
         self, seats: Sequence[Session | None], names: Sequence[str] | None
