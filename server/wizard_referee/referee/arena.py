@@ -47,7 +47,12 @@ from wizard_arena.rules import Rules
 from wizard_referee.referee.bridge import Bridge, host_port, open_bridge
 from wizard_referee.referee.clock_probes import ClockProbes
 from wizard_referee.referee.counters import ArenaCounters
-from wizard_referee.referee.front_door import FrontDoor, peer_key
+from wizard_referee.referee.front_door import (
+    TRIM_CHURN,
+    FrontDoor,
+    peer_key,
+    release_freed_memory,
+)
 from wizard_referee.referee.grpc_setup import listener_in_use
 from wizard_referee.referee.handshake import (
     AccessTokens,
@@ -610,6 +615,27 @@ async def open_arena(config: ArenaConfig) -> AsyncIterator[Arena]:
             nursery.cancel_scope.cancel()
 
 
+#: Seconds between two looks at the streams opened (a flood, then its end).
+CHURN_PERIOD = 5.0
+
+
+async def _release_after_floods(arena: Arena) -> None:
+    """Forever: once a flood of new streams (:data:`~.front_door.TRIM_CHURN`
+    in a period) is over, give the memory it freed back to the system
+    (:func:`~.front_door.release_freed_memory`, in a worker thread)."""
+    seen, flooded = arena.front_door.opened, False
+    while True:
+        await trio.sleep(CHURN_PERIOD)
+        opened = arena.front_door.opened
+        churn, seen = opened - seen, opened
+        if churn >= TRIM_CHURN:
+            flooded = True
+        elif flooded:
+            flooded = False
+            await trio.to_thread.run_sync(release_freed_memory)
+            arena.log.info("memory_released")
+
+
 async def serve_arena(
     config: ArenaConfig,
     *,
@@ -644,7 +670,7 @@ async def serve_arena(
                 listener=listener_in_use(),
             )
             task_status.started(arena)
-            await trio.sleep_forever()
+            await _release_after_floods(arena)
         finally:
             with trio.CancelScope(shield=True):
                 arena.close_sessions()

@@ -35,13 +35,22 @@ greeting ended.
 
 from __future__ import annotations
 
+import ctypes
 import ipaddress
 from collections import OrderedDict
 from dataclasses import dataclass
 
 from wizard_referee.referee.tcp_rtt import parse_peer
 
-__all__ = ["FREE_FAILURES", "MAX_BACKOFF_FACTOR", "MAX_PEERS", "FrontDoor", "peer_key"]
+__all__ = [
+    "FREE_FAILURES",
+    "MAX_BACKOFF_FACTOR",
+    "MAX_PEERS",
+    "TRIM_CHURN",
+    "FrontDoor",
+    "peer_key",
+    "release_freed_memory",
+]
 
 FREE_FAILURES = 3
 """Failed authentications in a row a peer may have before its back-off."""
@@ -49,6 +58,22 @@ MAX_BACKOFF_FACTOR = 64
 """The longest back-off, in units of ``auth_backoff``."""
 MAX_PEERS = 4096
 """Peers whose failed authentications are remembered at most."""
+TRIM_CHURN = 256
+"""New streams in one check period (:func:`release_freed_memory`) that
+make a flood: once one is over, freed memory goes back to the system."""
+
+
+def release_freed_memory() -> bool:
+    """Give the memory the C allocator holds free back to the system
+    (glibc's ``malloc_trim(0)``, every arena): after a flood of streams
+    grpc core's and Python's freed blocks otherwise stay in the process's
+    RSS. False where there is no ``malloc_trim`` (not glibc)."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return False
+    trim(0)
+    return True
 
 
 def peer_key(peer: str) -> str:
@@ -89,6 +114,8 @@ class FrontDoor:
         self.backoff = backoff
         self.greeting = 0
         """Streams entered and not yet left."""
+        self.opened = 0
+        """Streams that knocked (refused or not)."""
         self._by_peer: dict[str, int] = {}
         self._failures: OrderedDict[str, _Failures] = OrderedDict()
 
@@ -106,6 +133,7 @@ class FrontDoor:
         """A new stream from peer ``key``: why it is refused (the status
         details), or None when it may greet (then :meth:`leave` once its
         greeting ends)."""
+        self.opened += 1
         wait = self.blocked(key, now)
         if wait > 0:
             return f"too many failed authentications from this address: retry in {wait:.3g} s"
