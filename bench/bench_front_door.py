@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -122,10 +123,8 @@ class Server:
         assert self.proc.stderr is not None
         for line in self.proc.stderr:
             if line.startswith("{"):
-                try:
+                with contextlib.suppress(ValueError):
                     self.events.append((time.monotonic(), json.loads(line)))
-                except ValueError:
-                    pass
 
     def timeouts(self, start: float, end: float) -> int:
         return sum(
@@ -209,10 +208,8 @@ async def attack(address: str, args: argparse.Namespace) -> dict[str, Any]:
             statuses["tokens"][await _one(plays[i % len(plays)], [hello], None)] += 1
 
     async def until_stop(coro: Any, extra: float = 10.0) -> None:
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(coro, max(0.0, stop - time.monotonic()) + extra)
-        except TimeoutError:
-            pass
 
     # the idle streams and the probe floods go on until all tokens were tried
     # (at most 3 attack times): each kind in full while the others run

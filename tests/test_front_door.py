@@ -66,21 +66,23 @@ async def test_streams_without_a_hello_are_bounded_in_all() -> None:
 
 @on_mock_clock
 async def test_streams_without_a_hello_are_bounded_per_peer() -> None:
-    async with memory_arena(max_greeting_per_peer=2, hello_timeout=1.0) as arena:
-        async with trio.open_nursery() as nursery:
-            mutes = [_mute(f"ipv4:10.0.0.1:{1000 + i}", f"m{i}") for i in range(3)]
-            # an IPv6 peer counts by its /64: another address of the same network is refused
-            six = [_mute(f"ipv6:[2001:db8::{i + 1}]:443", f"s{i}") for i in range(3)]
-            other = _mute("ipv4:10.0.0.2:1000", "other")
-            await start(nursery, arena, *mutes, *six, other)
-            await trio.sleep(0.01)
-            refused = (CloseCode.RESOURCE_EXHAUSTED, "too many streams without a Hello")
-            for bot in (mutes[2], six[2]):
-                assert bot.closed_with is not None
-                assert (bot.status, bot.details[: len(refused[1])]) == refused
-                assert bot.details.endswith("from this address (2 at most)")
-            assert all(b.closed_with is None for b in (*mutes[:2], *six[:2], other))
-            assert arena.front_door.greeting_from("2001:db8::/64") == 2
+    async with (
+        memory_arena(max_greeting_per_peer=2, hello_timeout=1.0) as arena,
+        trio.open_nursery() as nursery,
+    ):
+        mutes = [_mute(f"ipv4:10.0.0.1:{1000 + i}", f"m{i}") for i in range(3)]
+        # an IPv6 peer counts by its /64: another address of the same network is refused
+        six = [_mute(f"ipv6:[2001:db8::{i + 1}]:443", f"s{i}") for i in range(3)]
+        other = _mute("ipv4:10.0.0.2:1000", "other")
+        await start(nursery, arena, *mutes, *six, other)
+        await trio.sleep(0.01)
+        refused = (CloseCode.RESOURCE_EXHAUSTED, "too many streams without a Hello")
+        for bot in (mutes[2], six[2]):
+            assert bot.closed_with is not None
+            assert (bot.status, bot.details[: len(refused[1])]) == refused
+            assert bot.details.endswith("from this address (2 at most)")
+        assert all(b.closed_with is None for b in (*mutes[:2], *six[:2], other))
+        assert arena.front_door.greeting_from("2001:db8::/64") == 2
     assert arena.front_door.greeting == 0
 
 
@@ -223,7 +225,7 @@ class _Book:
 def test_a_token_book_is_asked_off_the_trio_thread() -> None:
     book = _Book()
 
-    async def main() -> tuple[MemBot, MemBot]:
+    async def main() -> MemBot:
         async with memory_arena(tokens=book) as arena:
             good, bad = MemBot("g", token="good"), MemBot("b", token="bad")
             await play(arena, bad)
@@ -231,9 +233,9 @@ def test_a_token_book_is_asked_off_the_trio_thread() -> None:
                 await start(nursery, arena, good)
                 await wait_until(lambda: good.welcome is not None)
                 nursery.cancel_scope.cancel()
-        return good, bad
+        return bad
 
-    good, bad = trio.run(main)
+    bad = trio.run(main)
     assert bad.closed_with == (CloseCode.UNAUTHENTICATED, "invalid access token")
     assert len(book.threads) == 2 and threading.get_ident() not in book.threads
 

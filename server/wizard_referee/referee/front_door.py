@@ -166,7 +166,7 @@ class FrontDoor:
         beyond = f.count - FREE_FAILURES
         if beyond <= 0 or not self.backoff:
             return 0.0
-        wait = self.backoff * min(2 ** (beyond - 1), MAX_BACKOFF_FACTOR)
+        wait: float = self.backoff * min(1 << (beyond - 1), MAX_BACKOFF_FACTOR)
         f.until = now + wait
         return wait
 

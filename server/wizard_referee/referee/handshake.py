@@ -10,9 +10,9 @@ Everything else is refused with a status that says why (docs/protocol-reference.
 "Stream status codes"), and nothing is kept for the stream.
 
 The handshake decides; the arena acts. :func:`first_hello` reads the first
-message, :func:`authenticate` checks its access token (a
-:class:`TokenBook`'s lookup in a worker thread), :func:`judge` gives the verdict on a Hello (:class:`Refuse`,
-:class:`Admit` or :class:`Resume`) from what it is shown of the server (a
+message, :func:`authenticate` checks its access token (a :class:`TokenBook`'s
+lookup in a worker thread), :func:`judge` gives the verdict on a Hello
+(:class:`Refuse`, :class:`Admit` or :class:`Resume`) from what it is shown of the server (a
 :class:`Door`), and :meth:`Arena._greet <.arena.Arena._greet>` carries it out.
 """
 
