@@ -9,11 +9,12 @@ bots of :mod:`wizard_arena.testing`, each thinking ``--think`` seconds a
 decision, playing game after game), the referee and the honest bots pinned
 to CPU 0. After ``--baseline`` seconds of play a separate attacking
 process, pinned to CPU 1 (``os.sched_setaffinity``), floods the server for
-``--attack-seconds`` with three kinds of stream at once, each reopened as
-soon as the server ends it:
+``--attack-seconds`` (longer if the tokens are not all tried by then) with
+three kinds of stream at once, each reopened when the server ends it:
 
 - ``idle``: ``--streams`` Play streams open at once that never send a
-  Hello (no token needed);
+  Hello (no token needed), each reopened ``--reopen`` seconds after the
+  server ended it;
 - ``probes``: streams sending ClockProbeReply messages as fast as they can
   (the first message, then the rest behind it);
 - ``tokens``: ``--tokens`` Hellos with wrong access tokens, one stream each.
@@ -46,7 +47,7 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import grpc
 
@@ -195,10 +196,12 @@ async def attack(address: str, args: argparse.Namespace) -> dict[str, Any]:
     async def idle(i: int) -> None:
         while going():
             statuses["idle"][await _one(plays[i % len(plays)], [], never)] += 1
+            await asyncio.sleep(args.reopen)
 
     async def probes(i: int) -> None:
         while going():
             statuses["probes"][await _one(plays[i % len(plays)], probe_burst, None)] += 1
+            await asyncio.sleep(0.01)
 
     async def tokens(i: int) -> None:
         nonlocal tried
@@ -221,9 +224,11 @@ async def attack(address: str, args: argparse.Namespace) -> dict[str, Any]:
     jobs = [until_stop(idle(i), 2 * args.attack_seconds + 10) for i in range(args.streams)]
     jobs += [until_stop(probes(i), 2 * args.attack_seconds + 10) for i in range(8)]
     jobs += [until_stop(tokens(i), 2 * args.attack_seconds + 10) for i in range(32)]
-    await asyncio.gather(*jobs)
-    for c in channels:
-        await c.close()
+    with contextlib.suppress(TimeoutError):
+        # (the streams still open are not waited for: the process ends)
+        await asyncio.wait(
+            [asyncio.ensure_future(j) for j in jobs], timeout=3 * args.attack_seconds + 20
+        )
     return {k: dict(v) for k, v in statuses.items()} | {"tokens_tried": tried}
 
 
@@ -236,15 +241,11 @@ async def hold_idle(address: str, n: int, ready: Any, release: Any) -> dict[str,
     await asyncio.sleep(0)
     ready()
     await release()
-    for t in tasks:
-        t.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    for c in channels:
-        await c.close()
-    return {}
+    statuses = Counter(t.result() for t in tasks if t.done() and not t.exception())
+    return {"ended_early": dict(statuses)}
 
 
-def attacker_main(args: argparse.Namespace) -> int:
+def attacker_main(args: argparse.Namespace) -> NoReturn:
     pinned = pin(0, 1)
     if args.attack_mode == "flood":
         result = asyncio.run(attack(args.attack, args))
@@ -261,14 +262,14 @@ def attacker_main(args: argparse.Namespace) -> int:
 
         result = asyncio.run(hold_idle(args.attack, args.idle, ready, release))
     print(json.dumps(result | {"pinned": pinned}), flush=True)
-    return 0
+    os._exit(0)  # without waiting for grpc's threads and the streams still open
 
 
 def attacker(address: str, mode: str, args: argparse.Namespace) -> subprocess.Popen[str]:
     argv = [sys.executable, __file__, "--attack", address, "--attack-mode", mode]
     argv += ["--attack-seconds", str(args.attack_seconds), "--streams", str(args.streams)]
     argv += ["--tokens", str(args.tokens), "--idle", str(args.idle)]
-    argv += ["--channels", str(args.channels)]
+    argv += ["--channels", str(args.channels), "--reopen", str(args.reopen)]
     return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
 
@@ -308,13 +309,18 @@ def flood_phase(args: argparse.Namespace, say: Any) -> dict[str, Any]:
             say(f"attack: {args.streams} idle streams, probe replies, {args.tokens} tokens")
             proc = attacker(server.address, "flood", args)
             peak = rss_start
-            while proc.poll() is None:
+            hard_stop = time.monotonic() + 3 * args.attack_seconds + 60
+            while proc.poll() is None and time.monotonic() < hard_stop:
                 peak = max(peak, rss_kib(pid))
                 time.sleep(0.25)
             t2 = time.monotonic()
             cpu2 = cpu_seconds(pid)
-            assert proc.stdout is not None
-            attack_result = json.loads(proc.stdout.read().strip().splitlines()[-1])
+            try:
+                out, _ = proc.communicate(timeout=30)
+                attack_result = json.loads(out.strip().splitlines()[-1])
+            except (subprocess.TimeoutExpired, IndexError, ValueError):
+                proc.kill()
+                attack_result = {"error": "the attacker did not report"}
             time.sleep(args.settle)
             t3 = time.monotonic()
             rss_after = rss_kib(pid)
@@ -364,7 +370,7 @@ def idle_cost_phase(args: argparse.Namespace, say: Any) -> dict[str, Any]:
         proc.stdin.write("go\n")
         proc.stdin.flush()
         proc.wait(60)
-        time.sleep(3.0)
+        time.sleep(12.0)  # the referee gives freed memory back once a flood is over
         rss2, cpu2 = rss_kib(pid), cpu_seconds(pid)
     finally:
         code = server.stop()
@@ -396,17 +402,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--streams", type=int, default=3000, help="idle streams open at once")
     p.add_argument("--tokens", type=int, default=2000, help="wrong tokens tried")
     p.add_argument("--channels", type=int, default=30, help="attacker's TCP connections")
-    p.add_argument("--idle", type=int, default=2000, help="idle streams for their cost")
+    p.add_argument(
+        "--reopen", type=float, default=0.5, help="seconds before an idle stream is reopened"
+    )
+    p.add_argument("--idle", type=int, default=2000, help="idle streams for their cost (0: skip)")
     p.add_argument("--settle", type=float, default=10.0, help="seconds after the attack")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("--attack", help=argparse.SUPPRESS)
     p.add_argument("--attack-mode", default="flood", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.attack:
-        return attacker_main(args)
+        attacker_main(args)
     pin(0, 0)
     say = (lambda s: print(s, file=sys.stderr)) if args.json else print
-    results = {"flood": flood_phase(args, say), "idle_cost": idle_cost_phase(args, say)}
+    results = {"flood": flood_phase(args, say)}
+    if args.idle:
+        results["idle_cost"] = idle_cost_phase(args, say)
     if args.json:
         print(json.dumps(results, indent=2))
     else:
