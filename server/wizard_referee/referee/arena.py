@@ -621,17 +621,19 @@ CHURN_PERIOD = 5.0
 
 async def _release_after_floods(arena: Arena) -> None:
     """Forever: once a flood of new streams (:data:`~.front_door.TRIM_CHURN`
-    in a period) is over, give the memory it freed back to the system
-    (:func:`~.front_door.release_freed_memory`, in a worker thread)."""
-    seen, flooded = arena.front_door.opened, False
+    in a period) is over, or as many streams have gone, give the memory
+    freed back to the system (:func:`~.front_door.release_freed_memory`,
+    in a worker thread)."""
+    seen, high, due = arena.front_door.opened, len(arena.connections), False
     while True:
         await trio.sleep(CHURN_PERIOD)
-        opened = arena.front_door.opened
+        opened, open_now = arena.front_door.opened, len(arena.connections)
         churn, seen = opened - seen, opened
-        if churn >= TRIM_CHURN:
-            flooded = True
-        elif flooded:
-            flooded = False
+        high = max(high, open_now)
+        if churn >= TRIM_CHURN or high - open_now >= TRIM_CHURN:
+            due = True
+        if due and churn < TRIM_CHURN:
+            due, high = False, open_now
             await trio.to_thread.run_sync(release_freed_memory)
             arena.log.info("memory_released")
 
