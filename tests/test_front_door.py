@@ -87,6 +87,24 @@ async def test_streams_without_a_hello_are_bounded_per_peer() -> None:
 
 
 @on_mock_clock
+async def test_this_machines_own_streams_are_not_capped_per_peer() -> None:
+    """Loopback and Unix-socket peers (a host's entrants, benches) count
+    against the cap in all only."""
+    async with memory_arena(max_greeting=5, max_greeting_per_peer=1, hello_timeout=1.0) as arena:
+        peers = ["ipv4:127.0.0.1:1", "ipv4:127.0.0.1:2", "ipv6:[::1]:3", "unix:", "unix:"]
+        mutes = [_mute(p, f"m{i}") for i, p in enumerate(peers)]
+        async with trio.open_nursery() as nursery:
+            await start(nursery, arena, *mutes)
+            await trio.sleep(0.01)
+            assert all(m.closed_with is None for m in mutes)
+            assert arena.front_door.greeting == 5
+            extra = _mute("ipv4:127.0.0.1:4", "extra")
+            await start(nursery, arena, extra)
+            await trio.sleep(0.01)
+            assert extra.details == "too many streams without a Hello (5 at most)"
+
+
+@on_mock_clock
 async def test_the_hello_timeout_is_short_by_default() -> None:
     async with memory_arena() as arena:
         bot = _mute("ipv4:10.0.0.1:1", "mute")
@@ -270,7 +288,7 @@ def test_serving_over_ipv6_with_the_kernel_round_trip(serve: Any, host: str) -> 
     bot = RawBot(f"[::1]:{arena.port}", "six", games=None).start()
     wait_for(lambda: bot.welcome is not None)
     (session,) = arena.sessions.values()
-    assert peer_key(session.conn.peer) == "::/64"  # (grpc writes ipv6:%5B::1%5D:PORT)
+    assert peer_key(session.conn.peer) == "::1"  # (grpc writes ipv6:%5B::1%5D:PORT)
     rtt = session.conn.kernel_rtt()
     assert rtt is not None and 0 < rtt < 0.05
     bot.close_send()

@@ -137,7 +137,8 @@ def _add_limits(r: argparse._ArgumentGroup) -> None:
         type=int,
         default=16,
         metavar="N",
-        help="the same from one address, an IPv6 one by its /64 (default 16; 0: no limit)",
+        help="the same from one address, an IPv6 one by its /64, loopback and Unix sockets "
+        "excepted (default 16; 0: no limit)",
     )
     r.add_argument(
         "--auth-backoff",

@@ -6,9 +6,10 @@ address (:func:`peer_key`: an IPv4 address, an IPv6 one by its /64 network,
 as a host usually gets a whole /64):
 
 - streams greeting at once: at most ``max_greeting`` in all and
-  ``max_greeting_per_peer`` per peer (:class:`~.policy.RefereePolicy`);
-  a further one ends at once with RESOURCE_EXHAUSTED, and each gets
-  ``hello_timeout`` seconds to say Hello;
+  ``max_greeting_per_peer`` per peer (:class:`~.policy.RefereePolicy`;
+  not for this machine's own: :func:`is_local`); a further one ends at
+  once with RESOURCE_EXHAUSTED, and each gets ``hello_timeout`` seconds
+  to say Hello;
 - failed authentications: after :data:`FREE_FAILURES` in a row from one
   peer, its new streams are refused (RESOURCE_EXHAUSTED, saying for how
   long) for ``auth_backoff`` seconds, doubling with each further failure
@@ -48,6 +49,7 @@ __all__ = [
     "MAX_PEERS",
     "TRIM_CHURN",
     "FrontDoor",
+    "is_local",
     "peer_key",
     "release_freed_memory",
 ]
@@ -83,8 +85,8 @@ def peer_key(peer: str) -> str:
 
     >>> peer_key("ipv4:127.0.0.1:5555"), peer_key("ipv6:[::ffff:10.1.2.3]:80")
     ('127.0.0.1', '10.1.2.3')
-    >>> peer_key("ipv6:[2001:db8:1:2:aaaa::1]:443"), peer_key("unix:")
-    ('2001:db8:1:2::/64', 'unix:')
+    >>> peer_key("ipv6:[2001:db8:1:2:aaaa::1]:443"), peer_key("ipv6:[::1]:1"), peer_key("unix:")
+    ('2001:db8:1:2::/64', '::1', 'unix:')
     """
     found = parse_peer(peer)
     if found is None:
@@ -93,8 +95,25 @@ def peer_key(peer: str) -> str:
     if isinstance(address, ipaddress.IPv6Address):
         if address.ipv4_mapped is not None:
             return str(address.ipv4_mapped)
-        return str(ipaddress.IPv6Network((address, 64), strict=False))
+        if not address.is_loopback:
+            return str(ipaddress.IPv6Network((address, 64), strict=False))
     return str(address)
+
+
+def is_local(key: str) -> bool:
+    """Whether peer ``key`` (:func:`peer_key`) is this machine: a loopback
+    address or a Unix socket (the per-peer cap does not apply: every local
+    process is one address, a host's entrants and benches among them).
+
+    >>> is_local("127.0.0.1"), is_local("::1"), is_local("unix:"), is_local("10.0.0.1")
+    (True, True, True, False)
+    """
+    if key.startswith("unix:"):
+        return True
+    try:
+        return ipaddress.ip_network(key, strict=False).is_loopback
+    except ValueError:
+        return False
 
 
 @dataclass(slots=True)
@@ -140,7 +159,7 @@ class FrontDoor:
         if self.max_greeting and self.greeting >= self.max_greeting:
             return f"too many streams without a Hello ({self.max_greeting} at most)"
         n = self._by_peer.get(key, 0)
-        if self.per_peer and n >= self.per_peer:
+        if self.per_peer and n >= self.per_peer and not is_local(key):
             return f"too many streams without a Hello from this address ({self.per_peer} at most)"
         self.greeting += 1
         self._by_peer[key] = n + 1

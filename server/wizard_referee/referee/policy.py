@@ -79,8 +79,9 @@ class RefereePolicy:
     """Open streams at most that have not had their Hello answered yet; a
     further one ends at once with RESOURCE_EXHAUSTED. 0: no limit."""
     max_greeting_per_peer: int = 16
-    """The same from one peer address (an IPv6 one by its /64 network). 0:
-    no limit."""
+    """The same from one peer address (an IPv6 one by its /64 network; not
+    for loopback or a Unix socket: :func:`~.front_door.is_local`). 0: no
+    limit."""
     auth_backoff: float = 1.0
     """Seconds a peer address is refused new streams after its
     :data:`~.front_door.FREE_FAILURES` failed authentications in a row,
