@@ -217,8 +217,9 @@ async def attack(address: str, args: argparse.Namespace) -> dict[str, Any]:
     # the idle streams and the probe floods go on until all tokens were tried
     # (at most 3 attack times): each kind in full while the others run
     def going() -> bool:
+        tokens_left: bool = tried < args.tokens
         return time.monotonic() < stop or (
-            tried < args.tokens and time.monotonic() < stop + 2 * args.attack_seconds
+            tokens_left and time.monotonic() < stop + 2 * args.attack_seconds
         )
 
     jobs = [until_stop(idle(i), 2 * args.attack_seconds + 10) for i in range(args.streams)]
@@ -256,9 +257,13 @@ def attacker_main(args: argparse.Namespace) -> NoReturn:
             while not loop_done.is_set():
                 await asyncio.sleep(0.05)
 
+        def wait_for_go() -> None:
+            sys.stdin.readline()
+            loop_done.set()
+
         def ready() -> None:
             print("ready", flush=True)
-            threading.Thread(target=lambda: (sys.stdin.readline(), loop_done.set())).start()
+            threading.Thread(target=wait_for_go).start()
 
         result = asyncio.run(hold_idle(args.attack, args.idle, ready, release))
     print(json.dumps(result | {"pinned": pinned}), flush=True)
