@@ -16,6 +16,7 @@ import pytest
 import trio
 
 from wizard_arena.protocol.messages import ClockProbe, ClockProbeReply, Hello
+from wizard_referee.referee.arena import CHURN_PERIOD, release_after_floods
 from wizard_referee.referee.front_door import FREE_FAILURES, peer_key
 from wizard_referee.referee.memory import MemorySeat
 from wizard_referee.referee.seat import CloseCode
@@ -294,3 +295,27 @@ def test_serving_over_ipv6_with_the_kernel_round_trip(serve: Any, host: str) -> 
     bot.close_send()
     bot.join(10)
     assert bot.status == grpc.StatusCode.OK
+
+
+# -- memory after a flood ----------------------------------------------------------------------
+
+
+@on_mock_clock
+async def test_freed_memory_is_released_once_a_flood_is_over() -> None:
+    """300 streams in one period are a flood: once it is over (a period
+    with fewer), the memory is released, once; then again when as many
+    streams that stayed open have gone."""
+    settings = {"max_greeting": 0, "max_greeting_per_peer": 0, "hello_timeout": 20.0}
+    async with memory_arena(**settings) as arena, trio.open_nursery() as nursery:
+        nursery.start_soon(release_after_floods, arena)
+        await trio.sleep(1.0)
+        mutes = [_mute(f"ipv4:10.2.0.{i % 250}:{i}", f"m{i}") for i in range(300)]
+        await start(nursery, arena, *mutes)
+        await trio.sleep(2 * CHURN_PERIOD)
+        assert arena.memory_releases == 1  # the flood is over, its streams still open
+        await trio.sleep(20.0)  # they time out and go
+        assert not arena.connections
+        assert arena.memory_releases == 2
+        await trio.sleep(3 * CHURN_PERIOD)  # quiet: nothing more
+        assert arena.memory_releases == 2
+        nursery.cancel_scope.cancel()

@@ -148,6 +148,8 @@ class Arena:
         self.on_session: list[Callable[[Session], None]] = []
         self.connections: set[Seat] = set()
         """Open Play streams."""
+        self.memory_releases = 0
+        """Times freed memory was given back after a flood (:func:`release_after_floods`)."""
         self.resume_tokens = ResumeTokens()
         self.refused_options: dict[str, str] = {}
         """Access token (one of ``config.tokens``: nothing is kept for a bot
@@ -619,11 +621,10 @@ async def open_arena(config: ArenaConfig) -> AsyncIterator[Arena]:
 CHURN_PERIOD = 5.0
 
 
-async def _release_after_floods(arena: Arena) -> None:
+async def release_after_floods(arena: Arena) -> None:
     """Forever: once a flood of new streams (:data:`~.front_door.TRIM_CHURN`
     in a period) is over, or as many streams have gone, give the memory
-    freed back to the system (:func:`~.front_door.release_freed_memory`,
-    in a worker thread)."""
+    freed back to the system (:func:`~.front_door.release_freed_memory`)."""
     seen, high, due = arena.front_door.opened, len(arena.connections), False
     while True:
         await trio.sleep(CHURN_PERIOD)
@@ -634,7 +635,8 @@ async def _release_after_floods(arena: Arena) -> None:
             due = True
         if due and churn < TRIM_CHURN:
             due, high = False, open_now
-            await trio.to_thread.run_sync(release_freed_memory)
+            release_freed_memory()  # (once a flood is over: a few ms)
+            arena.memory_releases += 1
             arena.log.info("memory_released")
 
 
@@ -672,7 +674,7 @@ async def serve_arena(
                 listener=listener_in_use(),
             )
             task_status.started(arena)
-            await _release_after_floods(arena)
+            await release_after_floods(arena)
         finally:
             with trio.CancelScope(shield=True):
                 arena.close_sessions()

@@ -37,6 +37,7 @@ greeting ended.
 from __future__ import annotations
 
 import ctypes
+import gc
 import ipaddress
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -66,10 +67,12 @@ make a flood: once one is over, freed memory goes back to the system."""
 
 
 def release_freed_memory() -> bool:
-    """Give the memory the C allocator holds free back to the system
-    (glibc's ``malloc_trim(0)``, every arena): after a flood of streams
-    grpc core's and Python's freed blocks otherwise stay in the process's
-    RSS. False where there is no ``malloc_trim`` (not glibc)."""
+    """Collect the garbage a flood of streams left (its streams' cycles),
+    then give the memory the C allocator holds free back to the system
+    (glibc's ``malloc_trim(0)``, every arena): grpc core's and Python's
+    freed blocks otherwise stay in the process's RSS. False where there is
+    no ``malloc_trim`` (not glibc)."""
+    gc.collect()
     try:
         trim = ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):
