@@ -312,19 +312,22 @@ def flood_phase(args: argparse.Namespace, say: Any) -> dict[str, Any]:
             t1 = time.monotonic()
             cpu1 = cpu_seconds(pid)
             say(f"attack: {args.streams} idle streams, probe replies, {args.tokens} tokens")
-            proc = attacker(server.address, "flood", args)
+            proc = None if args.control else attacker(server.address, "flood", args)
             peak = rss_start
-            hard_stop = time.monotonic() + 3 * args.attack_seconds + 60
-            while proc.poll() is None and time.monotonic() < hard_stop:
+            hard_stop = time.monotonic() + (
+                args.attack_seconds if proc is None else 3 * args.attack_seconds + 60
+            )
+            while (proc is None or proc.poll() is None) and time.monotonic() < hard_stop:
                 peak = max(peak, rss_kib(pid))
                 time.sleep(0.25)
             t2 = time.monotonic()
             cpu2 = cpu_seconds(pid)
             try:
-                out, _ = proc.communicate(timeout=30)
+                out, _ = proc.communicate(timeout=30) if proc is not None else ("{}", "")
                 attack_result = json.loads(out.strip().splitlines()[-1])
             except (subprocess.TimeoutExpired, IndexError, ValueError):
-                proc.kill()
+                if proc is not None:
+                    proc.kill()
                 attack_result = {"error": "the attacker did not report"}
             time.sleep(args.settle)
             t3 = time.monotonic()
@@ -412,6 +415,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--idle", type=int, default=2000, help="idle streams for their cost (0: skip)")
     p.add_argument("--settle", type=float, default=10.0, help="seconds after the attack")
+    p.add_argument(
+        "--control", action="store_true", help="no attacker: the honest tables alone, as long"
+    )
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("--attack", help=argparse.SUPPRESS)
     p.add_argument("--attack-mode", default="flood", help=argparse.SUPPRESS)
