@@ -164,6 +164,14 @@ def test_bench_oracle_gives_the_true_deal_only_where_asked() -> None:
         ),
         pytest.param(
             [
+                "bench_front_door.py",
+                *["--tables", "1", "--baseline", "0.5", "--attack-seconds", "1"],
+                *["--streams", "20", "--tokens", "10", "--idle", "0", "--settle", "0"],
+            ],
+            marks=pytest.mark.e2e,
+        ),
+        pytest.param(
+            [
                 "bench_compare.py",
                 *["--a", "wizard_bots.heuristic:HeuristicBot"],
                 *["--b", "wizard_bots.random_bot:RandomBot"],

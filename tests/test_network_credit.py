@@ -23,7 +23,7 @@ from wizard_arena.protocol.messages import (
 )
 from wizard_arena.rules import Bid, Rules
 from wizard_referee.referee.arena import Arena
-from wizard_referee.referee.clock_probes import PROBE_GAP, PROBE_INTERVAL, PROBE_TIMEOUT
+from wizard_referee.referee.clock_probes import PROBE_GAP, PROBE_INTERVAL, PROBE_TIMEOUT, WARM_UP
 from wizard_referee.referee.record import GameRecord, verify_record
 from wizard_referee.referee.round_trips import KERNEL_SLACK, MIN_SAMPLES
 from wizard_referee.referee.seat import Malformed
@@ -462,3 +462,56 @@ async def test_a_malformed_message_is_still_a_fault_with_probes_on() -> None:
         near = [MemBot(f"near-{i}", rule_options=("round_sizes",)) for i in range(2)]
         record = await play_far(arena, far, *near)
     assert record.faults[record.names.index("far")] == {"malformed": 1}
+
+
+@on_mock_clock
+async def test_a_probing_bot_is_seated_once_its_probes_are_warm() -> None:
+    """Its table waits for its first round trips (1.4 s here): then its
+    first decision has the credit, and none times out where a near bot's
+    would not, behind a proxy too (no kernel measure)."""
+    async with memory_arena(rules=SHORT, move_time=1.0, lag_credit_cap=0.5) as arena:
+        far = FarBot("far", 0.15, think=0.75)  # answers 1.05 s after each request
+        near = [MemBot(f"near-{i}", rule_options=("round_sizes",)) for i in range(2)]
+        async with trio.open_nursery() as nursery:
+            await start(nursery, arena, far, *near)  # all at once
+    (record,) = arena.records
+    moves = moves_of(record, record.names.index("far"))
+    first_request = far.arrivals(DecisionRequest)[0][0]
+    assert len([t for t, _ in far.arrivals(ClockProbe) if t < first_request]) >= MIN_SAMPLES
+    assert [mv.fault for mv in moves] == [None] * 5
+    assert {mv.credit_ms for mv in moves} == {300}
+
+
+class _Deaf(FarBot):
+    """A far bot that asks for clock probes and never answers one."""
+
+    def _arrive(self, msg: ServerMsg) -> None:
+        if not isinstance(msg, ClockProbe):
+            super()._arrive(msg)
+
+
+@pytest.mark.parametrize("kernel", [0.3, None], ids=["kernel-known", "behind-proxy"])
+@on_mock_clock
+async def test_a_bot_whose_probes_never_warm_is_credited_the_kernel_bound(
+    kernel: float | None,
+) -> None:
+    """It asks for probes and answers none: its table seats it after the
+    warm-up's 5 s, and its decisions are credited the kernel's measure of
+    its connection (300 ms), so none times out; where the kernel does not
+    measure (behind a proxy) they get no credit."""
+    async with memory_arena(rules=SHORT, move_time=1.0, lag_credit_cap=0.5) as arena:
+        far = _Deaf("far", 0.15, think=0.75)
+        near = [MemBot(f"near-{i}", rule_options=("round_sizes",)) for i in range(2)]
+        async with trio.open_nursery() as nursery:
+            await start(nursery, arena, far)
+            assert far.end is not None
+            far.end.seat.min_rtt = kernel
+            await start(nursery, arena, *near)
+    (record,) = arena.records
+    moves = moves_of(record, record.names.index("far"))
+    assert far.arrivals(DecisionRequest)[0][0] >= WARM_UP
+    if kernel is not None:
+        assert [mv.fault for mv in moves] == [None] * 5
+        assert {mv.credit_ms for mv in moves} == {300}
+    else:
+        assert moves[0].fault == "timeout" and moves[0].credit_ms == 0

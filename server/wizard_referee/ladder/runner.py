@@ -45,11 +45,13 @@ processes, confined under ``sandbox = "bwrap"``), and these tasks:
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import secrets
 import socket
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -198,19 +200,38 @@ class LadderTokens:
     """The access tokens of a ladder (a :class:`~wizard_referee.referee.handshake.TokenBook`):
     its hosted instances' (``hosted``, the host's own) and the registry's
     dial-in tokens, looked up in the store at each Hello, so a token
-    rotated or retired a moment ago is refused at once."""
+    rotated or retired a moment ago is refused at once. The arena asks in
+    a worker thread: the lookups go through a read-only connection of their
+    own (opened at the first, one lookup at a time), never the runner's."""
 
     def __init__(self, store: LadderStore, hosted: dict[str, str]) -> None:
         self.store = store
         self.hosted = hosted
+        self._lock = threading.Lock()
+        self._reader: LadderStore | None = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._drop_reader()
+
+    def _drop_reader(self) -> None:
+        """Close the lookups' connection (the lock held)."""
+        reader, self._reader = self._reader, None
+        if reader is not None:
+            with contextlib.suppress(DatabaseError):
+                reader.close()
 
     def refusal(self, token: str) -> str | None:
         if token in self.hosted:
             return None
-        try:
-            found = self.store.token(token)
-        except DatabaseError:
-            return "the ladder's database cannot be reached just now: try again shortly"
+        with self._lock:
+            try:
+                if self._reader is None:
+                    self._reader = LadderStore.open(self.store.target, read_only=True)
+                found = self._reader.token(token)
+            except DatabaseError:
+                self._drop_reader()  # (opened again at the next lookup)
+                return "the ladder's database cannot be reached just now: try again shortly"
         if found is None:
             return "invalid access token"
         _, why = found
@@ -1061,6 +1082,7 @@ class Ladder:
                 await self._stop.wait()
                 nursery.cancel_scope.cancel()
         finally:
+            book.close()
             with trio.CancelScope(shield=True):
                 try:
                     self.store.stop_runner(self.runner)

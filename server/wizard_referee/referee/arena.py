@@ -44,15 +44,22 @@ from wizard_arena.protocol.messages import (
 )
 from wizard_arena.protocol.seeds import new_secret
 from wizard_arena.rules import Rules
-from wizard_referee.referee.bridge import Bridge, open_bridge
+from wizard_referee.referee.bridge import Bridge, host_port, open_bridge
 from wizard_referee.referee.clock_probes import ClockProbes
 from wizard_referee.referee.counters import ArenaCounters
+from wizard_referee.referee.front_door import (
+    TRIM_CHURN,
+    FrontDoor,
+    peer_key,
+    release_freed_memory,
+)
 from wizard_referee.referee.grpc_setup import listener_in_use
 from wizard_referee.referee.handshake import (
     AccessTokens,
     Door,
     Refuse,
     Resume,
+    authenticate,
     first_hello,
     judge,
     left_after_hello,
@@ -74,6 +81,9 @@ __all__ = [
     "open_arena",
     "serve_arena",
 ]
+
+#: Token book lookups (:func:`authenticate`) in worker threads at once.
+TOKEN_LOOKUPS = 2
 
 
 @dataclass(frozen=True)
@@ -138,6 +148,8 @@ class Arena:
         self.on_session: list[Callable[[Session], None]] = []
         self.connections: set[Seat] = set()
         """Open Play streams."""
+        self.memory_releases = 0
+        """Times freed memory was given back after a flood (:func:`release_after_floods`)."""
         self.resume_tokens = ResumeTokens()
         self.refused_options: dict[str, str] = {}
         """Access token (one of ``config.tokens``: nothing is kept for a bot
@@ -160,6 +172,11 @@ class Arena:
             self.resume_tokens.issued_here,
         )
         """What the handshake asks of the arena."""
+        self.front_door = FrontDoor(
+            policy.max_greeting, policy.max_greeting_per_peer, policy.auth_backoff
+        )
+        """Streams not yet greeted, and failed authentications, by peer."""
+        self._token_lookups = trio.CapacityLimiter(TOKEN_LOOKUPS)
 
     @property
     def port(self) -> int:
@@ -167,7 +184,7 @@ class Arena:
 
     @property
     def address(self) -> str:
-        return f"{self.config.host}:{self.port}"
+        return host_port(self.config.host, self.port)
 
     @property
     def unix_address(self) -> str | None:
@@ -207,18 +224,35 @@ class Arena:
     # -- connections and sessions -------------------------------------------------------
 
     def accept(self, seat: Seat) -> None:
-        """A new bot stream: greet it (:mod:`.handshake`), unless the server is full."""
+        """A new bot stream: greet it (:mod:`.handshake`), unless the server
+        is full or its front door refuses it (:mod:`.front_door`)."""
         limit = self.config.policy.max_connections
         if limit and len(self.connections) >= limit:
             seat.close(CloseCode.RESOURCE_EXHAUSTED, f"server full: {limit} connections at most")
             self.counters.refused["server full"] += 1
             self.log.info("refused", conn=seat.id, peer=seat.peer, reason="server full")
             return
+        key = peer_key(seat.peer)
+        refused = self.front_door.enter(key, trio.current_time())
+        if refused is not None:
+            seat.close(CloseCode.RESOURCE_EXHAUSTED, refused)
+            reason = "auth backoff" if "authentications" in refused else "greeting limit"
+            self.counters.refused[reason] += 1
+            self.log.debug("refused", conn=seat.id, peer=seat.peer, reason=reason)
+            return
         self.connections.add(seat)
         seat.on_closed = self._on_closed
-        self._nursery.start_soon(self._greet, seat)
+        self._nursery.start_soon(self._greet, seat, key)
 
-    async def _greet(self, seat: Seat) -> None:
+    async def _greet(self, seat: Seat, key: str) -> None:
+        """Greet a new stream from peer ``key`` (counted by the front door until
+        its greeting ends)."""
+        try:
+            await self._handshake(seat, key)
+        finally:
+            self.front_door.leave(key)
+
+    async def _handshake(self, seat: Seat, key: str) -> None:
         """Read the first message of a new stream and act on the handshake's
         verdict (:mod:`.handshake`): refuse the stream, give the bot its
         session back, or a new one."""
@@ -231,7 +265,8 @@ class Arena:
             self._refuse(seat, hello, log)
             return
         self.counters.messages_in += 1
-        verdict = judge(hello, self._door)
+        auth = await self._authenticate(seat, hello, key, log)
+        verdict = judge(hello, self._door, auth)
         if isinstance(verdict, Resume):
             if left_after_hello(seat, log) or self.resume(seat, hello, verdict.common, log):
                 return
@@ -240,6 +275,36 @@ class Arena:
             self._refuse(seat, verdict, log, hello)
         elif not left_after_hello(seat, log):
             self.admit(seat, hello, verdict.version, log)
+
+    async def _authenticate(self, seat: Seat, hello: Hello, key: str, log: Any) -> Refuse | None:
+        """Check ``hello``'s access token (:func:`authenticate`: a token book
+        is asked in a worker thread); a failure is logged as a warning with
+        the peer's address (never the token) and counts towards the peer's
+        back-off, during which its tokens are not even looked up."""
+        if self.config.tokens is None:
+            return None
+        now = trio.current_time()
+        wait = self.front_door.blocked(key, now)
+        if wait > 0:
+            auth: Refuse | None = Refuse(
+                CloseCode.RESOURCE_EXHAUSTED,
+                f"too many failed authentications from this address: retry in {wait:.3g} s",
+                "auth backoff",
+            )
+        else:
+            auth = await authenticate(hello, self._door, self._token_lookups)
+        if auth is None:
+            self.front_door.passed(key)
+            return None
+        backoff = self.front_door.failed(key, trio.current_time())
+        log.warning(
+            "auth_failed",
+            bot=display_name(hello.bot_name),
+            why=auth.details,
+            failures=self.front_door.failures(key),
+            backoff=backoff,
+        )
+        return auth
 
     def _refuse(self, seat: Seat, refusal: Refuse, log: Any, hello: Hello | None = None) -> None:
         """Close a new stream with the handshake's refusal, counted and logged."""
@@ -418,6 +483,7 @@ class Arena:
                 raise ValueError(
                     f"bot {s.name!r} cannot play the rule option(s) {', '.join(lacking)}"
                 )
+        await self._warm_up(seats)
         specs = self._take_seats(seats, names)
         self.active_tables += 1
         try:
@@ -443,6 +509,17 @@ class Arena:
         for cb in self.on_game_end:
             cb(record)
         return record
+
+    async def _warm_up(self, seats: Sequence[Session | None]) -> None:
+        """Wait until the clock probes of each seat's bot have their first
+        round trips, so its first decisions get its network credit
+        (:attr:`ClockProbes.warm <.clock_probes.ClockProbes.warm>`: at most
+        :data:`~.clock_probes.WARM_UP` seconds from its first probe)."""
+        for s in seats:
+            clock = s.conn.clock if s is not None else None
+            if clock is not None and not clock.warm.is_set():
+                with trio.move_on_at(clock.warm_by):
+                    await clock.warm.wait()
 
     def _take_seats(
         self, seats: Sequence[Session | None], names: Sequence[str] | None
@@ -540,6 +617,29 @@ async def open_arena(config: ArenaConfig) -> AsyncIterator[Arena]:
             nursery.cancel_scope.cancel()
 
 
+#: Seconds between two looks at the streams opened (a flood, then its end).
+CHURN_PERIOD = 5.0
+
+
+async def release_after_floods(arena: Arena) -> None:
+    """Forever: once a flood of new streams (:data:`~.front_door.TRIM_CHURN`
+    in a period) is over, or as many streams have gone, give the memory
+    freed back to the system (:func:`~.front_door.release_freed_memory`)."""
+    seen, high, due = arena.front_door.opened, len(arena.connections), False
+    while True:
+        await trio.sleep(CHURN_PERIOD)
+        opened, open_now = arena.front_door.opened, len(arena.connections)
+        churn, seen = opened - seen, opened
+        high = max(high, open_now)
+        if churn >= TRIM_CHURN or high - open_now >= TRIM_CHURN:
+            due = True
+        if due and churn < TRIM_CHURN:
+            due, high = False, open_now
+            release_freed_memory()  # (once a flood is over: a few ms)
+            arena.memory_releases += 1
+            arena.log.info("memory_released")
+
+
 async def serve_arena(
     config: ArenaConfig,
     *,
@@ -574,7 +674,7 @@ async def serve_arena(
                 listener=listener_in_use(),
             )
             task_status.started(arena)
-            await trio.sleep_forever()
+            await release_after_floods(arena)
         finally:
             with trio.CancelScope(shield=True):
                 arena.close_sessions()

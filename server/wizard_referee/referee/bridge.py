@@ -75,6 +75,7 @@ __all__ = [
     "Connection",
     "Malformed",
     "StreamClose",
+    "host_port",
     "open_bridge",
 ]
 
@@ -103,6 +104,17 @@ _SETTLE = 0.05
 
 #: The gRPC status each way of closing a stream ends it with.
 STATUS_OF_CLOSE = {code: grpc.StatusCode[code.name] for code in CloseCode}
+
+
+def host_port(host: str, port: int) -> str:
+    """``host:port`` as gRPC (and a URL) reads it: an IPv6 address in brackets.
+
+    >>> host_port("::", 50051), host_port("[::1]", 0), host_port("127.0.0.1", 80)
+    ('[::]:50051', '[::1]:0', '127.0.0.1:80')
+    """
+    if ":" in host and not host.startswith("["):
+        return f"[{host}]:{port}"
+    return f"{host}:{port}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -481,9 +493,9 @@ class Bridge:
             ),
             server,
         )
-        bound = server.add_insecure_port(f"{host}:{port}")
+        bound = server.add_insecure_port(host_port(host, port))
         if bound == 0:
-            raise OSError(f"could not bind {host}:{port}")
+            raise OSError(f"could not bind {host_port(host, port)}")
         # a Unix socket's add_insecure_port answers 1 (not a port), 0 when it fails
         if unix_socket is not None and server.add_insecure_port(f"unix:{unix_socket}") == 0:
             raise OSError(f"could not bind the Unix socket {unix_socket}")

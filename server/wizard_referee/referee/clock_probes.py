@@ -17,6 +17,11 @@ task of the arena's) sends it a ``ClockProbe`` now and then:
 - each with an id the bot cannot guess (so it cannot answer before it
   receives it).
 
+The warm-up: a table does not seat a bot until its first round trips are
+in (:attr:`ClockProbes.warm`, at most :data:`WARM_UP` seconds); until then,
+and for a connection that takes a seat back in a game, the credit is the
+kernel's measure of the connection alone (:mod:`.round_trips`).
+
 A reply is taken where the connection receives it
 (:meth:`SeatBase._deliver <.seat.SeatBase._deliver>`), before anything is
 routed to a table: one that quotes no probe in flight is dropped, never a
@@ -38,7 +43,7 @@ import trio
 from wizard_arena.protocol.messages import ClockProbe
 from wizard_referee.referee.round_trips import MIN_SAMPLES, RoundTrips
 
-__all__ = ["PROBE_GAP", "PROBE_INTERVAL", "PROBE_TIMEOUT", "ClockProbes"]
+__all__ = ["PROBE_GAP", "PROBE_INTERVAL", "PROBE_TIMEOUT", "WARM_UP", "ClockProbes"]
 
 PROBE_INTERVAL = 10.0
 """Seconds between probes once the estimate has its first samples. A
@@ -50,6 +55,10 @@ PROBE_GAP = 0.05
 """The least time between two probes (the warm-up's pace)."""
 PROBE_TIMEOUT = 5.0
 """Seconds a probe may go unanswered before it is given up."""
+WARM_UP = 5.0
+"""Seconds from a connection's first probe a table waits for its
+:data:`~.round_trips.MIN_SAMPLES` round trips before seating it anyway
+(:attr:`ClockProbes.warm`)."""
 
 
 class ClockProbes:
@@ -80,6 +89,10 @@ class ClockProbes:
         """Probes sent."""
         self.replies = 0
         """Replies timed (to the probe in flight)."""
+        self.warm = trio.Event()
+        """Set once :data:`~.round_trips.MIN_SAMPLES` round trips are in (or
+        the connection ended): a table waits for it, until :attr:`warm_by`."""
+        self.warm_by = trio.current_time() + WARM_UP
 
     # -- what the table says ---------------------------------------------------------
 
@@ -99,28 +112,37 @@ class ClockProbes:
 
     def credit(self, cap: float) -> float:
         """The credit for a request now: the estimated round trip, at most
-        ``cap`` (:meth:`.round_trips.RoundTrips.credit`)."""
-        return self.trips.credit(cap)
+        ``cap`` (:meth:`.round_trips.RoundTrips.credit`); during the warm-up
+        the kernel's measure is read afresh for it."""
+        trips = self.trips
+        if trips.samples < MIN_SAMPLES and self._kernel_rtt is not None:
+            trips.kernel_rtt = self._kernel_rtt()
+        return trips.credit(cap)
 
     # -- what the connection says -------------------------------------------------------
 
-    def reply(self, probe_id: str) -> None:
-        """The bot answered a probe (in trio, as the reply arrives)."""
+    def reply(self, probe_id: str) -> bool:
+        """The bot answered a probe (in trio, as the reply arrives): whether
+        it answered the probe in flight."""
         flight = self._flight
         if flight is None or probe_id != flight[0]:
-            return  # late, repeated or made up: dropped
+            return False  # late, repeated or made up: dropped
         self._flight = None
         self.trips.probed(trio.current_time() - flight[1])
         self.replies += 1
+        if self.trips.samples >= MIN_SAMPLES:
+            self.warm.set()
         if self._kernel_rtt is not None:
             self.trips.kernel_rtt = self._kernel_rtt()
         self._back.set()
+        return True
 
     # -- the probes -------------------------------------------------------------------
 
     def stop(self) -> None:
         """The connection ended: no more probes (:meth:`run` returns)."""
         self._scope.cancel()
+        self.warm.set()
 
     async def run(self) -> None:
         """Probe the connection until it ends (or :meth:`stop`)."""

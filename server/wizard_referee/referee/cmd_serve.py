@@ -21,7 +21,12 @@ from wizard_referee.referee.policy import PolicyError, RefereePolicy
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to bind (default 127.0.0.1; 0.0.0.0 every IPv4 address, :: or [::] "
+        "every address, IPv6 and IPv4)",
+    )
     parser.add_argument(
         "--port", type=port_number, default=50051, help="port (default 50051; 0: any free port)"
     )
@@ -111,6 +116,38 @@ def _add_limits(r: argparse._ArgumentGroup) -> None:
         metavar="N",
         help="open bot streams at most; more are refused with RESOURCE_EXHAUSTED "
         "(default 0: no limit)",
+    )
+    r.add_argument(
+        "--hello-timeout",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="a new stream must send its Hello within this time (default 5)",
+    )
+    r.add_argument(
+        "--max-greeting",
+        type=int,
+        default=256,
+        metavar="N",
+        help="streams at most that have not had their Hello answered; more are refused "
+        "with RESOURCE_EXHAUSTED (default 256; 0: no limit)",
+    )
+    r.add_argument(
+        "--max-greeting-per-peer",
+        type=int,
+        default=16,
+        metavar="N",
+        help="the same from one address, an IPv6 one by its /64, loopback and Unix sockets "
+        "excepted (default 16; 0: no limit)",
+    )
+    r.add_argument(
+        "--auth-backoff",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="after 3 failed authentications in a row from one address, its new streams "
+        "are refused for this long, doubling with each further failure up to 64 times "
+        "(default 1; 0: no back-off)",
     )
     r.add_argument(
         "--max-sessions-per-token",

@@ -62,6 +62,8 @@ REFUSED_REASONS = (
     "sessions per token",
     "hello timeout",
     "first message not a hello",
+    "greeting limit",
+    "auth backoff",
 )
 
 

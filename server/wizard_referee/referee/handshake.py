@@ -10,8 +10,9 @@ Everything else is refused with a status that says why (docs/protocol-reference.
 "Stream status codes"), and nothing is kept for the stream.
 
 The handshake decides; the arena acts. :func:`first_hello` reads the first
-message, :func:`judge` gives the verdict on a Hello (:class:`Refuse`,
-:class:`Admit` or :class:`Resume`) from what it is shown of the server (a
+message, :func:`authenticate` checks its access token (a :class:`TokenBook`'s
+lookup in a worker thread), :func:`judge` gives the verdict on a Hello
+(:class:`Refuse`, :class:`Admit` or :class:`Resume`) from what it is shown of the server (a
 :class:`Door`), and :meth:`Arena._greet <.arena.Arena._greet>` carries it out.
 """
 
@@ -36,6 +37,7 @@ __all__ = [
     "Resume",
     "TokenBook",
     "Verdict",
+    "authenticate",
     "first_hello",
     "judge",
     "left_after_hello",
@@ -90,7 +92,10 @@ Verdict = Refuse | Admit | Resume
 
 class TokenBook(Protocol):
     """Access tokens that change while the server runs (a ladder's registry,
-    where tokens are added, rotated and retired): asked at each Hello."""
+    where tokens are added, rotated and retired): asked at each Hello, in a
+    worker thread (:func:`authenticate`), so a lookup in a store never
+    holds up the tables: :meth:`refusal` must be safe to call from any
+    thread, one call at a time."""
 
     def refusal(self, token: str) -> str | None:
         """Why ``token`` is refused now, the status details the bot
@@ -141,13 +146,37 @@ async def first_hello(seat: Seat, timeout: float) -> Hello | Refuse | None:
     return msg
 
 
-def judge(hello: Hello, door: Door) -> Verdict:
-    """What the server does with a stream that greets it with ``hello``: a
-    version in common, an accepted access token; a resume token of this
-    server takes its session back if it may; then the sessions per token and
-    the rule options."""
+async def authenticate(
+    hello: Hello, door: Door, limiter: trio.CapacityLimiter | None = None
+) -> Refuse | None:
+    """The refusal of ``hello``'s access token (None: accepted). A
+    :class:`TokenBook` is asked in a worker thread (``limiter``: how many at
+    once), off the trio loop the tables run on."""
+    tokens = door.tokens
+    if tokens is None:
+        return None
+    if isinstance(tokens, frozenset):
+        if hello.token in tokens:
+            return None
+        details = "missing access token" if not hello.token else "invalid access token"
+    elif not hello.token:
+        details = "missing access token"
+    else:
+        why = await trio.to_thread.run_sync(tokens.refusal, hello.token, limiter=limiter)
+        if why is None:
+            return None
+        details = why
+    return Refuse(CloseCode.UNAUTHENTICATED, details, "token")
+
+
+def judge(hello: Hello, door: Door, auth: Refuse | None) -> Verdict:
+    """What the server does with a stream that greets it with ``hello``
+    (whose access token :func:`authenticate` judged: ``auth``): a version in
+    common, an accepted access token; a resume token of this server takes
+    its session back if it may; then the sessions per token and the rule
+    options."""
     common = [v for v in PROTOCOL_VERSIONS if hello.min_version <= v <= hello.max_version]
-    refusal = _version(hello, common) or _token(door, hello)
+    refusal = _version(hello, common) or auth
     if refusal is not None:
         return refusal
     otherwise = _sessions_per_token(door, hello) or _rule_options(door, hello)
@@ -178,22 +207,6 @@ def _version(hello: Hello, common: list[int]) -> Refuse | None:
         + ", ".join(map(str, PROTOCOL_VERSIONS))
     )
     return Refuse(CloseCode.FAILED_PRECONDITION, details, "version")
-
-
-def _token(door: Door, hello: Hello) -> Refuse | None:
-    tokens = door.tokens
-    if tokens is None:
-        return None
-    if isinstance(tokens, frozenset):
-        if hello.token in tokens:
-            return None
-        details = "missing access token" if not hello.token else "invalid access token"
-    else:
-        why = tokens.refusal(hello.token) if hello.token else "missing access token"
-        if why is None:
-            return None
-        details = why
-    return Refuse(CloseCode.UNAUTHENTICATED, details, "token")
 
 
 def _sessions_per_token(door: Door, hello: Hello) -> Refuse | None:

@@ -26,6 +26,7 @@ def leaves(exc: BaseException) -> list[BaseException]:
 def bind_problem(host: str, port: int) -> tuple[str, bool] | None:
     """Why a server cannot listen on ``host:port``, and whether it is because
     the port is in use (``None``: it could listen now)."""
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host  # [::]
     try:
         infos = socket.getaddrinfo(
             host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE

@@ -142,10 +142,13 @@ class MemoryBot:
             self.seat._end(None)  # (what was sent before is lost with it)
 
 
-def connect(accept: Callable[[Seat], None], policy: RefereePolicy | None = None) -> MemoryBot:
+def connect(
+    accept: Callable[[Seat], None], policy: RefereePolicy | None = None, peer: str = "memory"
+) -> MemoryBot:
     """A new in-memory connection handed to ``accept`` (e.g. ``arena.accept``),
-    with the limits of ``policy``; returns the bot's end."""
+    with the limits of ``policy``, from ``peer`` (e.g. ``ipv4:10.0.0.1:5555``);
+    returns the bot's end."""
     p = policy or RefereePolicy()
-    seat = MemorySeat(inbound_limit=p.inbound_limit, outbound_limit=p.outbound_limit)
+    seat = MemorySeat(inbound_limit=p.inbound_limit, outbound_limit=p.outbound_limit, peer=peer)
     accept(seat)
     return seat.bot

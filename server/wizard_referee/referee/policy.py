@@ -72,8 +72,21 @@ class RefereePolicy:
     """Decisions in a row (over its games) a bot may let time out; at the
     next its stream ends with DEADLINE_EXCEEDED and it is not seated again
     (it may connect again). 0: no limit."""
-    hello_timeout: float = 10.0
-    """Seconds a new stream has to send its Hello (no flag)."""
+    hello_timeout: float = 5.0
+    """Seconds a new stream has to send its Hello; then it ends with
+    INVALID_ARGUMENT ``no Hello within the hello timeout``."""
+    max_greeting: int = 256
+    """Open streams at most that have not had their Hello answered yet; a
+    further one ends at once with RESOURCE_EXHAUSTED. 0: no limit."""
+    max_greeting_per_peer: int = 16
+    """The same from one peer address (an IPv6 one by its /64 network; not
+    for loopback or a Unix socket: :func:`~.front_door.is_local`). 0: no
+    limit."""
+    auth_backoff: float = 1.0
+    """Seconds a peer address is refused new streams after its
+    :data:`~.front_door.FREE_FAILURES` failed authentications in a row,
+    doubling with each further failure (up to 64 times this); a Hello that
+    authenticates ends it. 0: no back-off."""
     inbound_limit: int = 64
     """Messages a bot may have queued unread before it is cut off for
     flooding (no flag)."""
@@ -102,6 +115,9 @@ class RefereePolicy:
         "reconnect_window": (0, True),
         "max_consecutive_timeouts": (0, True),
         "hello_timeout": (0, False),
+        "max_greeting": (0, True),
+        "max_greeting_per_peer": (0, True),
+        "auth_backoff": (0, True),
         "inbound_limit": (1, True),
         "outbound_limit": (1, True),
         "max_message_bytes": (0, False),

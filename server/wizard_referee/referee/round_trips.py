@@ -6,7 +6,9 @@ measured of one connection and says what it is credited on a deadline
 
 - the round trips of its recent clock probes (:data:`WINDOW` of them), of
   which the estimate is a low percentile (the :data:`QUANTILE` by the lower
-  nearest rank), and only once :data:`MIN_SAMPLES` are in; a bot can make a
+  nearest rank), once :data:`MIN_SAMPLES` are in (until then, the warm-up,
+  the kernel's measure alone where it is known: a bot seated before its
+  probes are in gets no timeout a near bot would not have); a bot can make a
   probe's round trip longer (by answering late), never shorter than the
   network's, and a few slow ones (a busy moment) do not move a low
   percentile;
@@ -23,6 +25,8 @@ Never the bot's own report of its thinking. A resumed session is a new
 connection, with a new :class:`RoundTrips` (its samples start afresh).
 
 >>> trips = RoundTrips()
+>>> trips.credit(0.5)  # no probe back yet, and the kernel's measure not known
+0.0
 >>> for rtt in (0.31, 0.30, 0.45, 0.32):
 ...     trips.probed(rtt)
 >>> trips.estimate(), trips.credit(0.5), trips.credit(0.25), trips.credit(0.0)
@@ -115,15 +119,19 @@ class RoundTrips:
         self._answers.append(max(0.0, took))
 
     def estimate(self) -> float | None:
-        """The round trip credited (before the cap): None until
-        :data:`MIN_SAMPLES` probes came back."""
+        """The round trip credited (before the cap). Until :data:`MIN_SAMPLES`
+        probes came back (the warm-up) it is the kernel's measure alone, without
+        the slack (None where the kernel does not measure)."""
         if len(self._probes) < MIN_SAMPLES:
+            rtt = self.kernel_rtt
+        else:
+            if self._low is None:
+                self._low = low_quantile(list(self._probes))
+            rtt = self._low
+            if self.kernel_rtt is not None:
+                rtt = min(rtt, self.kernel_rtt + KERNEL_SLACK)
+        if rtt is None:
             return None
-        if self._low is None:
-            self._low = low_quantile(list(self._probes))
-        rtt = self._low
-        if self.kernel_rtt is not None:
-            rtt = min(rtt, self.kernel_rtt + KERNEL_SLACK)
         if self._answers:
             rtt = min(rtt, min(self._answers))
         return rtt

@@ -90,7 +90,9 @@ class Seat(Protocol):
     """The connection's clock probes, when the bot asked for them and the
     server gives a network credit (set by the arena): each ClockProbeReply
     goes there as it arrives, never to ``route`` or ``receive()`` (without
-    probes it is dropped)."""
+    probes it is dropped), except as the first message (the handshake
+    refuses it). Replies count against the flood limit: more than the
+    probes sent plus ``inbound_limit`` cut the bot off (``flooded``)."""
 
     def kernel_rtt(self) -> float | None:
         """The kernel's smallest round trip on the connection, in seconds
@@ -145,6 +147,9 @@ class SeatBase:
         self.received = 0
         """Messages ``receive()`` has returned."""
         self._first_unread = True
+        self._probe_replies = 0
+        """ClockProbeReply messages received: more than the probes sent plus
+        ``inbound_limit`` is a flood (each probe earns at most one reply)."""
         self._finished = False
         """The end of the stream for the bot is decided (:meth:`_end`)."""
         self._in, self._inbox = trio.open_memory_channel[BotMsg | Malformed](inbound_limit)
@@ -182,9 +187,18 @@ class SeatBase:
         """A message from the bot."""
         if self.closed:
             return
-        if type(msg) is ClockProbeReply:
-            if self.clock is not None:
-                self.clock.reply(msg.id)
+        if type(msg) is ClockProbeReply and not (self._first_unread and not self.unread):
+            # (a reply as the first message is queued: the handshake refuses it)
+            self._probe_replies += 1
+            clock = self.clock
+            if clock is not None:
+                clock.reply(msg.id)
+            if self._probe_replies > self.inbound_limit + (clock.sent if clock else 0):
+                self._flood(
+                    f"{self._probe_replies} clock probe replies to "
+                    f"{clock.sent if clock else 0} probes: "
+                    "the bot sent faster than the referee reads"
+                )
             return
         route = self.route
         if route is not None and not self.unread and route(msg):
@@ -194,12 +208,15 @@ class SeatBase:
             self._in.send_nowait(msg)
             self.unread += 1
         except trio.WouldBlock:
-            self.flooded = True
-            self.close(
-                CloseCode.RESOURCE_EXHAUSTED,
+            self._flood(
                 f"inbound queue full ({self.inbound_limit} messages): "
-                "the bot sent faster than the referee reads",
+                "the bot sent faster than the referee reads"
             )
+
+    def _flood(self, details: str) -> None:
+        """Cut the bot off for flooding (RESOURCE_EXHAUSTED)."""
+        self.flooded = True
+        self.close(CloseCode.RESOURCE_EXHAUSTED, details)
 
     def _bot_left(self, reason: str) -> None:
         """The bot sends nothing more (it half-closed, or the stream ended

@@ -26,6 +26,8 @@ reads none), a connection gone.
 
 >>> parse_peer("ipv4:127.0.0.1:5555"), parse_peer("ipv6:[::1]:5555")
 (('127.0.0.1', 5555), ('::1', 5555))
+>>> parse_peer("ipv6:%5B::1%5D:5555")  # as grpc writes it
+('::1', 5555)
 >>> parse_peer("unix:/tmp/arena.sock") is None, parse_peer("memory") is None
 (True, True)
 """
@@ -36,6 +38,7 @@ import ipaddress
 import os
 import socket
 import struct
+from urllib.parse import unquote
 
 __all__ = ["MIN_RTT_OFFSET", "KernelRtt", "min_rtt_of", "parse_peer"]
 
@@ -55,7 +58,7 @@ def parse_peer(peer: str) -> tuple[str, int] | None:
     kind, _, rest = peer.partition(":")
     if kind not in ("ipv4", "ipv6"):
         return None
-    host, _, port = rest.rpartition(":")
+    host, _, port = unquote(rest).rpartition(":")  # (grpc writes ipv6:%5B::1%5D:5555)
     host = host.strip("[]")
     try:
         return str(ipaddress.ip_address(host.split("%")[0])), int(port)

@@ -1,0 +1,440 @@
+"""Honest tables while a stranger without a token hammers the front door.
+
+    python bench/bench_front_door.py                     # the defaults below
+    python bench/bench_front_door.py --attack-seconds 20 --streams 1000
+
+A ``wizard-arena serve`` subprocess (4 players, 1 s move time, a token
+file, log level warning) runs ``--tables`` tables of honest bots (raw gRPC
+bots of :mod:`wizard_arena.testing`, each thinking ``--think`` seconds a
+decision, playing game after game), the referee and the honest bots pinned
+to CPU 0. After ``--baseline`` seconds of play a separate attacking
+process, pinned to CPU 1 (``os.sched_setaffinity``), floods the server for
+``--attack-seconds`` (longer if the tokens are not all tried by then) with
+three kinds of stream at once, each reopened when the server ends it:
+
+- ``idle``: ``--streams`` Play streams open at once that never send a
+  Hello (no token needed), each reopened ``--reopen`` seconds after the
+  server ended it;
+- ``probes``: streams sending ClockProbeReply messages as fast as they can
+  (the first message, then the rest behind it);
+- ``tokens``: ``--tokens`` Hellos with wrong access tokens, one stream each.
+
+It reports the honest bots' timeouts (the server's ``fault`` log events
+with code ``timeout``) per second of play before and during the attack,
+the streams' end statuses, and the server's VmRSS before, at its peak
+during and ``--settle`` seconds after the attack.
+
+Then the cost of one idle stream without the front door's caps: a fresh
+server with ``--max-greeting 0 --max-greeting-per-peer 0 --hello-timeout
+120`` and ``--idle`` streams that never say Hello opened at once (and then
+cancelled): the server's RSS and CPU time (``/proc/PID/stat``) per stream.
+
+Linux only (reads /proc); loopback only; every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, NoReturn
+
+import grpc
+
+from wizard_arena.protocol import wire
+from wizard_arena.protocol.messages import ClockProbeReply, Hello
+from wizard_arena.testing import RawBot
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def rss_kib(pid: int) -> int:
+    """VmRSS of process ``pid`` in KiB (0 if it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` (all its threads)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def pin(pid: int, cpu: int) -> bool:
+    """Pin ``pid`` to ``cpu`` if the machine has it."""
+    if cpu >= (os.cpu_count() or 1):
+        return False
+    os.sched_setaffinity(pid, {cpu})
+    return True
+
+
+class Server:
+    """A ``wizard-arena serve`` subprocess on a free loopback port, its log
+    (JSON lines) read in a thread."""
+
+    def __init__(self, extra: list[str]) -> None:
+        argv = [
+            sys.executable,
+            *("-m", "wizard_arena.cli", "serve", "--port", "0", "--players", "4"),
+            *("--move-time", "1", "--log-level", "warning", "--log-format", "json", *extra),
+        ]
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        pin(self.proc.pid, 0)
+        assert self.proc.stderr is not None
+        self.address = ""
+        self.events: list[tuple[float, dict[str, Any]]] = []
+        lines: list[str] = []
+        deadline = time.monotonic() + 30
+        for line in self.proc.stderr:
+            lines.append(line)
+            if " serving on " in line and not line.startswith("{"):
+                self.address = line.split(" serving on ", 1)[1].split()[0]
+                break
+            if time.monotonic() > deadline:
+                break
+        if not self.address:
+            self.proc.kill()
+            raise RuntimeError("the server did not start:\n" + "".join(lines[-20:]))
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            if line.startswith("{"):
+                with contextlib.suppress(ValueError):
+                    self.events.append((time.monotonic(), json.loads(line)))
+
+    def timeouts(self, start: float, end: float) -> int:
+        return sum(
+            1
+            for t, e in list(self.events)
+            if start <= t < end and e.get("event") == "fault" and e.get("code") == "timeout"
+        )
+
+    def count(self, event: str) -> int:
+        return sum(1 for _, e in list(self.events) if e.get("event") == event)
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait()
+
+
+# -- the attacker (a process of its own) ---------------------------------------------------
+
+
+def _play(channel: grpc.aio.Channel) -> Any:
+    return channel.stream_stream(
+        f"/{wire.SERVICE_NAME}/Play",
+        request_serializer=None,
+        response_deserializer=None,
+    )
+
+
+def _raw(msg: Any) -> bytes:
+    return bytes(wire.encode_bot(msg).SerializeToString())
+
+
+async def _one(play: Any, first: list[bytes], hold: asyncio.Event | None) -> str:
+    """One stream: send ``first`` (then wait on ``hold`` if given); its end status."""
+
+    async def requests() -> Any:
+        for raw in first:
+            yield raw
+        if hold is not None:
+            await hold.wait()
+
+    call = play(requests(), timeout=300)
+    try:
+        async for _ in call:
+            pass
+    except grpc.aio.AioRpcError as e:
+        return str(e.code().name)
+    except asyncio.CancelledError:
+        call.cancel()
+        raise
+    return "OK"
+
+
+async def attack(address: str, args: argparse.Namespace) -> dict[str, Any]:
+    """The floods of the module's docstring, for ``args.attack_seconds``."""
+    stop = time.monotonic() + args.attack_seconds
+    statuses: dict[str, Counter[str]] = {k: Counter() for k in ("idle", "probes", "tokens")}
+    channels = [grpc.aio.insecure_channel(address) for _ in range(args.channels)]
+    plays = [_play(c) for c in channels]
+    never = asyncio.Event()
+    probe_burst = [_raw(ClockProbeReply(f"p{i}")) for i in range(200)]
+    tried = 0
+
+    async def idle(i: int) -> None:
+        while going():
+            statuses["idle"][await _one(plays[i % len(plays)], [], never)] += 1
+            await asyncio.sleep(args.reopen)
+
+    async def probes(i: int) -> None:
+        while going():
+            statuses["probes"][await _one(plays[i % len(plays)], probe_burst, None)] += 1
+            await asyncio.sleep(0.01)
+
+    async def tokens(i: int) -> None:
+        nonlocal tried
+        while tried < args.tokens and time.monotonic() < stop + 2 * args.attack_seconds:
+            tried += 1
+            hello = _raw(Hello(f"guess-{tried}", token=f"guess-{tried:08d}"))
+            statuses["tokens"][await _one(plays[i % len(plays)], [hello], None)] += 1
+
+    async def until_stop(coro: Any, extra: float = 10.0) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(coro, max(0.0, stop - time.monotonic()) + extra)
+
+    # the idle streams and the probe floods go on until all tokens were tried
+    # (at most 3 attack times): each kind in full while the others run
+    def going() -> bool:
+        tokens_left: bool = tried < args.tokens
+        return time.monotonic() < stop or (
+            tokens_left and time.monotonic() < stop + 2 * args.attack_seconds
+        )
+
+    jobs = [until_stop(idle(i), 2 * args.attack_seconds + 10) for i in range(args.streams)]
+    jobs += [until_stop(probes(i), 2 * args.attack_seconds + 10) for i in range(8)]
+    jobs += [until_stop(tokens(i), 2 * args.attack_seconds + 10) for i in range(32)]
+    with contextlib.suppress(TimeoutError):
+        # (the streams still open are not waited for: the process ends)
+        await asyncio.wait(
+            [asyncio.ensure_future(j) for j in jobs], timeout=3 * args.attack_seconds + 20
+        )
+    return {k: dict(v) for k, v in statuses.items()} | {"tokens_tried": tried}
+
+
+async def hold_idle(address: str, n: int, ready: Any, release: Any) -> dict[str, Any]:
+    """Open ``n`` streams that never say Hello; hold them until ``release``."""
+    channels = [grpc.aio.insecure_channel(address) for _ in range(max(1, n // 100))]
+    plays = [_play(c) for c in channels]
+    never = asyncio.Event()
+    tasks = [asyncio.ensure_future(_one(plays[i % len(plays)], [], never)) for i in range(n)]
+    await asyncio.sleep(0)
+    ready()
+    await release()
+    statuses = Counter(t.result() for t in tasks if t.done() and not t.exception())
+    return {"ended_early": dict(statuses)}
+
+
+def attacker_main(args: argparse.Namespace) -> NoReturn:
+    pinned = pin(0, 1)
+    if args.attack_mode == "flood":
+        result = asyncio.run(attack(args.attack, args))
+    else:
+        loop_done = threading.Event()
+
+        async def release() -> None:
+            while not loop_done.is_set():
+                await asyncio.sleep(0.05)
+
+        def wait_for_go() -> None:
+            sys.stdin.readline()
+            loop_done.set()
+
+        def ready() -> None:
+            print("ready", flush=True)
+            threading.Thread(target=wait_for_go).start()
+
+        result = asyncio.run(hold_idle(args.attack, args.idle, ready, release))
+    print(json.dumps(result | {"pinned": pinned}), flush=True)
+    os._exit(0)  # without waiting for grpc's threads and the streams still open
+
+
+def attacker(address: str, mode: str, args: argparse.Namespace) -> subprocess.Popen[str]:
+    argv = [sys.executable, __file__, "--attack", address, "--attack-mode", mode]
+    argv += ["--attack-seconds", str(args.attack_seconds), "--streams", str(args.streams)]
+    argv += ["--tokens", str(args.tokens), "--idle", str(args.idle)]
+    argv += ["--channels", str(args.channels), "--reopen", str(args.reopen)]
+    return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+# -- the phases ----------------------------------------------------------------------------
+
+
+def flood_phase(args: argparse.Namespace, say: Any) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        tokens = [f"honest-{i:02d}-token" for i in range(4 * args.tables)]
+        token_file = Path(tmp) / "tokens.txt"
+        token_file.write_text("\n".join(tokens) + "\n")
+        server = Server(["--token-file", str(token_file), "--lag-credit-cap", "0.5"])
+        pid = server.proc.pid
+        bots = [
+            RawBot(
+                server.address,
+                f"honest-{i}",
+                token=t,
+                think=args.think,
+                games=None,
+                record=False,
+                clock_probes=False,
+            )
+            for i, t in enumerate(tokens)
+        ]
+        try:
+            for b in bots:
+                b.start()
+            time.sleep(3.0)  # greeted, seated, the first games under way
+            t0 = time.monotonic()
+            rss_start = rss_kib(pid)
+            cpu0 = cpu_seconds(pid)
+            say(f"honest play: {len(bots)} bots, RSS {rss_start / 1024:.1f} MiB")
+            time.sleep(args.baseline)
+            t1 = time.monotonic()
+            cpu1 = cpu_seconds(pid)
+            say(f"attack: {args.streams} idle streams, probe replies, {args.tokens} tokens")
+            proc = None if args.control else attacker(server.address, "flood", args)
+            peak = rss_start
+            hard_stop = time.monotonic() + (
+                args.attack_seconds if proc is None else 3 * args.attack_seconds + 60
+            )
+            while (proc is None or proc.poll() is None) and time.monotonic() < hard_stop:
+                peak = max(peak, rss_kib(pid))
+                time.sleep(0.25)
+            t2 = time.monotonic()
+            cpu2 = cpu_seconds(pid)
+            try:
+                out, _ = proc.communicate(timeout=30) if proc is not None else ("{}", "")
+                attack_result = json.loads(out.strip().splitlines()[-1])
+            except (subprocess.TimeoutExpired, IndexError, ValueError):
+                if proc is not None:
+                    proc.kill()
+                attack_result = {"error": "the attacker did not report"}
+            time.sleep(args.settle)
+            t3 = time.monotonic()
+            rss_after = rss_kib(pid)
+            down = [b.name for b in bots if b.done.is_set()]
+        finally:
+            for b in bots:
+                b.disconnect()
+            code = server.stop()
+    before, during = server.timeouts(t0, t1), server.timeouts(t1, t2)
+    result = {
+        "honest_bots": len(bots),
+        "baseline_seconds": round(t1 - t0, 1),
+        "attack_seconds": round(t2 - t1, 1),
+        "timeouts_before": before,
+        "timeouts_during": during,
+        "timeouts_after": server.timeouts(t2, t3),
+        "honest_bots_cut_off": down,
+        "referee_cpu_seconds": {"baseline": round(cpu1 - cpu0, 2), "attack": round(cpu2 - cpu1, 2)},
+        "rss_kib": {"start": rss_start, "peak": peak, "after": rss_after},
+        "auth_failed_warnings": server.count("auth_failed"),
+        "attacker": attack_result,
+        "exit_code": code,
+    }
+    say(
+        f"timeouts: {before} in {t1 - t0:.0f} s before, {during} in {t2 - t1:.0f} s of attack; "
+        f"RSS {rss_start / 1024:.1f} -> peak {peak / 1024:.1f} -> {rss_after / 1024:.1f} MiB "
+        f"{args.settle:g} s after"
+    )
+    return result
+
+
+def idle_cost_phase(args: argparse.Namespace, say: Any) -> dict[str, Any]:
+    server = Server(
+        ["--max-greeting", "0", "--max-greeting-per-peer", "0", "--hello-timeout", "120"]
+    )
+    pid = server.proc.pid
+    try:
+        time.sleep(1.0)
+        rss0, cpu0 = rss_kib(pid), cpu_seconds(pid)
+        proc = attacker(server.address, "idle", args)
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdout.readline()  # ready
+        time.sleep(3.0)  # every stream reached the server
+        rss1, cpu1 = rss_kib(pid), cpu_seconds(pid)
+        time.sleep(5.0)  # idle
+        cpu_idle = cpu_seconds(pid)
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        proc.wait(60)
+        time.sleep(12.0)  # the referee gives freed memory back once a flood is over
+        rss2, cpu2 = rss_kib(pid), cpu_seconds(pid)
+    finally:
+        code = server.stop()
+    n = args.idle
+    result = {
+        "streams": n,
+        "rss_kib": {"before": rss0, "open": rss1, "after_close": rss2},
+        "bytes_per_stream": round((rss1 - rss0) * 1024 / n),
+        "cpu_us_per_stream_open": round((cpu1 - cpu0) * 1e6 / n),
+        "cpu_us_per_stream_per_idle_second": round((cpu_idle - cpu1) * 1e6 / n / 5.0, 2),
+        "cpu_us_per_stream_open_to_close": round((cpu2 - cpu0) * 1e6 / n),
+        "exit_code": code,
+    }
+    say(
+        f"idle streams: {n}: {result['bytes_per_stream']} bytes and "
+        f"{result['cpu_us_per_stream_open']} µs of referee CPU each to open, "
+        f"{result['cpu_us_per_stream_open_to_close']} µs open to close; RSS "
+        f"{rss0 / 1024:.1f} -> {rss1 / 1024:.1f} -> {rss2 / 1024:.1f} MiB"
+    )
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--tables", type=int, default=2, help="honest tables of 4 (default 2)")
+    p.add_argument("--think", type=float, default=0.5, help="honest bots' seconds a decision")
+    p.add_argument("--baseline", type=float, default=30.0, help="seconds of play before")
+    p.add_argument("--attack-seconds", type=float, default=40.0, help="seconds of attack")
+    p.add_argument("--streams", type=int, default=3000, help="idle streams open at once")
+    p.add_argument("--tokens", type=int, default=2000, help="wrong tokens tried")
+    p.add_argument("--channels", type=int, default=30, help="attacker's TCP connections")
+    p.add_argument(
+        "--reopen", type=float, default=0.5, help="seconds before an idle stream is reopened"
+    )
+    p.add_argument("--idle", type=int, default=2000, help="idle streams for their cost (0: skip)")
+    p.add_argument("--settle", type=float, default=10.0, help="seconds after the attack")
+    p.add_argument(
+        "--control", action="store_true", help="no attacker: the honest tables alone, as long"
+    )
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.add_argument("--attack", help=argparse.SUPPRESS)
+    p.add_argument("--attack-mode", default="flood", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.attack:
+        attacker_main(args)
+    pin(0, 0)
+    say = (lambda s: print(s, file=sys.stderr)) if args.json else print
+    results = {"flood": flood_phase(args, say)}
+    if args.idle:
+        results["idle_cost"] = idle_cost_phase(args, say)
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        print(json.dumps(results["flood"]["attacker"]))
+    return 0 if results["flood"]["exit_code"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
