@@ -356,3 +356,16 @@ def test_the_evaluators_values_are_what_their_bots_choose_by() -> None:
             if len(by_card) > 1:
                 assert max(by_card, key=lambda c: by_card[c]) == learned.play(view)
     assert bids and cards
+
+
+def test_a_seats_grades_do_not_depend_on_the_other_seats_graded() -> None:
+    # one Monte Carlo evaluator shared by every seat of a game drew each
+    # decision's deals after the other seats' searches: grading one seat
+    # (--bot, a comparison's candidate seat) gave its decisions other grades
+    # than grading the whole game
+    rules = Rules(players=3, hand_sizes=(1, 1, 1, 2, 2, 3))
+    record = played([RandomBot(seed=s) for s in range(3)], ["a", "b", "c"], rules, 2, "g")
+    evaluator = resolve("montecarlo", {"samples": 4})
+    whole = [g for _, gs in grade_many([(record, None)], evaluator) for g in gs if g.seat == 0]
+    alone = [g for _, gs in grade_many([(record, (0,))], evaluator) for g in gs]
+    assert whole == alone and len(alone) > 5
