@@ -369,3 +369,41 @@ def test_a_seats_grades_do_not_depend_on_the_other_seats_graded() -> None:
     whole = [g for _, gs in grade_many([(record, None)], evaluator) for g in gs if g.seat == 0]
     alone = [g for _, gs in grade_many([(record, (0,))], evaluator) for g in gs]
     assert whole == alone and len(alone) > 5
+
+
+def test_the_pages_grade_a_game_once_whatever_finishes_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a page's answer is kept while the store is unchanged, and a running
+    # tournament changes it with every game: the pages must not grade again
+    # the games already graded (an entrant's page regraded its latest 100
+    # games after every game finished, at any stranger's request)
+    import wizard_referee.web.data as data
+
+    from .web_support import ENTRANTS, make_store, play_record
+
+    graded: list[str] = []
+    real = data.grade_many
+
+    def counting(records: Any, *args: Any, **kwargs: Any) -> Any:
+        records = list(records)
+        graded.extend(r.game_id for r, _ in records)
+        return real(records, *args, **kwargs)
+
+    monkeypatch.setattr(data, "grade_many", counting)
+    path = tmp_path / "web.sqlite"
+    store, specs = make_store(path, deal_sets=2, play=3)
+    web = data.StoreData(path)
+    first = web.entrant_analysis("alice")
+    assert sorted(graded) == sorted(s.id for s in specs[:3])
+    web.analysis(specs[0].id)
+    assert graded[-1] == specs[0].id
+    graded.clear()
+    rules = Rules(players=3, hand_sizes=(1, 2, 3, 4))  # make_store's
+    for spec in specs[3:6]:  # a deal set of games alice plays in
+        store.save_game(spec, play_record(spec, rules, ENTRANTS))
+    store.close()
+    again = web.entrant_analysis("alice")
+    web.analysis(specs[0].id)
+    assert again["games"] == first["games"] + 3
+    assert sorted(graded) == sorted(s.id for s in specs[3:6])
