@@ -407,3 +407,42 @@ def test_the_pages_grade_a_game_once_whatever_finishes_after_it(
     web.analysis(specs[0].id)
     assert again["games"] == first["games"] + 3
     assert sorted(graded) == sorted(s.id for s in specs[3:6])
+
+
+class _Seen(RandomBot):
+    """A random bot that keeps every view it is asked to bid or play on."""
+
+    def __init__(self, seed: int, views: list[SeatView]) -> None:
+        super().__init__(seed=seed)
+        self.views = views
+
+    def bid(self, view: SeatView) -> int:
+        self.views.append(view)
+        return super().bid(view)
+
+    def play(self, view: SeatView) -> Card:
+        self.views.append(view)
+        return super().play(view)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules(players=4, hidden_bids=True, hand_sizes=(1, 2, 3)),
+        Rules(players=4, hidden_bids=True, reveal_bids_after_tricks=True, hand_sizes=(2, 3)),
+        Rules(players=3, tricksy=True, hand_sizes=(2, 3, 4)),
+        Rules(players=3, tricksy_suited=True, hand_sizes=(2, 3, 4)),
+        Rules(players=4, blind_first_round=True, hand_sizes=(1, 2)),
+    ],
+    ids=["hidden-bids", "bids-revealed-after", "tricksy", "tricksy-suited", "blind"],
+)
+def test_each_view_is_the_one_its_bot_was_given(rules: Rules) -> None:
+    views: list[SeatView] = []
+    n = rules.players
+    record = played([_Seen(s, views) for s in range(n)], [f"s{s}" for s in range(n)], rules, 5, "g")
+
+    def key(v: SeatView) -> tuple[int, int, int]:
+        return v.round, v.seat, len(v.plays)
+
+    rebuilt = sorted((d.view for d in decisions(record)), key=key)
+    assert rebuilt == sorted(views, key=key) and rebuilt
