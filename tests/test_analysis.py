@@ -356,3 +356,93 @@ def test_the_evaluators_values_are_what_their_bots_choose_by() -> None:
             if len(by_card) > 1:
                 assert max(by_card, key=lambda c: by_card[c]) == learned.play(view)
     assert bids and cards
+
+
+def test_a_seats_grades_do_not_depend_on_the_other_seats_graded() -> None:
+    # one Monte Carlo evaluator shared by every seat of a game drew each
+    # decision's deals after the other seats' searches: grading one seat
+    # (--bot, a comparison's candidate seat) gave its decisions other grades
+    # than grading the whole game
+    rules = Rules(players=3, hand_sizes=(1, 1, 1, 2, 2, 3))
+    record = played([RandomBot(seed=s) for s in range(3)], ["a", "b", "c"], rules, 2, "g")
+    evaluator = resolve("montecarlo", {"samples": 4})
+    whole = [g for _, gs in grade_many([(record, None)], evaluator) for g in gs if g.seat == 0]
+    alone = [g for _, gs in grade_many([(record, (0,))], evaluator) for g in gs]
+    assert whole == alone and len(alone) > 5
+
+
+def test_the_pages_grade_a_game_once_whatever_finishes_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a page's answer is kept while the store is unchanged, and a running
+    # tournament changes it with every game: the pages must not grade again
+    # the games already graded (an entrant's page regraded its latest 100
+    # games after every game finished, at any stranger's request)
+    import wizard_referee.web.data as data
+
+    from .web_support import ENTRANTS, make_store, play_record
+
+    graded: list[str] = []
+    real = data.grade_many
+
+    def counting(records: Any, *args: Any, **kwargs: Any) -> Any:
+        records = list(records)
+        graded.extend(r.game_id for r, _ in records)
+        return real(records, *args, **kwargs)
+
+    monkeypatch.setattr(data, "grade_many", counting)
+    path = tmp_path / "web.sqlite"
+    store, specs = make_store(path, deal_sets=2, play=3)
+    web = data.StoreData(path)
+    first = web.entrant_analysis("alice")
+    assert sorted(graded) == sorted(s.id for s in specs[:3])
+    web.analysis(specs[0].id)
+    assert graded[-1] == specs[0].id
+    graded.clear()
+    rules = Rules(players=3, hand_sizes=(1, 2, 3, 4))  # make_store's
+    for spec in specs[3:6]:  # a deal set of games alice plays in
+        store.save_game(spec, play_record(spec, rules, ENTRANTS))
+    store.close()
+    again = web.entrant_analysis("alice")
+    web.analysis(specs[0].id)
+    assert again["games"] == first["games"] + 3
+    assert sorted(graded) == sorted(s.id for s in specs[3:6])
+
+
+class _Seen(RandomBot):
+    """A random bot that keeps every view it is asked to bid or play on."""
+
+    def __init__(self, seed: int, views: list[SeatView]) -> None:
+        super().__init__(seed=seed)
+        self.views = views
+
+    def bid(self, view: SeatView) -> int:
+        self.views.append(view)
+        return super().bid(view)
+
+    def play(self, view: SeatView) -> Card:
+        self.views.append(view)
+        return super().play(view)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules(players=4, hidden_bids=True, hand_sizes=(1, 2, 3)),
+        Rules(players=4, hidden_bids=True, reveal_bids_after_tricks=True, hand_sizes=(2, 3)),
+        Rules(players=3, tricksy=True, hand_sizes=(2, 3, 4)),
+        Rules(players=3, tricksy_suited=True, hand_sizes=(2, 3, 4)),
+        Rules(players=4, blind_first_round=True, hand_sizes=(1, 2)),
+    ],
+    ids=["hidden-bids", "bids-revealed-after", "tricksy", "tricksy-suited", "blind"],
+)
+def test_each_view_is_the_one_its_bot_was_given(rules: Rules) -> None:
+    views: list[SeatView] = []
+    n = rules.players
+    record = played([_Seen(s, views) for s in range(n)], [f"s{s}" for s in range(n)], rules, 5, "g")
+
+    def key(v: SeatView) -> tuple[int, int, int]:
+        return v.round, v.seat, len(v.plays)
+
+    rebuilt = sorted((d.view for d in decisions(record)), key=key)
+    assert rebuilt == sorted(views, key=key) and rebuilt

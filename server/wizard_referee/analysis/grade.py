@@ -97,7 +97,7 @@ def decisions(record: GameRecord) -> Iterator[Decision]:
             game.apply(mv.seat, action)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Graded:
     """One graded decision."""
 

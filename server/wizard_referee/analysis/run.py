@@ -1,17 +1,20 @@
 """Grading many games, on every core: the evaluator named by module path,
-built afresh for each game (so a game's grades do not depend on which
-worker graded it or what it graded before), the games spread over a pool of
-worker processes.
+built afresh for each seat of each game (so a seat's grades do not depend on
+which worker graded the game, what it graded before, or which other seats
+of the game are graded: an evaluator that draws random numbers, as the
+Monte Carlo one does, draws them for that seat's decisions alone), the games
+spread over a pool of worker processes.
 """
 
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from wizard_arena.loader import SpecError, load_bot, load_class
+from wizard_arena.rules import Card, SeatView
 from wizard_referee.analysis.grade import Evaluator, Graded, grade_record
 from wizard_referee.referee.record import GameRecord
 
@@ -55,9 +58,30 @@ def _init(spec: str, kwargs: dict[str, Any]) -> None:
     _cls, _kwargs = load_class(spec), kwargs
 
 
+class _BySeat:
+    """An evaluator of its own for each seat, built when the seat's first
+    decision is valued."""
+
+    def __init__(self, cls: type, kwargs: dict[str, Any]) -> None:
+        self.cls, self.kwargs = cls, kwargs
+        self.seats: dict[int, Evaluator] = {}
+
+    def _of(self, view: SeatView) -> Evaluator:
+        evaluator = self.seats.get(view.seat)
+        if evaluator is None:
+            evaluator = self.seats[view.seat] = self.cls(**self.kwargs)
+        return evaluator
+
+    def bid_values(self, view: SeatView) -> Mapping[int, float]:
+        return self._of(view).bid_values(view)
+
+    def action_values(self, view: SeatView) -> Mapping[Card, float]:
+        return self._of(view).action_values(view)
+
+
 def _grade(text: str, seats: tuple[int, ...] | None) -> list[Graded]:
     assert _cls is not None
-    evaluator: Evaluator = _cls(**_kwargs)
+    evaluator = _BySeat(_cls, _kwargs)
     return grade_record(GameRecord.from_json(text), evaluator, set(seats) if seats else None)
 
 

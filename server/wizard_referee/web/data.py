@@ -17,14 +17,14 @@ import json
 import math
 import threading
 import time
-from collections import Counter, OrderedDict
-from collections.abc import Callable, Hashable
+from collections import Counter, OrderedDict, deque
+from collections.abc import Callable, Hashable, Iterable
 from pathlib import Path
 from typing import Any
 
 import trio
 
-from wizard_referee.analysis.grade import THRESHOLDS
+from wizard_referee.analysis.grade import THRESHOLDS, Graded
 from wizard_referee.analysis.run import EvaluatorError, EvaluatorSpec, grade_many, resolve
 from wizard_referee.analysis.summary import bot_summaries
 from wizard_referee.referee.arena import Arena
@@ -58,6 +58,10 @@ CHECK_EVERY = 1.0
 WEB_EVALUATOR = "learned"
 #: An entrant's analysis grades its latest games, at most this many.
 ANALYSIS_GAMES = 100
+#: Seats of games whose grades the pages keep (about 23 KiB each for a
+#: 15-round game): a finished game's record never changes, so a seat's grades
+#: hold whatever finishes after it and are not computed again while kept.
+GRADED_SEATS = 1024
 
 
 class NotFound(LookupError):
@@ -179,7 +183,26 @@ class StoreData:
         self.live = live
         """A tournament is running in this process (``tournament --web``)."""
         self.cache = Cache()
+        self.graded = Cache(GRADED_SEATS)
+        """The grades of a seat of a finished game, by game id and seat: the
+        pages' answers are recomputed when the store changes, its finished
+        games are not graded again."""
         self._checked = -math.inf
+
+    def _grades(self, record: GameRecord, seats: Iterable[int]) -> list[Graded]:
+        """The grades of ``seats``' decisions in a finished game, by
+        :data:`WEB_EVALUATOR` (an evaluator of its own for each seat: the
+        same grades whichever seats are graded), each seat graded once
+        while kept."""
+        out: list[Graded] = []
+        for seat in seats:
+
+            def grade(seat: int = seat) -> tuple[Graded, ...]:
+                done = grade_many([(record, (seat,))], _evaluator())
+                return tuple(g for _, gs in done for g in gs)
+
+            out.extend(self.graded.get((record.game_id, seat), "final", grade))
+        return out
 
     def check(self) -> None:
         """Unavailable unless the store can be read (checked at most once
@@ -331,7 +354,7 @@ class StoreData:
             if waiting:
                 raise Withheld(withheld_why(game_id, waiting))
             evaluator = _evaluator()
-            graded = [g for _, gs in grade_many([(record, None)], evaluator) for g in gs]
+            graded = self._grades(record, range(len(record.names)))
             return {
                 "evaluator": evaluator[0],
                 "thresholds": dict(THRESHOLDS),
@@ -360,11 +383,15 @@ class StoreData:
             if name not in dict(store.entrant_names()):
                 raise NotFound(f"no entrant {name!r} in {self.name}")
             sealed = self._sealed(store)
-            records = [r for r in store.records_of(name) if r.game_id not in sealed]
-            records = records[-ANALYSIS_GAMES:]
+            records = deque(
+                (r for r in store.records_of(name) if r.game_id not in sealed),
+                maxlen=ANALYSIS_GAMES,
+            )
             evaluator = _evaluator()
-            picked = [(r, tuple(s for s, n in enumerate(r.names) if n == name)) for r in records]
-            done = list(grade_many(picked, evaluator))
+            done = []
+            for r in records:
+                seats = [s for s, n in enumerate(r.names) if n == name]
+                done.append((r, self._grades(r, seats)))
             summary = bot_summaries(done, [name]).get(name)
             return {
                 "evaluator": evaluator[0],
