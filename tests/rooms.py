@@ -322,9 +322,11 @@ ROOMS: list[Room] = [
         "the `compare` verb: the plan of duplicate deals, seats and seeds (`plan.py`), the "
         "anytime-valid confidence sequence that decides when to stop (`stats.py`), the results "
         "store and tally of one comparison (`session.py`), games in worker processes "
-        "(`local_play.py`) or over the tournament's host (`referee_play.py`)",
+        "(`local_play.py`) or over the tournament's host (`referee_play.py`); `--why` asks "
+        "the analysis room for the split of A - B into bidding and play",
         (
             "wizard_referee.tournament",
+            "wizard_referee.analysis",
             "wizard_referee.referee",
             "wizard_referee.ratings",
             "wizard_referee.sandbox",

@@ -19,7 +19,12 @@ from wizard_bots.montecarlo import MonteCarloBot
 from wizard_bots.random_bot import RandomBot
 from wizard_referee.analysis.grade import THRESHOLDS, decisions, grade_record, verdict
 from wizard_referee.analysis.run import grade_many, resolve
-from wizard_referee.analysis.summary import bot_summaries, clustered_mean, compare_split
+from wizard_referee.analysis.summary import (
+    bot_summaries,
+    clustered_mean,
+    compare_split,
+    split_lines,
+)
 from wizard_referee.referee.record import GameRecord
 
 from .analysis_games import OneTooManyBot, played, stored
@@ -328,6 +333,33 @@ def test_analyse_a_comparisons_store(
     split = out["compare"]
     assert (split["a"], split["b"], split["deals"]) == ("A", "B", 3)
     assert set(split) >= {"points", "bidding", "play"}
+
+
+def test_compare_why_reports_the_split_analyse_gives(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``compare --why`` ends its report with how much of A - B comes from
+    bidding and how much from play: the split ``analyse`` gives of the same
+    store with the learned evaluator (in its JSON too)."""
+    db = str(tmp_path / "c.sqlite")
+    argv = [
+        *["compare", "wizard_bots.heuristic:HeuristicBot", "wizard_bots.random_bot:RandomBot"],
+        *["--opponent", "wizard_bots.heuristic:HeuristicBot", "--players", "3"],
+        *["--round-sizes", "1,2,3", "--games", "6", "--parallel", "1", "--database", db],
+    ]
+    ran = cli_here([*argv, "--why"], capsys, monkeypatch)
+    assert ran.returncode == 0, ran.stderr
+    ran_json = cli_here(["analyse", "-d", db, "--evaluator", "learned", "--json", "-j", "1"],
+                        capsys, monkeypatch)  # fmt: skip
+    split = json.loads(ran_json.stdout)["compare"]
+    lines = ran.stdout.splitlines()
+    at = lines.index("why (each decision graded by the learned evaluator; wizard-arena analyse):")
+    assert [line.strip() for line in lines[at + 1 : at + 4]] == [
+        line.strip() for line in split_lines(split)
+    ]
+    again = cli_here([*argv, "--why", "--json", "--resume"], capsys, monkeypatch)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["why"] == split
 
 
 def test_the_evaluators_values_are_what_their_bots_choose_by() -> None:

@@ -15,7 +15,7 @@ from wizard_arena.loader import parse_arg
 from wizard_arena.rules import RuleError
 from wizard_referee.analysis.grade import THRESHOLDS, Graded
 from wizard_referee.analysis.run import EVALUATORS, EvaluatorError, grade_many, resolve
-from wizard_referee.analysis.summary import Mean, bot_summaries, compare_split
+from wizard_referee.analysis.summary import bot_summaries, compare_split, mean_text, split_lines
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.store import ResultsStore, StoreError, open_existing
 
@@ -112,39 +112,26 @@ def decision_line(g: Graded) -> str:
     )
 
 
-def _m(d: dict[str, Any]) -> str:
-    return Mean(d["mean"], d["low"], d["high"], d["n"], d["games"]).text()
-
-
 def summary_lines(summaries: dict[str, dict[str, Any]]) -> list[str]:
     lines = []
     for name, s in summaries.items():
         lines.append(
-            f"{name}: {s['games']} game(s), loss per game {_m(s['per_game'])}, "
-            f"bid accuracy {_m(s['bid_accuracy'])}"
+            f"{name}: {s['games']} game(s), loss per game {mean_text(s['per_game'])}, "
+            f"bid accuracy {mean_text(s['bid_accuracy'])}"
         )
         for kind in ("bid", "card"):
             k = s[kind]
             counts = ", ".join(f"{v} {g}" for g, v in k["grades"].items())
             lines.append(
-                f"  mean loss per {kind}: {_m(k['mean_loss'])} over {k['mean_loss']['n']} "
+                f"  mean loss per {kind}: {mean_text(k['mean_loss'])} over {k['mean_loss']['n']} "
                 f"({counts})"
             )
             sizes = "  ".join(f"{c}:{v['mean']:.1f}" for c, v in k["by_size"].items())
             lines.append(f"    by round size: {sizes}")
             if len(k["by_variant"]) > 1:
                 for variant, v in k["by_variant"].items():
-                    lines.append(f"    {variant}: {_m(v)}")
+                    lines.append(f"    {variant}: {mean_text(v)}")
     return lines
-
-
-def split_lines(split: dict[str, Any]) -> list[str]:
-    return [
-        f"{split['a']} - {split['b']} over {split['deals']} deal(s), points per game: "
-        f"{_m(split['points'])}",
-        f"  from bidding (B's bid loss - A's): {_m(split['bidding'])}",
-        f"  from play (B's card loss - A's):   {_m(split['play'])}",
-    ]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -16,9 +16,17 @@ from typing import Any
 from wizard_arena.loader import SpecError, load_bot, load_class
 from wizard_arena.rules import Card, SeatView
 from wizard_referee.analysis.grade import Evaluator, Graded, grade_record
+from wizard_referee.analysis.summary import compare_split
 from wizard_referee.referee.record import GameRecord
 
-__all__ = ["EVALUATORS", "EvaluatorError", "EvaluatorSpec", "grade_many", "resolve"]
+__all__ = [
+    "EVALUATORS",
+    "EvaluatorError",
+    "EvaluatorSpec",
+    "comparison_split",
+    "grade_many",
+    "resolve",
+]
 
 #: Short names of the evaluators: spec and its default keyword arguments.
 EVALUATORS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -113,3 +121,21 @@ def grade_many(
             yield record, future.result()
             if progress is not None:
                 progress(i)
+
+
+def comparison_split(
+    database: str, evaluator: str = "learned", jobs: int = 1
+) -> dict[str, Any] | None:
+    """A comparison's store (``compare --database``) graded at the candidate
+    seat: :func:`~.summary.compare_split` of its finished games (None when
+    no deal has both games). The store is read, never written."""
+    from wizard_referee.tournament.store import open_existing
+
+    with open_existing(database) as store:
+        records = [
+            (r, (int(r.tags["candidate_seat"]),))
+            for spec in store.games("finished")
+            if (r := store.record(spec.id)) is not None and r.tags.get("compare")
+        ]
+    graded = grade_many(records, resolve(evaluator), max(1, min(jobs, len(records))))
+    return compare_split(list(graded))

@@ -26,7 +26,7 @@ from wizard_referee.analysis.grade import THRESHOLDS, Graded
 from wizard_referee.ratings.student_t import t_quantile
 from wizard_referee.referee.record import GameRecord
 
-__all__ = ["Mean", "bot_summaries", "clustered_mean", "compare_split"]
+__all__ = ["Mean", "bot_summaries", "clustered_mean", "compare_split", "mean_text", "split_lines"]
 
 
 @dataclass(frozen=True)
@@ -186,3 +186,18 @@ def compare_split(games: Sequence[tuple[GameRecord, Sequence[Graded]]]) -> dict[
         "bidding": mean([d["B"][0] - d["A"][0] for d in pairs]),
         "play": mean([d["B"][1] - d["A"][1] for d in pairs]),
     }
+
+
+def mean_text(d: dict[str, Any]) -> str:
+    """A mean as :meth:`Mean.as_dict` gives it, as text (the mean and its interval)."""
+    return Mean(d["mean"], d["low"], d["high"], d["n"], d["games"]).text()
+
+
+def split_lines(split: dict[str, Any]) -> list[str]:
+    """:func:`compare_split`'s answer as lines of text."""
+    return [
+        f"{split['a']} - {split['b']} over {split['deals']} deal(s), points per game: "
+        f"{mean_text(split['points'])}",
+        f"  from bidding (B's bid loss - A's): {mean_text(split['bidding'])}",
+        f"  from play (B's card loss - A's):   {mean_text(split['play'])}",
+    ]

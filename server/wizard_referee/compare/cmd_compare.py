@@ -54,6 +54,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _add_running_arguments(parser)
     _add_sandbox_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    parser.add_argument(
+        "--why",
+        action="store_true",
+        help="end the report with how much of A - B comes from bidding and how much from "
+        "play: each decision of the candidate seat graded by the learned evaluator "
+        "(wizard-arena analyse; needs numpy: the rl extra)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress display")
 
 
@@ -309,8 +316,23 @@ def run(args: argparse.Namespace) -> int:
         return 130
     finally:
         store.close()
-    _report(comparison.outcome(), args)
+    _report(comparison.outcome(), args, _why(args) if args.why else None)
     return 0
+
+
+def _why(args: argparse.Namespace) -> dict[str, Any] | str:
+    """The comparison's A - B split into bidding and play (``--why``), or
+    why it cannot be given."""
+    try:
+        from wizard_referee.analysis.run import EvaluatorError, comparison_split
+    except ImportError as e:
+        return f"the split needs the analysis's extras: {e}"
+    jobs = args.parallel or os.cpu_count() or 1
+    try:
+        split = comparison_split(args.database, "learned", jobs)
+    except (EvaluatorError, ImportError) as e:
+        return f"the learned evaluator cannot be loaded: {e}"
+    return split if split is not None else "no deal has both its games finished"
 
 
 def _check_bots(plan: ComparePlan, in_process: bool, confining: Any) -> None:
@@ -458,10 +480,14 @@ def _header(c: Comparison, where: str) -> str:
     return "\n".join(lines)
 
 
-def _report(outcome: Outcome, args: argparse.Namespace) -> None:
+def _report(
+    outcome: Outcome, args: argparse.Namespace, why: dict[str, Any] | str | None = None
+) -> None:
     if args.json:
         out: dict[str, Any] = outcome.as_dict()
         out["database"] = shown(args.database)
+        if why is not None:
+            out["why"] = why
         print(json.dumps(out, indent=2))
         return
     d = outcome.design
@@ -524,10 +550,19 @@ def _report(outcome: Outcome, args: argparse.Namespace) -> None:
         f"results in {shown(args.database)} (a game: wizard-arena replay d0-A --database "
         f"{shown(args.database)})"
     )
-    print(
-        f"why: wizard-arena analyse --database {shown(args.database)} (how much of A - B "
-        "comes from bidding, how much from play)"
-    )
+    if why is None:
+        print(
+            f"why: wizard-arena analyse --database {shown(args.database)} (how much of A - B "
+            "comes from bidding, how much from play; or compare --why)"
+        )
+    elif isinstance(why, str):
+        print(f"why: {why}")
+    else:
+        from wizard_referee.analysis.summary import split_lines
+
+        print("why (each decision graded by the learned evaluator; wizard-arena analyse):")
+        for line in split_lines(why):
+            print(f"  {line}")
 
 
 def _report_deals(outcome: Outcome) -> None:
