@@ -364,6 +364,27 @@ def test_the_return_window_counts_only_time_a_ladder_process_ran(season: str) ->
         assert store.running_seconds(t + 150, t + 300) == pytest.approx(50)
 
 
+def test_the_return_window_does_not_count_a_database_outage(
+    season: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process cut off from its database past its lease was not running
+    meanwhile (members could not come back: their Hello is refused), also
+    once it renews its lease again."""
+    with LadderStore.open(season) as store:
+        t = store.clock()
+        now = [t]
+        monkeypatch.setattr(store, "clock", lambda: now[0])
+        store.start_runner("r", "h", 1, lease=5.0)
+        now[0] = t + 3
+        store.renew("r", 5.0)  # (its lease runs to t + 8)
+        now[0] = t + 100  # (the database answers again after 92 s)
+        store.renew("r", 5.0)
+        now[0] = t + 104
+        store.renew("r", 5.0)
+        assert store.running_seconds(t, t + 104) == pytest.approx(8 + 4)
+        assert store.running_seconds(t + 20, t + 90) == 0
+
+
 def test_standings_open_each_group_and_name_only_known_versions(
     sqlite_season: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

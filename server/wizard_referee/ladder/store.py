@@ -554,7 +554,14 @@ class LadderStore:
         lease), and must be stored again (:meth:`add_session`) for its
         entry's limit to hold."""
         with self.db.transaction():
-            expires = self.clock() + lease
+            now = self.clock()
+            expires = now + lease
+            for host, pid, started, until in self.rows(
+                sql.LAPSED_RUNNER, {"id": runner, "now": now}
+            ):  # (its time cut off is no running time: :meth:`running_seconds`)
+                span = {"id": f"{runner}~{float(started)!r}", "host": host, "pid": pid}
+                self.run(sql.ADD_SPAN, {**span, "started": started, "until": until})
+                self.run(sql.RESTART_RUNNER, {"id": runner, "now": now})
             self.run(sql.RENEW_RUNNER, {"id": runner, "expires": expires})
             kept = self.rows(sql.RENEW_SESSIONS, {"runner": runner, "expires": expires})
             self.run(sql.RENEW_CLAIMS, {"runner": runner, "expires": expires})
@@ -707,7 +714,8 @@ class LadderStore:
         """Seconds between ``since`` and ``now`` during which a ladder process
         was running (its lease held): the time an interrupted set's members
         had to come back. A clean stop, a process killed (from the end of
-        its lease) and a database lost for longer than a lease do not count."""
+        its lease) and a database lost for longer than a lease (from the end
+        of the lease to its renewal: :meth:`renew`) do not count."""
         spans = sorted(
             (max(float(a), since), min(float(b), now))
             for a, b in self.rows(sql.RUNNING_SINCE, {"since": since})
