@@ -293,6 +293,41 @@ def test_a_database_restart_suspends_the_tables_and_they_go_on(
         assert games >= 6 * len(list(store.finished_sets())) and playing <= 1
 
 
+def test_a_set_claimed_as_the_database_went_is_not_held_forever(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new set whose transaction committed as the connection went (the
+    error reaching the ladder before it started the set) is suspended once
+    the database answers again, then played on: not left 'playing', its
+    claim renewed by the heartbeat and nobody playing it."""
+    from wizard_referee.ladder import runner
+    from wizard_referee.storage import DatabaseLost
+
+    monkeypatch.setattr(runner, "RECONNECT_FIRST", 0.05)
+    path, tokens = _season(tmp_path, ["a", "b", "c"])
+    in_doubt: list[int] = []
+
+    async def main() -> None:
+        async with running(path) as ladder, trio.open_nursery() as bots:
+            new_set = ladder.store.new_set
+
+            def committed_then_lost(*args: Any, **kw: Any) -> tuple[int, str]:
+                set_id, deal = new_set(*args, **kw)
+                if not in_doubt:
+                    in_doubt.append(set_id)
+                    raise DatabaseLost("test", "the connection is lost")
+                return set_id, deal
+
+            monkeypatch.setattr(ladder.store, "new_set", committed_then_lost)
+            for name, token in tokens.items():
+                bot(bots, ladder.address, name, token)
+            await until(lambda: ladder.stats.outages == 1)
+            await until(lambda: ladder.store.set_row(in_doubt[0])["status"] == "finished")
+            bots.cancel_scope.cancel()
+
+    trio.run(main)
+
+
 def test_a_rotated_token_is_shut_out_at_once_and_the_new_one_admitted(tmp_path: Path) -> None:
     path, tokens = _season(tmp_path, ["a"])
 

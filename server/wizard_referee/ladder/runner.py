@@ -975,6 +975,7 @@ class Ladder:
             try:
                 self.store.db.reconnect()
                 self._heartbeat()
+                self._release_unplayed()
                 break
             except StorageError as e:
                 delay = min(delay * 2, RECONNECT_MAX)
@@ -987,6 +988,18 @@ class Ladder:
         assert back is not None
         back.set()
         self.host.arena.notify()
+
+    def _release_unplayed(self) -> None:
+        """Suspend the sets this runner claims but does not play: a new set
+        or a set claimed again whose transaction committed as the
+        connection went (the error reached the runner before it started
+        the set). Else its claim, renewed with the others, would hold the
+        set ``playing`` while nobody plays it."""
+        for set_id in self.store.claimed(self.runner):
+            if set_id not in self.running:
+                self.store.suspend(set_id, "claimed as the database's connection went", self.runner)
+                self.stats.sets_suspended += 1
+                self.log.warning("set_suspended", set=set_id, why="claimed as the connection went")
 
     # -- running -------------------------------------------------------------------------
 

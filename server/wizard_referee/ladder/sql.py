@@ -332,6 +332,8 @@ CLAIM_SUSPENDED = (
     " suspended_at = NULL WHERE id = :id AND status = 'suspended'"
 )
 CLAIMED = "SELECT id FROM sets WHERE id = :id AND status = 'playing' AND claimed_by = :runner"
+OWN_SETS = "SELECT id FROM sets WHERE status = 'playing' AND claimed_by = :runner ORDER BY id"
+"""The sets a runner claims (it plays them, or should)."""
 """A set this runner claims, to be locked while a game of it is stored or it
 is finished: none is stored by a runner whose claim lapsed and was taken."""
 SUSPEND_SET = (

@@ -649,6 +649,10 @@ class LadderStore:
             params = {"id": set_id, "runner": runner, "expires": expires}
             return self.run(sql.CLAIM_SUSPENDED, params) == 1
 
+    def claimed(self, runner: str) -> list[int]:
+        """The sets ``runner`` claims (``playing``)."""
+        return [int(r[0]) for r in self.rows(sql.OWN_SETS, {"runner": runner})]
+
     def _hold_claim(self, set_id: int, runner: str) -> None:
         """Inside a transaction: lock set ``set_id`` as ``runner``'s claim
         (:class:`ClaimLost` if it is not, any more)."""
