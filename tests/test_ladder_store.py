@@ -127,6 +127,15 @@ def test_new_tokens_go_to_a_private_file_when_asked(
     assert nowhere.returncode == 2 and "nothing was changed" in nowhere.stderr
     with LadderStore.open(sqlite_season) as store:
         assert store.token(seen[-1]) == (2, None)
+    # a change the store refuses leaves the file (the bot's current token) as it was
+    refused = ladder(
+        capsys, monkeypatch, "rotate-token", "nobody", "-d", str(sqlite_season),
+        "--token-file", str(file),
+    )  # fmt: skip
+    assert refused.returncode != 0 and file.read_text().strip() == seen[-1]
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("alice.token")] == [
+        "alice.token"
+    ]
 
 
 def test_hosted_entrants_and_their_versions(
