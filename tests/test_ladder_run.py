@@ -328,6 +328,33 @@ def test_a_set_claimed_as_the_database_went_is_not_held_forever(
     trio.run(main)
 
 
+def test_a_registry_read_cut_off_by_the_database_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The registry's change is read again after the database answers when
+    the connection went between its count and its versions (else the
+    change, a rotation or a new entrant, is missed until the next one)."""
+    from wizard_referee.storage import DatabaseLost
+
+    path, _ = _season(tmp_path, ["a"])
+    with LadderStore.open(path) as store:
+        ladder = Ladder(store, RunOptions(), get_logger(), print)
+        assert ladder._reload()
+        store.add_entrant("b", token=new_token())
+        versions = store.versions
+        lost = [DatabaseLost("test", "the connection is lost")]
+
+        def cut_off() -> Any:
+            if lost:
+                raise lost.pop()
+            return versions()
+
+        monkeypatch.setattr(store, "versions", cut_off)
+        with pytest.raises(DatabaseLost):
+            ladder._reload()
+        assert ladder._reload() and "b@v1" in ladder._labels
+
+
 def test_a_rotated_token_is_shut_out_at_once_and_the_new_one_admitted(tmp_path: Path) -> None:
     path, tokens = _season(tmp_path, ["a"])
 

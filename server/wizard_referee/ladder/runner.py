@@ -342,9 +342,9 @@ class Ladder:
         count = self.store.registry_count()
         if count == self.registry:
             return False
-        self.registry = count
         self.versions = {v.id: v for v in self.store.versions()}
         self._labels = {v.label: v for v in self.versions.values()}
+        self.registry = count  # (last: a read cut off by the database is done again)
         return True
 
     def _close_rotated(self) -> None:
