@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from wizard_referee.ladder.sql import LADDER_SCHEMA
-from wizard_referee.ladder.store import Busy, LadderStore, StoreError, token_hash
+from wizard_referee.ladder.store import Busy, LadderStore, StoreError, new_token, token_hash
 from wizard_referee.storage import open_database
 
 from .cli_here import Ran, cli_here
@@ -371,6 +371,21 @@ def test_the_return_window_counts_only_time_a_ladder_process_ran(season: str) ->
         assert store.running_seconds(t + 5, t + 150) == pytest.approx(5 + 50)
         assert store.running_seconds(t + 20, t + 90) == 0  # the ladder was down meanwhile
         assert store.running_seconds(t + 150, t + 300) == pytest.approx(50)
+
+
+def test_a_session_row_stored_again_is_no_error(season: str) -> None:
+    """A session's row whose insert committed as the connection went (its
+    runner never learnt it) is stored again without an error after the
+    reconnect, within its entry's limit or without one."""
+    with LadderStore.open(season) as store:
+        store.add_entrant("someone", token=new_token())
+        (v,) = [v.id for v in store.versions() if v.label == "someone@v1"]
+        store.start_runner("r", "h", 1, lease=30.0)
+        for limit in (0, 2):
+            row = f"r/{limit}"
+            assert store.add_session(row, "r", v, 30.0, limit)
+            assert store.add_session(row, "r", v, 30.0, limit)
+        assert store.online()[v] == 2
 
 
 def test_the_return_window_does_not_count_a_database_outage(

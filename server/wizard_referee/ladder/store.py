@@ -585,7 +585,9 @@ class LadderStore:
         which a unique index keeps to one live session. False: every slot
         is held (nothing written). Each slot is tried in a statement of its
         own, which waits for one row at most: never a deadlock with another
-        process's."""
+        process's. A row of ``session`` stored already (its insert committed
+        as the connection went: the runner never learnt it) is replaced."""
+        self.run(sql.DROP_SESSION, {"id": session})  # (the id is this runner's alone)
         now = self.clock()
         row = {
             "id": session,
