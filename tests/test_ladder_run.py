@@ -225,6 +225,30 @@ def test_tokens_are_checked_against_the_registry_at_each_hello(
     trio.run(main)
 
 
+def test_a_hello_while_the_database_is_lost_is_asked_to_try_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bot dialing in while the registry cannot be read is refused as
+    unavailable (it tries again), not as holding a bad token (it stops)."""
+    from wizard_arena.client import ConnectionLostError
+    from wizard_referee.storage import DatabaseLost
+
+    path, tokens = _season(tmp_path, ["a"])
+
+    async def main() -> None:
+        async with running(path) as ladder:
+
+            def lost(token: str) -> Any:
+                raise DatabaseLost("test", "the connection is lost")
+
+            monkeypatch.setattr(ladder.store, "token", lost)
+            with pytest.raises(ConnectionLostError, match="try again shortly"):
+                async with open_bot_session(ladder.address, name="a", token=tokens["a"]):
+                    pass
+
+    trio.run(main)
+
+
 def test_official_standings_are_tried_again_after_a_failure(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -72,6 +72,7 @@ from wizard_referee.ladder.standings import (
 )
 from wizard_referee.ladder.store import HOSTED, ClaimLost, LadderStore, Version
 from wizard_referee.referee.arena import Session
+from wizard_referee.referee.handshake import TokensUnavailable
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.referee.seat import CloseCode
 from wizard_referee.sandbox import UID_BASE, Confinement, Limits
@@ -210,7 +211,9 @@ class LadderTokens:
         try:
             found = self.store.token(token)
         except DatabaseError:
-            return "the ladder's database cannot be reached just now: try again shortly"
+            raise TokensUnavailable(
+                "the ladder's database cannot be reached just now: try again shortly"
+            ) from None
         if found is None:
             return "invalid access token"
         _, why = found

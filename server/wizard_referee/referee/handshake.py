@@ -35,6 +35,7 @@ __all__ = [
     "Refuse",
     "Resume",
     "TokenBook",
+    "TokensUnavailable",
     "Verdict",
     "first_hello",
     "judge",
@@ -94,8 +95,16 @@ class TokenBook(Protocol):
 
     def refusal(self, token: str) -> str | None:
         """Why ``token`` is refused now, the status details the bot
-        receives (None: accepted)."""
+        receives (None: accepted); :class:`TokensUnavailable` when that
+        cannot be told now."""
         ...
+
+
+class TokensUnavailable(Exception):
+    """Raised by :meth:`TokenBook.refusal` when it cannot tell now (its
+    store does not answer): the bot is refused as UNAVAILABLE, to try
+    again, not as holding a bad token (UNAUTHENTICATED, where it stops).
+    The message is the status details the bot receives."""
 
 
 AccessTokens = frozenset[str] | TokenBook
@@ -189,7 +198,10 @@ def _token(door: Door, hello: Hello) -> Refuse | None:
             return None
         details = "missing access token" if not hello.token else "invalid access token"
     else:
-        why = tokens.refusal(hello.token) if hello.token else "missing access token"
+        try:
+            why = tokens.refusal(hello.token) if hello.token else "missing access token"
+        except TokensUnavailable as e:
+            return Refuse(CloseCode.UNAVAILABLE, str(e), "token")
         if why is None:
             return None
         details = why
