@@ -57,7 +57,7 @@ def _bot(args: argparse.Namespace, server: str) -> str:
     return (
         f"{sys.executable} -m wizard_arena.cli bot wizard_bots.montecarlo:MonteCarloBot "
         f"--arg think_time={args.move_time} --arg time_share={args.think_share} "
-        f"--server {server} --token {{token}} --name {{name}} --quiet"
+        f"--server {server} --name {{name}} --quiet"
     )
 
 

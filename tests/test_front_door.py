@@ -18,6 +18,7 @@ import trio
 from wizard_arena.protocol.messages import ClockProbe, ClockProbeReply, Hello
 from wizard_referee.referee.arena import CHURN_PERIOD, release_after_floods
 from wizard_referee.referee.front_door import FREE_FAILURES, peer_key
+from wizard_referee.referee.handshake import TokensUnavailable
 from wizard_referee.referee.memory import MemorySeat
 from wizard_referee.referee.seat import CloseCode
 
@@ -257,6 +258,28 @@ def test_a_token_book_is_asked_off_the_trio_thread() -> None:
     bad = trio.run(main)
     assert bad.closed_with == (CloseCode.UNAUTHENTICATED, "invalid access token")
     assert len(book.threads) == 2 and threading.get_ident() not in book.threads
+
+
+class _DownBook:
+    """A token book whose store does not answer (a database outage)."""
+
+    def refusal(self, token: str) -> str | None:
+        raise TokensUnavailable("the store cannot be reached just now: try again shortly")
+
+
+@on_mock_clock
+async def test_a_token_store_that_does_not_answer_is_no_failed_login() -> None:
+    """While the tokens' store is down every Hello is asked to try again
+    (UNAVAILABLE, which the SDK retries), and none counts towards the
+    peer's back-off: an outage does not lock honest bots out after it."""
+    peer = "ipv4:203.0.113.9:4000"
+    async with memory_arena(tokens=_DownBook(), auth_backoff=1.0) as arena:
+        bots = [_from(peer, f"b{i}", token="right") for i in range(FREE_FAILURES + 2)]
+        for bot in bots:
+            await play(arena, bot)
+        assert {b.status for b in bots} == {CloseCode.UNAVAILABLE}
+        assert arena.front_door.failures("203.0.113.9") == 0
+        assert arena.front_door.blocked("203.0.113.9", trio.current_time()) == 0
 
 
 # -- IPv6 ------------------------------------------------------------------------------------

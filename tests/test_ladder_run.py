@@ -225,6 +225,30 @@ def test_tokens_are_checked_against_the_registry_at_each_hello(
     trio.run(main)
 
 
+def test_a_hello_while_the_database_is_lost_is_asked_to_try_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bot dialing in while the registry cannot be read is refused as
+    unavailable (it tries again), not as holding a bad token (it stops)."""
+    from wizard_arena.client import ConnectionLostError
+    from wizard_referee.storage import DatabaseLost
+
+    path, tokens = _season(tmp_path, ["a"])
+
+    async def main() -> None:
+        async with running(path) as ladder:
+
+            def lost(token: str) -> Any:
+                raise DatabaseLost("test", "the connection is lost")
+
+            monkeypatch.setattr(ladder.store, "token", lost)
+            with pytest.raises(ConnectionLostError, match="try again shortly"):
+                async with open_bot_session(ladder.address, name="a", token=tokens["a"]):
+                    pass
+
+    trio.run(main)
+
+
 def test_official_standings_are_tried_again_after_a_failure(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -291,6 +315,68 @@ def test_a_database_restart_suspends_the_tables_and_they_go_on(
         games = store.rows("SELECT COUNT(*) FROM games")[0][0]
         playing = store.rows("SELECT COUNT(*) FROM sets WHERE status <> 'finished'")[0][0]
         assert games >= 6 * len(list(store.finished_sets())) and playing <= 1
+
+
+def test_a_set_claimed_as_the_database_went_is_not_held_forever(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new set whose transaction committed as the connection went (the
+    error reaching the ladder before it started the set) is suspended once
+    the database answers again, then played on: not left 'playing', its
+    claim renewed by the heartbeat and nobody playing it."""
+    from wizard_referee.ladder import runner
+    from wizard_referee.storage import DatabaseLost
+
+    monkeypatch.setattr(runner, "RECONNECT_FIRST", 0.05)
+    path, tokens = _season(tmp_path, ["a", "b", "c"])
+    in_doubt: list[int] = []
+
+    async def main() -> None:
+        async with running(path) as ladder, trio.open_nursery() as bots:
+            new_set = ladder.store.new_set
+
+            def committed_then_lost(*args: Any, **kw: Any) -> tuple[int, str]:
+                set_id, deal = new_set(*args, **kw)
+                if not in_doubt:
+                    in_doubt.append(set_id)
+                    raise DatabaseLost("test", "the connection is lost")
+                return set_id, deal
+
+            monkeypatch.setattr(ladder.store, "new_set", committed_then_lost)
+            for name, token in tokens.items():
+                bot(bots, ladder.address, name, token)
+            await until(lambda: ladder.stats.outages == 1)
+            await until(lambda: ladder.store.set_row(in_doubt[0])["status"] == "finished")
+            bots.cancel_scope.cancel()
+
+    trio.run(main)
+
+
+def test_a_registry_read_cut_off_by_the_database_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The registry's change is read again after the database answers when
+    the connection went between its count and its versions (else the
+    change, a rotation or a new entrant, is missed until the next one)."""
+    from wizard_referee.storage import DatabaseLost
+
+    path, _ = _season(tmp_path, ["a"])
+    with LadderStore.open(path) as store:
+        ladder = Ladder(store, RunOptions(), get_logger(), print)
+        assert ladder._reload()
+        store.add_entrant("b", token=new_token())
+        versions = store.versions
+        lost = [DatabaseLost("test", "the connection is lost")]
+
+        def cut_off() -> Any:
+            if lost:
+                raise lost.pop()
+            return versions()
+
+        monkeypatch.setattr(store, "versions", cut_off)
+        with pytest.raises(DatabaseLost):
+            ladder._reload()
+        assert ladder._reload() and "b@v1" in ladder._labels
 
 
 def test_a_rotated_token_is_shut_out_at_once_and_the_new_one_admitted(tmp_path: Path) -> None:

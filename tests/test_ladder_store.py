@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from wizard_referee.ladder.sql import LADDER_SCHEMA
-from wizard_referee.ladder.store import Busy, LadderStore, StoreError, token_hash
+from wizard_referee.ladder.store import Busy, LadderStore, StoreError, new_token, token_hash
 from wizard_referee.storage import open_database
 
 from .cli_here import Ran, cli_here
@@ -127,6 +127,15 @@ def test_new_tokens_go_to_a_private_file_when_asked(
     assert nowhere.returncode == 2 and "nothing was changed" in nowhere.stderr
     with LadderStore.open(sqlite_season) as store:
         assert store.token(seen[-1]) == (2, None)
+    # a change the store refuses leaves the file (the bot's current token) as it was
+    refused = ladder(
+        capsys, monkeypatch, "rotate-token", "nobody", "-d", str(sqlite_season),
+        "--token-file", str(file),
+    )  # fmt: skip
+    assert refused.returncode != 0 and file.read_text().strip() == seen[-1]
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("alice.token")] == [
+        "alice.token"
+    ]
 
 
 def test_hosted_entrants_and_their_versions(
@@ -362,6 +371,42 @@ def test_the_return_window_counts_only_time_a_ladder_process_ran(season: str) ->
         assert store.running_seconds(t + 5, t + 150) == pytest.approx(5 + 50)
         assert store.running_seconds(t + 20, t + 90) == 0  # the ladder was down meanwhile
         assert store.running_seconds(t + 150, t + 300) == pytest.approx(50)
+
+
+def test_a_session_row_stored_again_is_no_error(season: str) -> None:
+    """A session's row whose insert committed as the connection went (its
+    runner never learnt it) is stored again without an error after the
+    reconnect, within its entry's limit or without one."""
+    with LadderStore.open(season) as store:
+        store.add_entrant("someone", token=new_token())
+        (v,) = [v.id for v in store.versions() if v.label == "someone@v1"]
+        store.start_runner("r", "h", 1, lease=30.0)
+        for limit in (0, 2):
+            row = f"r/{limit}"
+            assert store.add_session(row, "r", v, 30.0, limit)
+            assert store.add_session(row, "r", v, 30.0, limit)
+        assert store.online()[v] == 2
+
+
+def test_the_return_window_does_not_count_a_database_outage(
+    season: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process cut off from its database past its lease was not running
+    meanwhile (members could not come back: their Hello is refused), also
+    once it renews its lease again."""
+    with LadderStore.open(season) as store:
+        t = store.clock()
+        now = [t]
+        monkeypatch.setattr(store, "clock", lambda: now[0])
+        store.start_runner("r", "h", 1, lease=5.0)
+        now[0] = t + 3
+        store.renew("r", 5.0)  # (its lease runs to t + 8)
+        now[0] = t + 100  # (the database answers again after 92 s)
+        store.renew("r", 5.0)
+        now[0] = t + 104
+        store.renew("r", 5.0)
+        assert store.running_seconds(t, t + 104) == pytest.approx(8 + 4)
+        assert store.running_seconds(t + 20, t + 90) == 0
 
 
 def test_standings_open_each_group_and_name_only_known_versions(

@@ -74,3 +74,22 @@ def test_log_folders_and_files_are_private(tmp_path: Path) -> None:
 
     trio.run(main)
     assert bot_log.read_text() == "hello\n" and mode(bot_log) == 0o600
+
+
+def test_no_shipped_command_puts_a_token_in_argv() -> None:
+    """Commands and messages the project ships (benches, example bots, docs,
+    the server and SDK) never pass ``--token {token}``: every local user
+    sees argv ('ps'); a bot reads $WIZARD_ARENA_TOKEN or --token-file."""
+    import re
+
+    root = Path(__file__).resolve().parent.parent
+    pattern = re.compile(r"--token[\"',\s]+\{+token\}+")
+    found = [
+        f"{path.relative_to(root)}:{n}"
+        for folder in ("bench", "example_bots", "docs", "server", "sdk")
+        for path in sorted((root / folder).rglob("*"))
+        if path.suffix in {".py", ".md", ".toml", ".js", ".sh"} and ".venv" not in path.parts
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert found == []

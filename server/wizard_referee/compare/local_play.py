@@ -42,7 +42,8 @@ def check_bot(spec: BotSpec) -> None:
     if not isinstance(bot, Bot):
         raise ValueError(
             f"{spec.text}: an AsyncBot plays over the referee only; give it as a "
-            "command (wizard-arena bot ... --server {server} --token {token})"
+            "command (wizard-arena bot ... --server {server}, its token from "
+            "$WIZARD_ARENA_TOKEN)"
         )
 
 

@@ -17,7 +17,8 @@ import os
 import shlex
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -538,23 +539,31 @@ def _token_file(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _write_token(token: str, file: Path | None) -> None:
-    """A new token to ``file`` (0600, replaced whole), before the store has it
-    (a file that cannot be written leaves the store as it was)."""
+@contextmanager
+def _token_to_file(token: str, file: Path | None) -> Iterator[None]:
+    """A new token to ``file`` (0600, replaced whole) once the store has it
+    (the ``with`` block): written beside it first, so a file that cannot be
+    written leaves the store as it was, and a change the store refuses
+    leaves the file (the bot's current token) as it was."""
     if file is None:
+        yield
         return
     tmp = file.with_name(f"{file.name}.{os.getpid()}.tmp")
     try:
         with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as out:
             out.write(token + "\n")
-        tmp.replace(file)
     except OSError as e:
         tmp.unlink(missing_ok=True)
         raise CommandError(f"--token-file: {e}; nothing was changed") from None
+    try:
+        yield
+        tmp.replace(file)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _print_token(name: str, token: str, what: str, file: Path | None) -> None:
-    """A new token: printed once, or where :func:`_write_token` put it."""
+    """A new token: printed once, or where :func:`_token_to_file` put it."""
     connect = (
         f"{name}'s bot connects with it: wizard-arena bot MODULE:CLASS --server HOST:PORT "
         "--token-file FILE (or the token in $WIZARD_ARENA_TOKEN)"
@@ -574,8 +583,8 @@ def _add(args: argparse.Namespace) -> int:
         hosted = _hosted(args, store, adding=True)
         if hosted["command"] is None:
             token = new_token()
-            _write_token(token, args.token_file)
-            store.add_entrant(args.name, token=token)
+            with _token_to_file(token, args.token_file):
+                store.add_entrant(args.name, token=token)
             what = f"entrant {args.name} added (dial-in, version 1)"
             _print_token(args.name, token, what, args.token_file)
         else:
@@ -591,8 +600,8 @@ def _version(args: argparse.Namespace) -> int:
         given = {k: v for k, v in hosted.items() if v is not None}
         if kind == DIAL_IN and not given:
             token = new_token()
-            _write_token(token, args.token_file)
-            number = store.add_version(args.name, token=token)
+            with _token_to_file(token, args.token_file):
+                number = store.add_version(args.name, token=token)
             what = f"entrant {args.name}: version {number}"
             _print_token(args.name, token, what, args.token_file)
         else:
@@ -611,8 +620,8 @@ def _retire(args: argparse.Namespace) -> int:
 def _rotate(args: argparse.Namespace) -> int:
     with LadderStore.open(args.database) as store:
         token = new_token()
-        _write_token(token, args.token_file)
-        store.rotate_token(args.name, token)
+        with _token_to_file(token, args.token_file):
+            store.rotate_token(args.name, token)
     what = f"entrant {args.name}: new token (the old one is refused)"
     _print_token(args.name, token, what, args.token_file)
     return 0

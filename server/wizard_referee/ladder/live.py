@@ -15,10 +15,13 @@ one lucky set.
 are an order the set left undecided. The update of a set with ties is the
 average of the updates of every strict order that breaks its ties, each
 equally likely (computed exactly, without listing the orders: see
-:meth:`LiveModel.rate`). So entries that tied with equal ratings get the
-same update, a lower-scoring entry never gets the update of those that
-beat it, and a table that ties throughout leaves equal ratings' mu where it
-was (their sigma still shrinks: the set said they are close). Without ties
+:meth:`LiveModel.rate`): mu moves by the average of those orders' mu
+updates, and sigma shrinks by the average of their shrinking terms (within
+0.001 of the average of their sigmas: the square root is taken once). So
+entries that tied with equal ratings get the same update, a lower-scoring
+entry never gets the update of those that beat it, and a table that ties
+throughout leaves equal ratings' mu where it was (their sigma still
+shrinks: the set said they are close). Without ties
 this is openskill's own ``PlackettLuce.rate`` (a test checks); openskill
 6.2's handling of ties is not used, as it gives an entry placed below a tie
 the tied winners' update.

@@ -74,6 +74,7 @@ from wizard_referee.ladder.standings import (
 )
 from wizard_referee.ladder.store import HOSTED, ClaimLost, LadderStore, Version
 from wizard_referee.referee.arena import Session
+from wizard_referee.referee.handshake import TokensUnavailable
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.referee.seat import CloseCode
 from wizard_referee.sandbox import UID_BASE, Confinement, Limits
@@ -231,7 +232,9 @@ class LadderTokens:
                 found = self._reader.token(token)
             except DatabaseError:
                 self._drop_reader()  # (opened again at the next lookup)
-                return "the ladder's database cannot be reached just now: try again shortly"
+                raise TokensUnavailable(
+                    "the ladder's database cannot be reached just now: try again shortly"
+                ) from None
         if found is None:
             return "invalid access token"
         _, why = found
@@ -363,9 +366,9 @@ class Ladder:
         count = self.store.registry_count()
         if count == self.registry:
             return False
-        self.registry = count
         self.versions = {v.id: v for v in self.store.versions()}
         self._labels = {v.label: v for v in self.versions.values()}
+        self.registry = count  # (last: a read cut off by the database is done again)
         return True
 
     def _close_rotated(self) -> None:
@@ -996,6 +999,7 @@ class Ladder:
             try:
                 self.store.db.reconnect()
                 self._heartbeat()
+                self._release_unplayed()
                 break
             except StorageError as e:
                 delay = min(delay * 2, RECONNECT_MAX)
@@ -1008,6 +1012,18 @@ class Ladder:
         assert back is not None
         back.set()
         self.host.arena.notify()
+
+    def _release_unplayed(self) -> None:
+        """Suspend the sets this runner claims but does not play: a new set
+        or a set claimed again whose transaction committed as the
+        connection went (the error reached the runner before it started
+        the set). Else its claim, renewed with the others, would hold the
+        set ``playing`` while nobody plays it."""
+        for set_id in self.store.claimed(self.runner):
+            if set_id not in self.running:
+                self.store.suspend(set_id, "claimed as the database's connection went", self.runner)
+                self.stats.sets_suspended += 1
+                self.log.warning("set_suspended", set=set_id, why="claimed as the connection went")
 
     # -- running -------------------------------------------------------------------------
 

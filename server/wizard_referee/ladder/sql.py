@@ -260,6 +260,17 @@ CLOCK = "SELECT {now}"
 """The database's clock (``{now}``: :meth:`~wizard_referee.storage.Database.now`):
 every lease is of its time, one clock for every machine sharing the store."""
 RENEW_RUNNER = "UPDATE runners SET expires_at = :expires WHERE id = :id"
+LAPSED_RUNNER = (
+    "SELECT host, pid, started_at, expires_at FROM runners"
+    " WHERE id = :id AND expires_at < :now AND stopped_at IS NULL"
+)
+"""A runner renewing a lease that lapsed (it was cut off from the database,
+or stalled): its span so far, kept as a row of its own (:data:`ADD_SPAN`)."""
+ADD_SPAN = (
+    "INSERT INTO runners (id, host, pid, started_at, expires_at, stopped_at)"
+    " VALUES (:id, :host, :pid, :started, :until, :until)"
+)
+RESTART_RUNNER = "UPDATE runners SET started_at = :now WHERE id = :id"
 STOP_RUNNER = "UPDATE runners SET stopped_at = :now, expires_at = :now WHERE id = :id"
 END_OTHER_RUNNERS = "UPDATE runners SET expires_at = :now WHERE id <> :id AND expires_at > :now"
 """A runner that holds the store alone (SQLite) knows every other one has gone."""
@@ -321,6 +332,8 @@ CLAIM_SUSPENDED = (
     " suspended_at = NULL WHERE id = :id AND status = 'suspended'"
 )
 CLAIMED = "SELECT id FROM sets WHERE id = :id AND status = 'playing' AND claimed_by = :runner"
+OWN_SETS = "SELECT id FROM sets WHERE status = 'playing' AND claimed_by = :runner ORDER BY id"
+"""The sets a runner claims (it plays them, or should)."""
 """A set this runner claims, to be locked while a game of it is stored or it
 is finished: none is stored by a runner whose claim lapsed and was taken."""
 SUSPEND_SET = (

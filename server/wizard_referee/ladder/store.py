@@ -554,7 +554,14 @@ class LadderStore:
         lease), and must be stored again (:meth:`add_session`) for its
         entry's limit to hold."""
         with self.db.transaction():
-            expires = self.clock() + lease
+            now = self.clock()
+            expires = now + lease
+            for host, pid, started, until in self.rows(
+                sql.LAPSED_RUNNER, {"id": runner, "now": now}
+            ):  # (its time cut off is no running time: :meth:`running_seconds`)
+                span = {"id": f"{runner}~{float(started)!r}", "host": host, "pid": pid}
+                self.run(sql.ADD_SPAN, {**span, "started": started, "until": until})
+                self.run(sql.RESTART_RUNNER, {"id": runner, "now": now})
             self.run(sql.RENEW_RUNNER, {"id": runner, "expires": expires})
             kept = self.rows(sql.RENEW_SESSIONS, {"runner": runner, "expires": expires})
             self.run(sql.RENEW_CLAIMS, {"runner": runner, "expires": expires})
@@ -578,7 +585,9 @@ class LadderStore:
         which a unique index keeps to one live session. False: every slot
         is held (nothing written). Each slot is tried in a statement of its
         own, which waits for one row at most: never a deadlock with another
-        process's."""
+        process's. A row of ``session`` stored already (its insert committed
+        as the connection went: the runner never learnt it) is replaced."""
+        self.run(sql.DROP_SESSION, {"id": session})  # (the id is this runner's alone)
         now = self.clock()
         row = {
             "id": session,
@@ -641,6 +650,10 @@ class LadderStore:
             expires = self.clock() + lease
             params = {"id": set_id, "runner": runner, "expires": expires}
             return self.run(sql.CLAIM_SUSPENDED, params) == 1
+
+    def claimed(self, runner: str) -> list[int]:
+        """The sets ``runner`` claims (``playing``)."""
+        return [int(r[0]) for r in self.rows(sql.OWN_SETS, {"runner": runner})]
 
     def _hold_claim(self, set_id: int, runner: str) -> None:
         """Inside a transaction: lock set ``set_id`` as ``runner``'s claim
@@ -707,7 +720,8 @@ class LadderStore:
         """Seconds between ``since`` and ``now`` during which a ladder process
         was running (its lease held): the time an interrupted set's members
         had to come back. A clean stop, a process killed (from the end of
-        its lease) and a database lost for longer than a lease do not count."""
+        its lease) and a database lost for longer than a lease (from the end
+        of the lease to its renewal: :meth:`renew`) do not count."""
         spans = sorted(
             (max(float(a), since), min(float(b), now))
             for a, b in self.rows(sql.RUNNING_SINCE, {"since": since})

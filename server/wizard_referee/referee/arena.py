@@ -296,6 +296,9 @@ class Arena:
         if auth is None:
             self.front_door.passed(key)
             return None
+        if auth.code is CloseCode.UNAVAILABLE:  # the tokens' store: no failed login
+            log.warning("auth_unavailable", bot=display_name(hello.bot_name), why=auth.details)
+            return auth
         backoff = self.front_door.failed(key, trio.current_time())
         log.warning(
             "auth_failed",

@@ -36,6 +36,7 @@ __all__ = [
     "Refuse",
     "Resume",
     "TokenBook",
+    "TokensUnavailable",
     "Verdict",
     "authenticate",
     "first_hello",
@@ -99,8 +100,16 @@ class TokenBook(Protocol):
 
     def refusal(self, token: str) -> str | None:
         """Why ``token`` is refused now, the status details the bot
-        receives (None: accepted)."""
+        receives (None: accepted); :class:`TokensUnavailable` when that
+        cannot be told now."""
         ...
+
+
+class TokensUnavailable(Exception):
+    """Raised by :meth:`TokenBook.refusal` when it cannot tell now (its
+    store does not answer): the bot is refused as UNAVAILABLE, to try
+    again, not as holding a bad token (UNAUTHENTICATED, where it stops).
+    The message is the status details the bot receives."""
 
 
 AccessTokens = frozenset[str] | TokenBook
@@ -162,7 +171,10 @@ async def authenticate(
     elif not hello.token:
         details = "missing access token"
     else:
-        why = await trio.to_thread.run_sync(tokens.refusal, hello.token, limiter=limiter)
+        try:
+            why = await trio.to_thread.run_sync(tokens.refusal, hello.token, limiter=limiter)
+        except TokensUnavailable as e:  # (not a failed login: the bot tries again)
+            return Refuse(CloseCode.UNAVAILABLE, str(e), "token")
         if why is None:
             return None
         details = why
