@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import stat
@@ -238,10 +239,11 @@ def test_a_hello_while_the_database_is_lost_is_asked_to_try_again(
     async def main() -> None:
         async with running(path) as ladder:
 
-            def lost(token: str) -> Any:
+            def lost(store: LadderStore, token: str) -> Any:
                 raise DatabaseLost("test", "the connection is lost")
 
-            monkeypatch.setattr(ladder.store, "token", lost)
+            # (every connection's: the token lookups have one of their own)
+            monkeypatch.setattr(LadderStore, "token", lost)
             with pytest.raises(ConnectionLostError, match="try again shortly"):
                 async with open_bot_session(ladder.address, name="a", token=tokens["a"]):
                     pass
@@ -276,7 +278,7 @@ def test_official_standings_are_tried_again_after_a_failure(
             await until(lambda: ladder.point is not None, 60)
             await until(lambda: read_failure(Path(path)) is None)
             assert ladder.standings_failure is None
-            assert "official 0 s old" in ladder.progress_line()
+            assert re.search(r"official \d+ s old", ladder.progress_line())
             bots.cancel_scope.cancel()
 
     trio.run(main)
