@@ -14,7 +14,10 @@ Refused:
   bots of the same uid, in two events, could talk through it;
 - another process's memory and registers (``ptrace``,
   ``process_vm_readv``, ``process_vm_writev``), eBPF (``bpf``), the
-  performance counters (``perf_event_open``), ``userfaultfd``;
+  performance counters (``perf_event_open``), ``userfaultfd``, and
+  ``io_uring`` (``io_uring_setup``, ``io_uring_enter``,
+  ``io_uring_register``: a large kernel surface no bot needs, which other
+  sandboxes turn off too);
 - filesystems (``mount``, ``umount2``, ``pivot_root``, ``fsopen``,
   ``fsmount``, ``fsconfig``, ``fspick``, ``move_mount``, ``open_tree``,
   ``mount_setattr``) and ``chroot``;
@@ -51,6 +54,9 @@ DENIED = (
     "bpf",
     "perf_event_open",
     "userfaultfd",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
     "mount",
     "umount2",
     "pivot_root",
