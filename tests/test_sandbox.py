@@ -811,3 +811,26 @@ def test_the_keyring_is_no_channel_between_two_runs_of_a_uid() -> None:
     assert "HOSTILE key-write wizard-arena-channel: denied (PermissionError: [Errno 1] " in text
     assert "HOSTILE key-read wizard-arena-channel: denied (PermissionError: [Errno 1] " in text
     assert "a message" not in text, text
+
+
+def test_the_seccomp_file_is_made_again_when_its_folder_is_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A runner that lives for days (a ladder) keeps its filter in a
+    temporary folder a /tmp cleaner may remove: the next start makes it
+    again, and a folder it cannot make is a SandboxError (its entrant's
+    fault, one line), never an OSError that ends the runner."""
+    from wizard_referee.sandbox import seccomp
+
+    if seccomp.seccomp_problem() is not None:
+        pytest.skip(seccomp.seccomp_problem())
+    monkeypatch.setattr(seccomp, "_folder", [])
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    first = seccomp.filter_file()
+    shutil.rmtree(first.parent)
+    again = seccomp.filter_file()
+    assert again.read_bytes() == seccomp_program() and again.parent != first.parent
+    shutil.rmtree(again.parent)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "absent"))
+    with pytest.raises(sandbox.SandboxError, match="the seccomp filter cannot be written"):
+        seccomp.filter_file()
