@@ -834,3 +834,48 @@ def test_the_seccomp_file_is_made_again_when_its_folder_is_gone(
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "absent"))
     with pytest.raises(sandbox.SandboxError, match="the seccomp filter cannot be written"):
         seccomp.filter_file()
+
+
+_WRITABLE_MOUNTS = """
+import os, sys
+tried, written = 0, []
+for line in open("/proc/self/mountinfo"):
+    fields = line.split()
+    point = fields[4]
+    if point in ("/", "/tmp") or point.startswith(("/proc", "/dev")):
+        continue  # (its own: in memory)
+    tried += 1
+    try:
+        with open(os.path.join(point, "probe"), "wb") as f:
+            f.write(b"x")
+        written.append(point)
+    except OSError:
+        pass
+print("TRIED", tried, "WRITABLE", written, file=sys.stderr)
+"""
+
+
+@needs_sandbox
+@pytest.mark.e2e
+def test_a_command_bot_under_check_writes_no_folder_of_the_machine(tmp_path: Path) -> None:
+    """``check --command`` under the sandbox binds no host folder writable
+    (the folder of the SDK's report is for MODULE:CLASS bots alone): a bot
+    writing there filled the organiser's disk past any output limit."""
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    (folder / "probe.py").write_text(_WRITABLE_MOUNTS)
+    folder.chmod(0o755)
+    (folder / "probe.py").chmod(0o644)
+    proc = subprocess.run(
+        [
+            *(sys.executable, "-m", "wizard_arena.cli", "check"),
+            *("--command", f"{sys.executable} probe.py", "--games", "1", "--json"),
+            *("--sandbox", "bwrap", "--folder", str(folder), "--connect-timeout", "5"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    report = json.loads(proc.stdout)
+    (line,) = [line for line in report["stderr_tail"] if line.startswith("TRIED ")]
+    assert line.endswith(" WRITABLE []") and line != "TRIED 0 WRITABLE []", line

@@ -538,7 +538,9 @@ def run(args: argparse.Namespace) -> int:
         sdk_dir = Path(tmp) / "sdk"  # the SDK's records (MODULE:CLASS bots)
         sdk_dir.mkdir()
         report_path = sdk_dir / "report.jsonl"
-        if opts.sandbox == "bwrap":  # the one folder a confined bot may write
+        if opts.sandbox == "bwrap" and args.command is None:
+            # the one folder a confined bot may write: the SDK's report's
+            # (a --command bot has none: it writes no folder of the machine)
             if os.geteuid() == 0:
                 os.chown(sdk_dir, UID_BASE, UID_BASE)
             opts = replace(opts, writable=(str(sdk_dir),))
