@@ -879,3 +879,39 @@ def test_a_command_bot_under_check_writes_no_folder_of_the_machine(tmp_path: Pat
     report = json.loads(proc.stdout)
     (line,) = [line for line in report["stderr_tail"] if line.startswith("TRIED ")]
     assert line.endswith(" WRITABLE []") and line != "TRIED 0 WRITABLE []", line
+
+
+#: keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_KEYRING) through the 32-bit
+#: entry (int 0x80, i386 number 288), as machine code Python calls.
+_INT80_KEYCTL = """
+import ctypes, mmap
+code = bytes.fromhex("53b820010000bb00000000b9fcffffffcd805bc3")
+m = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+m.write(code)
+call = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(m)))
+print("int80", call(), flush=True)
+"""
+#: keyctl through the x32 entry (its number with bit 30 set).
+_X32_KEYCTL = """
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+print("x32", libc.syscall(ctypes.c_long(0x40000000 + 250), 0, -4, 0), flush=True)
+"""
+
+
+@needs_sandbox
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the x86_64 kernel's other entries")
+@pytest.mark.parametrize("code", [_INT80_KEYCTL, _X32_KEYCTL], ids=["int80", "x32"])
+def test_the_filter_holds_through_the_32_bit_and_x32_entries(code: str) -> None:
+    """The filter is for x86_64 system calls: one made through the 32-bit
+    (``int 0x80``) or x32 entry, whose numbers differ, never passes
+    unchecked: it kills the process (libseccomp's wrong-architecture
+    action), where unconfined it returns (the keyring's id)."""
+    command = [sys.executable, "-c", code]
+    free = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    argv, env = sandbox.confined_command(
+        command, env_with_tests(), sandbox.Confinement(uid=sandbox.UID_BASE)
+    )
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    assert free.returncode == 0, free  # (a key id, or ENOSYS from a kernel without x32)
+    assert proc.returncode == 128 + signal.SIGSYS and not proc.stdout, (proc.stdout, proc.stderr)
