@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -258,6 +259,19 @@ def test_a_spec_the_bot_command_refuses_exits_2() -> None:
     proc = check("wizard_bots.random_bot:NoSuchBot", "--games", "1")
     assert proc.returncode == 2
     assert "has no class 'NoSuchBot'" in proc.stderr
+
+
+@pytest.mark.e2e
+def test_a_bot_that_did_not_start_has_its_stderr_shown_without_escapes(
+    tmp_path: Path,
+) -> None:
+    """What the bot wrote before it exited 2 (unconnected) is printed on
+    the organiser's terminal: its escape sequences as text, never sent."""
+    bot = tmp_path / "evil.py"
+    bot.write_text("import sys\nsys.stderr.write('\\x1b]0;pwned\\x07 bad\\n')\nsys.exit(2)\n")
+    proc = check(f"{bot}:Bot", "--games", "1")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "\\x1b]0;pwned\\x07 bad" in proc.stderr and "\x1b" not in proc.stderr
 
 
 def test_check_is_a_registered_command(

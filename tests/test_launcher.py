@@ -172,3 +172,23 @@ def test_bots_die_with_a_runner_killed_by_sigkill(tmp_path: Path) -> None:
         time.sleep(0.05)
     assert _gone(launcher_pid), "the launcher outlived its runner"
     assert _gone(bot_pid), "a bot outlived its runner"
+
+
+def test_what_a_bot_wrote_is_shown_without_its_control_characters(tmp_path: Path) -> None:
+    """The last lines of a bot's log (a tournament's "cannot start"
+    message) and of its standard error (check's report) reach the
+    organiser's terminal: an escape sequence a bot wrote (a new window
+    title, a cleared screen, a right-to-left override) is shown as text,
+    never sent to the terminal as it is."""
+    from wizard_referee.check.report import CheckReport, Problem, format_report
+    from wizard_referee.tournament.entrants import log_tail
+
+    hostile = "\x1b]0;pwned\x07\x1b[2J\u202eevil\ttab \u00e9"
+    shown = "\\x1b]0;pwned\\x07\\x1b[2J\\u202eevil\ttab \u00e9"
+    log = tmp_path / "bot.log"
+    log.write_text(f"--- wizard-arena: 2026 starting bot ---\n{hostile}\n")
+    assert log_tail(log) == [shown]
+    report = CheckReport("bot", 3, 1.0, 0, [], stderr_tail=[hostile])
+    report.problems.append(Problem("crash", 1, "it crashed", "fix it"))
+    text = format_report(report)
+    assert f"  | {shown}\n" in text and "\x1b" not in text and "\u202e" not in text

@@ -811,3 +811,107 @@ def test_the_keyring_is_no_channel_between_two_runs_of_a_uid() -> None:
     assert "HOSTILE key-write wizard-arena-channel: denied (PermissionError: [Errno 1] " in text
     assert "HOSTILE key-read wizard-arena-channel: denied (PermissionError: [Errno 1] " in text
     assert "a message" not in text, text
+
+
+def test_the_seccomp_file_is_made_again_when_its_folder_is_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A runner that lives for days (a ladder) keeps its filter in a
+    temporary folder a /tmp cleaner may remove: the next start makes it
+    again, and a folder it cannot make is a SandboxError (its entrant's
+    fault, one line), never an OSError that ends the runner."""
+    from wizard_referee.sandbox import seccomp
+
+    if seccomp.seccomp_problem() is not None:
+        pytest.skip(seccomp.seccomp_problem())
+    monkeypatch.setattr(seccomp, "_folder", [])
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    first = seccomp.filter_file()
+    shutil.rmtree(first.parent)
+    again = seccomp.filter_file()
+    assert again.read_bytes() == seccomp_program() and again.parent != first.parent
+    shutil.rmtree(again.parent)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "absent"))
+    with pytest.raises(sandbox.SandboxError, match="the seccomp filter cannot be written"):
+        seccomp.filter_file()
+
+
+_WRITABLE_MOUNTS = """
+import os, sys
+tried, written = 0, []
+for line in open("/proc/self/mountinfo"):
+    fields = line.split()
+    point = fields[4]
+    if point in ("/", "/tmp") or point.startswith(("/proc", "/dev")):
+        continue  # (its own: in memory)
+    tried += 1
+    try:
+        with open(os.path.join(point, "probe"), "wb") as f:
+            f.write(b"x")
+        written.append(point)
+    except OSError:
+        pass
+print("TRIED", tried, "WRITABLE", written, file=sys.stderr)
+"""
+
+
+@needs_sandbox
+@pytest.mark.e2e
+def test_a_command_bot_under_check_writes_no_folder_of_the_machine(tmp_path: Path) -> None:
+    """``check --command`` under the sandbox binds no host folder writable
+    (the folder of the SDK's report is for MODULE:CLASS bots alone): a bot
+    writing there filled the organiser's disk past any output limit."""
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    (folder / "probe.py").write_text(_WRITABLE_MOUNTS)
+    folder.chmod(0o755)
+    (folder / "probe.py").chmod(0o644)
+    proc = subprocess.run(
+        [
+            *(sys.executable, "-m", "wizard_arena.cli", "check"),
+            *("--command", f"{sys.executable} probe.py", "--games", "1", "--json"),
+            *("--sandbox", "bwrap", "--folder", str(folder), "--connect-timeout", "5"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    report = json.loads(proc.stdout)
+    (line,) = [line for line in report["stderr_tail"] if line.startswith("TRIED ")]
+    assert line.endswith(" WRITABLE []") and line != "TRIED 0 WRITABLE []", line
+
+
+#: keyctl(KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_KEYRING) through the 32-bit
+#: entry (int 0x80, i386 number 288), as machine code Python calls.
+_INT80_KEYCTL = """
+import ctypes, mmap
+code = bytes.fromhex("53b820010000bb00000000b9fcffffffcd805bc3")
+m = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+m.write(code)
+call = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(m)))
+print("int80", call(), flush=True)
+"""
+#: keyctl through the x32 entry (its number with bit 30 set).
+_X32_KEYCTL = """
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+print("x32", libc.syscall(ctypes.c_long(0x40000000 + 250), 0, -4, 0), flush=True)
+"""
+
+
+@needs_sandbox
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the x86_64 kernel's other entries")
+@pytest.mark.parametrize("code", [_INT80_KEYCTL, _X32_KEYCTL], ids=["int80", "x32"])
+def test_the_filter_holds_through_the_32_bit_and_x32_entries(code: str) -> None:
+    """The filter is for x86_64 system calls: one made through the 32-bit
+    (``int 0x80``) or x32 entry, whose numbers differ, never passes
+    unchecked: it kills the process (libseccomp's wrong-architecture
+    action), where unconfined it returns (the keyring's id)."""
+    command = [sys.executable, "-c", code]
+    free = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    argv, env = sandbox.confined_command(
+        command, env_with_tests(), sandbox.Confinement(uid=sandbox.UID_BASE)
+    )
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    assert free.returncode == 0, free  # (a key id, or ENOSYS from a kernel without x32)
+    assert proc.returncode == 128 + signal.SIGSYS and not proc.stdout, (proc.stdout, proc.stderr)

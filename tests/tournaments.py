@@ -27,6 +27,7 @@ SYSCALLS = (
     "bpf",
     "perf_event_open",
     "userfaultfd",
+    "io_uring_setup",
     "mount",
     "unshare",
     "setns",

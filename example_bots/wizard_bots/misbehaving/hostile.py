@@ -21,8 +21,8 @@ the attack worked or ``HOSTILE <attack> <target>: denied (<why>)``:
   of its own; ``MARK`` in its command line, so that it can be found);
 - ``--syscall NAME``: make a system call a sandbox should refuse (``keyctl``,
   ``add_key``, ``request_key``, ``ptrace``, ``bpf``, ``perf_event_open``,
-  ``userfaultfd``, ``mount``, ``unshare``, ``setns``, ``clone`` with
-  ``CLONE_NEWUSER``), with arguments that work where it is allowed (or fail
+  ``userfaultfd``, ``io_uring_setup``, ``mount``, ``unshare``, ``setns``,
+  ``clone`` with ``CLONE_NEWUSER``), with arguments that work where it is allowed (or fail
   with another error than ``EPERM``);
 - ``--key-write NAME`` and ``--key-read NAME``: leave a key in its uid's
   user keyring, and read one a run before left there (a channel between
@@ -127,12 +127,12 @@ _SYSCALLS = {
     "x86_64": {
         "keyctl": 250, "add_key": 248, "request_key": 249, "ptrace": 101, "bpf": 321,
         "perf_event_open": 298, "userfaultfd": 323, "mount": 165, "unshare": 272,
-        "setns": 308, "clone": 56, "umount2": 166,
+        "setns": 308, "clone": 56, "umount2": 166, "io_uring_setup": 425,
     },
     "aarch64": {
         "keyctl": 219, "add_key": 217, "request_key": 218, "ptrace": 117, "bpf": 280,
         "perf_event_open": 241, "userfaultfd": 282, "mount": 40, "unshare": 97,
-        "setns": 268, "clone": 220, "umount2": 39,
+        "setns": 268, "clone": 220, "umount2": 39, "io_uring_setup": 425,
     },
 }  # fmt: skip
 _CLONE_NEWUSER = 0x10000000
@@ -165,6 +165,9 @@ def _syscall(name: str) -> None:
         _call(name, ctypes.c_long(0), None, ctypes.c_long(0), ctypes.c_long(-1), ctypes.c_long(0))
     elif name == "userfaultfd":
         os.close(_call(name, ctypes.c_long(0)))
+    elif name == "io_uring_setup":  # a ring of one entry
+        params = ctypes.create_string_buffer(120)  # struct io_uring_params, zeroed
+        os.close(_call(name, ctypes.c_uint(1), params))
     elif name == "mount":
         _mount_and_undo()
     elif name == "unshare":

@@ -95,7 +95,7 @@ from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
 from wizard_arena.rules import Rules
 from wizard_referee.check.report import CheckReport, Problem, format_report
 from wizard_referee.referee.grpc_setup import prepare_referee_transport
-from wizard_referee.referee.logs import configure_logging
+from wizard_referee.referee.logs import configure_logging, shown
 from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.sandbox import (
@@ -538,7 +538,9 @@ def run(args: argparse.Namespace) -> int:
         sdk_dir = Path(tmp) / "sdk"  # the SDK's records (MODULE:CLASS bots)
         sdk_dir.mkdir()
         report_path = sdk_dir / "report.jsonl"
-        if opts.sandbox == "bwrap":  # the one folder a confined bot may write
+        if opts.sandbox == "bwrap" and args.command is None:
+            # the one folder a confined bot may write: the SDK's report's
+            # (a --command bot has none: it writes no folder of the machine)
             if os.geteuid() == 0:
                 os.chown(sdk_dir, UID_BASE, UID_BASE)
             opts = replace(opts, writable=(str(sdk_dir),))
@@ -552,7 +554,7 @@ def run(args: argparse.Namespace) -> int:
     if not done.connected and done.exit_code == 2 and args.command is None:
         # 'wizard-arena bot' refused the SPEC or an --arg
         print(f"{prog}: error: the bot did not start:", file=sys.stderr)
-        print(stderr_text.rstrip(), file=sys.stderr)
+        print("\n".join(map(shown, stderr_text.rstrip().splitlines())), file=sys.stderr)
         return 2
     report = CheckReport(
         bot=opts.label,

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from wizard_referee.referee.logs import shown
+
 __all__ = ["ADVICE", "LIMIT_ADVICE", "CheckReport", "Problem", "format_report", "limit_advice"]
 
 
@@ -129,7 +131,7 @@ def format_report(r: CheckReport) -> str:
         out.append(f"     advice: {p.advice}")
     if r.stderr_tail:
         out += ["", "last lines of the bot's stderr:"]
-        out += [f"  | {line}" for line in r.stderr_tail]
+        out += [f"  | {shown(line)}" for line in r.stderr_tail]  # (no escapes)
     out += ["", f"Result: {len(r.problems)} problem(s) found."]
     return "\n".join(out)
 

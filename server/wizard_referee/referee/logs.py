@@ -24,7 +24,20 @@ __all__ = [
     "log_file",
     "open_private",
     "private_folder",
+    "shown",
 ]
+
+
+def shown(line: str) -> str:
+    r"""A line a bot wrote, safe to print on a terminal: each character that
+    is not printable (an escape sequence's ESC, BEL, a right-to-left
+    override), tab apart, written as its Python escape instead.
+
+    >>> print(shown("a\x1b[2Jb\u202ec"))
+    a\x1b[2Jb\u202ec
+    """
+    return "".join(c if c.isprintable() or c == "\t" else repr(c)[1:-1] for c in line)
+
 
 _LEVELS = {"debug": 10, "info": 20, "warning": 30, "error": 40, "critical": 50}
 

@@ -14,7 +14,10 @@ Refused:
   bots of the same uid, in two events, could talk through it;
 - another process's memory and registers (``ptrace``,
   ``process_vm_readv``, ``process_vm_writev``), eBPF (``bpf``), the
-  performance counters (``perf_event_open``), ``userfaultfd``;
+  performance counters (``perf_event_open``), ``userfaultfd``, and
+  ``io_uring`` (``io_uring_setup``, ``io_uring_enter``,
+  ``io_uring_register``: a large kernel surface no bot needs, which other
+  sandboxes turn off too);
 - filesystems (``mount``, ``umount2``, ``pivot_root``, ``fsopen``,
   ``fsmount``, ``fsconfig``, ``fspick``, ``move_mount``, ``open_tree``,
   ``mount_setattr``) and ``chroot``;
@@ -51,6 +54,9 @@ DENIED = (
     "bpf",
     "perf_event_open",
     "userfaultfd",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
     "mount",
     "umount2",
     "pivot_root",
@@ -140,20 +146,25 @@ _folder: list[Path] = []
 
 def filter_file() -> Path:
     """A file holding :func:`filter_program`, in a folder of this process's
-    own (mode 0700, removed at exit): what a confined start opens as its
-    ``--seccomp`` descriptor."""
-    if not _folder:
-        folder = Path(tempfile.mkdtemp(prefix="wizard-arena-seccomp-"))
-        atexit.register(shutil.rmtree, folder, True)
-        _folder.append(folder)
-    path = _folder[0] / "filter.bpf"
-    if not path.exists():
-        program = filter_program()
-        tmp = path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        with os.fdopen(fd, "wb") as out:
-            out.write(program)
-        os.replace(tmp, path)
+    own (mode 0700, removed at exit; made again if it is gone, as a /tmp
+    cleaner may do to a runner that lives for days): what a confined start
+    opens as its ``--seccomp`` descriptor. SandboxError (one line) when it
+    cannot be written."""
+    program = filter_program()
+    try:
+        if not _folder or not _folder[-1].is_dir():
+            folder = Path(tempfile.mkdtemp(prefix="wizard-arena-seccomp-"))
+            atexit.register(shutil.rmtree, folder, True)
+            _folder.append(folder)
+        path = _folder[-1] / "filter.bpf"
+        if not path.exists():
+            tmp = path.with_suffix(".tmp")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            with os.fdopen(fd, "wb") as out:
+                out.write(program)
+            os.replace(tmp, path)
+    except OSError as e:
+        raise SandboxError(f"the seccomp filter cannot be written: {e}") from None
     return path
 
 

@@ -33,7 +33,7 @@ from urllib.parse import quote
 
 import trio
 
-from wizard_referee.referee.logs import open_private
+from wizard_referee.referee.logs import open_private, shown
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.sandbox import Cgroup, SandboxError, confined_command
 from wizard_referee.tournament.launcher import OUTPUT_LIMIT, Launcher
@@ -248,7 +248,7 @@ def log_tail(path: Path, head: int = HEAD_LINES, tail: int = TAIL_LINES) -> list
         if out[i].startswith(_MARK) and " starting " in out[i]:  # (not "output past")
             out = out[i + 1 :]
             break
-    out = [line for line in out if line.strip()]
+    out = [shown(line) for line in out if line.strip()]  # (for a terminal: no escapes)
     if len(out) <= head + tail + 3:  # (no gap of a line or two)
         return out
     return [*out[:head], f"... ({len(out) - head - tail} lines)", *out[-tail:]]
