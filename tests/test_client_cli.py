@@ -19,7 +19,7 @@ import pytest
 from wizard_bots.random_bot import RandomBot
 
 from .conftest import ROOT
-from .support import ServerThread, arena_config, interruptible_cli, ok, run_sdk_bots
+from .support import ServerThread, arena_config, interruptible_cli, ok, run_sdk_bots, scaled
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def _cli(*args: str, **kw: Any) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-m", "wizard_arena.cli", "bot", *args],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         cwd=kw.pop("cwd", ROOT),
         **kw,
     )
@@ -156,7 +156,7 @@ def test_cli_ctrl_c_exits_130(server: ServerThread) -> None:
         time.sleep(0.02)
     assert server.arena.sessions, "the bot did not connect"
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=20)
+    _, err = proc.communicate(timeout=scaled(20))
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
     deadline = time.monotonic() + 5
@@ -171,7 +171,7 @@ def test_cli_ctrl_c_exits_130(server: ServerThread) -> None:
 def test_sdk_reference_is_current() -> None:
     script = ROOT / "scripts" / "gen_sdk_reference.py"
     proc = subprocess.run(
-        [sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=60
+        [sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=scaled(60)
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 

@@ -32,7 +32,7 @@ from wizard_referee.tournament.store import ResultsStore
 
 from .cli_here import cli_here
 from .conftest import NEEDS_POSTGRES, ROOT
-from .support import load_bench
+from .support import load_bench, scaled
 
 FULL = os.environ.get("WIZARD_ARENA_TEST_SIZE") == "full"
 #: The test-size setting: short games against fast opponents, or whole games
@@ -489,7 +489,9 @@ def test_over_the_referee_with_a_command_gives_the_in_process_answer(tmp_path: P
 
 def test_a_bot_that_ends_its_process_in_process_is_an_error_not_a_hang(tmp_path: Path) -> None:
     crash = f"tests.bots.crash_bot:CrashOnceBot(marker={str(tmp_path / 'crashed')!r})"
-    proc = _cli(crash, RANDOM, *SIZE_ARGS, "--quiet", "--parallel", "1", cwd=tmp_path, timeout=60)
+    proc = _cli(
+        crash, RANDOM, *SIZE_ARGS, "--quiet", "--parallel", "1", cwd=tmp_path, timeout=scaled(60)
+    )
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "worker process died" in proc.stderr and "over the referee" in proc.stderr
 
@@ -506,7 +508,7 @@ def test_a_comparison_that_cannot_start_leaves_nothing_behind(tmp_path: Path) ->
     assert "or compare another bot" in missing.stderr and "out of the file" not in missing.stderr
     assert not (tmp_path / "compare.sqlite").exists()
     dies = f"{sys.executable} -c 'raise SystemExit(3)' {{server}} {{token}}"
-    died = _cli(HEURISTIC, dies, *SIZE_ARGS, "--quiet", cwd=tmp_path, timeout=120)
+    died = _cli(HEURISTIC, dies, *SIZE_ARGS, "--quiet", cwd=tmp_path, timeout=scaled(120))
     assert died.returncode == 2, died.stdout
     assert "cannot start" in died.stderr and "was not kept" in died.stderr, died.stderr
     assert not (tmp_path / "compare.sqlite").exists()

@@ -34,7 +34,7 @@ from wizard_bots.misbehaving import (
 from wizard_referee.referee.record import GameRecord, verify_record
 
 from .conftest import ROOT
-from .support import ServerThread
+from .support import ServerThread, scaled
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -292,7 +292,7 @@ def test_command_line(serve: Any) -> None:
         cwd=ROOT,
     )
     good = good_bots(server.address)
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=scaled(60))
     assert proc.returncode == 0, err
     report = json.loads(out)
     assert report["kind"] == "malformed" and report["games"] == 1
@@ -307,7 +307,7 @@ def test_usage() -> None:
         [sys.executable, "-m", "wizard_bots.misbehaving", "--help"],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=scaled(30),
     )
     assert proc.returncode == 0
     for kind in KINDS:
@@ -316,7 +316,7 @@ def test_usage() -> None:
         [sys.executable, "-m", "wizard_bots.misbehaving", "sulk"],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=scaled(30),
     )
     assert bad.returncode == 2
 

@@ -24,7 +24,7 @@ from wizard_arena.testing.relay import DelayRelay
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.referee.round_trips import KERNEL_SLACK, MIN_SAMPLES
 
-from .support import ServerThread
+from .support import ServerThread, scaled
 
 pytestmark = pytest.mark.e2e
 
@@ -106,8 +106,8 @@ def test_a_far_thinker_times_out_without_the_credit_and_never_with_it(
             if cap:  # seat it once its round trip is measured
                 _wait_measured(server, "far")
             near = [_near(server.address, i).start() for i in range(2)]
-            (record,) = server.wait_records(1, timeout=30)
-            far.join(timeout=10)
+            (record,) = server.wait_records(1, timeout=scaled(30))
+            far.join(timeout=scaled(10))
             for bot in near:
                 bot.join()
         # the near bots (v1.1 Hellos) never receive a probe, credit or not
@@ -161,7 +161,7 @@ def test_probe_replies_held_back_gain_no_more_than_the_real_round_trip(
             ).start()
             _wait_measured(server, "holder")
             near = [_near(server.address, i).start() for i in range(2)]
-            (record,) = server.wait_records(1, timeout=30)
+            (record,) = server.wait_records(1, timeout=scaled(30))
             for bot in (holder, *near):
                 bot.join()
         credits = [mv.credit_ms for mv in _far_moves(record, "holder")]

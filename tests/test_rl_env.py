@@ -46,6 +46,7 @@ from wizard_bots.random_bot import RandomBot
 
 from .conftest import ROOT
 from .games import play_random, reshuffle_hidden
+from .support import scaled
 from .variants import EVERY_OPTION
 
 # -- the encoder -----------------------------------------------------------------------------
@@ -382,7 +383,9 @@ def test_a_missing_extra_fails_with_one_line_naming_it(blocked: str, module: str
         "import wizard_arena.rl.encoding  # numpy only: the learned bot's part imports\n"
         f"import {module}\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=scaled(60)
+    )
     assert proc.returncode != 0
     last = proc.stderr.strip().splitlines()[-1]
     assert last == (
@@ -406,7 +409,7 @@ def test_without_numpy_the_encoder_and_the_learned_bot_name_the_rl_extra() -> No
     for module in ("wizard_arena.rl.encoding", "wizard_arena.rl.wizard_v0", "wizard_bots.learned"):
         code = f"import sys; sys.modules['numpy'] = None\nimport {module}\n"
         proc = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=scaled(60)
         )
         assert proc.returncode != 0, module
         last = proc.stderr.strip().splitlines()[-1]
@@ -416,7 +419,9 @@ def test_without_numpy_the_encoder_and_the_learned_bot_name_the_rl_extra() -> No
         "from wizard_arena.cli import main\n"
         "raise SystemExit(main(['play', 'wizard_bots.learned:LearnedBot']))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=scaled(60)
+    )
     assert proc.returncode != 0
     (err,) = proc.stderr.strip().splitlines()
     assert line in err, err

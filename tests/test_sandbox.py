@@ -30,6 +30,7 @@ from wizard_referee.tournament.host import bot_game_id
 from wizard_referee.tournament.runner import plan_games, run_tournament
 
 from .conftest import NEEDS_SANDBOX
+from .support import scaled
 from .tournaments import TOURNEY, det_entrants, env_with_tests, seat_results, write_toml
 
 BOT = [sys.executable, "-m", "wizard_arena.cli", "bot", "wizard_bots.random_bot:RandomBot"]
@@ -95,7 +96,7 @@ def test_a_hostile_entrant_is_confined_and_the_tournament_finishes(
         "name": "hostile",
         "players": 3,
         "round_sizes": [1, 2, 3],
-        "move_time": 2.0,  # a margin on a busy machine: no bot here should time out
+        "move_time": scaled(2.0),  # a margin on a busy machine: no bot here should time out
         "reconnect_window": 0,
         "connect_timeout": 30,
         "database": "results.sqlite",
@@ -454,7 +455,7 @@ def test_confined_sigkill_and_resume_give_the_unconfined_results(
         env=env_with_tests(),
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
         check=False,
     )
     assert res.returncode == 0, res.stderr
@@ -544,7 +545,7 @@ def test_a_hostile_bot_under_compare_is_confined(
             cwd=tmp_path,
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=scaled(120),
         )
         with contextlib.suppress(BlockingIOError):
             listener.accept()
@@ -578,7 +579,7 @@ def test_compare_refuses_a_folder_that_holds_its_database(tmp_path: Path) -> Non
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
     )
     assert proc.returncode == 2
     assert "error: bot 'B': its folder . holds the results store compare.sqlite" in proc.stderr
@@ -614,7 +615,7 @@ def test_a_hostile_bot_under_check_is_confined_and_advised_about_its_limit(
             ],
             capture_output=True,
             text=True,
-            timeout=90,
+            timeout=scaled(90),
         )
         with contextlib.suppress(BlockingIOError):
             listener.accept()

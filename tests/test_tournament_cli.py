@@ -37,7 +37,7 @@ from wizard_referee.tournament.store import ResultsStore, store_exists
 from .cli_here import Ran, cli_here
 from .conftest import NEEDS_POSTGRES, ROOT
 from .node_packages import NODE, NPM, node_bot_copy
-from .support import interruptible_cli, wait_for_finished_games
+from .support import interruptible_cli, scaled, wait_for_finished_games
 from .tournaments import BOT, entrant, write_toml
 
 
@@ -170,7 +170,7 @@ def test_an_entrant_that_cannot_start_stops_the_runner_at_once(tmp_path: Path) -
         {"players": 3, "parallel": 2, "connect_timeout": 600, "database": "t.sqlite"},
         [*_det(2), broken],
     )
-    proc = _cli("tournament", str(toml), "--quiet", timeout=120)
+    proc = _cli("tournament", str(toml), "--quiet", timeout=scaled(120))
     assert proc.returncode == 2 and "Traceback (most recent" not in proc.stderr.split("|")[0]
     err = proc.stderr
     assert err.startswith(
@@ -294,7 +294,7 @@ def test_the_example_tournament_runs_as_the_guide_says(tmp_path: Path) -> None:
         "cyclic",
         "--database",
         str(db),
-        timeout=280,
+        timeout=scaled(280),
     )
     assert proc.returncode == 0, proc.stderr
     err = proc.stderr.splitlines()
@@ -319,12 +319,12 @@ def test_logs_go_to_a_file_and_progress_to_standard_error(tmp_path: Path) -> Non
             "name": "apart",
             "players": 3,
             "round_sizes": [1, 2, 3],
-            "move_time": 5.0,
+            "move_time": scaled(5.0),
             "database": "t.sqlite",
         },
         [*_det(2), crashy],
     )
-    proc = _cli("tournament", str(toml), timeout=200)
+    proc = _cli("tournament", str(toml), timeout=scaled(200))
     assert proc.returncode == 0, proc.stderr
     assert marker.exists()  # a bot crashed, was restarted: a warning in the log
     db = tmp_path / "t.sqlite"
@@ -359,7 +359,7 @@ def test_any_name_is_a_log_file_in_the_logs_folder_and_bots_see_opaque_ids(
         {"players": 3, "round_sizes": [1, 2], "deal_sets": 1, "database": "t.sqlite"},
         entrants,
     )
-    proc = _cli("tournament", str(toml), timeout=200)
+    proc = _cli("tournament", str(toml), timeout=scaled(200))
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     logs = folder / "t.sqlite.logs"
@@ -522,7 +522,7 @@ def test_ctrl_c_says_how_to_resume(tmp_path: Path) -> None:
     )
     wait_for_finished_games(db, 1, 120, proc)
     os.killpg(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=scaled(60))
     assert proc.returncode == 130, err
     assert err.strip() == (
         f"interrupted: the finished games are kept in {db}; continue with: "
@@ -541,7 +541,7 @@ def test_a_crashing_entrant_is_shown_on_standard_error(tmp_path: Path) -> None:
         {"players": 3, "round_sizes": [1, 2, 3], "move_time": 5.0, "database": "t.sqlite"},
         [crashy, *_det(2)],
     )
-    proc = _cli("tournament", str(toml), "--json", timeout=180)
+    proc = _cli("tournament", str(toml), "--json", timeout=scaled(180))
     assert proc.returncode == 0, proc.stderr
     assert marker.exists()
     lines = [ln for ln in proc.stderr.splitlines() if "exited with status" in ln]

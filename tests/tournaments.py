@@ -15,6 +15,8 @@ from wizard_referee.storage import open_database
 from wizard_referee.tournament.runner import TournamentConfig
 from wizard_referee.tournament.store import ResultsStore
 
+from .support import scaled
+
 ROOT = Path(__file__).resolve().parent.parent
 
 #: The ``bot`` verb as an entrant's command starts it.
@@ -106,7 +108,7 @@ TOURNEY = {
     "deal_sets": 3,
     "round_sizes": [1, 2, 3, 4, 5],
     "seating": "cyclic",
-    "move_time": 5.0,
+    "move_time": scaled(5.0),  # (the load as the tests are collected)
     "seed": 11,
     "parallel": 1,
 }
