@@ -538,7 +538,7 @@ def test_a_hostile_bot_under_compare_is_confined(
                 *("wizard_bots.random_bot:RandomBot", hostile),
                 *("--players", "3", "--round-sizes", "1,2,3", "--games", "4"),
                 *("--opponent", "wizard_bots.random_bot:RandomBot", "--parallel", "1"),
-                *("--move-time", "2", "--sandbox", "bwrap", "--folder", "A=a"),
+                *("--move-time", f"{scaled(2):g}", "--sandbox", "bwrap", "--folder", "A=a"),
                 *("--memory-limit", str(MEMORY), "--max-processes", str(PROCESSES)),
                 *("--bot-seed-secret", "c", "--quiet"),
             ],
