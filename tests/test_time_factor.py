@@ -3,11 +3,14 @@ stretches them by the load, and the conftest stretches pytest-timeout's limit.""
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import subprocess
+import sys
 
 import pytest
 
-from .conftest import pytest_runtest_protocol
+from .conftest import ROOT, pytest_runtest_protocol
 from .support import MAX_TIME_FACTOR, scaled, time_factor
 
 
@@ -42,3 +45,27 @@ def test_the_pytest_timeout_is_stretched(
     mark = item.get_closest_marker("timeout")
     assert mark is not None and mark.args == (100 * MAX_TIME_FACTOR,)
     protocol.close()
+
+
+def test_the_load_script_runs_a_command_beside_busy_processes() -> None:
+    """scripts/test_under_load.py: the command's last line, its status, the load seen."""
+    script = ROOT / "scripts" / "test_under_load.py"
+    code = "import time; time.sleep(0.1); print('3 passed in 1.00s')"
+    options = ["--load-per-core", "0.5", "--warmup", "0"]
+    proc = subprocess.run(
+        [sys.executable, str(script), *options, "--", sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=scaled(60),
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("load: 1 busy processes on ")
+    assert "result: 3 passed in 1.00s" in lines
+    assert lines[-2].startswith("exit status 0 after ")
+    assert lines[-1].startswith("load average (1 min) seen: least ")
+    spec = importlib.util.spec_from_file_location("test_under_load", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.readme_test_command()[1:] == ["-m", "pytest", "-n", "auto"]
