@@ -57,6 +57,34 @@ def _cli_here(
 
 
 @pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["play", "--players", "2"], "argument --players: invalid choice: 2"),
+        (["serve", "--port", "-5"], "argument --port: a port is 0 to 65535"),
+        (["bot", "x:Y", "--arg", "depth"], "argument --arg: expected KEY=VALUE"),
+        (["tournament"], "the following arguments are required: config"),
+        (["ladder", "add"], "the following arguments are required: name"),
+        (["compare", "a"], "the following arguments are required: B"),
+        (["ratings", "r.jsonl", "--method", "x"], "argument --method: invalid choice"),
+    ],
+)
+def test_an_argument_error_is_one_line(
+    args: list[str], error: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Whatever the verb: the error and where the usage is, not the usage of
+    every option first."""
+    from wizard_arena import cli
+
+    with pytest.raises(SystemExit) as exit:
+        cli.main(args)
+    assert exit.value.code == 2
+    prog = "wizard-arena " + " ".join(args[:2] if args[0] == "ladder" else args[:1])
+    want = f"{prog}: error: {error}"
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(want) and line.endswith(f"('{prog} --help' lists the options)"), line
+
+
+@pytest.mark.parametrize(
     ("spec", "message"),
     [
         ("no_such_module_xyz:Bot", "no module named 'no_such_module_xyz'"),
