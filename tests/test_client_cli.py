@@ -85,6 +85,39 @@ def test_an_argument_error_is_one_line(
 
 
 @pytest.mark.parametrize(
+    "verb",
+    [
+        ["tournament", "t.toml"],
+        ["export"],
+        ["web"],
+        ["replay", "g1"],
+        ["compare", "a", "b"],
+        ["ladder", "list"],
+    ],
+)
+def test_a_database_of_another_kind_is_refused_in_one_line(
+    verb: list[str],
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``mysql://`` is not taken for a file's path: refused before anything
+    starts (nothing made in the working folder), naming the kinds there are
+    (and hiding the password)."""
+    from wizard_arena import cli
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit:
+        cli.main([*verb, "--database", "mysql://user:secret@host/db"])
+    assert exit.value.code == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert "mysql://user:***@host/db: not a kind of database this stores to; give an " in line
+    assert "SQLite file's path or a postgresql:// (postgres://) URL" in line
+    assert "secret" not in line
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
     ("spec", "message"),
     [
         ("no_such_module_xyz:Bot", "no module named 'no_such_module_xyz'"),

@@ -22,7 +22,7 @@ from wizard_referee.compare.session import CompareError, Comparison, Outcome, Pr
 from wizard_referee.compare.stats import Design, Verdict, difference_bound
 from wizard_referee.referee.grpc_setup import prepare_referee_transport
 from wizard_referee.sandbox.cli import add_sandbox_arguments, limits_from_args
-from wizard_referee.storage import beside_store, shown
+from wizard_referee.storage import beside_store, database_target, shown
 from wizard_referee.tournament.cmd_tournament import add_executor_arguments
 
 __all__ = ["DEFAULT_MAX_GAMES", "add_arguments", "run"]
@@ -123,6 +123,7 @@ def _add_running_arguments(parser: argparse.ArgumentParser) -> None:
     )
     r.add_argument(
         "--database",
+        type=database_target,
         default="compare.sqlite",
         metavar="PATH|URL",
         help="results store: an SQLite file (default compare.sqlite) or a postgresql:// URL",
