@@ -164,3 +164,22 @@ def test_the_docs_show_many_commands() -> None:
     """The extraction above finds the guides' commands (it would pass on none)."""
     assert len(DOC_COMMANDS) >= 30
     assert {"serve", "bot", "tournament", "compare", "ladder"} <= {w[0] for _, w in DOC_COMMANDS}
+
+
+def test_the_docs_install_from_a_clone_or_a_wheel_of_this_version() -> None:
+    """The package is not on PyPI: no page tells to ``pip install
+    wizard-arena`` from it (``wizard-arena[EXTRA]`` in prose names an extra,
+    README.md says how), and the wheel a page names is the one ``pip wheel``
+    builds of this version."""
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    named = 0
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(
+            r"pip install wizard-arena\b|^\s*pip install '?wizard-arena", text, re.M
+        ), page.name
+        for found in re.findall(r"wizard_arena-([^-\s]+)-py3-none-any\.whl", text):
+            assert found == version, (page.name, found)
+            named += 1
+    assert named >= 3
