@@ -19,7 +19,15 @@ import pytest
 from wizard_bots.random_bot import RandomBot
 
 from .conftest import ROOT
-from .support import ServerThread, arena_config, interruptible_cli, ok, run_sdk_bots, scaled
+from .support import (
+    ServerThread,
+    arena_config,
+    interruptible_cli,
+    ok,
+    run_sdk_bots,
+    scaled,
+    wait_for,
+)
 
 
 @pytest.fixture
@@ -54,6 +62,36 @@ def _cli_here(
     except SystemExit as e:
         code = int(e.code or 0)
     return code, capsys.readouterr().err
+
+
+@pytest.mark.e2e
+def test_the_bot_command_stops_when_the_server_shuts_down() -> None:
+    """Without --games the bot plays until the server ends: a clean shutdown
+    ends its run at once (exit 0, one line), not a minute of reconnecting."""
+    server = ServerThread(arena_config()).__enter__()
+    try:
+        bot = ["wizard_bots.random_bot:RandomBot", "--server", server.address, "--name", "alone"]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "wizard_arena.cli", "bot", *bot],
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        assert server.arena is not None
+        arena = server.arena
+        wait_for(lambda: server.call(lambda: len(arena.sessions)) == 1 or proc.poll() is not None)
+    finally:
+        server.stop()
+    try:
+        _, err = proc.communicate(timeout=scaled(30))
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    lines = [line for line in err.splitlines() if " INFO " not in line]
+    assert lines == [
+        "wizard-arena bot: the server shut down; 0 games played, 0 decisions, 0 bot errors, "
+        "0 overruns, 0 rejected, 0 hook errors"
+    ], err
 
 
 @pytest.mark.parametrize(
