@@ -13,6 +13,7 @@ import collections
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -32,7 +33,7 @@ from wizard_referee.tournament.store import ResultsStore
 
 from .cli_here import cli_here
 from .conftest import NEEDS_POSTGRES, ROOT
-from .support import load_bench, scaled
+from .support import finished_games, load_bench, scaled, wait_for
 
 FULL = os.environ.get("WIZARD_ARENA_TEST_SIZE") == "full"
 #: The test-size setting: short games against fast opponents, or whole games
@@ -59,7 +60,7 @@ def _cli(*args: str, cwd: Path, timeout: float = 240) -> subprocess.CompletedPro
         [sys.executable, "-m", "wizard_arena.cli", "compare", *args],
         capture_output=True,
         text=True,
-        timeout=timeout if not FULL else 3600,
+        timeout=scaled(timeout) if not FULL else 3600,
         cwd=cwd,
         env=env,
         check=False,
@@ -543,3 +544,41 @@ def test_a_comparison_stored_in_postgresql_answers_as_in_sqlite(
     assert refused.stderr.startswith(f"error: {postgres_url} holds a comparison: continue")
     more = compare("--games", "12", "--database", postgres_url, "--resume")
     assert more == compare("--games", "12", "--database", "c.sqlite", "--resume")
+
+
+@pytest.mark.e2e
+@pytest.mark.slow(seconds=6)
+def test_sigterm_stops_a_comparison_as_ctrl_c_does(tmp_path: Path) -> None:
+    """Its workers stopped and the games kept: no warning of leaked
+    semaphores from Python's resource tracker, the advice to --resume."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    err = tmp_path / "stderr"
+    with err.open("w") as stderr:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "wizard_arena.cli",
+                "compare",
+                RANDOM,
+                RANDOM,
+                *SIZE_ARGS,
+                "--games",
+                "100000",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            cwd=tmp_path,
+            env=env,
+        )
+        try:
+            wait_for(lambda: "games 0/" in err.read_text() or proc.poll() is not None, 120)
+            wait_for(lambda: finished_games(tmp_path / "compare.sqlite") > 0, 120)
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(scaled(60))
+        finally:
+            proc.kill()
+    text = err.read_text()
+    assert proc.returncode == 130, text[-2000:]
+    assert "leaked" not in text and "resource_tracker" not in text, text[-2000:]
+    assert "interrupted: the finished games are kept in compare.sqlite" in text

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from typing import Any
 
@@ -279,6 +280,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     progress = Progress(comparison, None if args.quiet else sys.stderr)
     store = comparison.store
+    # SIGTERM stops it as Ctrl-C does: the workers are stopped and their
+    # semaphores released (killed outright, it left them to Python's
+    # resource tracker, which warned of leaked semaphores)
+    signal.signal(signal.SIGTERM, _interrupted)
     try:
         if not args.quiet:
             print(_header(comparison, _where(args, in_process)), file=sys.stderr)
@@ -302,6 +307,10 @@ def run(args: argparse.Namespace) -> int:
         store.close()
     _report(comparison.outcome(), args)
     return 0
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _check_bots(plan: ComparePlan, in_process: bool, confining: Any) -> None:
