@@ -285,10 +285,10 @@ def test_tutorial_code_runs() -> None:
     from wizard_arena.local import play_local
 
     namespace: dict[str, Any] = {}
-    exec(compile(_tutorial_block("Save this as `mybot.py`"), "mybot.py", "exec"), namespace)
+    exec(compile(_tutorial_block("Save this as `my_bot.py`"), "my_bot.py", "exec"), namespace)
     evaluate = _tutorial_block("Save as\n`evaluate.py`")
     compile(evaluate, "evaluate.py", "exec")
-    assert "from mybot import MyBot" in evaluate
+    assert "from my_bot import MyBot" in evaluate
     bot_cls = namespace["MyBot"]
     result = play_local([bot_cls(), RandomBot(seed=1), RandomBot(seed=2)], seed=3)
     assert result.faults == []

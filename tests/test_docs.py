@@ -183,3 +183,22 @@ def test_the_docs_install_from_a_clone_or_a_wheel_of_this_version() -> None:
             assert found == version, (page.name, found)
             named += 1
     assert named >= 3
+
+
+def test_the_tutorial_enters_the_bot_in_a_tournament() -> None:
+    """docs/index.md promises it: the tutorial's TOML is a valid tournament
+    that enters the tutorial's bot file (the README and the demo's next
+    steps name the same file)."""
+    from wizard_referee.tournament.cmd_demo import closing_lines
+
+    text = (ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8")
+    assert "enter it in a tournament" in (ROOT / "docs" / "index.md").read_text()
+    section = text[text.index("## 5. Enter it in a tournament") :]
+    block = section[section.index("```toml\n") + 8 :]
+    config = TournamentConfig.from_dict(tomllib.loads(block[: block.index("```")]))
+    mine = next(e for e in config.entrants if e.name == "my_bot")
+    assert "my_bot.py:MyBot" in " ".join(mine.command)
+    assert config.deal_sets >= 10
+    assert "mybot" not in text.replace("my_bot", "")
+    assert "my_bot.py:MyBot" in (ROOT / "README.md").read_text()
+    assert any("my_bot.py:MyBot" in line for line in closing_lines(None))

@@ -436,6 +436,15 @@ def test_the_demo_names_the_database_it_kept() -> None:
     assert "--database" in closing_lines(None)[1]  # how to keep them (the demo's run: e2e)
 
 
+def test_the_demo_explains_its_leaderboards_columns() -> None:
+    from wizard_referee.tournament.cmd_demo import LEGEND
+
+    legend = " ".join(line.strip() for line in LEGEND)
+    for column in ("rating:", "vs next:", "LOS:", "won:", "bid acc:"):
+        assert column in legend, column
+    assert "likelihood of superiority" in legend and "finished first" in legend
+
+
 def test_demo_refuses_an_existing_database_without_suggesting_resume(tmp_path: Path) -> None:
     existing = tmp_path / "existing.sqlite"
     existing.write_bytes(b"")
