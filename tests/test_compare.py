@@ -13,6 +13,7 @@ import collections
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -373,6 +374,9 @@ def test_identical_bots_are_counted_not_taken_for_certainty(tmp_path: Path) -> N
         proc.stdout
     )
     assert "LLR" not in proc.stdout + proc.stderr and "2000000000" not in proc.stdout
+    # said early, on the progress, once
+    notes = re.findall(r"note: all (\d+) deals so far were played identically", proc.stderr)
+    assert len(notes) == 1 and 10 <= int(notes[0]) <= deals, proc.stderr
     # each game's digest is kept with its record, so a resume reads it back
     # without decoding the records
     with ResultsStore(tmp_path / "compare.sqlite", create=False) as store:
