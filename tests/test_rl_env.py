@@ -457,6 +457,10 @@ def test_the_gymnasium_environment_is_registered() -> None:
     assert env.unwrapped.metadata["render_fps"] > 0
     obs, info = gymnasium.make(ENV_ID).reset(seed=3)  # default: random opponents
     assert obs["action_mask"].any() and info["seat"] == 0
+    three = gymnasium.make(ENV_ID, players=3)  # the table's size alone
+    assert three.unwrapped.rules == Rules(players=3) and len(three.unwrapped.opponents) == 2
+    with pytest.raises(ValueError, match="players=5 but the rules are for 3"):
+        gymnasium.make(ENV_ID, players=5, rules=Rules(players=3))
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
