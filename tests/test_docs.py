@@ -202,3 +202,15 @@ def test_the_tutorial_enters_the_bot_in_a_tournament() -> None:
     assert "mybot" not in text.replace("my_bot", "")
     assert "my_bot.py:MyBot" in (ROOT / "README.md").read_text()
     assert any("my_bot.py:MyBot" in line for line in closing_lines(None))
+
+
+def test_the_docs_stop_their_referee_whatever_the_bot_exits_with() -> None:
+    """``wait %2 && kill %1`` left the referee running when the bot exited
+    with an error; the recipes stop it with ``wait %2; kill %1``."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    recipes = 0
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(r"wait %\d+ *&& *kill", text), page.name
+        recipes += len(re.findall(r"wait %\d+; kill %\d+", text))
+    assert recipes >= 2
