@@ -192,6 +192,18 @@ def test_the_bot_keeps_to_the_referees_clock() -> None:
     assert free.stats["simulations"] == 15
 
 
+def test_openspiels_plain_mcts_refuses_the_game_as_the_course_says() -> None:
+    """docs/course.md: MCTSBot wants terminal rewards; Wizard scores each round."""
+    from open_spiel.python.algorithms import mcts
+
+    game = spiel_game(Rules(players=3, hand_sizes=(1, 2)))
+    evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(0))
+    with pytest.raises(ValueError, match="Game must have terminal rewards"):
+        mcts.MCTSBot(game, 2.0, 10, evaluator)
+    course = (ROOT / "docs" / "course.md").read_text(encoding="utf-8")
+    assert "must have terminal rewards" in " ".join(course.split())
+
+
 def test_the_bot_plays_every_variant_without_faults() -> None:
     for name in ("hidden_bids", "reveal_bids_after_tricks", "tricksy", "blind_first_round"):
         rules = replace(_short(VARIANTS[name]), hand_sizes=(1, 3))
