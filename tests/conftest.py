@@ -17,7 +17,7 @@ import threading
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 import pytest
 
@@ -121,7 +121,7 @@ def logs() -> Iterator[LogSink]:
     from wizard_referee.referee.logs import configure_logging
 
     sink = LogSink()
-    configure_logging("warning", "json", stream=sink)
+    configure_logging("warning", "json", stream=cast(TextIO, sink))
     yield sink
     structlog.reset_defaults()
 

@@ -187,7 +187,8 @@ class ServerThread:
     def records(self) -> list[GameRecord]:
         assert self.arena is not None
         arena = self.arena
-        return self.call(lambda: list(arena.records))
+        records: list[GameRecord] = self.call(lambda: list(arena.records))
+        return records
 
     def wait_records(self, n: int, timeout: float = 60.0) -> list[GameRecord]:
         """Wait until ``n`` games have ended; return the records."""
@@ -233,7 +234,7 @@ def game_of(bot: RawBot) -> str:
     """The id of the first game ``bot`` was seated at."""
     games = bot.messages(GameInfo)
     assert games, f"{bot.name} was never seated: {bot.received[:3]}"
-    return games[0].game_id
+    return str(games[0].game_id)
 
 
 def record_of(server: ServerThread, game_id: str) -> GameRecord:
