@@ -120,8 +120,9 @@ def time_factor() -> float:
 def scaled(seconds: float) -> float:
     """``seconds`` of an idle machine as a deadline on this one (:func:`time_factor`).
     Every wall-clock deadline of a test that is not itself about time is set
-    through it: a test must not race the machine's load."""
-    return seconds * time_factor()
+    through it: a test must not race the machine's load. Whole milliseconds
+    (as a move time travels on the wire)."""
+    return round(seconds * time_factor(), 3)
 
 
 class ServerThread:

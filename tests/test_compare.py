@@ -576,8 +576,8 @@ def test_sigterm_stops_a_comparison_as_ctrl_c_does(tmp_path: Path) -> None:
             env=env,
         )
         try:
-            wait_for(lambda: "games 0/" in err.read_text() or proc.poll() is not None, 120)
-            wait_for(lambda: finished_games(tmp_path / "compare.sqlite") > 0, 120)
+            db = tmp_path / "compare.sqlite"
+            wait_for(lambda: finished_games(db) > 0 or proc.poll() is not None, 120)
             proc.send_signal(signal.SIGTERM)
             proc.wait(scaled(60))
         finally:
