@@ -9,6 +9,7 @@ shows the seed ("arena seed"), so the games it saw can be played again.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -16,7 +17,7 @@ import threading
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 import pytest
 
@@ -87,6 +88,9 @@ def repo_root() -> Path:
 #: a dict named ``SERVER_DEFAULTS`` (the test's own arguments override both).
 SERVER_DEFAULTS: dict[str, Any] = {"move_time": 5.0, "shutdown_grace": 0.2}
 
+#: A default move time this long is a margin no bot of a test should need.
+GENEROUS_MOVE_TIME = 2.0
+
 
 class LogSink(io.TextIOBase):
     """A thread-safe stream collecting the server's JSON log lines."""
@@ -117,7 +121,7 @@ def logs() -> Iterator[LogSink]:
     from wizard_referee.referee.logs import configure_logging
 
     sink = LogSink()
-    configure_logging("warning", "json", stream=sink)
+    configure_logging("warning", "json", stream=cast(TextIO, sink))
     yield sink
     structlog.reset_defaults()
 
@@ -143,13 +147,17 @@ def serve(request: pytest.FixtureRequest, logs: LogSink) -> Iterator[Callable[..
     """``serve(**config)`` starts a referee on 127.0.0.1, port 0
     (``ArenaConfig.build(**config)`` over :data:`SERVER_DEFAULTS` and the module's
     ``SERVER_DEFAULTS``), seeded with the test's seed unless ``seed`` is
-    given; every server is stopped after the test."""
+    given; every server is stopped after the test. A default move time of
+    :data:`GENEROUS_MOVE_TIME` or more is a margin and is scaled to the
+    machine's load (``support.scaled``); a shorter one is what its test is about."""
     from wizard_referee.referee.arena import ArenaConfig
 
-    from .support import ServerThread
+    from .support import ServerThread, scaled
 
     seed = seed_of(request.node)
     defaults = {**SERVER_DEFAULTS, **getattr(request.module, "SERVER_DEFAULTS", {})}
+    if defaults["move_time"] >= GENEROUS_MOVE_TIME:  # a margin, not what the test is about
+        defaults["move_time"] = scaled(defaults["move_time"])
     servers: list[ServerThread] = []
 
     def start(**kw: Any) -> ServerThread:
@@ -168,6 +176,27 @@ def serve(request: pytest.FixtureRequest, logs: LogSink) -> Iterator[Callable[..
     yield start
     for s in servers:
         s.stop()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    """Stretch the test's pytest-timeout (its ``timeout`` mark, else
+    ``--timeout`` or the ini's) by the machine's load as the test starts
+    (``support.time_factor``), before pytest-timeout reads it: the limit
+    catches a hung test, not a slow machine."""
+    from .support import time_factor
+
+    factor = time_factor()
+    mark = item.get_closest_marker("timeout")
+    base: object = None
+    if mark is not None:
+        base = mark.args[0] if mark.args else mark.kwargs.get("timeout")
+    if base is None:
+        base = item.config.getoption("timeout", None) or item.config.getini("timeout")
+    with contextlib.suppress(TypeError, ValueError):
+        if factor > 1.0 and float(str(base)) > 0:
+            item.add_marker(pytest.mark.timeout(float(str(base)) * factor), append=False)
+    return (yield)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 from .conftest import ROOT
+from .support import scaled
 
 NODE_DIR = ROOT / "example_bots" / "node"
 PROTO = Path("proto") / "wizard_arena" / "v1" / "arena.proto"
@@ -48,7 +49,7 @@ def node_packages() -> Path:
                 cwd=work,
                 capture_output=True,
                 text=True,
-                timeout=300,
+                timeout=scaled(300),
             )
             if proc.returncode != 0:
                 shutil.rmtree(work, ignore_errors=True)

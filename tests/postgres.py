@@ -95,8 +95,10 @@ class Cluster:
         return ["runuser", "-u", USER, "--", *argv] if _as_root() else list(argv)
 
     def _run(self, *argv: str) -> None:
+        from .support import scaled  # (after conftest has set grpc up: support loads it)
+
         done = subprocess.run(
-            self._as_owner(*argv), capture_output=True, text=True, timeout=120, check=False
+            self._as_owner(*argv), capture_output=True, text=True, timeout=scaled(120), check=False
         )
         if done.returncode != 0:
             log = self.log.read_text(errors="replace")[-2000:] if self.log.exists() else ""

@@ -80,10 +80,49 @@ __all__ = [
     "run_aio_bots",
     "run_bots",
     "run_sdk_bots",
+    "scaled",
     "seat_of",
     "spawn_aio_bots",
+    "time_factor",
     "wait_for",
 ]
+
+
+# -- time on a busy machine ------------------------------------------------------------------
+
+#: The most a deadline is stretched (a runaway load average must not make a
+#: hung test wait for hours).
+MAX_TIME_FACTOR = 20.0
+
+
+def time_factor() -> float:
+    """How many times longer than on an idle machine a wall-clock deadline of
+    a test is: the machine's share of CPU each runnable task gets, from the
+    load average over the cores (1-minute and instantaneous runnable tasks,
+    the larger), at least 1, at most :data:`MAX_TIME_FACTOR`; at least
+    ``WIZARD_ARENA_TEST_TIME_FACTOR`` where that is set (a load that has only
+    just begun is not yet in the average). Measured when called: a deadline
+    is scaled as it is set."""
+    import os
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        # "0.52 0.58 0.59 3/412 1234": the tasks runnable now (this one among them)
+        running = Path("/proc/loadavg").read_text().split()[3].split("/")[0]
+        load = max(load, float(running) - 1)
+    factor = max(1.0, load / max(1, cores or 1))
+    with contextlib.suppress(ValueError):
+        factor = max(factor, float(os.environ.get("WIZARD_ARENA_TEST_TIME_FACTOR") or 1))
+    return min(factor, MAX_TIME_FACTOR)
+
+
+def scaled(seconds: float) -> float:
+    """``seconds`` of an idle machine as a deadline on this one (:func:`time_factor`).
+    Every wall-clock deadline of a test that is not itself about time is set
+    through it: a test must not race the machine's load. Whole milliseconds
+    (as a move time travels on the wire)."""
+    return round(seconds * time_factor(), 3)
 
 
 class ServerThread:
@@ -149,11 +188,12 @@ class ServerThread:
     def records(self) -> list[GameRecord]:
         assert self.arena is not None
         arena = self.arena
-        return self.call(lambda: list(arena.records))
+        records: list[GameRecord] = self.call(lambda: list(arena.records))
+        return records
 
     def wait_records(self, n: int, timeout: float = 60.0) -> list[GameRecord]:
         """Wait until ``n`` games have ended; return the records."""
-        end = time.monotonic() + timeout
+        end = time.monotonic() + scaled(timeout)
         while True:
             recs = self.records()
             if len(recs) >= n:
@@ -165,10 +205,10 @@ class ServerThread:
 
 def arena_config(**kw: Any) -> ArenaConfig:
     """A referee's settings for a test's own :class:`ServerThread`: tables of
-    3, 2 s a move, on 127.0.0.1 port 0, seeded like the ``serve`` fixture's
+    3, 2 s a move (:func:`scaled`), on 127.0.0.1 port 0, seeded like the ``serve`` fixture's
     servers (from the test's id); ``kw`` overrides any of them."""
     kw.setdefault("rules", Rules(players=3))
-    kw.setdefault("move_time", 2.0)
+    kw.setdefault("move_time", scaled(2.0))
     kw.setdefault("shutdown_grace", 0.2)
     from .conftest import current_test_seed  # (not in `python -m tests.support`'s bots)
 
@@ -179,8 +219,9 @@ def arena_config(**kw: Any) -> ArenaConfig:
 
 
 def wait_for(cond: Callable[[], object], timeout: float = 30.0) -> None:
-    """Poll ``cond`` until it is true; TimeoutError after ``timeout`` seconds."""
-    end = time.monotonic() + timeout
+    """Poll ``cond`` until it is true; TimeoutError after ``timeout`` seconds
+    (:func:`scaled`)."""
+    end = time.monotonic() + scaled(timeout)
     while not cond():
         if time.monotonic() > end:
             raise TimeoutError("condition not met")
@@ -194,7 +235,7 @@ def game_of(bot: RawBot) -> str:
     """The id of the first game ``bot`` was seated at."""
     games = bot.messages(GameInfo)
     assert games, f"{bot.name} was never seated: {bot.received[:3]}"
-    return games[0].game_id
+    return str(games[0].game_id)
 
 
 def record_of(server: ServerThread, game_id: str) -> GameRecord:
@@ -325,7 +366,7 @@ def spawn_aio_bots(
         [sys.executable, "-m", "tests.support", address, str(count), prefix],
         capture_output=True,
         text=True,
-        timeout=timeout,
+        timeout=scaled(timeout),
         cwd=Path(__file__).resolve().parent.parent,
     )
     if proc.returncode != 0:
@@ -570,8 +611,8 @@ def wait_for_finished_games(
 ) -> int:
     """Poll the tournament store ``db`` (written by another process) until it
     holds ``at_least`` finished games, ``timeout`` seconds pass or ``proc``
-    exits; the number of finished games last seen."""
-    finished, deadline = 0, time.monotonic() + timeout
+    exits (``timeout`` :func:`scaled`); the number of finished games last seen."""
+    finished, deadline = 0, time.monotonic() + scaled(timeout)
     while finished < at_least and time.monotonic() < deadline:
         if proc is not None and proc.poll() is not None:
             break

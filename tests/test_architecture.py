@@ -34,6 +34,7 @@ from .rooms import (
     with_rooms_section,
     within,
 )
+from .support import scaled
 
 CORE = ROOT / "sdk" / "wizard_arena" / "rules"
 
@@ -508,7 +509,7 @@ def test_the_conformance_verb_loads_no_grpc() -> None:
         "print('LOADED', status, ','.join(loaded))\n"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=scaled(60), cwd=ROOT
     )
     assert proc.returncode == 0, proc.stderr
     line = proc.stdout.strip().splitlines()[-1]
@@ -534,7 +535,7 @@ def test_tournament_help_and_a_plain_bot_load_only_what_they_need() -> None:
         "print('BOT', status, ','.join(sorted({n.split('.')[0] for n in sys.modules} & heavy)))\n"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=scaled(60), cwd=ROOT
     )
     lines = [line.split() for line in proc.stdout.splitlines() if line.startswith(("HELP", "BOT"))]
     assert lines == [["HELP"], ["BOT", "1", "grpc"]], proc.stdout[-2000:] + proc.stderr

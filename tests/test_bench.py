@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import NEEDS_POSTGRES, ROOT
-from .support import load_bench
+from .support import load_bench, scaled
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
@@ -40,7 +40,7 @@ def test_bench_server_kinds_serve_tables(kind: str, tmp_path: Path) -> None:
             ],
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=scaled(60),
         )
     finally:
         assert server.stop() == 0, "\n".join(server.lines)
@@ -218,7 +218,7 @@ def test_bench_scripts_run(argv: list[str]) -> None:
         [sys.executable, str(ROOT / "bench" / argv[0]), *argv[1:]],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
     )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert proc.stdout.strip()
@@ -238,7 +238,7 @@ def test_bench_sandbox_measures_starts() -> None:
         [sys.executable, script, "--only", "starts", "--starts", "1"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
     )
     assert out.returncode == 0, out.stderr
     starts = json.loads(out.stdout.splitlines()[0])
@@ -255,7 +255,7 @@ def test_bench_store_measures_both_backends(postgres_url: str, store: str, games
     argv = ["--games", str(games), "--repeat", "2", "--sample", "1", "--store", store,
             "--postgres-url", postgres_url]  # fmt: skip
     out = subprocess.run(
-        [sys.executable, script, *argv], capture_output=True, text=True, timeout=120
+        [sys.executable, script, *argv], capture_output=True, text=True, timeout=scaled(120)
     )
     assert out.returncode == 0, out.stderr
     figures = json.loads(out.stdout.splitlines()[-1])

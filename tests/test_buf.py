@@ -16,6 +16,7 @@ import pytest
 from google.protobuf import descriptor_pb2
 
 from .conftest import ROOT
+from .support import scaled
 
 BUF = ROOT / "tools" / "buf" / "node_modules" / ".bin" / "buf"
 BASELINE = ROOT / "proto" / "v1-baseline.binpb"
@@ -27,7 +28,9 @@ needs_buf = pytest.mark.skipif(
 
 
 def buf(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(BUF), *args], capture_output=True, text=True, timeout=120, cwd=cwd)
+    return subprocess.run(
+        [str(BUF), *args], capture_output=True, text=True, timeout=scaled(120), cwd=cwd
+    )
 
 
 def test_the_lint_exceptions_are_the_four_naming_findings() -> None:

@@ -26,6 +26,7 @@ from wizard_referee.referee.table import SeatSpec, run_table
 
 from .cli_here import cli_here
 from .conftest import ROOT, seed_of
+from .support import scaled
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -80,7 +81,12 @@ def test_a_good_bot_is_clean(request: pytest.FixtureRequest) -> None:
     # a generous move time: this test is about a clean report, not about speed
     seed = seed_of(request.node)
     rc, report = check_json(
-        "wizard_bots.heuristic:HeuristicBot", *SHORT, "--move-time", "2", "--seed", str(seed)
+        "wizard_bots.heuristic:HeuristicBot",
+        *SHORT,
+        "--move-time",
+        f"{scaled(2):g}",
+        "--seed",
+        str(seed),
     )
     assert rc == 0, report["problems"]
     assert report["clean"] is True and report["problems"] == []
@@ -100,7 +106,7 @@ def test_the_check_plays_the_rule_variants_asked_for(request: pytest.FixtureRequ
     seed = seed_of(request.node)
     rc, report = check_json(
         "wizard_bots.heuristic:HeuristicBot",
-        *["--players", "3", "--games", "1", "--move-time", "2", "--seed", str(seed)],
+        *["--players", "3", "--games", "1", "--move-time", f"{scaled(2):g}", "--seed", str(seed)],
         *["--hidden-bids", "--tricksy", "--blind-first-round", "--round-sizes", "1,3"],
     )
     assert rc == 0, report["problems"]
@@ -121,7 +127,7 @@ def test_the_check_plays_the_new_rule_forms() -> None:
     flags = ["--hidden-bids", "--reveal-bids-after-tricks", "--tricksy-suited"]
     rc, report = check_json(
         "wizard_bots.heuristic:HeuristicBot",
-        *["--players", "3", "--games", "1", "--move-time", "2"],
+        *["--players", "3", "--games", "1", "--move-time", f"{scaled(2):g}"],
         *[*flags, "--first-dealer-by-draw", "--round-sizes", "2,3"],
     )
     assert rc == 0, report["problems"]

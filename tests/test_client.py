@@ -48,7 +48,7 @@ from wizard_bots.random_bot import RandomBot
 
 from .bots.ponderer import Ponderer
 from .conftest import LogSink
-from .support import ServerThread, arena_config, ok, run_sdk_bots
+from .support import ServerThread, arena_config, ok, run_sdk_bots, scaled
 
 
 @pytest.fixture(autouse=True)
@@ -140,7 +140,7 @@ def test_server_info(server: ServerThread) -> None:
     info = server_info(server.address)
     assert 1 in info.protocol_versions
     assert info.rules == Rules(players=3)
-    assert info.move_time == 2.0 and not info.token_required
+    assert info.move_time == server.config.policy.move_time and not info.token_required
 
 
 class Crashy(RandomBot):
@@ -330,7 +330,7 @@ def test_async_deadlines_over_grpc() -> None:
                 results[name] = await serve_bot(bot, s.address, name=name, games=1, margin=margin)
 
             # (a guard: a deadline misplaced far ahead would leave `undecided` waiting)
-            with trio.fail_after(60):
+            with trio.fail_after(scaled(60)):
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(one, "prompt", prompt, margin)
                     nursery.start_soon(one, "undecided", undecided, move_time)

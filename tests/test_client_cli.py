@@ -19,7 +19,15 @@ import pytest
 from wizard_bots.random_bot import RandomBot
 
 from .conftest import ROOT
-from .support import ServerThread, arena_config, interruptible_cli, ok, run_sdk_bots
+from .support import (
+    ServerThread,
+    arena_config,
+    interruptible_cli,
+    ok,
+    run_sdk_bots,
+    scaled,
+    wait_for,
+)
 
 
 @pytest.fixture
@@ -36,7 +44,7 @@ def _cli(*args: str, **kw: Any) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-m", "wizard_arena.cli", "bot", *args],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         cwd=kw.pop("cwd", ROOT),
         **kw,
     )
@@ -54,6 +62,97 @@ def _cli_here(
     except SystemExit as e:
         code = int(e.code or 0)
     return code, capsys.readouterr().err
+
+
+@pytest.mark.e2e
+def test_the_bot_command_stops_when_the_server_shuts_down() -> None:
+    """Without --games the bot plays until the server ends: a clean shutdown
+    ends its run at once (exit 0, one line), not a minute of reconnecting."""
+    server = ServerThread(arena_config()).__enter__()
+    try:
+        bot = ["wizard_bots.random_bot:RandomBot", "--server", server.address, "--name", "alone"]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "wizard_arena.cli", "bot", *bot],
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        assert server.arena is not None
+        arena = server.arena
+        wait_for(lambda: server.call(lambda: len(arena.sessions)) == 1 or proc.poll() is not None)
+    finally:
+        server.stop()
+    try:
+        _, err = proc.communicate(timeout=scaled(30))
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    lines = [line for line in err.splitlines() if " INFO " not in line]
+    assert lines == [
+        "wizard-arena bot: the server shut down; 0 games played, 0 decisions, 0 bot errors, "
+        "0 overruns, 0 rejected, 0 hook errors"
+    ], err
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["play", "--players", "2"], "argument --players: invalid choice: 2"),
+        (["serve", "--port", "-5"], "argument --port: a port is 0 to 65535"),
+        (["bot", "x:Y", "--arg", "depth"], "argument --arg: expected KEY=VALUE"),
+        (["tournament"], "the following arguments are required: config"),
+        (["ladder", "add"], "the following arguments are required: name"),
+        (["compare", "a"], "the following arguments are required: B"),
+        (["ratings", "r.jsonl", "--method", "x"], "argument --method: invalid choice"),
+    ],
+)
+def test_an_argument_error_is_one_line(
+    args: list[str], error: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Whatever the verb: the error and where the usage is, not the usage of
+    every option first."""
+    from wizard_arena import cli
+
+    with pytest.raises(SystemExit) as exit:
+        cli.main(args)
+    assert exit.value.code == 2
+    prog = "wizard-arena " + " ".join(args[:2] if args[0] == "ladder" else args[:1])
+    want = f"{prog}: error: {error}"
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(want) and line.endswith(f"('{prog} --help' lists the options)"), line
+
+
+@pytest.mark.parametrize(
+    "verb",
+    [
+        ["tournament", "t.toml"],
+        ["export"],
+        ["web"],
+        ["replay", "g1"],
+        ["compare", "a", "b"],
+        ["ladder", "list"],
+    ],
+)
+def test_a_database_of_another_kind_is_refused_in_one_line(
+    verb: list[str],
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``mysql://`` is not taken for a file's path: refused before anything
+    starts (nothing made in the working folder), naming the kinds there are
+    (and hiding the password)."""
+    from wizard_arena import cli
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit:
+        cli.main([*verb, "--database", "mysql://user:secret@host/db"])
+    assert exit.value.code == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert "mysql://user:***@host/db: not a kind of database this stores to; give an " in line
+    assert "SQLite file's path or a postgresql:// (postgres://) URL" in line
+    assert "secret" not in line
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize(
@@ -156,7 +255,7 @@ def test_cli_ctrl_c_exits_130(server: ServerThread) -> None:
         time.sleep(0.02)
     assert server.arena.sessions, "the bot did not connect"
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=20)
+    _, err = proc.communicate(timeout=scaled(20))
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
     deadline = time.monotonic() + 5
@@ -171,7 +270,7 @@ def test_cli_ctrl_c_exits_130(server: ServerThread) -> None:
 def test_sdk_reference_is_current() -> None:
     script = ROOT / "scripts" / "gen_sdk_reference.py"
     proc = subprocess.run(
-        [sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=60
+        [sys.executable, str(script), "--check"], capture_output=True, text=True, timeout=scaled(60)
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
@@ -186,10 +285,10 @@ def test_tutorial_code_runs() -> None:
     from wizard_arena.local import play_local
 
     namespace: dict[str, Any] = {}
-    exec(compile(_tutorial_block("Save this as `mybot.py`"), "mybot.py", "exec"), namespace)
+    exec(compile(_tutorial_block("Save this as `my_bot.py`"), "my_bot.py", "exec"), namespace)
     evaluate = _tutorial_block("Save as\n`evaluate.py`")
     compile(evaluate, "evaluate.py", "exec")
-    assert "from mybot import MyBot" in evaluate
+    assert "from my_bot import MyBot" in evaluate
     bot_cls = namespace["MyBot"]
     result = play_local([bot_cls(), RandomBot(seed=1), RandomBot(seed=2)], seed=3)
     assert result.faults == []

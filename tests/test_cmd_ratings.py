@@ -15,6 +15,7 @@ import pytest
 from wizard_arena.cli import main
 
 from .cli_here import Ran, cli_here
+from .support import scaled
 
 
 def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -24,7 +25,7 @@ def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[st
         text=True,
         check=False,
         input=stdin,
-        timeout=60,
+        timeout=scaled(60),
     )
 
 

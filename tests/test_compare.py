@@ -13,6 +13,8 @@ import collections
 import json
 import os
 import random
+import re
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -32,7 +34,7 @@ from wizard_referee.tournament.store import ResultsStore
 
 from .cli_here import cli_here
 from .conftest import NEEDS_POSTGRES, ROOT
-from .support import load_bench
+from .support import finished_games, load_bench, scaled, wait_for
 
 FULL = os.environ.get("WIZARD_ARENA_TEST_SIZE") == "full"
 #: The test-size setting: short games against fast opponents, or whole games
@@ -59,7 +61,7 @@ def _cli(*args: str, cwd: Path, timeout: float = 240) -> subprocess.CompletedPro
         [sys.executable, "-m", "wizard_arena.cli", "compare", *args],
         capture_output=True,
         text=True,
-        timeout=timeout if not FULL else 3600,
+        timeout=scaled(timeout) if not FULL else 3600,
         cwd=cwd,
         env=env,
         check=False,
@@ -436,6 +438,9 @@ def test_identical_bots_are_counted_not_taken_for_certainty(tmp_path: Path) -> N
         proc.stdout
     )
     assert "LLR" not in proc.stdout + proc.stderr and "2000000000" not in proc.stdout
+    # said early, on the progress, once
+    notes = re.findall(r"note: all (\d+) deals so far were played identically", proc.stderr)
+    assert len(notes) == 1 and 10 <= int(notes[0]) <= deals, proc.stderr
     # each game's digest is kept with its record, so a resume reads it back
     # without decoding the records
     with ResultsStore(tmp_path / "compare.sqlite", create=False) as store:
@@ -589,7 +594,9 @@ def test_over_the_referee_with_a_command_gives_the_in_process_answer(tmp_path: P
 
 def test_a_bot_that_ends_its_process_in_process_is_an_error_not_a_hang(tmp_path: Path) -> None:
     crash = f"tests.bots.crash_bot:CrashOnceBot(marker={str(tmp_path / 'crashed')!r})"
-    proc = _cli(crash, RANDOM, *SIZE_ARGS, "--quiet", "--parallel", "1", cwd=tmp_path, timeout=60)
+    proc = _cli(
+        crash, RANDOM, *SIZE_ARGS, "--quiet", "--parallel", "1", cwd=tmp_path, timeout=scaled(60)
+    )
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "worker process died" in proc.stderr and "over the referee" in proc.stderr
 
@@ -606,7 +613,7 @@ def test_a_comparison_that_cannot_start_leaves_nothing_behind(tmp_path: Path) ->
     assert "or compare another bot" in missing.stderr and "out of the file" not in missing.stderr
     assert not (tmp_path / "compare.sqlite").exists()
     dies = f"{sys.executable} -c 'raise SystemExit(3)' {{server}} {{token}}"
-    died = _cli(HEURISTIC, dies, *SIZE_ARGS, "--quiet", cwd=tmp_path, timeout=120)
+    died = _cli(HEURISTIC, dies, *SIZE_ARGS, "--quiet", cwd=tmp_path, timeout=scaled(120))
     assert died.returncode == 2, died.stdout
     assert "cannot start" in died.stderr and "was not kept" in died.stderr, died.stderr
     assert not (tmp_path / "compare.sqlite").exists()
@@ -641,3 +648,41 @@ def test_a_comparison_stored_in_postgresql_answers_as_in_sqlite(
     assert refused.stderr.startswith(f"error: {postgres_url} holds a comparison: continue")
     more = compare("--games", "12", "--database", postgres_url, "--resume")
     assert more == compare("--games", "12", "--database", "c.sqlite", "--resume")
+
+
+@pytest.mark.e2e
+@pytest.mark.slow(seconds=6)
+def test_sigterm_stops_a_comparison_as_ctrl_c_does(tmp_path: Path) -> None:
+    """Its workers stopped and the games kept: no warning of leaked
+    semaphores from Python's resource tracker, the advice to --resume."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    err = tmp_path / "stderr"
+    with err.open("w") as stderr:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "wizard_arena.cli",
+                "compare",
+                RANDOM,
+                RANDOM,
+                *SIZE_ARGS,
+                "--games",
+                "100000",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            cwd=tmp_path,
+            env=env,
+        )
+        try:
+            db = tmp_path / "compare.sqlite"
+            wait_for(lambda: finished_games(db) > 0 or proc.poll() is not None, 120)
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(scaled(60))
+        finally:
+            proc.kill()
+    text = err.read_text()
+    assert proc.returncode == 130, text[-2000:]
+    assert "leaked" not in text and "resource_tracker" not in text, text[-2000:]
+    assert "interrupted: the finished games are kept in compare.sqlite" in text

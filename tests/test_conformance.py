@@ -19,6 +19,7 @@ from wizard_arena.conformance.runner import VectorFormatError, load_vectors, run
 
 from .cli_here import cli_here
 from .conftest import ROOT, SHARED_CONFORMANCE, SHARED_FILES, requires_shared_vectors
+from .support import scaled
 
 PROJECT_FILES = sorted((ROOT / "tests" / "vectors").glob("*.json"))
 
@@ -152,7 +153,7 @@ def _pytest_here(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         check=False,
-        timeout=120,
+        timeout=scaled(120),
         cwd=ROOT,
         env={**os.environ, **env},
     )

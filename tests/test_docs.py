@@ -164,3 +164,53 @@ def test_the_docs_show_many_commands() -> None:
     """The extraction above finds the guides' commands (it would pass on none)."""
     assert len(DOC_COMMANDS) >= 30
     assert {"serve", "bot", "tournament", "compare", "ladder"} <= {w[0] for _, w in DOC_COMMANDS}
+
+
+def test_the_docs_install_from_a_clone_or_a_wheel_of_this_version() -> None:
+    """The package is not on PyPI: no page tells to ``pip install
+    wizard-arena`` from it (``wizard-arena[EXTRA]`` in prose names an extra,
+    README.md says how), and the wheel a page names is the one ``pip wheel``
+    builds of this version."""
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    named = 0
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(
+            r"pip install wizard-arena\b|^\s*pip install '?wizard-arena", text, re.M
+        ), page.name
+        for found in re.findall(r"wizard_arena-([^-\s]+)-py3-none-any\.whl", text):
+            assert found == version, (page.name, found)
+            named += 1
+    assert named >= 3
+
+
+def test_the_tutorial_enters_the_bot_in_a_tournament() -> None:
+    """docs/index.md promises it: the tutorial's TOML is a valid tournament
+    that enters the tutorial's bot file (the README and the demo's next
+    steps name the same file)."""
+    from wizard_referee.tournament.cmd_demo import closing_lines
+
+    text = (ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8")
+    assert "enter it in a tournament" in (ROOT / "docs" / "index.md").read_text()
+    section = text[text.index("## 5. Enter it in a tournament") :]
+    block = section[section.index("```toml\n") + 8 :]
+    config = TournamentConfig.from_dict(tomllib.loads(block[: block.index("```")]))
+    mine = next(e for e in config.entrants if e.name == "my_bot")
+    assert "my_bot.py:MyBot" in " ".join(mine.command)
+    assert config.deal_sets >= 10
+    assert "mybot" not in text.replace("my_bot", "")
+    assert "my_bot.py:MyBot" in (ROOT / "README.md").read_text()
+    assert any("my_bot.py:MyBot" in line for line in closing_lines(None))
+
+
+def test_the_docs_stop_their_referee_whatever_the_bot_exits_with() -> None:
+    """``wait %2 && kill %1`` left the referee running when the bot exited
+    with an error; the recipes stop it with ``wait %2; kill %1``."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    recipes = 0
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(r"wait %\d+ *&& *kill", text), page.name
+        recipes += len(re.findall(r"wait %\d+; kill %\d+", text))
+    assert recipes >= 2

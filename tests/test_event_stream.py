@@ -43,7 +43,7 @@ from wizard_referee.referee.record import verify_record
 from .conftest import ROOT
 from .memory_bots import MemBot, leave_at, memory_arena, on_mock_clock, play, start
 from .memory_client import memory_sessions, run_blocking
-from .support import RawBot, check_information, run_bots
+from .support import RawBot, check_information, run_bots, scaled
 
 BASELINE = ROOT / "proto" / "v1-baseline.binpb"
 LEAN_KINDS = (Welcome, GameInfo, DecisionRequest, GameEnd)
@@ -290,7 +290,7 @@ def test_the_sdk_plays_both_streams_over_grpc(serve: Any) -> None:
     """run_bot (lean, and all events for a bot that follows the play) and
     serve_bot (a lean AsyncBot) over real gRPC, strict: no disagreement."""
     rules = Rules(players=3, hand_sizes=(2, 5, 9))
-    server = serve(rules=rules, move_time=5.0)
+    server = serve(rules=rules, move_time=scaled(5.0))
     watcher = Watcher(seed=2)
     box: dict[str, RunResult] = {}
 

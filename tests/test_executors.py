@@ -14,6 +14,8 @@ from wizard_referee.tournament.config_keys import TournamentError
 from wizard_referee.tournament.executors import load_executor
 from wizard_referee.tournament.runner import TournamentConfig, run_tournament
 
+from .support import scaled
+
 
 def _config(tmp_path: Path, entrants: list[dict[str, object]], **kw: object) -> TournamentConfig:
     section = {"players": 3, "database": str(tmp_path / "t.sqlite"), **kw}
@@ -167,7 +169,7 @@ def test_an_address_where_no_cluster_answers_is_one_line_and_writes_nothing(
             [sys.executable, "-m", "wizard_arena.cli", *base, "--ray-address", address],
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=scaled(120),
             cwd=tmp_path,
         )
         assert res.returncode == 2, res.stdout + res.stderr

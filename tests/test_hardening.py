@@ -34,7 +34,7 @@ from wizard_referee.referee.seat import CloseCode
 
 from .conftest import LogSink
 from .memory_bots import MemBot, memory_arena, on_mock_clock, play, start, wait_until
-from .support import RawBot, ServerThread, run_bots, wait_for
+from .support import RawBot, ServerThread, run_bots, scaled, wait_for
 
 #: the conftest's ``serve`` fixture (seeded from the test) starts the servers
 SERVER_DEFAULTS = {"rules": Rules(players=3)}
@@ -79,11 +79,11 @@ def test_a_server_info_request_that_does_not_decode_is_invalid_argument(serve: A
     with grpc.insecure_channel(server.address) as channel:
         raw = channel.unary_unary("/wizard_arena.v1.WizardArena/GetServerInfo")
         with pytest.raises(grpc.RpcError) as caught:
-            raw(TRUNCATED, timeout=10)
+            raw(TRUNCATED, timeout=scaled(10))
         err = caught.value
         assert err.code() == grpc.StatusCode.INVALID_ARGUMENT, err
         assert "does not decode as a GetServerInfoRequest" in (err.details() or "")
-        assert raw(b"", timeout=10)  # an empty request is a valid one
+        assert raw(b"", timeout=scaled(10))  # an empty request is a valid one
 
 
 @pytest.mark.e2e
@@ -457,7 +457,7 @@ def test_a_bot_that_neither_reads_nor_answers_is_cut_off(serve: Any) -> None:
     (rec,) = server.wait_records(1)
     seat = rec.names.index("silent")
     assert rec.faults[seat] == {"timeout": 2, "disconnect": 1}
-    wait_for(lambda: streams(server) == 0, timeout=10)
+    wait_for(lambda: streams(server) == 0, timeout=scaled(10))
     _, code, details = silent.drain()
     assert code == grpc.StatusCode.DEADLINE_EXCEEDED
     assert details.startswith("2 decisions in a row timed out")

@@ -15,7 +15,7 @@ from wizard_arena.protocol import wire
 from wizard_arena.protocol.messages import DecisionRequest
 from wizard_arena.rules import Rules
 
-from .support import RawBot, run_bots
+from .support import RawBot, run_bots, scaled
 
 #: short games (rounds of 1 and 2 cards) at tables of three
 RULES = Rules(players=3, hand_sizes=(1, 2))
@@ -46,7 +46,7 @@ def test_a_message_over_the_size_limit_mid_game_is_faulted_for_what_it_was(serve
     big = _bot(server.address, "big", on_request=oversized)
     leaver = _bot(server.address, "leaver", on_request=leave)
     other = _bot(server.address, "other")
-    run_bots([big, leaver, other], timeout=60)
+    run_bots([big, leaver, other], timeout=scaled(60))
     assert big.status == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert leaver.status == other.status == grpc.StatusCode.OK
     (rec,) = server.wait_records(1)
@@ -69,7 +69,7 @@ def test_a_hostile_name_reaches_the_table_bounded_and_printable(serve: Any) -> N
     server = serve()
     hostile = "eve\x1b[2J\n\u202e" + "x" * 60_000
     bots = [_bot(server.address, n) for n in (hostile, "b", "")]
-    run_bots(bots, timeout=60)
+    run_bots(bots, timeout=scaled(60))
     assert all(b.status == grpc.StatusCode.OK for b in bots)
     shown = "eve?[2J??" + "x" * 55
     for b in bots:
@@ -87,7 +87,7 @@ def test_a_refusal_quotes_a_hostile_list_of_rule_options_bounded(serve: Any) -> 
     server = serve()
     hostile = tuple(f"opt{i}\n" + "y" * 100 for i in range(500))
     bot = RawBot(server.address, "options", rule_options=hostile)
-    run_bots([bot], timeout=30)
+    run_bots([bot], timeout=scaled(30))
     assert bot.status == grpc.StatusCode.FAILED_PRECONDITION
     assert "round_sizes" in bot.details and "opt0?yyy" in bot.details
     assert bot.details.endswith(" ...) do not include them") and len(bot.details) < 500

@@ -37,6 +37,7 @@ from wizard_referee.ladder.store import LadderStore, new_token
 from wizard_referee.storage import open_database
 
 from .conftest import NEEDS_POSTGRES, ROOT
+from .support import scaled
 
 BOTS = 16
 LEASE = 2.0
@@ -108,7 +109,7 @@ def test_two_processes_share_a_season_and_one_is_killed_mid_set(
     postgres_url: str, tmp_path: Path
 ) -> None:
     rules = Rules(players=4, hand_sizes=(1, 2))
-    season = Season("shared", players=4, rules=rules, policy={"move_time": 2.0})
+    season = Season("shared", players=4, rules=rules, policy={"move_time": scaled(2.0)})
     tokens = {f"bot{i:02d}": new_token() for i in range(BOTS)}
     with LadderStore.create(postgres_url, season) as store:
         for name, token in tokens.items():
@@ -144,7 +145,7 @@ def test_two_processes_share_a_season_and_one_is_killed_mid_set(
             await trio.sleep(0.3)
 
     async def until(cond: Any, timeout: float) -> None:
-        with trio.fail_after(timeout):
+        with trio.fail_after(scaled(timeout)):
             while not await trio.to_thread.run_sync(cond):
                 await trio.sleep(0.2)
 
@@ -158,7 +159,7 @@ def test_two_processes_share_a_season_and_one_is_killed_mid_set(
             await until(lambda: bool(_mid_set(postgres_url, procs[0].pid)), 30)
             # a token's one session is on the first process: the second closes another
             with (
-                trio.fail_after(20),
+                trio.fail_after(scaled(20)),
                 pytest.raises(ConnectionLostError, match="this ladder's processes"),
             ):
                 address = f"127.0.0.1:{ports[1]}"
@@ -167,7 +168,7 @@ def test_two_processes_share_a_season_and_one_is_killed_mid_set(
                         pass
             # (the first may be between sets by now: wait until it is in one again)
             pid = procs[0].pid
-            with trio.fail_after(30):
+            with trio.fail_after(scaled(30)):
                 while not (found := await trio.to_thread.run_sync(_mid_set, postgres_url, pid)):
                     await trio.sleep(0.1)
             killed.extend(found)

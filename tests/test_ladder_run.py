@@ -40,6 +40,7 @@ from wizard_referee.tournament.seating import deal_seatings
 from .cli_here import cli_here
 from .conftest import NEEDS_POSTGRES, NEEDS_SANDBOX, ROOT
 from .postgres import Cluster
+from .support import scaled
 
 BOT = [sys.executable, "-m", "wizard_arena.cli", "bot", "wizard_bots.random_bot:RandomBot"]
 ARGS = ["--server", "{server}", "--name", "{name}", "--quiet"]  # the token: in the environment
@@ -53,7 +54,7 @@ def _season(
     or a store's target); their tokens."""
     path = where / "season.sqlite" if isinstance(where, Path) else where
     rules = Rules(players=players, hand_sizes=(1, 2))
-    season = Season("test", players=players, rules=rules, policy={"move_time": 2.0})
+    season = Season("test", players=players, rules=rules, policy={"move_time": scaled(2.0)})
     tokens = {}
     with LadderStore.create(path, season) as store:
         for name in names:
@@ -85,7 +86,7 @@ async def running(
 
 
 async def until(cond: Callable[[], bool], timeout: float = 30.0) -> None:
-    with trio.fail_after(timeout):
+    with trio.fail_after(scaled(timeout)):
         while not cond():
             await trio.sleep(0.05)
 
@@ -218,7 +219,10 @@ def test_tokens_are_checked_against_the_registry_at_each_hello(
                 with LadderStore.open(path) as store:
                     store.retire("late")
                 # its session is closed within a second or so, and the token refused
-                with trio.fail_after(10), pytest.raises(AuthenticationError, match="retired"):
+                with (
+                    trio.fail_after(scaled(10)),
+                    pytest.raises(AuthenticationError, match="retired"),
+                ):
                     async for _ in session:
                         pass
             assert "no longer valid (retired)" in await refusal(address, fresh)
@@ -412,7 +416,7 @@ def test_the_seasons_network_credit_cap_reaches_its_dial_in_bots(
     """The cap is a season's setting (every set under the same clock rules);
     whether a proxy stands in front is the running process's."""
     path = tmp_path / "season.sqlite"
-    policy: dict[str, Any] = {"move_time": 2.0}
+    policy: dict[str, Any] = {"move_time": scaled(2.0)}
     if cap is not None:
         policy["lag_credit_cap"] = cap
     season = Season("far", players=3, rules=Rules(players=3, hand_sizes=(1,)), policy=policy)

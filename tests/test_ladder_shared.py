@@ -40,6 +40,7 @@ from wizard_referee.tournament.seating import deal_seatings
 from wizard_referee.tournament.store import GameSpec
 
 from .conftest import NEEDS_POSTGRES
+from .support import scaled
 from .web_support import play_record
 
 RULES = Rules(players=3, hand_sizes=(1,))
@@ -237,7 +238,7 @@ def test_session_rows_another_process_removed_are_stored_again(
             return [str(r[0]) for r in store.rows("SELECT id FROM sessions")]
 
     async def until(cond: Callable[[], bool], timeout: float) -> None:
-        with trio.fail_after(timeout):
+        with trio.fail_after(scaled(timeout)):
             while not cond():
                 await trio.sleep(0.05)
 

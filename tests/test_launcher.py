@@ -24,7 +24,7 @@ from wizard_referee.tournament.launcher import open_launcher
 from wizard_referee.tournament.launcher_child import dropped_line
 
 from .conftest import ROOT
-from .support import run_aio_bots
+from .support import run_aio_bots, scaled
 
 TRUE = shutil.which("true") or "/bin/true"
 LINUX = sys.platform.startswith("linux")
@@ -48,7 +48,9 @@ def test_hundreds_of_launches_while_grpc_runs_never_crash(tmp_path: Path) -> Non
     async def main() -> list[int]:
         codes: list[int] = []
         async with open_launcher() as launcher, trio.open_nursery() as nursery:
-            config = ArenaConfig.build(rules=Rules(players=3, hand_sizes=(1, 2)), move_time=2.0)
+            config = ArenaConfig.build(
+                rules=Rules(players=3, hand_sizes=(1, 2)), move_time=scaled(2.0)
+            )
             arena = await nursery.start(serve_arena, config)
             played = trio.Event()
 

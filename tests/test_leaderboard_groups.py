@@ -102,3 +102,28 @@ def test_the_web_page_has_the_same_words() -> None:
     page = (ROOT / "server/wizard_referee/web/static/leaderboard.js").read_text()
     for words in ("(order only between groups)", '"order only"', "vs next (95% interval)", "LOS"):
         assert words in page, words
+
+
+def test_bots_each_alone_in_their_group_are_told_why_all_rate_1500() -> None:
+    """Few deals in which the four bots always finished in the same order:
+    every rating is 1500.0, "order only", and a note says why and what to do."""
+    out: Finished = []
+    for d in range(2):
+        for r, seating in enumerate(SEATINGS):
+            seats = tuple(seating.split())
+            spec = GameSpec(f"t0-d{d}-r{r}", d * 4 + r, 0, d, r, f"1:t0:d{d}", seats)
+            totals = [{"s1": 300, "s2": 200, "w1": 100, "w2": 0}[n] for n in seats]
+            ranks = [1 + sum(t > mine for t in totals) for mine in totals]
+            rows = [
+                SeatResult(spec.id, s, n, totals[s], ranks[s], [1], [1], [totals[s]], {})
+                for s, n in enumerate(seats)
+            ]
+            out.append((spec, rows, False))
+    board = leaderboard_of(out, bootstrap=50)
+    assert [r.rating for r in board.rows] == [1500.0] * 4
+    text = format_leaderboard(board)
+    assert "Every group is one bot, so every rating is 1500.0" in text
+    assert "play more deals (deal_sets, --deal-sets; 10 or more)" in text
+    assert "Every group is one bot" not in format_leaderboard(
+        leaderboard_of(_two_strong_two_weak(10), bootstrap=50)
+    )

@@ -139,6 +139,23 @@ def test_the_training_script_saves_where_it_says(
     assert f"saved {tmp_path / 'mine.npz'} " in capsys.readouterr().out
 
 
+def test_one_seed_gives_one_set_of_weights_whatever_the_jobs(tmp_path: Path) -> None:
+    """--jobs 1 and --jobs 2 play the same games (a fixed number of seeded
+    tasks), so they write the same weights (they differed: the self-play's
+    games were split, and seeded, by the number of processes)."""
+    pytest.importorskip("pettingzoo", reason="training needs the rl extra")
+    from wizard_bots.learned import train
+
+    argv = ["--iterations", "1", "--games", "3", "--epochs", "2", "--seed", "4", *TINY_CARDS]
+    for jobs in ("1", "2"):
+        assert train.main([*argv, "--jobs", jobs, "--out", str(tmp_path / f"j{jobs}")]) == 0
+    one, two = np.load(tmp_path / "j1.npz"), np.load(tmp_path / "j2.npz")
+    assert sorted(one.files) == sorted(two.files)
+    weights = ["w1", "b1", "w2", "b2", "play_w1", "play_b1", "play_w2", "play_b2"]
+    for name in weights:  # (the settings and times kept beside them differ)
+        assert np.array_equal(one[name], two[name]), name
+
+
 class _Recorder(Bot):
     """The heuristic bot, keeping every view it is asked to play a card on."""
 

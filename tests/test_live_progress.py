@@ -19,6 +19,7 @@ from wizard_referee.tournament.runner import Progress, TournamentConfig, run_tou
 from wizard_referee.tournament.store import GameSpec, ResultsStore
 
 from .conftest import ROOT
+from .support import scaled
 
 
 def _store(path: Path, games: list[tuple[tuple[str, ...], list[int]]]) -> ResultsStore:
@@ -96,7 +97,7 @@ def test_a_running_tournament_reads_its_store_once_for_the_progress(
                 "round_sizes": [1, 2],
                 "deal_sets": 2,
                 "database": str(tmp_path / "t.sqlite"),
-                "move_time": 5.0,
+                "move_time": scaled(5.0),
             },
             "entrant": entrants,
         }

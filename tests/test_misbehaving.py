@@ -34,7 +34,7 @@ from wizard_bots.misbehaving import (
 from wizard_referee.referee.record import GameRecord, verify_record
 
 from .conftest import ROOT
-from .support import ServerThread
+from .support import ServerThread, scaled
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -60,8 +60,10 @@ EXPECTED = {
     "flood": {"flooding"},
 }
 
-#: The ``serve`` fixture's defaults here (conftest.py).
-SERVER_DEFAULTS = {"rules": RULES, "move_time": MOVE_TIME}
+#: The ``serve`` fixture's defaults here (conftest.py): the move time stretched
+#: by the load as the tests are collected (the slow bots oversleep the time
+#: left, whatever it is; the good ones must answer within it)
+SERVER_DEFAULTS = {"rules": RULES, "move_time": scaled(MOVE_TIME)}
 
 
 class _Running:
@@ -78,7 +80,7 @@ class _Running:
         self.report = run_kind(kind, address, name, rule_options=OPTIONS, **options)
 
     def join(self, timeout: float = 60.0) -> Report:
-        self._thread.join(timeout)
+        self._thread.join(scaled(timeout))
         assert self.report is not None, "the bot did not finish"
         return self.report
 
@@ -108,7 +110,7 @@ def assert_unaffected(rec: GameRecord, good: list[RawClient], bad_seats: set[int
     moves = [m for r in rec.rounds for m in r.moves if m.seat not in bad_seats]
     assert moves and all(m.fault is None for m in moves)
     for g in good:
-        report = g.join(60)
+        report = g.join(scaled(60))
         assert (report.games, report.faults, report.statuses) == (1, {}, ["OK"]), report
 
 
@@ -172,7 +174,7 @@ def test_disconnect_happens_in_the_middle_of_a_trick(serve: Any) -> None:
         server.address, "bad", games=1, rate=1.0, rule_options=OPTIONS
     ).start()
     good = good_bots(server.address)
-    bad.join(60)
+    bad.join(scaled(60))
     rec = only_game(server)
     seat = rec.names.index("bad")
     assert_unaffected(rec, good, {seat})
@@ -189,7 +191,7 @@ def test_disconnect_happens_in_the_middle_of_a_trick(serve: Any) -> None:
 def test_wrong_version_is_refused_at_hello(serve: Any) -> None:
     server = serve()
     bad = WrongVersionClient(server.address, "bad", games=1, rate=1.0, rule_options=OPTIONS).start()
-    report = bad.join(30)
+    report = bad.join(scaled(30))
     assert report.statuses == ["FAILED_PRECONDITION"]
     assert report.refused == 1 and report.sessions == 0
     assert "unsupported protocol version: the bot speaks 2..3" in report.details[0]
@@ -208,7 +210,7 @@ def test_wrong_version_at_a_rate_plays_after_a_refusal(serve: Any) -> None:
         server.address, "bad", games=2, rate=0.5, seed=seed, rule_options=OPTIONS
     ).start()
     good = good_bots(server.address)
-    report = bad.join(60)
+    report = bad.join(scaled(60))
     assert report.refused == 1 and report.games == 1
     assert report.statuses == ["FAILED_PRECONDITION", "OK"]
     rec = only_game(server)
@@ -238,7 +240,7 @@ def test_a_table_of_misbehaving_bots_finishes(serve: Any) -> None:
         for k in kinds
     ]
     for b in bots:
-        b.join(60)
+        b.join(scaled(60))
     rec = only_game(server)
     for k in kinds:
         assert set(rec.faults[rec.names.index(k)]) == EXPECTED[k], (k, rec.faults)
@@ -253,7 +255,7 @@ def test_never_answer_rate_one_never_answers(serve: Any) -> None:
         server.address, "bad", games=1, rate=1.0, rule_options=OPTIONS
     ).start()
     good_bots(server.address)
-    bad.join(60)
+    bad.join(scaled(60))
     rec = only_game(server)
     seat = rec.names.index("bad")
     mine = [m for r in rec.rounds for m in r.moves if m.seat == seat]
@@ -292,7 +294,7 @@ def test_command_line(serve: Any) -> None:
         cwd=ROOT,
     )
     good = good_bots(server.address)
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=scaled(60))
     assert proc.returncode == 0, err
     report = json.loads(out)
     assert report["kind"] == "malformed" and report["games"] == 1
@@ -307,7 +309,7 @@ def test_usage() -> None:
         [sys.executable, "-m", "wizard_bots.misbehaving", "--help"],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=scaled(30),
     )
     assert proc.returncode == 0
     for kind in KINDS:
@@ -316,7 +318,7 @@ def test_usage() -> None:
         [sys.executable, "-m", "wizard_bots.misbehaving", "sulk"],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=scaled(30),
     )
     assert bad.returncode == 2
 

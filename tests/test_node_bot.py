@@ -18,7 +18,7 @@ from wizard_referee.tournament.runner import TournamentConfig, run_tournament
 
 from .conftest import ROOT, needs
 from .node_packages import NODE, NPM, node_bot_copy
-from .support import ServerThread, arena_config, ok, run_sdk_bots
+from .support import ServerThread, arena_config, ok, run_sdk_bots, scaled
 from .tournaments import entrant, stored_moves
 
 pytestmark = needs(
@@ -39,7 +39,7 @@ def node_bot(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
 @pytest.mark.e2e
 def test_node_bot_plays_full_games(node_bot: list[str]) -> None:
-    with ServerThread(arena_config(move_time=2.0)) as server:
+    with ServerThread(arena_config()) as server:
         box: list[Any] = []
         pythons = threading.Thread(
             target=lambda: box.append(
@@ -56,7 +56,7 @@ def test_node_bot_plays_full_games(node_bot: list[str]) -> None:
         )
         pythons.start()
         try:
-            _, err = node.communicate(timeout=60)
+            _, err = node.communicate(timeout=scaled(60))
         finally:
             if node.poll() is None:
                 node.kill()
@@ -111,11 +111,11 @@ def test_node_and_python_bots_play_over_a_unix_socket(node_bot: list[str], tmp_p
     (docs/untrusted-bots.md): ``--server unix:PATH`` works for the Node.js
     bot and the Python SDK alike."""
     socket_path = tmp_path / "referee.sock"
-    with ServerThread(arena_config(move_time=2.0, unix_socket=str(socket_path))) as server:
+    with ServerThread(arena_config(unix_socket=str(socket_path))) as server:
         address = f"unix:{socket_path}"
         assert server.arena is not None and server.arena.unix_address == address
         assert socket_path.stat().st_mode & 0o777 == 0o666  # any uid may connect
-        _node_and_pythons_play(node_bot, address, timeout=60)
+        _node_and_pythons_play(node_bot, address, timeout=scaled(60))
         (rec,) = server.wait_records(1)[:1]
         assert rec.status == "finished" and all(f == {} for f in rec.faults)
 
@@ -133,9 +133,9 @@ def test_node_bot_plays_the_rule_forms(node_bot: list[str]) -> None:
         first_dealer_by_draw=True,
         hand_sizes=(3, 12, 20),
     )
-    with ServerThread(arena_config(rules=rules, move_time=5.0, seed=11)) as server:
+    with ServerThread(arena_config(rules=rules, move_time=scaled(5.0), seed=11)) as server:
         options = ["--rule-options", ",".join(rules.options)]
-        _node_and_pythons_play(node_bot, server.address, *options, timeout=90)
+        _node_and_pythons_play(node_bot, server.address, *options, timeout=scaled(90))
         (rec,) = server.wait_records(1)[:1]
     assert rec.status == "finished" and Rules.from_dict(rec.rules) == rules
     seat = rec.names.index("node-js")
@@ -152,7 +152,7 @@ def test_node_bot_reports_refusal(node_bot: list[str]) -> None:
             [*node_bot, "--server", server.address, "--name", "nobody", "--token", "wrong"],
             capture_output=True,
             text=True,
-            timeout=30,
+            timeout=scaled(30),
         )
     assert proc.returncode == 1
     assert "UNAUTHENTICATED" in proc.stderr and "invalid access token" in proc.stderr
@@ -168,7 +168,7 @@ def test_node_bot_refused_at_variant_tables(node_bot: list[str]) -> None:
             [*node_bot, "--server", server.address, "--name", "node-js", "--games", "1"],
             capture_output=True,
             text=True,
-            timeout=30,
+            timeout=scaled(30),
         )
         assert server.records() == []
     assert proc.returncode == 1, proc.stderr
@@ -180,7 +180,7 @@ def test_node_bot_refused_at_variant_tables(node_bot: list[str]) -> None:
 @pytest.mark.e2e
 def test_node_bot_bad_arguments(node_bot: list[str]) -> None:
     proc = subprocess.run(
-        [*node_bot, "--games", "zero"], capture_output=True, text=True, timeout=30
+        [*node_bot, "--games", "zero"], capture_output=True, text=True, timeout=scaled(30)
     )
     assert proc.returncode == 2 and "--games must be a positive integer" in proc.stderr
 
@@ -209,7 +209,13 @@ def test_node_bot_draws_from_its_per_game_seed(
         db = tmp_path / f"{name}.sqlite"
         # cyclic: 3 games per run (the balanced seating would play 6), of
         # eight rounds (1 to 8 cards; the full twenty take three times as long)
-        section = {"players": 3, "move_time": 5.0, "seed": 4, "parallel": 2, "seating": "cyclic"}
+        section = {
+            "players": 3,
+            "move_time": scaled(5.0),
+            "seed": 4,
+            "parallel": 2,
+            "seating": "cyclic",
+        }
         section["round_sizes"] = list(range(1, 9))
         config = TournamentConfig.from_dict(
             {

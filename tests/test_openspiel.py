@@ -171,6 +171,39 @@ def test_the_bot_decides_alike_whatever_the_hidden_cards() -> None:
         assert a.stats["resampled"] == a.stats["simulations"] == 12  # every simulation resampled
 
 
+def test_the_bot_keeps_to_the_referees_clock() -> None:
+    """OpenSpiel's ISMCTS runs all its simulations whatever they take; the bot
+    stops them at its share of ``view.time_left`` (a clock that moves 0.1 s a
+    look here: about ten of the 200 asked for in 2 s), and runs them all
+    without a deadline."""
+    rules = Rules(players=3, hand_sizes=(5,))
+    core = Game(rules, seed=1)
+    core.deal()
+    play_random(core, random.Random(1), 4)
+    view = core.view(core.acting[0])
+    timed = SpielISMCTSBot(simulations=200, seed=1)
+    ticks = iter(range(10**6))
+    timed.clock = lambda: next(ticks) * 0.1
+    timed._search(replace(view, time_left=2.0))
+    assert 1 <= timed.stats["simulations"] <= 12, timed.stats
+    free = SpielISMCTSBot(simulations=15, seed=1)
+    free.clock = lambda: next(ticks) * 0.1
+    free._search(replace(view, time_left=None))
+    assert free.stats["simulations"] == 15
+
+
+def test_openspiels_plain_mcts_refuses_the_game_as_the_course_says() -> None:
+    """docs/course.md: MCTSBot wants terminal rewards; Wizard scores each round."""
+    from open_spiel.python.algorithms import mcts
+
+    game = spiel_game(Rules(players=3, hand_sizes=(1, 2)))
+    evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(0))
+    with pytest.raises(ValueError, match="Game must have terminal rewards"):
+        mcts.MCTSBot(game, 2.0, 10, evaluator)
+    course = (ROOT / "docs" / "course.md").read_text(encoding="utf-8")
+    assert "must have terminal rewards" in " ".join(course.split())
+
+
 def test_the_bot_plays_every_variant_without_faults() -> None:
     for name in ("hidden_bids", "reveal_bids_after_tricks", "tricksy", "blind_first_round"):
         rules = replace(_short(VARIANTS[name]), hand_sizes=(1, 3))

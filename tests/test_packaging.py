@@ -25,7 +25,7 @@ from wizard_arena.cli import main
 from wizard_arena.extras import EXTRAS, MissingExtraError, require
 
 from .conftest import ROOT
-from .support import first_install_extra
+from .support import first_install_extra, scaled
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
@@ -53,7 +53,7 @@ def run_without(modules: tuple[str, ...], code: str) -> subprocess.CompletedProc
         [sys.executable, "-c", child],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         cwd=ROOT,
     )
 
@@ -309,7 +309,7 @@ def test_the_wheel_holds_the_projects_files_alone(tmp_path: Path) -> None:
          "-w", str(tmp_path / "out"), str(tree)],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (wheel,) = (tmp_path / "out").glob("wizard_arena-*.whl")
@@ -362,11 +362,11 @@ def test_mypy_checks_a_bot_authors_project_against_the_installed_package(
     (tmp_path / "wrong.py").write_text("from wizard_arena import Card\nx: int = Card('7C')\n")
     command = [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / ".cache")]
     good = subprocess.run(
-        [*command, "mybot.py"], capture_output=True, text=True, timeout=300, cwd=tmp_path
+        [*command, "mybot.py"], capture_output=True, text=True, timeout=scaled(300), cwd=tmp_path
     )
     assert good.returncode == 0, good.stdout + good.stderr
     bad = subprocess.run(
-        [*command, "wrong.py"], capture_output=True, text=True, timeout=300, cwd=tmp_path
+        [*command, "wrong.py"], capture_output=True, text=True, timeout=scaled(300), cwd=tmp_path
     )
     assert bad.returncode == 1
     assert 'expression has type "Card", variable has type "int"' in bad.stdout

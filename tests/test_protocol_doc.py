@@ -13,6 +13,7 @@ from wizard_arena.protocol.messages import REJECT_CODES
 from wizard_referee.referee.faults import FAULT_CODES
 
 from .conftest import ROOT
+from .support import scaled
 
 DOC = ROOT / "docs" / "protocol.md"
 REFERENCE = ROOT / "docs" / "protocol-reference.md"
@@ -25,7 +26,7 @@ def test_protocol_reference_is_current() -> None:
         [sys.executable, str(ROOT / "scripts" / "gen_protocol_doc.py"), "--check"],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 

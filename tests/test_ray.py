@@ -37,7 +37,7 @@ from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.runner import TournamentConfig, run_tournament
 
 from .conftest import ROOT, needs
-from .support import wait_for_finished_games
+from .support import scaled, wait_for_finished_games
 from .tournaments import SYSCALLS, entrant, seat_results, write_toml
 
 pytestmark = pytest.mark.e2e
@@ -48,17 +48,27 @@ netns = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(netns)
 
 
-#: Runs the Ray tests' command (argv[2:]) and leaves its output and return
-#: code in the folder argv[1] ("returncode" appears last, when it is done).
+#: Runs the Ray tests' command (argv[3:]) for at most argv[2] seconds and
+#: leaves its output and return code in the folder argv[1] ("returncode"
+#: appears last, when it is done).
+#: Ray's files go to a temporary folder of this run's own (RAY_TMPDIR, short:
+#: Ray's socket paths must fit 107 bytes), never the machine's /tmp/ray, where
+#: an address of "auto" or a bare ray.init() would find another run's cluster;
+#: RAY_ADDRESS is not passed on.
 _RUNNER = """
-import pathlib, subprocess, sys
-d = pathlib.Path(sys.argv[1])
+import os, pathlib, shutil, subprocess, sys, tempfile
+d, limit = pathlib.Path(sys.argv[1]), float(sys.argv[2])
+ray_tmp = tempfile.mkdtemp(prefix="wa-ray-", dir="/tmp")
+env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+env["RAY_TMPDIR"] = ray_tmp
 with open(d / "output", "w") as out:
     try:
-        rc = str(subprocess.run(sys.argv[2:], stdout=out, stderr=subprocess.STDOUT,
-                                timeout=900).returncode)
+        rc = str(subprocess.run(sys.argv[3:], stdout=out, stderr=subprocess.STDOUT,
+                                env=env, timeout=limit).returncode)
     except subprocess.TimeoutExpired:
-        rc = "timed out after 900 s"
+        rc = f"timed out after {limit:.0f} s"
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)
 (d / "returncode.part").write_text(rc)
 (d / "returncode.part").rename(d / "returncode")
 """
@@ -85,7 +95,7 @@ if not netns.inside():
         pytest_argv = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
         argv = netns.command([*pytest_argv, "-p", "no:hypothesispytest", __file__])
         subprocess.Popen(
-            [sys.executable, "-c", _RUNNER, str(folder), *argv],
+            [sys.executable, "-c", _RUNNER, str(folder), str(scaled(900)), *argv],
             cwd=ROOT,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -117,9 +127,10 @@ if not netns.inside():
         folder = _run_folder(tmp_path_factory)
         _start_once(folder)  # (run alone, or the starting test deselected)
         done = folder / "returncode"
-        deadline = time.monotonic() + 960
+        limit = scaled(960)
+        deadline = time.monotonic() + limit
         while not done.exists():
-            assert time.monotonic() < deadline, "the Ray tests did not finish in 960 s"
+            assert time.monotonic() < deadline, f"the Ray tests did not finish in {limit:.0f} s"
             time.sleep(0.2)
         output = (folder / "output").read_text()
         assert done.read_text() == "0", output[-12000:]
@@ -134,7 +145,7 @@ def _section(db: Path, **kw: Any) -> dict[str, Any]:
         "players": 3,
         "deal_sets": 2,
         "round_sizes": [1, 3, 5],
-        "move_time": 5.0,  # generous: no decision may time out on a busy machine
+        "move_time": scaled(5.0),  # generous: no decision may time out on a busy machine
         "seed": 7,
         "bot_seed_secret": "ray tests",
         "database": str(db),
@@ -245,6 +256,13 @@ if netns.inside():
         _no_faults(_records(db))
         return seat_results(db)
 
+    def test_ray_keeps_its_files_in_a_folder_of_the_runs_own(cluster: Any) -> None:
+        """Not the machine's /tmp/ray, where "auto" would find other runs' clusters."""
+        own = os.environ.get("RAY_TMPDIR", "")
+        assert own.startswith("/tmp/wa-ray-"), own
+        assert cluster.head_node.get_session_dir_path().startswith(own + "/")
+        assert "RAY_ADDRESS" not in os.environ
+
     def test_a_two_node_tournament_gives_the_local_results(
         cluster: Any, reference: list[tuple[Any, ...]], tmp_path: Path
     ) -> None:
@@ -270,7 +288,10 @@ if netns.inside():
         cmd = [sys.executable, "-m", "wizard_arena.cli", "tournament", str(toml), "--quiet"]
         for attempt in range(2):
             res = subprocess.run(
-                [*cmd, "--ray-address", address], capture_output=True, text=True, timeout=240
+                [*cmd, "--ray-address", address],
+                capture_output=True,
+                text=True,
+                timeout=scaled(240),
             )
             # Ray Client's proxy starts a server process for each client, with a
             # fixed wait that a busy machine can miss ("Starting Ray client server
@@ -335,7 +356,7 @@ if netns.inside():
         _, err = proc.communicate()
         assert 3 <= finished < 12, f"the kill did not land mid-tournament: {err.decode()[-2000:]}"
         res = subprocess.run(
-            [*cmd, "--resume", "--json"], capture_output=True, text=True, timeout=300
+            [*cmd, "--resume", "--json"], capture_output=True, text=True, timeout=scaled(300)
         )
         assert res.returncode == 0, res.stderr[-3000:]
         assert seat_results(db) == reference  # every game once: the store refuses a second
@@ -361,7 +382,11 @@ if netns.inside():
         env = {k: v for k, v in os.environ.items() if not k.startswith(("RAY_AUTH", "RAY_ADDRESS"))}
         env["HOME"] = str(tmp_path)
         res = subprocess.run(
-            [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=240
+            [sys.executable, "-c", code],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=scaled(240),
         )
         assert res.returncode == 0, res.stderr[-3000:]
         assert res.stdout.split() == ["0", "1"]
@@ -384,7 +409,7 @@ if netns.inside():
         ray_cli = str(Path(sys.executable).with_name("ray"))
         made = subprocess.run(
             [ray_cli, "get-auth-token", "--generate"],
-            env=env, capture_output=True, text=True, timeout=120,
+            env=env, capture_output=True, text=True, timeout=scaled(120),
         )  # fmt: skip
         assert made.returncode == 0 and (home / ".ray" / "auth_token").exists(), made.stderr
         port = _free_port()
@@ -401,7 +426,7 @@ if netns.inside():
             wait_until = time.monotonic() + 90
             while subprocess.run(
                 [ray_cli, "status", f"--address=127.0.0.1:{port}"],
-                env=auth, capture_output=True, timeout=60,
+                env=auth, capture_output=True, timeout=scaled(60),
             ).returncode != 0:  # fmt: skip
                 assert time.monotonic() < wait_until, "the head did not start in 90 s"
                 time.sleep(1)
@@ -416,14 +441,18 @@ if netns.inside():
             toml = write_toml(tmp_path / "a.toml", _section(db, executor="ray"), _entrants())
             cmd = [sys.executable, "-m", "wizard_arena.cli", "tournament", str(toml), "--quiet",
                    "--ray-address", f"127.0.0.1:{port}"]  # fmt: skip
-            refused = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240)
+            refused = subprocess.run(
+                cmd, env=env, capture_output=True, text=True, timeout=scaled(240)
+            )
             assert refused.returncode == 2, refused.stderr[-3000:]
             assert refused.stderr.count("\n") == 1, refused.stderr[-3000:]
             assert "token authentication" in refused.stderr and "RAY_AUTH_MODE=token" in (
                 refused.stderr
             )
             assert not db.exists()
-            played = subprocess.run(cmd, env=auth, capture_output=True, text=True, timeout=240)
+            played = subprocess.run(
+                cmd, env=auth, capture_output=True, text=True, timeout=scaled(240)
+            )
             assert played.returncode == 0, played.stderr[-3000:]
             assert seat_results(db) == reference
             _no_faults(_records(db))
@@ -431,7 +460,7 @@ if netns.inside():
             for proc in reversed(nodes):
                 proc.terminate()
                 try:
-                    proc.wait(timeout=60)
+                    proc.wait(timeout=scaled(60))
                 except subprocess.TimeoutExpired:
                     proc.kill()
 

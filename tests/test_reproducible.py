@@ -31,7 +31,7 @@ from wizard_referee.tournament.store import ResultsStore
 
 from .cli_here import cli_here
 from .conftest import ROOT
-from .support import ServerThread, arena_config
+from .support import ServerThread, arena_config, scaled
 from .tournaments import entrant, seat_results, stored_moves
 
 # -- the derivation --------------------------------------------------------------------
@@ -167,7 +167,7 @@ def _tournament(db: Path, secret: str | None, **kw: Any) -> TournamentConfig:
         "name": "repro",
         "players": 3,
         "deal_sets": 1,
-        "move_time": 5.0,  # generous: no decision may time out on a busy machine
+        "move_time": scaled(5.0),  # generous: no decision may time out on a busy machine
         "seed": 3,
         "parallel": 2,  # two copies of each bot: which one plays a game must not matter
         "round_sizes": [1, 3, 5, 7],

@@ -40,7 +40,7 @@ from .memory_bots import (
     wait_until,
 )
 from .resilience import SHORT, SHORT_OK, Dropper, serve_args
-from .support import RawBot, moves_of, run_bots, seat_of
+from .support import RawBot, moves_of, run_bots, scaled, seat_of
 
 #: The ``serve`` fixture's defaults here (conftest.py): tables of 3.
 SERVER_DEFAULTS = {"rules": Rules(players=3)}
@@ -234,7 +234,7 @@ def test_the_sdk_resumes_its_seat(serve: Any, sdk: str) -> None:
 
     t = threading.Thread(target=go, daemon=True)
     t.start()
-    others = run_bots([RawBot(server.address, f"r{i}") for i in range(2)], timeout=60)
+    others = run_bots([RawBot(server.address, f"r{i}") for i in range(2)], timeout=scaled(60))
     t.join(60)
     (res,) = box
     assert isinstance(res, RunResult), res

@@ -28,7 +28,7 @@ from wizard_referee.tournament.runner import (
 from .conftest import ROOT
 from .memory_bots import MemBot, memory_arena, on_mock_clock, play, start, wait_until
 from .resilience import SHORT, SHORT_OK, Dropper, serve_args
-from .support import RawBot, ServerThread, moves_of, run_bots, seat_of, wait_for
+from .support import RawBot, ServerThread, moves_of, run_bots, scaled, seat_of, wait_for
 
 #: The ``serve`` fixture's defaults here (conftest.py), as in test_resilience.
 SERVER_DEFAULTS = {"rules": Rules(players=3)}
@@ -286,7 +286,7 @@ def test_a_tournament_records_a_launched_bot_that_dies_as_crash(tmp_path: Path) 
         {
             "tournament": {
                 "players": 3,
-                "move_time": 5.0,
+                "move_time": scaled(5.0),
                 "round_sizes": [1, 2, 3],
                 "database": str(tmp_path / "t.sqlite"),
             },

@@ -48,6 +48,7 @@ from wizard_bots.random_bot import RandomBot
 
 from .conftest import ROOT
 from .games import play_random, reshuffle_hidden
+from .support import scaled
 from .variants import EVERY_OPTION
 
 # -- the encoder -----------------------------------------------------------------------------
@@ -412,7 +413,9 @@ def test_a_missing_extra_fails_with_one_line_naming_it(blocked: str, module: str
         "import wizard_arena.rl.encoding  # numpy only: the learned bot's part imports\n"
         f"import {module}\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=scaled(60)
+    )
     assert proc.returncode != 0
     last = proc.stderr.strip().splitlines()[-1]
     assert last == (
@@ -436,7 +439,7 @@ def test_without_numpy_the_encoder_and_the_learned_bot_name_the_rl_extra() -> No
     for module in ("wizard_arena.rl.encoding", "wizard_arena.rl.wizard_v0", "wizard_bots.learned"):
         code = f"import sys; sys.modules['numpy'] = None\nimport {module}\n"
         proc = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=scaled(60)
         )
         assert proc.returncode != 0, module
         last = proc.stderr.strip().splitlines()[-1]
@@ -446,7 +449,9 @@ def test_without_numpy_the_encoder_and_the_learned_bot_name_the_rl_extra() -> No
         "from wizard_arena.cli import main\n"
         "raise SystemExit(main(['play', 'wizard_bots.learned:LearnedBot']))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=scaled(60)
+    )
     assert proc.returncode != 0
     (err,) = proc.stderr.strip().splitlines()
     assert line in err, err
@@ -482,6 +487,10 @@ def test_the_gymnasium_environment_is_registered() -> None:
     assert env.unwrapped.metadata["render_fps"] > 0
     obs, info = gymnasium.make(ENV_ID).reset(seed=3)  # default: random opponents
     assert obs["action_mask"].any() and info["seat"] == 0
+    three = gymnasium.make(ENV_ID, players=3)  # the table's size alone
+    assert three.unwrapped.rules == Rules(players=3) and len(three.unwrapped.opponents) == 2
+    with pytest.raises(ValueError, match="players=5 but the rules are for 3"):
+        gymnasium.make(ENV_ID, players=5, rules=Rules(players=3))
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])

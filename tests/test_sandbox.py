@@ -32,6 +32,7 @@ from wizard_referee.tournament.host import bot_game_id
 from wizard_referee.tournament.runner import plan_games, run_tournament
 
 from .conftest import NEEDS_SANDBOX
+from .support import scaled
 from .tournaments import SYSCALLS, TOURNEY, det_entrants, env_with_tests, seat_results, write_toml
 
 BOT = [sys.executable, "-m", "wizard_arena.cli", "bot", "wizard_bots.random_bot:RandomBot"]
@@ -100,7 +101,7 @@ def test_a_hostile_entrant_is_confined_and_the_tournament_finishes(
         "name": "hostile",
         "players": 3,
         "round_sizes": [1, 2, 3],
-        "move_time": 2.0,  # a margin on a busy machine: no bot here should time out
+        "move_time": scaled(2.0),  # a margin on a busy machine: no bot here should time out
         "reconnect_window": 0,
         "connect_timeout": 30,
         "database": "results.sqlite",
@@ -519,7 +520,7 @@ def test_confined_sigkill_and_resume_give_the_unconfined_results(
         env=env_with_tests(),
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
         check=False,
     )
     assert res.returncode == 0, res.stderr
@@ -606,14 +607,14 @@ def test_a_hostile_bot_under_compare_is_confined(
                 *("wizard_bots.random_bot:RandomBot", hostile),
                 *("--players", "3", "--round-sizes", "1,2,3", "--games", "4"),
                 *("--opponent", "wizard_bots.random_bot:RandomBot", "--parallel", "1"),
-                *("--move-time", "2", "--sandbox", "bwrap", "--folder", "A=a"),
+                *("--move-time", f"{scaled(2):g}", "--sandbox", "bwrap", "--folder", "A=a"),
                 *("--memory-limit", str(MEMORY), "--max-processes", str(PROCESSES)),
                 *("--bot-seed-secret", "c", "--quiet"),
             ],
             cwd=tmp_path,
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=scaled(120),
         )
         with contextlib.suppress(BlockingIOError):
             listener.accept()
@@ -647,7 +648,7 @@ def test_compare_refuses_a_folder_that_holds_its_database(tmp_path: Path) -> Non
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
     )
     assert proc.returncode == 2
     assert "error: bot 'B': its folder . holds the results store compare.sqlite" in proc.stderr
@@ -684,7 +685,7 @@ def test_a_hostile_bot_under_check_is_confined_and_advised_about_its_limit(
             ],
             capture_output=True,
             text=True,
-            timeout=90,
+            timeout=scaled(90),
         )
         with contextlib.suppress(BlockingIOError):
             listener.accept()

@@ -15,6 +15,7 @@ import pytest
 
 from .conftest import ROOT
 from .scheduling import start_rank
+from .support import scaled
 
 
 class _Item:
@@ -105,7 +106,7 @@ def test_xdist_starts_the_long_tests_at_once_on_different_workers(tmp_path: Path
         env={**os.environ, "STARTS": str(starts)},
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=scaled(120),
         cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr

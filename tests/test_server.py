@@ -49,6 +49,7 @@ from .support import (
     record_of,
     replay,
     run_bots,
+    scaled,
     seat_of,
     spawn_aio_bots,
 )
@@ -80,7 +81,7 @@ def test_full_game(serve: Any, players: int) -> None:
         assert b.welcome is not None and b.welcome.version == 1
         info = b.messages(GameInfo)[0]
         assert info.names == tuple(rec.names) and rec.names[info.seat] == b.name
-        assert info.move_time == 5.0
+        assert info.move_time == server.config.policy.move_time
         end = b.game_ends[0]
         assert list(end.totals) == rec.totals and list(end.ranks) == rec.ranks
         assert end.faults == ()
@@ -252,7 +253,7 @@ def test_rejected_actions_are_recorded_and_can_be_retried(serve: Any) -> None:
     bots = [RawBot(server.address, f"h{i}", think=think) for i in range(5)]
     cheat = functools.partial(_cheat, tried)
     bots.append(RawBot(server.address, "cheat", on_request=cheat, on_message=retry))
-    run_bots(bots, timeout=60)
+    run_bots(bots, timeout=scaled(60))
     cheater = bots[-1]
     rec = record_of(server, game_of(cheater))
     assert rec.status == "finished" and verify_record(rec) == []

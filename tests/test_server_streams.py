@@ -55,6 +55,7 @@ from .support import (
     record_of,
     replay,
     run_bots,
+    scaled,
     seat_of,
     wait_for,
 )
@@ -200,7 +201,7 @@ def test_disconnect_mid_trick(serve: Any, logs: LogSink) -> None:
 
     bots = [RawBot(server.address, f"d{i}") for i in range(5)]
     leaver = RawBot(server.address, "leaver", on_request=leave)
-    run_bots([*bots, leaver], timeout=60)
+    run_bots([*bots, leaver], timeout=scaled(60))
     assert leaver.status == grpc.StatusCode.CANCELLED
     rec = record_of(server, game_of(leaver))
     assert rec.status == "finished" and verify_record(rec) == []
@@ -278,7 +279,7 @@ async def test_error_in_one_table_spares_the_others(logs: LogSink) -> None:
 def _server_info(server: ServerThread) -> Any:
     with grpc.insecure_channel(server.address) as ch:
         return wire.decode_server_info(
-            wire.stub(ch).GetServerInfo(wire.server_info_request(), timeout=10)
+            wire.stub(ch).GetServerInfo(wire.server_info_request(), timeout=scaled(10))
         )
 
 
@@ -299,14 +300,14 @@ def test_health_and_reflection(serve: Any) -> None:
     with grpc.insecure_channel(server.address) as ch:
         health = health_pb2_grpc.HealthStub(ch)
         for service in ("", wire.SERVICE_NAME):
-            resp = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=10)
+            resp = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=scaled(10))
             assert resp.status == health_pb2.HealthCheckResponse.SERVING
         with pytest.raises(grpc.RpcError) as e:
-            health.Check(health_pb2.HealthCheckRequest(service="no.Such"), timeout=10)
+            health.Check(health_pb2.HealthCheckRequest(service="no.Such"), timeout=scaled(10))
         assert e.value.code() == grpc.StatusCode.NOT_FOUND
         refl = reflection_pb2_grpc.ServerReflectionStub(ch)
         req = reflection_pb2.ServerReflectionRequest(list_services="")
-        (resp,) = list(refl.ServerReflectionInfo(iter([req]), timeout=10))
+        (resp,) = list(refl.ServerReflectionInfo(iter([req]), timeout=scaled(10)))
         names = {s.name for s in resp.list_services_response.service}
         assert {
             "wizard_arena.v1.WizardArena",
@@ -314,7 +315,7 @@ def test_health_and_reflection(serve: Any) -> None:
             "grpc.reflection.v1alpha.ServerReflection",
         } <= names
         req = reflection_pb2.ServerReflectionRequest(file_containing_symbol=wire.SERVICE_NAME)
-        (resp,) = list(refl.ServerReflectionInfo(iter([req]), timeout=10))
+        (resp,) = list(refl.ServerReflectionInfo(iter([req]), timeout=scaled(10)))
         assert resp.file_descriptor_response.file_descriptor_proto
 
 

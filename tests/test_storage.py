@@ -345,7 +345,9 @@ def test_postgres_connections_notice_a_lost_database_within_30_s(postgres_url: s
 
 
 def test_a_store_that_cannot_be_opened_says_why(tmp_path: Path) -> None:
-    with pytest.raises(StorageError, match="unknown kind of database; give a file path"):
+    with pytest.raises(
+        StorageError, match="not a kind of database this stores to; give an SQLite file's path"
+    ):
         open_database("mysql://db.example/season")
     with pytest.raises(StorageError, match="no such file"):
         open_store(tmp_path / "none.sqlite", schema(V1), create=False)

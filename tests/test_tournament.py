@@ -23,7 +23,7 @@ from wizard_referee.tournament.runner import (
 from wizard_referee.tournament.store import ResultsStore
 
 from .cli_here import cli_here
-from .support import wait_for_finished_games
+from .support import scaled, wait_for_finished_games
 from .tournaments import (
     TOURNEY,
     det_entrants,
@@ -218,7 +218,7 @@ def test_sigkill_and_resume_gives_the_uninterrupted_results(
         capture_output=True,
         text=True,
         check=False,
-        timeout=300,
+        timeout=scaled(300),
     )
     assert res.returncode == 0, res.stderr
     assert seat_results(db) == full

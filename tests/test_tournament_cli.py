@@ -38,7 +38,7 @@ from wizard_referee.tournament.store import ResultsStore, store_exists
 from .cli_here import Ran, cli_here
 from .conftest import NEEDS_POSTGRES, ROOT
 from .node_packages import NODE, NPM, node_bot_copy
-from .support import interruptible_cli, wait_for_finished_games
+from .support import interruptible_cli, scaled, wait_for_finished_games
 from .tournaments import BOT, entrant, write_toml
 
 
@@ -186,7 +186,7 @@ def test_an_entrant_that_cannot_start_costs_only_its_own_seats(tmp_path: Path) -
         },
         [*_det(3), broken],
     )
-    proc = _cli("tournament", str(toml), "--json", cwd=tmp_path, timeout=120)
+    proc = _cli("tournament", str(toml), "--json", cwd=tmp_path, timeout=scaled(120))
     assert proc.returncode == 0, proc.stderr
     err = proc.stderr
     assert (
@@ -398,7 +398,7 @@ def test_the_example_tournament_runs_as_the_guide_says(tmp_path: Path) -> None:
         "cyclic",
         "--database",
         str(db),
-        timeout=280,
+        timeout=scaled(280),
     )
     assert proc.returncode == 0, proc.stderr
     err = proc.stderr.splitlines()
@@ -423,12 +423,12 @@ def test_logs_go_to_a_file_and_progress_to_standard_error(tmp_path: Path) -> Non
             "name": "apart",
             "players": 3,
             "round_sizes": [1, 2, 3],
-            "move_time": 5.0,
+            "move_time": scaled(5.0),
             "database": "t.sqlite",
         },
         [*_det(2), crashy],
     )
-    proc = _cli("tournament", str(toml), timeout=200)
+    proc = _cli("tournament", str(toml), timeout=scaled(200))
     assert proc.returncode == 0, proc.stderr
     assert marker.exists()  # a bot crashed, was restarted: a warning in the log
     db = tmp_path / "t.sqlite"
@@ -463,7 +463,7 @@ def test_any_name_is_a_log_file_in_the_logs_folder_and_bots_see_opaque_ids(
         {"players": 3, "round_sizes": [1, 2], "deal_sets": 1, "database": "t.sqlite"},
         entrants,
     )
-    proc = _cli("tournament", str(toml), timeout=200)
+    proc = _cli("tournament", str(toml), timeout=scaled(200))
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     logs = folder / "t.sqlite.logs"
@@ -538,6 +538,15 @@ def test_the_demo_names_the_database_it_kept() -> None:
         "  wizard-arena replay GAME_ID --database d.sqlite",
     ]
     assert "--database" in closing_lines(None)[1]  # how to keep them (the demo's run: e2e)
+
+
+def test_the_demo_explains_its_leaderboards_columns() -> None:
+    from wizard_referee.tournament.cmd_demo import LEGEND
+
+    legend = " ".join(line.strip() for line in LEGEND)
+    for column in ("rating:", "vs next:", "LOS:", "won:", "bid acc:"):
+        assert column in legend, column
+    assert "likelihood of superiority" in legend and "finished first" in legend
 
 
 def test_demo_refuses_an_existing_database_without_suggesting_resume(tmp_path: Path) -> None:
@@ -626,7 +635,7 @@ def test_ctrl_c_says_how_to_resume(tmp_path: Path) -> None:
     )
     wait_for_finished_games(db, 1, 120, proc)
     os.killpg(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=scaled(60))
     assert proc.returncode == 130, err
     assert err.strip() == (
         f"interrupted: the finished games are kept in {db}; continue with: "
@@ -645,7 +654,7 @@ def test_a_crashing_entrant_is_shown_on_standard_error(tmp_path: Path) -> None:
         {"players": 3, "round_sizes": [1, 2, 3], "move_time": 5.0, "database": "t.sqlite"},
         [crashy, *_det(2)],
     )
-    proc = _cli("tournament", str(toml), "--json", timeout=180)
+    proc = _cli("tournament", str(toml), "--json", timeout=scaled(180))
     assert proc.returncode == 0, proc.stderr
     assert marker.exists()
     lines = [ln for ln in proc.stderr.splitlines() if "exited with status" in ln]

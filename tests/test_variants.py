@@ -59,6 +59,7 @@ from .support import (
     check_information,
     game_messages,
     run_bots,
+    scaled,
 )
 from .variants import VARIANTS
 
@@ -269,7 +270,7 @@ def _play_one_game(
         )
         for i in range(n - 1)
     ]
-    run_bots(raws, timeout=150)
+    run_bots(raws, timeout=scaled(150))
     sdk_thread.join(60)
     assert box, "the SDK bot did not finish"
     result = box[0]

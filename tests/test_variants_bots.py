@@ -20,6 +20,7 @@ from wizard_arena.rules import (
 )
 from wizard_bots.random_bot import RandomBot
 
+from .support import scaled
 from .variants import MORE_VARIANTS, VARIANTS
 
 pytestmark = pytest.mark.timeout(180)
@@ -150,7 +151,7 @@ def test_help_names_the_dealers_restriction_as_players_do(command: str) -> None:
         [sys.executable, "-m", "wizard_arena.cli", command, "--help"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
         env={**os.environ, "COLUMNS": "200"},
     )
     assert proc.returncode == 0, proc.stderr

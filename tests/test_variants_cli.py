@@ -30,6 +30,7 @@ from wizard_referee.tournament.store import ResultsStore
 
 from .cli_here import cli_here
 from .conftest import ROOT
+from .support import scaled
 from .variants import VARIANTS, pick
 
 pytestmark = pytest.mark.timeout(180)
@@ -209,7 +210,7 @@ def test_tournament_with_variants(tmp_path: Path, capsys: pytest.CaptureFixture[
         [sys.executable, "-m", "wizard_arena.cli", "tournament", str(toml), "--quiet"],
         capture_output=True,
         text=True,
-        timeout=150,
+        timeout=scaled(150),
         env=env,
     )
     assert proc.returncode == 0, proc.stderr

@@ -15,7 +15,7 @@ from wizard_arena.client import run_bot, serve_bot, waiting
 from wizard_arena.client.waiting import WaitNotes, waiting_text
 from wizard_bots.random_bot import RandomBot
 
-from .support import ServerThread, arena_config, ok, run_sdk_bots
+from .support import ServerThread, arena_config, ok, run_sdk_bots, scaled
 
 
 def test_the_notes_come_after_a_while_then_every_so_often() -> None:
@@ -94,7 +94,7 @@ def test_serve_bot_says_it_waits(caplog: pytest.LogCaptureFixture) -> None:
         async def main() -> None:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(partial(serve_bot, RandomBot(seed=1), server.address, games=1))
-                with trio.move_on_after(10):  # (two notes come after 0.5 s)
+                with trio.move_on_after(scaled(10)):  # (two notes come after 0.5 s)
                     while len(_notes(caplog)) < 2:
                         await trio.sleep(0.02)
                 nursery.cancel_scope.cancel()

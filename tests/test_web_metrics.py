@@ -23,6 +23,7 @@ from wizard_referee.web.app import WebState, create_app
 from wizard_referee.web.serve import start_web
 
 from .memory_bots import MemBot, memory_arena, on_mock_clock
+from .support import scaled
 
 RULES = Rules(players=3, hand_sizes=(1, 2, 3))
 
@@ -146,7 +147,7 @@ def test_serve_prints_the_metrics_port_as_an_address_that_answers() -> None:
         assert scraped.status_code == 200 and "wizard_arena_decisions_total" in scraped.text
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        proc.wait(timeout=scaled(30))
 
 
 def test_every_refusal_reason_is_exported_at_zero_from_the_start() -> None:

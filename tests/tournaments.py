@@ -15,6 +15,8 @@ from wizard_referee.storage import open_database
 from wizard_referee.tournament.runner import TournamentConfig
 from wizard_referee.tournament.store import ResultsStore
 
+from .support import scaled
+
 ROOT = Path(__file__).resolve().parent.parent
 
 #: The system calls a confined bot's seccomp filter refuses that the hostile
@@ -123,7 +125,7 @@ TOURNEY = {
     "deal_sets": 3,
     "round_sizes": [1, 2, 3, 4, 5],
     "seating": "cyclic",
-    "move_time": 5.0,
+    "move_time": scaled(5.0),  # (the load as the tests are collected)
     "seed": 11,
     "parallel": 1,
 }

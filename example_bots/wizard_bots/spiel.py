@@ -42,7 +42,10 @@ of a round), ``rollouts`` per leaf. It needs the ``open_spiel`` extra.
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -50,6 +53,7 @@ from wizard_arena import Card, SeatView, Suit
 from wizard_arena.bot import Bot, GameInfo
 from wizard_arena.extras import require
 from wizard_arena.rules import Action, Bid, ChooseTrump, Phase, Play, Rules
+from wizard_bots.budget import Budget
 from wizard_bots.heuristic import HeuristicBot
 from wizard_bots.montecarlo import assumed_bids, bid_likelihood, heuristic_bid
 from wizard_bots.sampling import SampledDeal, game_from_view, sample_deals
@@ -81,8 +85,41 @@ def spiel_game(rules: Rules) -> WizardGame:
     return game
 
 
+class _TimedISMCTS(ismcts.ISMCTSBot):  # type: ignore[misc]
+    """OpenSpiel's ISMCTS stopping its simulations at ``deadline`` (on
+    ``clock``; after one at least), so that a decision keeps to the referee's
+    clock: OpenSpiel's runs its ``max_simulations`` whatever they take."""
+
+    def __init__(self, *args: Any, deadline: float, clock: Callable[[], float], **kw: Any):
+        super().__init__(*args, **kw)
+        self.deadline = deadline
+        self.clock = clock
+        self.ran = 0
+
+    def run_search(self, state: Any) -> Any:
+        """OpenSpiel's ``run_search`` (ismcts.py), its loop of simulations
+        stopped at the deadline."""
+        self.reset()
+        legal_actions = state.legal_actions()
+        if len(legal_actions) == 1:
+            return [(legal_actions[0], 1.0)]
+        self._root_node = self.create_new_node(state)
+        for _ in range(self._max_simulations):
+            if self.ran and self.clock() >= self.deadline:
+                break
+            self.run_simulation(self.sample_root_state(state))
+            self.ran += 1
+        node = self._root_node
+        if self._allow_inconsistent_action_sets:
+            node = self.filter_illegals(node, state.legal_actions())
+        return self.get_final_policy(state, node)
+
+
 class SpielISMCTSBot(Bot):
-    """OpenSpiel's ISMCTS over the project's deal sampler (see the module)."""
+    """OpenSpiel's ISMCTS over the project's deal sampler (see the module).
+    ``simulations`` a decision at most, fewer when the referee's clock
+    (``view.time_left``) would not allow them: the search stops at the
+    share of the time left that the example bots' budget gives a decision."""
 
     name = "spiel-ismcts"
 
@@ -102,6 +139,8 @@ class SpielISMCTSBot(Bot):
         self.rng = random.Random(seed)
         self._heuristic = HeuristicBot()
         self.stats = {"searches": 0, "simulations": 0, "resampled": 0}
+        #: The clock of the decisions' budgets (a test may give another).
+        self.clock: Callable[[], float] = time.monotonic
 
     def on_game_start(self, info: GameInfo) -> None:
         if self.seed is None:
@@ -137,18 +176,21 @@ class SpielISMCTSBot(Bot):
         root = self.root(view, deals.pop(), game)
         np_rng = np.random.RandomState(self.rng.getrandbits(32))
         evaluator = mcts.RandomRolloutEvaluator(self.rollouts, np_rng)
-        search = ismcts.ISMCTSBot(
+        budget = Budget.start(self.clock, think_time=None, samples=None, time_left=view.time_left)
+        search = _TimedISMCTS(
             game,
             evaluator,
             self.uct_c,
             self.simulations,
             random_state=np_rng,
             use_observation_string=True,  # the game offers no information state
+            deadline=budget.deadline,
+            clock=self.clock,
         )
         search.set_resampler(partial(self.resample, deals=deals, game=game))
         self.stats["searches"] += 1
-        self.stats["simulations"] += self.simulations
         chosen = action_of(int(search.step(root)))
+        self.stats["simulations"] += search.ran
         assert action_id(chosen) in {action_id(a) for a in legal}
         return chosen
 

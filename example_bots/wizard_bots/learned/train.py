@@ -63,9 +63,10 @@ opponents). ``--labels PATH`` keeps the teacher's labelled games in a file
 and reads them back when they are the same games (same bids, seed and
 counts): a refit with other fitting settings need not replay them.
 
-The games are played in ``--jobs`` processes; the result is seeded
-(``--seed``) up to the processes' scheduling (the order in which samples
-arrive is fixed, so one seed gives one set of weights). Only numpy is
+The games are played in ``--jobs`` processes, in as many tasks whatever
+``--jobs`` is (:data:`BID_TASKS`, :data:`PLAY_TASKS`), each seeded from
+``--seed`` and gathered in order: one seed gives one set of weights, with
+``--jobs 1`` as with ``--jobs 2``. Only numpy is
 needed besides the environment (for the bids) and the example bots.
 """
 
@@ -256,7 +257,12 @@ def train(settings: Settings, log: bool = True) -> BidModel:
     try:
         for it in range(settings.iterations):
             start = time.perf_counter()
-            chunks = [settings.games // jobs + (i < settings.games % jobs) for i in range(jobs)]
+            # as many tasks whatever --jobs is: the games, and so the weights,
+            # depend on the seed alone
+            chunks = [
+                settings.games // BID_TASKS + (i < settings.games % BID_TASKS)
+                for i in range(BID_TASKS)
+            ]
             tasks = [
                 (behaviour, settings.seed * 1_000 + it * 10 + i, c, settings)
                 for i, c in enumerate(chunks)
@@ -574,6 +580,12 @@ def _run(pool: Any, tasks: list[Task]) -> list[tuple[CardSamples, list[float]]]:
     )
 
 
+#: Tasks of a bid iteration's self-play, and of a card-play stage: fixed, so
+#: that ``--jobs 1`` and ``--jobs 2`` play the same games (the seeds are per task).
+BID_TASKS = 2
+PLAY_TASKS = 10
+
+
 def _chunks(total: int, parts: int) -> list[int]:
     return [c for c in (total // parts + (i < total % parts) for i in range(parts)) if c]
 
@@ -621,8 +633,9 @@ def train_play(
     jobs = max(1, settings.jobs)
     pool = multiprocessing.Pool(jobs) if jobs > 1 else None
     # more tasks than processes (they finish at about the same time), and
-    # whole tasks held out
-    tasks_per_stage = max(10, jobs * 4)
+    # whole tasks held out; as many whatever --jobs is (the weights depend on
+    # the seed alone)
+    tasks_per_stage = PLAY_TASKS
     try:
         start = time.perf_counter()
         key = _labels_key(bids, settings, tasks_per_stage)

@@ -19,6 +19,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 from types import ModuleType
+from typing import NoReturn
 
 from wizard_arena.extras import MissingExtraError, require
 
@@ -90,6 +91,15 @@ def _parser() -> argparse.ArgumentParser:
     )
 
 
+class VerbParser(argparse.ArgumentParser):
+    """A verb's argument parser: an error in the arguments is one line, the
+    verb, the error and where the usage is (not the usage of every option
+    first); a verb's subcommands (``ladder add``) get parsers of this class."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} ('{self.prog} --help' lists the options)\n")
+
+
 def verb_parser(name: str) -> tuple[argparse.ArgumentParser, ModuleType]:
     """The argument parser of the verb *name* and the module that runs it.
 
@@ -101,7 +111,7 @@ def verb_parser(name: str) -> tuple[argparse.ArgumentParser, ModuleType]:
     if name in EXTRA_OF:  # its own extra first: it brings the server's too
         require(EXTRA_OF[name], f"wizard-arena {name}")
     module = importlib.import_module(module_name)
-    parser = argparse.ArgumentParser(prog=f"wizard-arena {name}", description=text)
+    parser = VerbParser(prog=f"wizard-arena {name}", description=text)
     module.add_arguments(parser)
     return parser, module
 

@@ -57,9 +57,13 @@ def run_bot(
     on_record: Callable[[ClientRecord], None] | None = None,
     keep_records: bool = True,
     event_stream: EventStream | str | None = None,
+    stop_at_shutdown: bool = False,
 ) -> RunResult:
     """Connect ``bot`` to ``server`` (``host:port``) and play until the
     server ends the stream, or ``games`` games are over. Blocks.
+    ``stop_at_shutdown``: a server that shuts down cleanly ends the run (it
+    returns, :attr:`RunResult.server_shut_down` set) rather than being
+    reconnected to.
 
     ``name`` defaults to the bot's ``name`` attribute (or its class name);
     ``token`` is sent when the server requires one; ``rule_options`` (default
@@ -103,10 +107,15 @@ def run_bot(
             return result
         except ArenaError as e:
             try:
-                delay = after_stream_error(e, driver, welcomed, reconnect, backoff)
+                delay = after_stream_error(
+                    e, driver, welcomed, reconnect, backoff, stop_at_shutdown
+                )
             except ArenaError:
                 driver.finish()
                 raise
+            if delay is None:
+                driver.finish()
+                return result
             time.sleep(delay)
 
 

@@ -11,6 +11,10 @@ records of each decision and fault are written to FILE as JSON lines as they
 happen, the run's summary last (:mod:`wizard_arena.client.results`; this is
 what ``wizard-arena check`` reads).
 
+Without ``--games`` the bot plays until the server ends: a server that
+shuts down cleanly ends the run (one line, exit status 0); a connection
+lost otherwise is reconnected to for up to ``--connect-timeout`` seconds.
+
 Exit status: 0 when the games are played, 1 when the server refuses or
 drops the bot (or cannot be reached within ``--connect-timeout`` seconds),
 2 for a bad SPEC or argument, 4 when the games were played but the bot
@@ -220,6 +224,8 @@ def _play(prog: str, bot: Any, args: argparse.Namespace, report: _Report | None)
         "on_record": report.write if report is not None else None,
         "keep_records": False,  # (a long run would keep one per decision)
         "event_stream": args.events,
+        # serving until the server ends: its clean shutdown is that end
+        "stop_at_shutdown": args.games is None,
     }
     result: RunResult | None = None
     try:
@@ -244,7 +250,8 @@ def _play(prog: str, bot: Any, args: argparse.Namespace, report: _Report | None)
         report.write(summary(result))
     games = len(result.games)
     print(
-        f"{prog}: {games} game{'s' if games != 1 else ''} played, {result.decisions} decisions, "
+        f"{prog}: {'the server shut down; ' if result.server_shut_down else ''}"
+        f"{games} game{'s' if games != 1 else ''} played, {result.decisions} decisions, "
         f"{result.bot_errors} bot errors, {result.overruns} overruns, "
         f"{result.rejections} rejected, {result.hook_errors} hook errors",
         file=sys.stderr,

@@ -124,6 +124,8 @@ class RunResult:
     """Requests whose offered legal actions differed from the rules core's."""
     reconnects: int = 0
     """Successful reconnections after a dropped connection."""
+    server_shut_down: bool = False
+    """The run ended because the server shut down cleanly (``stop_at_shutdown``)."""
     welcome: Welcome | None = None
     """The last Welcome received."""
     records: list[ClientRecord] = field(default_factory=list)

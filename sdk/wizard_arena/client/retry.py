@@ -10,6 +10,7 @@ import time
 
 from wizard_arena.client.driver import Driver
 from wizard_arena.client.errors import ArenaError, ConnectionLostError
+from wizard_arena.protocol.messages import SERVER_SHUTTING_DOWN
 
 __all__ = ["BACKOFF_MAX", "BACKOFF_START", "Backoff", "after_stream_error"]
 
@@ -48,10 +49,21 @@ class Backoff:
 
 
 def after_stream_error(
-    e: ArenaError, driver: Driver, welcomed: bool, reconnect: bool, backoff: Backoff
-) -> float:
+    e: ArenaError,
+    driver: Driver,
+    welcomed: bool,
+    reconnect: bool,
+    backoff: Backoff,
+    stop_at_shutdown: bool = False,
+) -> float | None:
     """After a stream ended with ``e``: the delay before connecting again (0 to
-    retry at once with a fresh session); re-raises ``e`` when the bot must stop."""
+    retry at once with a fresh session); re-raises ``e`` when the bot must
+    stop. None when the server shut down cleanly and ``stop_at_shutdown``:
+    the run is over, not failed (``RunResult.server_shut_down``)."""
+    shut_down = isinstance(e, ConnectionLostError) and e.details == SERVER_SHUTTING_DOWN
+    if stop_at_shutdown and shut_down:
+        driver.result.server_shut_down = True
+        return None
     if not isinstance(e, ConnectionLostError):
         if driver.refused_resume(e):
             return 0.0

@@ -112,12 +112,13 @@ async def serve_bot(
     on_record: Callable[[ClientRecord], None] | None = None,
     keep_records: bool = True,
     event_stream: EventStream | str | None = None,
+    stop_at_shutdown: bool = False,
     task_status: trio.TaskStatus[Welcome] = trio.TASK_STATUS_IGNORED,
 ) -> RunResult:
     """The trio form of :func:`run_bot`: play ``bot`` on ``server`` until the
     server ends the stream or ``games`` games are over. ``event_stream``
     (default: the bot's choice, :func:`~wizard_arena.client.event_stream_for`)
-    as for :func:`run_bot`.
+    and ``stop_at_shutdown`` as for :func:`run_bot`.
 
     ``bot`` is an :class:`AsyncBot` (decisions are awaited and cancelled
     ``margin`` seconds before the deadline, then the default is sent) or a
@@ -153,6 +154,7 @@ async def serve_bot(
         reconnect_timeout=reconnect_timeout,
         margin=margin,
         table_size=lambda: table_size(server, credentials),
+        stop_at_shutdown=stop_at_shutdown,
         task_status=task_status,
     )
 
@@ -172,6 +174,7 @@ async def serve_sessions(
     margin: float = 0.1,
     clock: Callable[[], float] = time.monotonic,
     table_size: Callable[[], int | None] | None = None,
+    stop_at_shutdown: bool = False,
     task_status: trio.TaskStatus[Welcome] = trio.TASK_STATUS_IGNORED,
 ) -> RunResult:
     """:func:`serve_bot` over the sessions that ``connect`` opens (one at a
@@ -207,10 +210,15 @@ async def serve_sessions(
             return result
         except ArenaError as e:
             try:
-                delay = after_stream_error(e, driver, welcomed, reconnect, backoff)
+                delay = after_stream_error(
+                    e, driver, welcomed, reconnect, backoff, stop_at_shutdown
+                )
             except ArenaError:
                 driver.finish()
                 raise
+            if delay is None:
+                driver.finish()
+                return result
             await trio.sleep(delay)
 
 

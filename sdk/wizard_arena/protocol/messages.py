@@ -18,6 +18,7 @@ __all__ = [
     "PROTOCOL_MINOR_VERSION",
     "PROTOCOL_VERSIONS",
     "REJECT_CODES",
+    "SERVER_SHUTTING_DOWN",
     "ActionMsg",
     "ActionRejected",
     "BotMsg",
@@ -47,6 +48,10 @@ PROTOCOL_MINOR_VERSION = 2
 #: or wrong request id) and ``malformed`` (no choice, a choice of the wrong
 #: kind, a malformed card).
 REJECT_CODES: tuple[str, ...] = tuple(RejectCode)
+
+#: The details of the UNAVAILABLE status that ends every stream when the
+#: server shuts down cleanly (not lost: a bot may take it as the end).
+SERVER_SHUTTING_DOWN = "server shutting down"
 
 
 # -- bot -> server ---------------------------------------------------------------

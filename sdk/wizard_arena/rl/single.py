@@ -97,7 +97,9 @@ class RandomOpponent(Bot):
 
 class WizardGymEnv(gymnasium.Env):
     """One learning seat (``seat``; None: a random seat each game) against
-    ``opponents`` (default: :class:`RandomOpponent` in every other seat)."""
+    ``opponents`` (default: :class:`RandomOpponent` in every other seat).
+    The table's size: ``players`` (``gymnasium.make(ENV_ID, players=3)``),
+    else ``rules.players``, else one more than the opponents, else 4."""
 
     metadata: dict[str, Any] = {
         "render_modes": ["ansi"],
@@ -116,8 +118,13 @@ class WizardGymEnv(gymnasium.Env):
         render_mode: str | None = None,
         on_illegal: OnIllegal = "default",
         illegal_reward: float | None = None,
+        players: int | None = None,
     ) -> None:
         check_options(reward, on_illegal)
+        if players is not None:
+            if rules is not None and rules.players != players:
+                raise ValueError(f"players={players} but the rules are for {rules.players}")
+            rules = rules if rules is not None else Rules(players=players)
         if opponents is None:
             opponents = [RandomOpponent] * ((rules.players if rules is not None else 4) - 1)
         self.rules = rules if rules is not None else Rules(players=len(opponents) + 1)

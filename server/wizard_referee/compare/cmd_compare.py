@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from typing import Any
 
@@ -22,7 +23,7 @@ from wizard_referee.compare.session import CompareError, Comparison, Outcome, Pr
 from wizard_referee.compare.stats import DEFAULT_H1, QUESTIONS, Design, Verdict
 from wizard_referee.referee.grpc_setup import prepare_referee_transport
 from wizard_referee.sandbox.cli import add_sandbox_arguments, limits_from_args
-from wizard_referee.storage import beside_store, shown
+from wizard_referee.storage import beside_store, database_target, shown
 from wizard_referee.tournament.cmd_tournament import add_executor_arguments
 
 __all__ = ["DEFAULT_MAX_GAMES", "add_arguments", "run"]
@@ -138,6 +139,7 @@ def _add_running_arguments(parser: argparse.ArgumentParser) -> None:
     )
     r.add_argument(
         "--database",
+        type=database_target,
         default="compare.sqlite",
         metavar="PATH|URL",
         help="results store: an SQLite file (default compare.sqlite) or a postgresql:// URL",
@@ -295,6 +297,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     progress = Progress(comparison, None if args.quiet else sys.stderr)
     store = comparison.store
+    # SIGTERM stops it as Ctrl-C does: the workers are stopped and their
+    # semaphores released (killed outright, it left them to Python's
+    # resource tracker, which warned of leaked semaphores)
+    signal.signal(signal.SIGTERM, _interrupted)
     try:
         if not args.quiet:
             print(_header(comparison, _where(args, in_process)), file=sys.stderr)
@@ -333,6 +339,10 @@ def _why(args: argparse.Namespace) -> dict[str, Any] | str:
     except (EvaluatorError, ImportError) as e:
         return f"the learned evaluator cannot be loaded: {e}"
     return split if split is not None else "no deal has both its games finished"
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _check_bots(plan: ComparePlan, in_process: bool, confining: Any) -> None:

@@ -383,6 +383,10 @@ def _check_test(test: dict[str, Any], stored: dict[str, Any], store: ResultsStor
         )
 
 
+#: Deals all played identically after which the progress says what that means.
+IDENTICAL_NOTE_DEALS = 10
+
+
 @dataclass
 class Progress:
     """The progress line: games, the running estimate and the confidence
@@ -396,6 +400,7 @@ class Progress:
     _last: float = 0.0
     _shown: str = ""
     """The last line written, without its rate."""
+    _said_identical: bool = False
 
     def __post_init__(self) -> None:
         self.at_start = self.comparison.played
@@ -440,7 +445,25 @@ class Progress:
             return  # a log, not a screen: a line only when something changed
         self._shown = line.rsplit("  ", 1)[0]
         self.stream.write(("\r" if tty else "") + line + ("" if tty else "\n"))
+        note = self.identical_note()
+        if note:
+            self.stream.write(("\n" if tty else "") + note + "\n")
         self.stream.flush()
+
+    def identical_note(self) -> str:
+        """Once, when the first :data:`IDENTICAL_NOTE_DEALS` deals were all
+        played identically: what that means, early (the verdict is far off)."""
+        c = self.comparison
+        n = c.cs.n
+        if self._said_identical or n < IDENTICAL_NOTE_DEALS or c.identical != n:
+            return ""
+        self._said_identical = True
+        return (
+            f"note: all {n} deals so far were played identically by A and B (the same "
+            "moves in both games of each deal): they look like the same deterministic bot, "
+            "and no number of games will tell them apart; the verdict will be 'not stronger' "
+            "once the sequence rules out the threshold"
+        )
 
     def end(self) -> None:
         if self.stream is None:

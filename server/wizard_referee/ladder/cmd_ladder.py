@@ -27,7 +27,7 @@ from wizard_referee.ladder.season import POLICY_KEYS, Season
 from wizard_referee.ladder.store import DIAL_IN, LadderStore, StoreError, new_token
 from wizard_referee.referee.faults import FAULT_POLICIES
 from wizard_referee.sandbox.cli import add_limit_arguments
-from wizard_referee.storage import beside_store, shown
+from wizard_referee.storage import beside_store, database_target, shown
 from wizard_referee.tournament.config import EntrantConfig
 from wizard_referee.tournament.config_keys import TournamentError
 from wizard_referee.tournament.entrants import preflight
@@ -46,6 +46,7 @@ def _database(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--database",
         "-d",
+        type=database_target,
         default=DEFAULT_DATABASE,
         help="the ladder's store: an SQLite file, or a postgresql:// URL (several ladder "
         f"processes share one PostgreSQL database; default {DEFAULT_DATABASE})",

@@ -587,12 +587,20 @@ def _groups_note(named: list[list[str]], known: list[bool]) -> str:
                 f"{group(k)} and {group(k + 1)} were never compared, even through others"
                 " (not even their order is known)"
             )
+    alone = all(len(g) == 1 for g in named)
     return (
         f"the results tell only the order of {len(named)} groups, not how far apart they"
         f" are: {'; '.join(steps)}. The best fit would put the groups infinitely far"
         " apart, so no rating difference across groups is given: each group is rated on"
         " its own (its mean at 1500, intervals within it), and ratings compare only"
         " within a group"
+        + (
+            ". Every group is one bot, so every rating is 1500.0: the bots finished in the"
+            " same order in every comparison, as few deals often make them; play more"
+            " deals (deal_sets, --deal-sets; 10 or more) to measure how far apart they are"
+            if alone
+            else ""
+        )
     )
 
 

@@ -37,6 +37,7 @@ from wizard_arena import __version__
 from wizard_arena.protocol.messages import (
     PROTOCOL_MINOR_VERSION,
     PROTOCOL_VERSIONS,
+    SERVER_SHUTTING_DOWN,
     ClockProbe,
     Hello,
     ServerInfo,
@@ -427,7 +428,7 @@ class Arena:
         clock = seat.clock = ClockProbes(send, lambda: seat.closed, kernel)
         self._nursery.start_soon(clock.run)
 
-    def close_sessions(self, details: str = "server shutting down") -> None:
+    def close_sessions(self, details: str = SERVER_SHUTTING_DOWN) -> None:
         """End every session's stream with UNAVAILABLE."""
         for s in list(self.sessions.values()):
             s.conn.close(CloseCode.UNAVAILABLE, details)

@@ -57,6 +57,7 @@ from grpc_reflection.v1alpha import reflection
 
 import wizard_arena.protocol.wire as wire
 from wizard_arena.protocol.messages import (
+    SERVER_SHUTTING_DOWN,
     BotMsg,
     ClockProbe,
     DecisionRequest,
@@ -252,7 +253,7 @@ class _Servicer:
         conn._writer = asyncio.current_task()
         new_future = asyncio.get_running_loop().create_future
         if not bridge._to_trio(bridge._on_connect, conn):
-            await context.abort(grpc.StatusCode.UNAVAILABLE, "server shutting down")
+            await context.abort(grpc.StatusCode.UNAVAILABLE, SERVER_SHUTTING_DOWN)
         reader = asyncio.ensure_future(self._read(request_iterator, conn))
         encode = bridge._encode
         write = context.write

@@ -39,6 +39,7 @@ __all__ = [
     "Rows",
     "StorageError",
     "beside_store",
+    "database_target",
     "is_url",
     "open_database",
     "shown",
@@ -80,10 +81,28 @@ def is_url(target: str | Path) -> bool:
     return str(target).startswith(_SCHEMES)
 
 
+#: The kinds of database a store may be, as a refusal names them.
+KINDS = "an SQLite file's path or a postgresql:// (postgres://) URL"
+
+
+def database_target(text: str) -> str:
+    """``--database``'s type: ``text`` unchanged when it is a PostgreSQL URL
+    or not a URL at all (an SQLite file's path); a URL of another kind
+    (``mysql://x/y``) is refused then, in one line that names the kinds,
+    rather than taken for a file's path."""
+    if _ANY_URL.match(text) and not is_url(text):
+        import argparse
+
+        raise argparse.ArgumentTypeError(
+            f"{shown(text)}: not a kind of database this stores to; give {KINDS}"
+        )
+    return text
+
+
 def shown(target: str | Path) -> str:
     """``target`` as it may be printed and logged: a URL's password hidden."""
     text = str(target)
-    if not is_url(text):
+    if not _ANY_URL.match(text):
         return text
     text = re.sub(r"^([a-z]+://[^:/@?]*):[^@/?]*@", r"\1:***@", text)
     return re.sub(r"([?&]password=)[^&]*", r"\1***", text)
@@ -229,10 +248,7 @@ def open_database(target: str | Path, *, create: bool = True, read_only: bool = 
 
         return PostgresDatabase.connect(text, read_only=read_only)
     if _ANY_URL.match(text):
-        raise StorageError(
-            f"{shown(text)}: unknown kind of database; give a file path (SQLite) "
-            "or a postgresql:// URL"
-        )
+        raise StorageError(f"{shown(text)}: not a kind of database this stores to; give {KINDS}")
     from wizard_referee.storage.sqlite import SQLiteDatabase
 
     return SQLiteDatabase.connect(Path(text), create=create, read_only=read_only)

@@ -166,12 +166,25 @@ def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
     print()
     print(format_leaderboard(board, f"Leaderboard ({board.games} games):"))
     print()
+    print("\n".join(LEGEND))
+    print()
     print("\n".join(closing_lines(args.database)))
     return 0
 
 
 TEMPORARY = "results in a temporary folder, removed at the end (--database FILE keeps them)"
 """Where the results go, on the first progress line, without ``--database``."""
+
+
+#: What the leaderboard's columns say, printed under it.
+LEGEND = (
+    "rating: Bradley-Terry, 1500 the average, with its 95% interval (from re-rating",
+    "  the results with the deals drawn again); vs next: this bot's rating minus the",
+    "  next one's, with its 95% interval; LOS: the likelihood of superiority, the",
+    "  chance that this bot is better than the next one; won: the share of its games",
+    "  it finished first in; bid acc: the share of its bids it made exactly",
+    "  (docs/statistics.md says more)",
+)
 
 
 def closing_lines(database: str | None) -> list[str]:

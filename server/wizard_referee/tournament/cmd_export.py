@@ -15,6 +15,7 @@ import json
 import sys
 from typing import TextIO
 
+from wizard_referee.storage import database_target
 from wizard_referee.tournament.store import ResultsStore, StoreError, open_existing
 
 
@@ -22,6 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--database",
         "-d",
+        type=database_target,
         default="tournament.sqlite",
         metavar="PATH|URL",
         help="results store: an SQLite file (default tournament.sqlite) or a postgresql:// URL",

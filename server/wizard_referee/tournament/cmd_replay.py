@@ -7,6 +7,7 @@ import sys
 
 from wizard_arena.rules import Game, RuleError, Rules
 from wizard_referee.referee.record import GameRecord, verify_record
+from wizard_referee.storage import database_target
 from wizard_referee.tournament.replay import RoundBegins, describe, draw_line, walk
 from wizard_referee.tournament.store import StoreError, open_existing
 
@@ -16,6 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--database",
         "-d",
+        type=database_target,
         default="tournament.sqlite",
         metavar="PATH|URL",
         help="results store: an SQLite file (default tournament.sqlite) or a postgresql:// URL",

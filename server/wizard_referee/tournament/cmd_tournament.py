@@ -18,7 +18,7 @@ from wizard_arena.cli.rules_options import (
 )
 from wizard_arena.cli.web_options import WebOptions, add_web_arguments, port_number
 from wizard_arena.rules import BidRestriction
-from wizard_referee.storage import StorageError, shown
+from wizard_referee.storage import StorageError, database_target, shown
 from wizard_referee.tournament.config import TournamentConfig
 from wizard_referee.tournament.config_keys import EXECUTORS, TournamentError
 from wizard_referee.tournament.seating import SEATINGS
@@ -113,6 +113,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     o.add_argument("--parallel", type=int, metavar="N", help="tables played at once")
     o.add_argument(
         "--database",
+        type=database_target,
         metavar="PATH|URL",
         help="results store: an SQLite file, or a postgresql:// URL (pip install "
         "'wizard-arena[postgres]')",

@@ -11,6 +11,7 @@ import trio
 
 from wizard_arena.cli.web_options import port_number
 from wizard_referee.referee.listen import listen_problem
+from wizard_referee.storage import database_target
 from wizard_referee.web.app import WebState
 from wizard_referee.web.data import StoreData, Unavailable
 from wizard_referee.web.serve import serve_web
@@ -22,6 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--database",
         "-d",
+        type=database_target,
         required=True,
         metavar="PATH|URL",
         help="the tournament's results: an SQLite file or a postgresql:// URL",
