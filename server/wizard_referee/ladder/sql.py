@@ -337,10 +337,13 @@ OWN_SETS = "SELECT id FROM sets WHERE status = 'playing' AND claimed_by = :runne
 """A set this runner claims, to be locked while a game of it is stored or it
 is finished: none is stored by a runner whose claim lapsed and was taken."""
 SUSPEND_SET = (
-    "UPDATE sets SET status = 'suspended', suspended_at = :now, claimed_by = NULL,"
+    "UPDATE sets SET status = 'suspended', suspended_at = :now,"
     " lease_expires = NULL, why = :why"
     " WHERE id = :id AND status = 'playing' AND claimed_by = :runner"
 )
+"""A set its runner cannot play on waits for its members; ``claimed_by``
+stays that runner's, the set's holder (its members that left it for another
+process are its leavers past the return window)."""
 VOID_SET = (
     "UPDATE sets SET status = 'void', ended_at = :now, claimed_by = NULL,"
     " lease_expires = NULL, why = :why WHERE id = :id"
@@ -353,8 +356,8 @@ FINISH_SET = (
     " WHERE id = :id AND status = 'playing' AND claimed_by = :runner"
 )
 SUSPENDED_SETS = (
-    "SELECT id, seats, deal_seed, suspended_at, why FROM sets WHERE status = 'suspended'"
-    " ORDER BY id"
+    "SELECT id, seats, deal_seed, suspended_at, why, claimed_by FROM sets"
+    " WHERE status = 'suspended' ORDER BY id"
 )
 ADD_ABANDON = (
     "INSERT INTO abandons (set_id, version_id, at) VALUES (:set, :version, :now)"
