@@ -355,6 +355,30 @@ def test_a_member_that_left_for_another_process_abandons_its_set(postgres_url: s
         assert a.abandon_counts() == {1: 1}
 
 
+def test_a_set_suspended_again_before_a_game_keeps_its_return_window(database: str) -> None:
+    """A set claimed and suspended again (or its claim lapsed) before a game
+    of it was stored keeps the time it was first suspended: a member that
+    connects and drops restarts no window; a game stored starts a new one."""
+    with _runners(_season(database)) as (a, _):
+        set_id, deal = a.new_set([1, 2, 3], "A", 30.0, SECRET)
+        a.suspend(set_id, "c not connected", "A")
+        a.run("UPDATE sets SET suspended_at = 5")
+        assert a.claim(set_id, "A", 30.0)
+        a.suspend(set_id, "c not connected", "A")
+        row = a.set_row(set_id)
+        assert row is not None and row["status"] == "suspended" and row["suspended_at"] == 5
+        assert a.claim(set_id, "A", -1.0)  # (its lease lapses at once: A was killed)
+        assert a.take_over_lapsed() == [set_id]
+        row = a.set_row(set_id)
+        assert row is not None and row["status"] == "suspended" and row["suspended_at"] == 5
+        assert a.claim(set_id, "A", 30.0)
+        seats, record = _game(a, set_id, 0, deal)
+        a.save_game(set_id, 0, seats, record, runner="A")
+        a.suspend(set_id, "c not connected", "A")
+        row = a.set_row(set_id)
+        assert row is not None and row["suspended_at"] >= a.clock() - 60
+
+
 def test_a_member_retired_while_its_set_waits_abandons_it(database: str) -> None:
     """Its version replaced or retired, a member away from its suspended set
     never returns: it is recorded as the set's leaver at once (its seats

@@ -800,6 +800,7 @@ class LadderStore:
         with self.db.transaction():
             self._hold_claim(set_id, runner)
             self.run(sql.ADD_GAME, params)
+            self.run(sql.GAME_STORED, {"set": set_id})
             self.run_many(sql.ADD_SEAT_RESULT, rows)
         return len(text)
 
