@@ -1011,7 +1011,10 @@ class Ladder:
         """Open the store's connection again, trying after a back-off that
         doubles from :data:`RECONNECT_FIRST` to :data:`RECONNECT_MAX`
         seconds; then this runner's leases are renewed at once (its sets'
-        claims, its sessions' rows) before anything else goes on."""
+        claims, its sessions' rows) before anything else goes on. Only a
+        lost connection is tried again: a database that answers with a
+        refusal for good (its role or itself gone, a query failing) stops
+        the ladder, with that one line."""
         started = trio.current_time()
         delay = RECONNECT_FIRST
         while True:
@@ -1021,9 +1024,15 @@ class Ladder:
                 self._heartbeat()
                 self._release_unplayed()
                 break
-            except StorageError as e:
+            except DatabaseLost as e:
                 delay = min(delay * 2, RECONNECT_MAX)
                 self.log.warning("database_unreachable", error=str(e), retry_in=delay)
+            except StorageError as e:
+                self.log.error("database_failed", error=str(e))
+                raise StorageError(
+                    f"the ladder's database came back refusing it: {e} (the ladder stops; "
+                    "everything stored is kept)"
+                ) from None
         took = trio.current_time() - started
         self.stats.outage_seconds += took
         self.log.warning("database_back", seconds=round(took, 3))
