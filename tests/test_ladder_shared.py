@@ -9,8 +9,10 @@ set's times of the database's clock; of two processes making one season
 at once, the second refused and removing nothing; a running ladder's
 session rows another process removed stored again by its heartbeat; the
 sets others finished caught up with in the order they were committed; a
-suspended set void only when no live process has its members, and one
-whose every game is stored finished with none of them connected."""
+suspended set void only when no live process has its members, a member
+that left the process holding its set for another one its leaver, a set
+suspended again before a game keeping its return window, and one whose
+every game is stored finished with none of them connected."""
 
 from __future__ import annotations
 
