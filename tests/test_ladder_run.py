@@ -21,6 +21,7 @@ from contextlib import asynccontextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import trio
@@ -321,6 +322,49 @@ def test_a_database_restart_suspends_the_tables_and_they_go_on(
         games = store.rows("SELECT COUNT(*) FROM games")[0][0]
         playing = store.rows("SELECT COUNT(*) FROM sets WHERE status <> 'finished'")[0][0]
         assert games >= 6 * len(list(store.finished_sets())) and playing <= 1
+
+
+@NEEDS_POSTGRES
+def test_a_database_that_comes_back_refusing_the_ladder_stops_it(
+    postgres_cluster: Cluster, postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its database dropped (a refusal for good once it answers, not a lost
+    connection), the ladder stops with one line saying why, instead of
+    trying again forever with every table waiting."""
+    from wizard_referee.ladder import runner
+    from wizard_referee.storage import DatabaseLost, StorageError
+
+    monkeypatch.setattr(runner, "RECONNECT_FIRST", 0.05)
+    monkeypatch.chdir(tmp_path)
+    path, _ = _season(postgres_url, ["a"])
+    name = urlsplit(postgres_url).path.lstrip("/")
+
+    def drop() -> None:
+        import psycopg
+
+        with psycopg.connect(postgres_cluster.url(), autocommit=True) as con:
+            con.execute(f'DROP DATABASE "{name}" WITH (FORCE)')  # (our own name)
+
+    async def main() -> None:
+        with trio.fail_after(scaled(30)):
+            async with running(path, lease=1.5):
+                await trio.to_thread.run_sync(drop)
+                await trio.sleep_forever()
+
+    with pytest.raises(BaseExceptionGroup) as caught:
+        trio.run(main)
+    errors = _leaves(caught.value)
+    refused = [e for e in errors if isinstance(e, StorageError) and "refusing" in str(e)]
+    assert refused, errors
+    assert "does not exist" in str(refused[0]) and "\n" not in str(refused[0])
+    assert not any(isinstance(e, DatabaseLost) for e in refused)
+
+
+def _leaves(group: BaseExceptionGroup[Any]) -> list[BaseException]:
+    out: list[BaseException] = []
+    for e in group.exceptions:
+        out.extend(_leaves(e) if isinstance(e, BaseExceptionGroup) else [e])
+    return out
 
 
 def test_a_set_claimed_as_the_database_went_is_not_held_forever(

@@ -9,8 +9,10 @@ set's times of the database's clock; of two processes making one season
 at once, the second refused and removing nothing; a running ladder's
 session rows another process removed stored again by its heartbeat; the
 sets others finished caught up with in the order they were committed; a
-suspended set void only when no live process has its members, and one
-whose every game is stored finished with none of them connected."""
+suspended set void only when no live process has its members, a member
+that left the process holding its set for another one its leaver, a set
+suspended again before a game keeping its return window, and one whose
+every game is stored finished with none of them connected."""
 
 from __future__ import annotations
 
@@ -296,7 +298,9 @@ def test_a_suspended_set_is_void_only_when_no_live_process_has_its_members(
     database: str,
 ) -> None:
     """Past the return window, A (none of the set's members connected) leaves
-    the set to B while B has them all connected; once B has not, it is void."""
+    the set to B while B has them all connected, and while B has all but one
+    connected nowhere (that one left: B plays on without it); once no live
+    process has those left, and the set's holder none of them, it is void."""
     with _runners(_season(database)) as (a, b):
         ladder = Ladder(a, RunOptions(return_window=1.0), get_logger(), print)
         ladder.runner = "A"
@@ -312,12 +316,69 @@ def test_a_suspended_set_is_void_only_when_no_live_process_has_its_members(
         ladder._settle_suspended()
         row = a.set_row(set_id)
         assert row is not None and row["status"] == "suspended"
-        b.drop_session("B/3")  # (its bot went to a third process, or away)
+        b.drop_session("B/3")  # (its bot went away)
         assert a.connected_together([1, 2, 3]) == []
         ladder._settle_suspended()
         row = a.set_row(set_id)
-        assert row is not None and row["status"] == "void" and "did not come back" in row["why"]
+        assert row is not None and row["status"] == "suspended"  # (for B to play on)
         assert a.abandoned(set_id) == {3}  # (connected nowhere: it left; a and b are on B)
+        a.run("UPDATE sets SET claimed_by = NULL")  # (its holder killed: taken over)
+        b.drop_session("B/2")
+        assert a.add_session("A/2", "A", 2, 30.0, limit=1)
+        ladder._settle_suspended()
+        row = a.set_row(set_id)
+        assert row is not None and row["status"] == "void" and "did not come back" in row["why"]
+        assert a.abandoned(set_id) == {3}
+
+
+@NEEDS_POSTGRES
+def test_a_member_that_left_for_another_process_abandons_its_set(postgres_url: str) -> None:
+    """a leaves A, which suspended its set and still has b and c connected,
+    and dials B: past the return window a is the set's leaver (its seats
+    played by the default action, B seating it meanwhile), not the set
+    void; either process finds so, and the set waits for A to play it on."""
+    with _runners(_season(postgres_url)) as (a, b):
+        set_id, _ = a.new_set([1, 2, 3], "A", 30.0, SECRET)
+        a.suspend(set_id, "a not connected", "A")
+        a.run("UPDATE sets SET suspended_at = 0")  # (long ago, the ladder running since)
+        a.run("UPDATE runners SET started_at = 0")
+        for v in (2, 3):
+            assert a.add_session(f"A/{v}", "A", v, 30.0, limit=1)
+        assert b.add_session("B/1", "B", 1, 30.0, limit=1)
+        for store, runner in ((b, "B"), (a, "A")):
+            ladder = Ladder(store, RunOptions(return_window=1.0), get_logger(), print)
+            ladder.runner = runner
+            ladder.versions = {v.id: v for v in store.versions()}
+            ladder._host = SimpleNamespace(pool={})  # type: ignore[assignment]
+            ladder._settle_suspended()
+            row = store.set_row(set_id)
+            assert row is not None and row["status"] == "suspended", row
+            assert store.abandoned(set_id) == {1}
+        assert a.abandon_counts() == {1: 1}
+
+
+def test_a_set_suspended_again_before_a_game_keeps_its_return_window(database: str) -> None:
+    """A set claimed and suspended again (or its claim lapsed) before a game
+    of it was stored keeps the time it was first suspended: a member that
+    connects and drops restarts no window; a game stored starts a new one."""
+    with _runners(_season(database)) as (a, _):
+        set_id, deal = a.new_set([1, 2, 3], "A", 30.0, SECRET)
+        a.suspend(set_id, "c not connected", "A")
+        a.run("UPDATE sets SET suspended_at = 5")
+        assert a.claim(set_id, "A", 30.0)
+        a.suspend(set_id, "c not connected", "A")
+        row = a.set_row(set_id)
+        assert row is not None and row["status"] == "suspended" and row["suspended_at"] == 5
+        assert a.claim(set_id, "A", -1.0)  # (its lease lapses at once: A was killed)
+        assert a.take_over_lapsed() == [set_id]
+        row = a.set_row(set_id)
+        assert row is not None and row["status"] == "suspended" and row["suspended_at"] == 5
+        assert a.claim(set_id, "A", 30.0)
+        seats, record = _game(a, set_id, 0, deal)
+        a.save_game(set_id, 0, seats, record, runner="A")
+        a.suspend(set_id, "c not connected", "A")
+        row = a.set_row(set_id)
+        assert row is not None and row["suspended_at"] >= a.clock() - 60
 
 
 def test_a_member_retired_while_its_set_waits_abandons_it(database: str) -> None:

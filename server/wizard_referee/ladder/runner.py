@@ -54,7 +54,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -543,11 +543,14 @@ class Ladder:
         back or abandoned it. A set whose members are away here past the
         window is left alone while a live process has them all connected
         (that one plays it on: a killed process's bots that dialed
-        another), and void when its members left are connected, but not to
-        one process."""
+        another); its members connected elsewhere than the live process
+        that suspended it, while others are still connected to that one,
+        left it; it is void when its members left are connected, but not
+        to one process, and its holder has none of them (it stopped or was
+        killed)."""
         held: set[int] = set()
         now = self.store.clock()
-        for set_id, seats, deal, since, _ in self.store.suspended():
+        for set_id, seats, deal, since, _, holder in self.store.suspended():
             if set_id in self.running:
                 continue
             if self._settle_stored(set_id, seats):
@@ -565,12 +568,13 @@ class Ladder:
                 and self._window_passed(since, now)
                 and not self.store.connected_together(present)
             ):
-                leavers = self._abandon(set_id, away)
+                leavers = self._abandon(set_id, away, present=present, holder=holder)
                 if leavers is None:
                     continue  # (another process settled it)
                 away = [v for v in away if v not in leavers]
                 present = [v for v in present if v not in leavers]
-                if away:  # connected, but not to one process: the set cannot go on
+                if away and not self.store.connected_together(present):
+                    # connected, but not to one process: the set cannot go on
                     names = ", ".join(self.versions[v].label for v in away)
                     self._void(set_id, f"interrupted: {names} did not come back to one process")
                     continue
@@ -594,14 +598,30 @@ class Ladder:
         window = self.options.return_window
         return now - since > window and self.store.running_seconds(since, now) > window
 
-    def _abandon(self, set_id: int, away: list[int], gone: bool = False) -> list[int] | None:
-        """Record the members of a suspended set connected to no ladder
-        process past the return window (``gone``: every one of ``away``,
-        retired or replaced) as its leavers (the rest of the set is played
-        with their seats' default action): those recorded, or None when the
-        set is not suspended any more."""
-        online = {} if gone else self.store.online()
-        leavers = [v for v in away if not online.get(v)]
+    def _abandon(
+        self,
+        set_id: int,
+        away: list[int],
+        gone: bool = False,
+        present: Sequence[int] = (),
+        holder: str = "",
+    ) -> list[int] | None:
+        """Record as the leavers of a suspended set past the return window
+        (the rest of the set is played with their seats' default action)
+        its members away here connected to no ladder process, or, while
+        the live process that suspended the set (``holder``) still has some
+        of its ``present`` members connected, every one of those it has not
+        (they left it for another process); ``gone``: every one of
+        ``away``, retired or replaced. Those recorded, or None when the set
+        is not suspended any more."""
+        kept: set[int] = set()
+        if not gone and holder:
+            kept = self.store.connected_by_runner().get(holder, set()) & set(present)
+        if kept:
+            leavers = [v for v in present if v not in kept]
+        else:
+            online = {} if gone else self.store.online()
+            leavers = [v for v in away if not online.get(v)]
         if not leavers:
             return []
         if not self.store.abandon(set_id, leavers):
@@ -991,7 +1011,10 @@ class Ladder:
         """Open the store's connection again, trying after a back-off that
         doubles from :data:`RECONNECT_FIRST` to :data:`RECONNECT_MAX`
         seconds; then this runner's leases are renewed at once (its sets'
-        claims, its sessions' rows) before anything else goes on."""
+        claims, its sessions' rows) before anything else goes on. Only a
+        lost connection is tried again: a database that answers with a
+        refusal for good (its role or itself gone, a query failing) stops
+        the ladder, with that one line."""
         started = trio.current_time()
         delay = RECONNECT_FIRST
         while True:
@@ -1001,9 +1024,15 @@ class Ladder:
                 self._heartbeat()
                 self._release_unplayed()
                 break
-            except StorageError as e:
+            except DatabaseLost as e:
                 delay = min(delay * 2, RECONNECT_MAX)
                 self.log.warning("database_unreachable", error=str(e), retry_in=delay)
+            except StorageError as e:
+                self.log.error("database_failed", error=str(e))
+                raise StorageError(
+                    f"the ladder's database came back refusing it: {e} (the ladder stops; "
+                    "everything stored is kept)"
+                ) from None
         took = trio.current_time() - started
         self.stats.outage_seconds += took
         self.log.warning("database_back", seconds=round(took, 3))

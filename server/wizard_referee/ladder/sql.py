@@ -321,26 +321,34 @@ LAPSED_CLAIMS = "SELECT id FROM sets WHERE status = 'playing' AND lease_expires 
 locked (``FOR UPDATE SKIP LOCKED``: a set another process is taking or
 finishing right now is left to it)."""
 ORPHANED_TO_SUSPENDED = (
-    "UPDATE sets SET status = 'suspended', suspended_at = :now, claimed_by = NULL,"
+    "UPDATE sets SET status = 'suspended', suspended_at = COALESCE(suspended_at, :now),"
+    " claimed_by = NULL,"
     " lease_expires = NULL WHERE id = :id AND status = 'playing' AND lease_expires < :now"
 )
-"""A set whose claim lapsed waits for its members, as an interrupted set does."""
+"""A set whose claim lapsed waits for its members, as an interrupted set does
+(since it was last suspended when no game of it was stored since:
+:data:`GAME_STORED`)."""
 SUSPENDED_SET = "SELECT id FROM sets WHERE id = :id AND status = 'suspended'"
 """A suspended set, to be locked before it is claimed."""
 CLAIM_SUSPENDED = (
-    "UPDATE sets SET status = 'playing', claimed_by = :runner, lease_expires = :expires,"
-    " suspended_at = NULL WHERE id = :id AND status = 'suspended'"
+    "UPDATE sets SET status = 'playing', claimed_by = :runner, lease_expires = :expires"
+    " WHERE id = :id AND status = 'suspended'"
 )
+"""A suspended set played on (its ``suspended_at`` kept until a game of it
+is stored: suspended again before, its return window goes on)."""
 CLAIMED = "SELECT id FROM sets WHERE id = :id AND status = 'playing' AND claimed_by = :runner"
 OWN_SETS = "SELECT id FROM sets WHERE status = 'playing' AND claimed_by = :runner ORDER BY id"
 """The sets a runner claims (it plays them, or should)."""
 """A set this runner claims, to be locked while a game of it is stored or it
 is finished: none is stored by a runner whose claim lapsed and was taken."""
 SUSPEND_SET = (
-    "UPDATE sets SET status = 'suspended', suspended_at = :now, claimed_by = NULL,"
+    "UPDATE sets SET status = 'suspended', suspended_at = COALESCE(suspended_at, :now),"
     " lease_expires = NULL, why = :why"
     " WHERE id = :id AND status = 'playing' AND claimed_by = :runner"
 )
+"""A set its runner cannot play on waits for its members; ``claimed_by``
+stays that runner's, the set's holder (its members that left it for another
+process are its leavers past the return window)."""
 VOID_SET = (
     "UPDATE sets SET status = 'void', ended_at = :now, claimed_by = NULL,"
     " lease_expires = NULL, why = :why WHERE id = :id"
@@ -353,8 +361,8 @@ FINISH_SET = (
     " WHERE id = :id AND status = 'playing' AND claimed_by = :runner"
 )
 SUSPENDED_SETS = (
-    "SELECT id, seats, deal_seed, suspended_at, why FROM sets WHERE status = 'suspended'"
-    " ORDER BY id"
+    "SELECT id, seats, deal_seed, suspended_at, why, claimed_by FROM sets"
+    " WHERE status = 'suspended' ORDER BY id"
 )
 ADD_ABANDON = (
     "INSERT INTO abandons (set_id, version_id, at) VALUES (:set, :version, :now)"
@@ -379,6 +387,9 @@ ADD_GAME = (
     " record) VALUES (:id, :set, :seating, :seats, :status, :started, :finished, :faulted,"
     " :record)"
 )
+GAME_STORED = "UPDATE sets SET suspended_at = NULL WHERE id = :set"
+"""A game of a set stored: it was played on, so a later suspension starts
+a return window of its own."""
 ADD_SEAT_RESULT = (
     "INSERT INTO seat_results (game_id, seat, version_id, total, rank, faults)"
     " VALUES (:game, :seat, :version, :total, :rank, :faults)"

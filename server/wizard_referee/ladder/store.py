@@ -609,12 +609,17 @@ class LadderStore:
         """Sessions connected now, by version."""
         return {int(v): int(n) for v, n in self.rows(sql.ONLINE, {"now": self.clock()})}
 
-    def connected_together(self, versions: Sequence[int]) -> list[str]:
-        """The live runners (their leases running) on which every one of
-        ``versions`` is connected now: those that can play a set of them."""
+    def connected_by_runner(self) -> dict[str, set[int]]:
+        """The versions each live runner (its lease running) has connected now."""
         by_runner: dict[str, set[int]] = {}
         for runner, version in self.rows(sql.LIVE_SESSIONS, {"now": self.clock()}):
             by_runner.setdefault(str(runner), set()).add(int(version))
+        return by_runner
+
+    def connected_together(self, versions: Sequence[int]) -> list[str]:
+        """The live runners (their leases running) on which every one of
+        ``versions`` is connected now: those that can play a set of them."""
+        by_runner = self.connected_by_runner()
         return sorted(r for r, connected in by_runner.items() if set(versions) <= connected)
 
     # -- sets ---------------------------------------------------------------------------
@@ -676,10 +681,12 @@ class LadderStore:
             params = {"id": set_id, "now": self.clock(), "why": why, "runner": runner}
             return self.run(sql.VOID_SET, params) == 1
 
-    def suspended(self) -> list[tuple[int, list[int], str, float, str]]:
-        """Sets waiting for a member: id, seats, deal seed, since when, why."""
+    def suspended(self) -> list[tuple[int, list[int], str, float, str, str]]:
+        """Sets waiting for a member: id, seats, deal seed, since when, why,
+        and the runner that suspended it (its holder; "" for a set whose
+        runner stopped or was killed)."""
         return [
-            (int(r[0]), json.loads(r[1]), str(r[2]), float(r[3]), str(r[4] or ""))
+            (int(r[0]), json.loads(r[1]), str(r[2]), float(r[3]), str(r[4] or ""), str(r[5] or ""))
             for r in self.rows(sql.SUSPENDED_SETS)
         ]
 
@@ -793,6 +800,7 @@ class LadderStore:
         with self.db.transaction():
             self._hold_claim(set_id, runner)
             self.run(sql.ADD_GAME, params)
+            self.run(sql.GAME_STORED, {"set": set_id})
             self.run_many(sql.ADD_SEAT_RESULT, rows)
         return len(text)
 

@@ -63,8 +63,25 @@ KEEPALIVES: dict[str, str] = {
 SCHEMA_LOCK = 0x5749_5A41  # "WIZA"
 
 
+#: The server's refusals that pass (it is starting, stopping, recovering,
+#: full): like no answer at all, the database is lost for now. Any other
+#: refusal of the server (``FATAL``: a role or database gone, a password
+#: changed) is for good. (libpq gives a failed connection no SQLSTATE: its
+#: message tells.)
+_PASSING = ("the database system is", "too many clients", "connection slots are reserved")
+
+
+def _unreachable(error: psycopg.Error) -> bool:
+    message = str(error)
+    if "FATAL:" not in message:
+        return True  # (no answer: refused, timed out, the socket gone)
+    return any(p in message for p in _PASSING)
+
+
 def _open(url: str) -> psycopg.Connection[Any]:
-    """A connection to ``url`` (autocommit, with :data:`KEEPALIVES`)."""
+    """A connection to ``url`` (autocommit, with :data:`KEEPALIVES`);
+    :class:`DatabaseLost` while its server does not answer or is starting
+    or stopping, StorageError when it refuses for good."""
     if _MISSING is not None:
         raise StorageError(f"{shown(url)}: {_MISSING}")
     try:
@@ -77,6 +94,8 @@ def _open(url: str) -> psycopg.Connection[Any]:
         hint = ""
         if "does not exist" in reason and "database" in reason:
             hint = " (create it first: createdb, or CREATE DATABASE as its owner)"
+        if _unreachable(e):
+            raise DatabaseLost(f"cannot open {shown(url)}", reason) from None
         raise StorageError(f"cannot open {shown(url)}: {reason}{hint}") from None
 
 
@@ -122,8 +141,9 @@ class PostgresDatabase(Database):
         return db
 
     def reconnect(self) -> None:
-        """A new connection in place of a lost one (StorageError while the
-        server does not answer)."""
+        """A new connection in place of a lost one (:class:`DatabaseLost`
+        while the server does not answer, StorageError when it refuses for
+        good)."""
         self.con.close()
         self.con = _open(self.target)
         if self.read_only:
