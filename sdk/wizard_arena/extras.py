@@ -40,6 +40,7 @@ May import: the standard library only.
 from __future__ import annotations
 
 import importlib.util
+import sys
 
 __all__ = ["EXTRAS", "MissingExtraError", "require"]
 
@@ -51,6 +52,8 @@ EXTRAS: dict[str, tuple[tuple[str, str], ...]] = {
         ("grpc_reflection", "grpcio-reflection"),
         ("structlog", "structlog"),
         ("numpy", "numpy"),
+        # the confined bots' seccomp filter (sandbox = "bwrap": Linux alone)
+        *((("pyseccomp", "pyseccomp"),) if sys.platform == "linux" else ()),
     ),
     "web": (
         ("hypercorn", "hypercorn"),
