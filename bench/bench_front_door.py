@@ -22,7 +22,14 @@ three kinds of stream at once, each reopened when the server ends it:
 It reports the honest bots' timeouts (the server's ``fault`` log events
 with code ``timeout``) per second of play before and during the attack,
 the streams' end statuses, and the server's VmRSS before, at its peak
-during and ``--settle`` seconds after the attack.
+during and ``--settle`` seconds after the attack. ``--rounds N`` attacks
+N times, each followed by ``--settle`` seconds, and gives the RSS after
+each (with its anonymous part and the thread count): growth that stays
+after the first round only is the first flood's (grpc core's and the
+allocator's first use), not each flood's. ``--warm-up SECONDS`` runs a
+short flood (then ``--settle``) before the start is measured.
+``--trace DIR`` runs the server under tracemalloc and prints what its
+Python heap and its objects grew by.
 
 Then the cost of one idle stream without the front door's caps: a fresh
 server with ``--max-greeting 0 --max-greeting-per-peer 0 --hello-timeout
@@ -381,6 +388,13 @@ def flood_phase(args: argparse.Namespace, say: Any) -> dict[str, Any]:
             for b in bots:
                 b.start()
             time.sleep(3.0)  # greeted, seated, the first games under way
+            warm_up = None
+            if args.warm_up:
+                rss_cold = rss_kib(pid)
+                short = argparse.Namespace(**vars(args))
+                short.attack_seconds, short.tokens = args.warm_up, min(args.tokens, 200)
+                warm_up = flood_round(server, "warm-up", short, say)
+                warm_up = {"rss_before_kib": rss_cold} | warm_up
             t0 = time.monotonic()
             rss_start = rss_kib(pid)
             detail_start = memory_detail(pid)
@@ -390,7 +404,7 @@ def flood_phase(args: argparse.Namespace, say: Any) -> dict[str, Any]:
             time.sleep(args.baseline)
             t1 = time.monotonic()
             cpu1 = cpu_seconds(pid)
-            rounds = [flood_round(server, r, args, say) for r in range(args.rounds)]
+            rounds = [flood_round(server, f"attack {r + 1}", args, say) for r in range(args.rounds)]
             t2 = rounds[-1]["attack_end"]
             cpu2 = cpu_seconds(pid)
             t3 = time.monotonic()
@@ -417,6 +431,8 @@ def flood_phase(args: argparse.Namespace, say: Any) -> dict[str, Any]:
         "referee_cpu_seconds": {"baseline": round(cpu1 - cpu0, 2), "attack": round(cpu2 - cpu1, 2)},
         "rss_kib": {"start": rss_start, "peak": peak, "after": rss_after},
         "memory_start": detail_start,
+        "warm_up": warm_up
+        and {k: v for k, v in warm_up.items() if k not in ("attack_start", "attack_end")},
         "rounds": [
             {k: v for k, v in r.items() if k not in ("attack_start", "attack_end")} for r in rounds
         ],
@@ -432,11 +448,11 @@ def flood_phase(args: argparse.Namespace, say: Any) -> dict[str, Any]:
     return result
 
 
-def flood_round(server: Server, n: int, args: argparse.Namespace, say: Any) -> dict[str, Any]:
+def flood_round(server: Server, label: str, args: argparse.Namespace, say: Any) -> dict[str, Any]:
     """One attack (the attacker process), then ``--settle`` seconds: its
     times, the server's peak RSS during it and its memory after."""
     pid = server.proc.pid
-    say(f"attack {n + 1}: {args.streams} idle streams, probe replies, {args.tokens} tokens")
+    say(f"{label}: {args.streams} idle streams, probe replies, {args.tokens} tokens")
     start = time.monotonic()
     proc = None if args.control else attacker(server.address, "flood", args)
     peak = rss_kib(pid)
@@ -540,6 +556,14 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help="run the server under tracemalloc (slower): snapshots in DIR at the start and\n"
         "after each round, what grew printed",
+    )
+    p.add_argument(
+        "--warm-up",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="a first flood this long (200 tokens at most), then --settle, before the\n"
+        "start is measured (0: none)",
     )
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("--attack", help=argparse.SUPPRESS)
