@@ -232,6 +232,11 @@ def compare_snapshots(directory: str, last: int) -> None:
 # -- the attacker (a process of its own) ---------------------------------------------------
 
 
+#: Each channel its own TCP connection (grpc shares one between a process's
+#: channels to the same address otherwise).
+OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
+
+
 def _play(channel: grpc.aio.Channel) -> Any:
     return channel.stream_stream(
         f"/{wire.SERVICE_NAME}/Play",
@@ -269,7 +274,9 @@ async def attack(address: str, args: argparse.Namespace) -> dict[str, Any]:
     """The floods of the module's docstring, for ``args.attack_seconds``."""
     stop = time.monotonic() + args.attack_seconds
     statuses: dict[str, Counter[str]] = {k: Counter() for k in ("idle", "probes", "tokens")}
-    channels = [grpc.aio.insecure_channel(address) for _ in range(args.channels)]
+    channels = [
+        grpc.aio.insecure_channel(address, options=OWN_CONNECTION) for _ in range(args.channels)
+    ]
     plays = [_play(c) for c in channels]
     never = asyncio.Event()
     probe_burst = [_raw(ClockProbeReply(f"p{i}")) for i in range(200)]
@@ -317,7 +324,9 @@ async def attack(address: str, args: argparse.Namespace) -> dict[str, Any]:
 
 async def hold_idle(address: str, n: int, ready: Any, release: Any) -> dict[str, Any]:
     """Open ``n`` streams that never say Hello; hold them until ``release``."""
-    channels = [grpc.aio.insecure_channel(address) for _ in range(max(1, n // 100))]
+    channels = [
+        grpc.aio.insecure_channel(address, options=OWN_CONNECTION) for _ in range(max(1, n // 100))
+    ]
     plays = [_play(c) for c in channels]
     never = asyncio.Event()
     tasks = [asyncio.ensure_future(_one(plays[i % len(plays)], [], never)) for i in range(n)]
