@@ -182,9 +182,8 @@ class Server:
 
 def traced_serve(directory: str, argv: list[str]) -> NoReturn:
     """``wizard-arena`` with ``argv`` under tracemalloc: at each SIGUSR1 a
-    snapshot (``snap-N.pickle``), the live objects counted by type
-    (``types-N.json``) and Python's allocator statistics (``pymalloc-N.txt``)
-    in ``directory``, after a garbage collection."""
+    snapshot (``snap-N.pickle``) and the live objects counted by type
+    (``types-N.json``) in ``directory``, after a garbage collection."""
     import gc
     import tracemalloc
 
@@ -199,14 +198,6 @@ def traced_serve(directory: str, argv: list[str]) -> NoReturn:
         tracemalloc.take_snapshot().dump(f"{directory}/snap-{taken}.pickle")
         types = Counter(type(o).__qualname__ for o in gc.get_objects())
         Path(f"{directory}/types-{taken}.json").write_text(json.dumps(dict(types.most_common())))
-        with open(f"{directory}/pymalloc-{taken}.txt", "w") as out:
-            saved = os.dup(2)
-            os.dup2(out.fileno(), 2)
-            try:
-                sys._debugmallocstats()  # (Python's allocator: arenas, pools)
-            finally:
-                os.dup2(saved, 2)
-                os.close(saved)
         taken += 1
 
     signal.signal(signal.SIGUSR1, dump)
