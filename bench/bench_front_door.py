@@ -22,7 +22,14 @@ three kinds of stream at once, each reopened when the server ends it:
 It reports the honest bots' timeouts (the server's ``fault`` log events
 with code ``timeout``) per second of play before and during the attack,
 the streams' end statuses, and the server's VmRSS before, at its peak
-during and ``--settle`` seconds after the attack.
+during and ``--settle`` seconds after the attack. ``--rounds N`` attacks
+N times, each followed by ``--settle`` seconds, and gives the RSS after
+each (with its anonymous part and the thread count): growth that stays
+after the first round only is the first flood's (grpc core's and the
+allocator's first use), not each flood's. ``--warm-up SECONDS`` runs a
+short flood (then ``--settle``) before the start is measured.
+``--trace DIR`` runs the server under tracemalloc and prints what its
+Python heap and its objects grew by.
 
 Then the cost of one idle stream without the front door's caps: a fresh
 server with ``--max-greeting 0 --max-greeting-per-peer 0 --hello-timeout
@@ -70,6 +77,20 @@ def rss_kib(pid: int) -> int:
     return 0
 
 
+def memory_detail(pid: int) -> dict[str, int]:
+    """Where process ``pid``'s RSS is: anonymous and file-backed KiB
+    (``/proc/PID/smaps_rollup``), and its number of threads."""
+    detail: dict[str, int] = {}
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            key, _, rest = line.partition(":")
+            if key in ("Rss", "Anonymous", "Pss_Anon", "Pss_File"):
+                detail[key.lower() + "_kib"] = int(rest.split()[0])
+    with contextlib.suppress(OSError):
+        detail["threads"] = len(os.listdir(f"/proc/{pid}/task"))
+    return detail
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of process ``pid`` (all its threads)."""
     with open(f"/proc/{pid}/stat") as f:
@@ -89,10 +110,14 @@ class Server:
     """A ``wizard-arena serve`` subprocess on a free loopback port, its log
     (JSON lines) read in a thread."""
 
-    def __init__(self, extra: list[str]) -> None:
+    def __init__(self, extra: list[str], trace: str | None = None) -> None:
+        run = ("-m", "wizard_arena.cli") if trace is None else (__file__, "--traced-serve", trace)
+        self.trace = trace
+        self.snapshots = 0
         argv = [
             sys.executable,
-            *("-m", "wizard_arena.cli", "serve", "--port", "0", "--players", "4"),
+            *run,
+            *("serve", "--port", "0", "--players", "4"),
             *("--move-time", "1", "--log-level", "warning", "--log-format", "json", *extra),
         ]
         self.proc = subprocess.Popen(
@@ -137,6 +162,14 @@ class Server:
     def count(self, event: str) -> int:
         return sum(1 for _, e in list(self.events) if e.get("event") == event)
 
+    def snapshot(self) -> None:
+        """With ``--trace``: the server writes a tracemalloc snapshot and
+        its objects counted by type (:func:`traced_serve`)."""
+        if self.trace is not None:
+            self.proc.send_signal(signal.SIGUSR1)
+            self.snapshots += 1
+            time.sleep(3.0)  # (taking one takes a while)
+
     def stop(self) -> int:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
@@ -147,7 +180,52 @@ class Server:
             return self.proc.wait()
 
 
+def traced_serve(directory: str, argv: list[str]) -> NoReturn:
+    """``wizard-arena`` with ``argv`` under tracemalloc: at each SIGUSR1 a
+    snapshot (``snap-N.pickle``) and the live objects counted by type
+    (``types-N.json``) in ``directory``, after a garbage collection."""
+    import gc
+    import tracemalloc
+
+    from wizard_arena.cli import main as cli_main
+
+    tracemalloc.start(8)
+    taken = 0
+
+    def dump(_sig: int, _frame: Any) -> None:
+        nonlocal taken
+        gc.collect()
+        tracemalloc.take_snapshot().dump(f"{directory}/snap-{taken}.pickle")
+        types = Counter(type(o).__qualname__ for o in gc.get_objects())
+        Path(f"{directory}/types-{taken}.json").write_text(json.dumps(dict(types.most_common())))
+        taken += 1
+
+    signal.signal(signal.SIGUSR1, dump)
+    sys.exit(cli_main(argv))
+
+
+def compare_snapshots(directory: str, last: int) -> None:
+    """Print what the Python heap and the object counts grew by, from the
+    first snapshot to the last."""
+    import tracemalloc
+
+    first = tracemalloc.Snapshot.load(f"{directory}/snap-0.pickle")
+    final = tracemalloc.Snapshot.load(f"{directory}/snap-{last}.pickle")
+    size = [sum(s.size for s in snap.statistics("filename")) for snap in (first, final)]
+    print(f"traced Python heap: {size[0] / 1024:.0f} -> {size[1] / 1024:.0f} KiB")
+    for stat in final.compare_to(first, "lineno")[:15]:
+        print(f"  {stat}")
+    types = [json.loads(Path(f"{directory}/types-{i}.json").read_text()) for i in (0, last)]
+    grown = sorted(((n - types[0].get(t, 0), t) for t, n in types[1].items()), reverse=True)
+    print("objects by type, grown: " + ", ".join(f"{t} {d:+d}" for d, t in grown[:15] if d))
+
+
 # -- the attacker (a process of its own) ---------------------------------------------------
+
+
+#: Each channel its own TCP connection (grpc shares one between a process's
+#: channels to the same address otherwise).
+OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
 
 
 def _play(channel: grpc.aio.Channel) -> Any:
@@ -187,7 +265,9 @@ async def attack(address: str, args: argparse.Namespace) -> dict[str, Any]:
     """The floods of the module's docstring, for ``args.attack_seconds``."""
     stop = time.monotonic() + args.attack_seconds
     statuses: dict[str, Counter[str]] = {k: Counter() for k in ("idle", "probes", "tokens")}
-    channels = [grpc.aio.insecure_channel(address) for _ in range(args.channels)]
+    channels = [
+        grpc.aio.insecure_channel(address, options=OWN_CONNECTION) for _ in range(args.channels)
+    ]
     plays = [_play(c) for c in channels]
     never = asyncio.Event()
     probe_burst = [_raw(ClockProbeReply(f"p{i}")) for i in range(200)]
@@ -235,7 +315,9 @@ async def attack(address: str, args: argparse.Namespace) -> dict[str, Any]:
 
 async def hold_idle(address: str, n: int, ready: Any, release: Any) -> dict[str, Any]:
     """Open ``n`` streams that never say Hello; hold them until ``release``."""
-    channels = [grpc.aio.insecure_channel(address) for _ in range(max(1, n // 100))]
+    channels = [
+        grpc.aio.insecure_channel(address, options=OWN_CONNECTION) for _ in range(max(1, n // 100))
+    ]
     plays = [_play(c) for c in channels]
     never = asyncio.Event()
     tasks = [asyncio.ensure_future(_one(plays[i % len(plays)], [], never)) for i in range(n)]
@@ -286,7 +368,9 @@ def flood_phase(args: argparse.Namespace, say: Any) -> dict[str, Any]:
         tokens = [f"honest-{i:02d}-token" for i in range(4 * args.tables)]
         token_file = Path(tmp) / "tokens.txt"
         token_file.write_text("\n".join(tokens) + "\n")
-        server = Server(["--token-file", str(token_file), "--lag-credit-cap", "0.5"])
+        server = Server(
+            ["--token-file", str(token_file), "--lag-credit-cap", "0.5"], trace=args.trace
+        )
         pid = server.proc.pid
         bots = [
             RawBot(
@@ -304,60 +388,103 @@ def flood_phase(args: argparse.Namespace, say: Any) -> dict[str, Any]:
             for b in bots:
                 b.start()
             time.sleep(3.0)  # greeted, seated, the first games under way
+            warm_up = None
+            if args.warm_up:
+                rss_cold = rss_kib(pid)
+                short = argparse.Namespace(**vars(args))
+                short.attack_seconds, short.tokens = args.warm_up, min(args.tokens, 200)
+                warm_up = flood_round(server, "warm-up", short, say)
+                warm_up = {"rss_before_kib": rss_cold} | warm_up
             t0 = time.monotonic()
             rss_start = rss_kib(pid)
+            detail_start = memory_detail(pid)
+            server.snapshot()
             cpu0 = cpu_seconds(pid)
             say(f"honest play: {len(bots)} bots, RSS {rss_start / 1024:.1f} MiB")
             time.sleep(args.baseline)
             t1 = time.monotonic()
             cpu1 = cpu_seconds(pid)
-            say(f"attack: {args.streams} idle streams, probe replies, {args.tokens} tokens")
-            proc = None if args.control else attacker(server.address, "flood", args)
-            peak = rss_start
-            hard_stop = time.monotonic() + (
-                args.attack_seconds if proc is None else 3 * args.attack_seconds + 60
-            )
-            while (proc is None or proc.poll() is None) and time.monotonic() < hard_stop:
-                peak = max(peak, rss_kib(pid))
-                time.sleep(0.25)
-            t2 = time.monotonic()
+            rounds = [flood_round(server, f"attack {r + 1}", args, say) for r in range(args.rounds)]
+            t2 = rounds[-1]["attack_end"]
             cpu2 = cpu_seconds(pid)
-            try:
-                out, _ = proc.communicate(timeout=30) if proc is not None else ("{}", "")
-                attack_result = json.loads(out.strip().splitlines()[-1])
-            except (subprocess.TimeoutExpired, IndexError, ValueError):
-                if proc is not None:
-                    proc.kill()
-                attack_result = {"error": "the attacker did not report"}
-            time.sleep(args.settle)
             t3 = time.monotonic()
-            rss_after = rss_kib(pid)
+            rss_after = rounds[-1]["rss_after_kib"]
+            peak = max(r["peak_kib"] for r in rounds)
             down = [b.name for b in bots if b.done.is_set()]
+            if args.trace is not None:
+                compare_snapshots(args.trace, server.snapshots - 1)
         finally:
             for b in bots:
                 b.disconnect()
             code = server.stop()
-    before, during = server.timeouts(t0, t1), server.timeouts(t1, t2)
+    before = server.timeouts(t0, t1)
+    during = sum(server.timeouts(r["attack_start"], r["attack_end"]) for r in rounds)
+    attack_seconds = sum(r["attack_end"] - r["attack_start"] for r in rounds)
     result = {
         "honest_bots": len(bots),
         "baseline_seconds": round(t1 - t0, 1),
-        "attack_seconds": round(t2 - t1, 1),
+        "attack_seconds": round(attack_seconds, 1),
         "timeouts_before": before,
         "timeouts_during": during,
         "timeouts_after": server.timeouts(t2, t3),
         "honest_bots_cut_off": down,
         "referee_cpu_seconds": {"baseline": round(cpu1 - cpu0, 2), "attack": round(cpu2 - cpu1, 2)},
         "rss_kib": {"start": rss_start, "peak": peak, "after": rss_after},
+        "memory_start": detail_start,
+        "warm_up": warm_up
+        and {k: v for k, v in warm_up.items() if k not in ("attack_start", "attack_end")},
+        "rounds": [
+            {k: v for k, v in r.items() if k not in ("attack_start", "attack_end")} for r in rounds
+        ],
         "auth_failed_warnings": server.count("auth_failed"),
-        "attacker": attack_result,
+        "attacker": [r["attacker"] for r in rounds],
         "exit_code": code,
     }
     say(
-        f"timeouts: {before} in {t1 - t0:.0f} s before, {during} in {t2 - t1:.0f} s of attack; "
-        f"RSS {rss_start / 1024:.1f} -> peak {peak / 1024:.1f} -> {rss_after / 1024:.1f} MiB "
-        f"{args.settle:g} s after"
+        f"timeouts: {before} in {t1 - t0:.0f} s before, {during} in {attack_seconds:.0f} s of "
+        f"attack; RSS {rss_start / 1024:.1f} -> peak {peak / 1024:.1f} -> "
+        f"{rss_after / 1024:.1f} MiB {args.settle:g} s after the last round"
     )
     return result
+
+
+def flood_round(server: Server, label: str, args: argparse.Namespace, say: Any) -> dict[str, Any]:
+    """One attack (the attacker process), then ``--settle`` seconds: its
+    times, the server's peak RSS during it and its memory after."""
+    pid = server.proc.pid
+    say(f"{label}: {args.streams} idle streams, probe replies, {args.tokens} tokens")
+    start = time.monotonic()
+    proc = None if args.control else attacker(server.address, "flood", args)
+    peak = rss_kib(pid)
+    hard_stop = start + (args.attack_seconds if proc is None else 3 * args.attack_seconds + 60)
+    while (proc is None or proc.poll() is None) and time.monotonic() < hard_stop:
+        peak = max(peak, rss_kib(pid))
+        time.sleep(0.25)
+    end = time.monotonic()
+    try:
+        out, _ = proc.communicate(timeout=30) if proc is not None else ("{}", "")
+        attack_result = json.loads(out.strip().splitlines()[-1])
+    except (subprocess.TimeoutExpired, IndexError, ValueError):
+        if proc is not None:
+            proc.kill()
+        attack_result = {"error": "the attacker did not report"}
+    time.sleep(args.settle)
+    after = rss_kib(pid)
+    detail = memory_detail(pid)
+    server.snapshot()
+    say(
+        f"  {end - start:.0f} s; RSS peak {peak / 1024:.1f} -> {after / 1024:.1f} MiB "
+        f"{args.settle:g} s after (anon {detail.get('anonymous_kib', 0) / 1024:.1f} MiB, "
+        f"{detail.get('threads', 0)} threads)"
+    )
+    return {
+        "attack_start": start,
+        "attack_end": end,
+        "peak_kib": peak,
+        "rss_after_kib": after,
+        "memory_after": detail,
+        "attacker": attack_result,
+    }
 
 
 def idle_cost_phase(args: argparse.Namespace, say: Any) -> dict[str, Any]:
@@ -402,6 +529,9 @@ def idle_cost_phase(args: argparse.Namespace, say: Any) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--traced-serve"]:
+        traced_serve(argv[1], argv[2:])
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--tables", type=int, default=2, help="honest tables of 4 (default 2)")
     p.add_argument("--think", type=float, default=0.5, help="honest bots' seconds a decision")
@@ -414,9 +544,26 @@ def main(argv: list[str] | None = None) -> int:
         "--reopen", type=float, default=0.5, help="seconds before an idle stream is reopened"
     )
     p.add_argument("--idle", type=int, default=2000, help="idle streams for their cost (0: skip)")
-    p.add_argument("--settle", type=float, default=10.0, help="seconds after the attack")
+    p.add_argument("--settle", type=float, default=10.0, help="seconds after each attack")
+    p.add_argument(
+        "--rounds", type=int, default=1, help="attacks one after the other (each then --settle)"
+    )
     p.add_argument(
         "--control", action="store_true", help="no attacker: the honest tables alone, as long"
+    )
+    p.add_argument(
+        "--trace",
+        metavar="DIR",
+        help="run the server under tracemalloc (slower): snapshots in DIR at the start and\n"
+        "after each round, what grew printed",
+    )
+    p.add_argument(
+        "--warm-up",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="a first flood this long (200 tokens at most), then --settle, before the\n"
+        "start is measured (0: none)",
     )
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("--attack", help=argparse.SUPPRESS)
@@ -433,6 +580,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(results, indent=2))
     else:
         print(json.dumps(results["flood"]["attacker"]))
+        for i, r in enumerate(results["flood"]["rounds"]):
+            print(f"round {i + 1}: {json.dumps(r['memory_after'])}")
     return 0 if results["flood"]["exit_code"] == 0 else 1
 
 

@@ -167,6 +167,7 @@ def test_bench_oracle_gives_the_true_deal_only_where_asked() -> None:
                 "bench_front_door.py",
                 *["--tables", "1", "--baseline", "0.5", "--attack-seconds", "1"],
                 *["--streams", "20", "--tokens", "10", "--idle", "0", "--settle", "0"],
+                *["--warm-up", "0.5"],
             ],
             marks=pytest.mark.e2e,
         ),
