@@ -119,7 +119,14 @@ def hands_from_pb(msgs: Sequence[pb.Hand], players: int | None) -> tuple[tuple[C
 
 
 def ms(seconds: float | None) -> int:
-    """Seconds as the protocol's uint32 milliseconds (``None``: 0)."""
+    """Seconds as the protocol's uint32 milliseconds (``None``: 0), whole
+    milliseconds down (a time left is never told longer than it is), a
+    value on a millisecond exactly as that millisecond (4.076 s is 4076 ms,
+    though ``4.076 * 1000`` is 4075.9999...).
+
+    >>> ms(4.076), ms(0.0019), ms(None), ms(-1.0)
+    (4076, 1, 0, 0)
+    """
     if seconds is None:
         return 0
-    return max(0, min(int(seconds * 1000), 2**32 - 1))
+    return max(0, min(int(seconds * 1000 + 1e-6), 2**32 - 1))
