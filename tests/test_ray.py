@@ -276,6 +276,19 @@ if netns.inside():
         assert len(nodes) == 2, f"the games were not spread over both nodes: {nodes}"
         assert {r.tags["worker"] for r in records} == {0, 1}
 
+    #: Tries of a Ray Client tournament whose per-client server did not start.
+    CLIENT_ATTEMPTS = 3
+
+    def _client_server_logs(cluster: Any) -> str:
+        """The ends of Ray Client's per-client server logs on the head node,
+        for a failure's message (the run's Ray folder goes when it ends)."""
+        logs = Path(cluster.head_node.get_session_dir_path()) / "logs"
+        tails = [
+            f"\n--- {path.name}:\n" + path.read_text(errors="replace")[-1500:]
+            for path in sorted(logs.glob("ray_client_server*.err"))
+        ]
+        return "".join(tails) or f"\n(no Ray Client server logs in {logs})"
+
     def test_a_tournament_through_ray_client(
         cluster: Any, reference: list[tuple[Any, ...]], tmp_path: Path
     ) -> None:
@@ -286,20 +299,22 @@ if netns.inside():
         toml = write_toml(tmp_path / "c.toml", _section(db, executor="ray", workers=1), _entrants())
         address = f"ray://127.0.0.1:{CLIENT_PORT}"
         cmd = [sys.executable, "-m", "wizard_arena.cli", "tournament", str(toml), "--quiet"]
-        for attempt in range(2):
+        for attempt in range(1, CLIENT_ATTEMPTS + 1):
             res = subprocess.run(
                 [*cmd, "--ray-address", address],
                 capture_output=True,
                 text=True,
                 timeout=scaled(240),
             )
-            # Ray Client's proxy starts a server process for each client, with a
-            # fixed wait that a busy machine can miss ("Starting Ray client server
-            # failed", or its process found a zombie): once more, from a clean slate
-            if attempt or "Initialization failure from server" not in res.stderr:
+            # Ray Client's proxy starts a server process for each client, which
+            # a busy machine has seen fail to start ("Starting Ray client
+            # server failed"): again, from a clean slate, after a pause
+            if res.returncode == 0 or "Initialization failure from server" not in res.stderr:
                 break
             assert not db.exists()
-        assert res.returncode == 0, res.stderr[-3000:]
+            print(f"Ray Client's server did not start (attempt {attempt}): {res.stderr[-300:]}")
+            time.sleep(scaled(5))
+        assert res.returncode == 0, res.stderr[-3000:] + _client_server_logs(cluster)
         assert seat_results(db) == reference
         _no_faults(_records(db))
 
