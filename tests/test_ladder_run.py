@@ -471,7 +471,7 @@ def test_the_seasons_network_credit_cap_reaches_its_dial_in_bots(
     assert f"network credit up to {expected:g} s" in season.describe()
 
     async def main() -> None:
-        async with running(path, lag_credit_behind_proxy=cap == 0.25) as ladder:
+        async with running(path, referee={"lag_credit_behind_proxy": cap == 0.25}) as ladder:
             assert ladder.config().lag_credit_behind_proxy is (cap == 0.25)
             info = await trio.to_thread.run_sync(server_info, ladder.address)
             assert info.lag_credit_cap == expected

@@ -146,6 +146,7 @@ def _section(db: Path, **kw: Any) -> dict[str, Any]:
         "deal_sets": 2,
         "round_sizes": [1, 3, 5],
         "move_time": scaled(5.0),  # generous: no decision may time out on a busy machine
+        "connect_timeout": scaled(60.0),  # (and a worker twice that to be ready)
         "seed": 7,
         "bot_seed_secret": "ray tests",
         "database": str(db),

@@ -109,9 +109,9 @@ def test_every_bad_key_is_reported_at_once(
         "error: 5 problems:",
         "  unknown [tournament] key dealsets (did you mean deal_sets?)",
         '  players must be a whole number from 3 to 6 (e.g. players = 4), not "four"',
-        '  move_time must be a number of seconds above 0 (e.g. move_time = 1.0), not "fast"',
         "  database must be a file path or a postgresql:// URL, a string "
         '(e.g. database = "results.sqlite"), not 5',
+        '  move_time must be a number of seconds above 0 (e.g. move_time = 1.0), not "fast"',
         "  entrant 'b' needs a command, or a token for an external bot",
     ]
     assert not list(tmp_path.glob("*.sqlite*"))

@@ -31,7 +31,8 @@ __all__ = ["MAX_ATTEMPTS", "STALL", "Coordinator", "Failed", "Worker", "WorkerSt
 
 #: A game lost with its worker this many times is given up.
 MAX_ATTEMPTS = 3
-#: Seconds without any ready worker, with games left, before giving up.
+#: Seconds without any ready worker, with games left, before giving up (a
+#: tournament gives its workers at least twice its ``connect_timeout``).
 STALL = 120.0
 
 T = TypeVar("T")

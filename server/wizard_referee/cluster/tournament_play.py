@@ -21,6 +21,7 @@ import ray
 from wizard_referee.cluster.connect import RayConnectError, address_problem, open_ray
 from wizard_referee.cluster.coordinator import (
     MAX_ATTEMPTS,
+    STALL,
     Coordinator,
     Worker,
     WorkerStartError,
@@ -108,7 +109,16 @@ async def _play(run: TournamentRun) -> None:
         return handle.play.remote(spec, game_tags(spec, config.name))
 
     coordinator: Coordinator[GameSpec] = Coordinator(
-        spawn, submit, lambda s: s.id, workers, config.parallel, run.notice, run.log
+        spawn,
+        submit,
+        lambda s: s.id,
+        workers,
+        config.parallel,
+        run.notice,
+        run.log,
+        # a worker is ready once its entrants have connected, which they may
+        # take connect_timeout to do: twice that, on a busy cluster
+        stall=max(STALL, 2 * config.connect_timeout),
     )
     run.notice(
         f"{workers} Ray worker(s), each playing {config.parallel} game(s) at once "

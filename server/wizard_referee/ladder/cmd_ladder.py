@@ -23,9 +23,16 @@ from pathlib import Path
 from typing import Any
 
 from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
-from wizard_referee.ladder.season import POLICY_KEYS, Season
+from wizard_referee.ladder.season import Season
 from wizard_referee.ladder.store import DIAL_IN, LadderStore, StoreError, new_token
-from wizard_referee.referee.faults import FAULT_POLICIES
+from wizard_referee.referee.policy import (
+    PROCESS,
+    SEASON,
+    PolicyError,
+    RefereePolicy,
+    add_flags,
+    names,
+)
 from wizard_referee.sandbox.cli import add_limit_arguments
 from wizard_referee.storage import beside_store, database_target, shown
 from wizard_referee.tournament.config import EntrantConfig
@@ -66,22 +73,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the seatings of a duplicate set: balanced (every seat and neighbour equally "
         "often, k(k-1) games at tables of k; the default) or cyclic (k games)",
     )
-    c.add_argument("--move-time", type=float, metavar="SECONDS", help="deadline per decision (1)")
-    c.add_argument("--time-bank", type=float, metavar="SECONDS", help="time bank per game (0)")
-    c.add_argument("--fault-policy", choices=FAULT_POLICIES, help="what a fault costs (default)")
-    c.add_argument("--max-faults", type=int, metavar="K", help="faults before 'remove' (3)")
-    c.add_argument(
-        "--reconnect-window",
-        type=float,
-        metavar="SECONDS",
-        help="a bot whose connection drops in a game may take its seat back within it (30)",
-    )
-    c.add_argument(
-        "--lag-credit-cap",
-        type=float,
-        metavar="SECONDS",
-        help="the most network credit a dial-in bot's measured round trip adds to its "
-        "deadlines (0.5; 0: none, and no clock probes): docs/protocol.md",
+    add_flags(
+        c.add_argument_group("the referee's policy, fixed for the season (as serve's)"),
+        names(SEASON),
+        unset=True,
     )
     c.add_argument(
         "--sandbox",
@@ -179,22 +174,10 @@ def _run_arguments(u: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="how long an interrupted set waits for its members before it is void (default 120)",
     )
-    u.add_argument(
-        "--max-sessions-per-token",
-        type=int,
-        default=1,
-        metavar="N",
-        help="sessions a dial-in token may hold at once (default 1; 0: any number)",
-    )
-    u.add_argument(
-        "--max-connections", type=int, default=0, metavar="N", help="bot streams at most (0: any)"
-    )
-    u.add_argument(
-        "--lag-credit-behind-proxy",
-        action="store_true",
-        help="dial-in bots reach this process through a proxy: the kernel's round trip of "
-        "a connection is the proxy's, so only the season's cap and a bot's fastest answers "
-        "bound its network credit",
+    add_flags(
+        u.add_argument_group("the referee's front door and limits (as serve's)"),
+        names(PROCESS),
+        defaults={"max_sessions_per_token": 1},
     )
     u.add_argument(
         "--lease",
@@ -267,11 +250,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.tables < 0:
+        raise CommandError("--tables must not be negative")
+    referee = {name: getattr(args, name) for name in names(PROCESS)}
+    try:
+        RefereePolicy.from_mapping(referee)
+    except PolicyError as e:
+        raise CommandError(e.flag()) from None
     with LadderStore.open(args.database) as store:
         season, _, _ = store.season()
-    for flag in ("tables", "max_sessions_per_token", "max_connections"):
-        if getattr(args, flag) < 0:
-            raise CommandError(f"--{flag.replace('_', '-')} must not be negative")
     if args.instances < 1:
         raise CommandError("--instances must be at least 1")
     if not args.lease >= 1:
@@ -307,9 +294,8 @@ def _run(args: argparse.Namespace) -> int:
         tables=args.tables,
         instances=args.instances,
         return_window=args.return_window,
-        max_sessions_per_token=args.max_sessions_per_token,
-        max_connections=args.max_connections,
-        lag_credit_behind_proxy=args.lag_credit_behind_proxy,
+        max_sessions_per_token=referee.pop("max_sessions_per_token"),
+        referee=referee,
         lease=args.lease,
         seed=args.seed,
         standings_every=args.standings_every,
@@ -456,7 +442,7 @@ def _standings(args: argparse.Namespace) -> int:
 def _create(args: argparse.Namespace) -> int:
     try:
         rules = rules_from_args(args)
-        policy = {k: getattr(args, k) for k in POLICY_KEYS if getattr(args, k) is not None}
+        policy = {k: getattr(args, k) for k in names(SEASON) if getattr(args, k) is not None}
         season = Season(
             args.name or beside_store(args.database, "").stem,
             players=args.players,

@@ -54,7 +54,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -75,6 +75,7 @@ from wizard_referee.ladder.standings import (
 from wizard_referee.ladder.store import HOSTED, ClaimLost, LadderStore, Version
 from wizard_referee.referee.arena import Session
 from wizard_referee.referee.handshake import TokensUnavailable
+from wizard_referee.referee.policy import PROCESS, names
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.referee.seat import CloseCode
 from wizard_referee.sandbox import UID_BASE, Confinement, Limits
@@ -123,10 +124,18 @@ class RunOptions:
     process runs) before it goes on without the absent ones (their seats
     played by the default action)."""
     max_sessions_per_token: int = 1
-    max_connections: int = 0
-    lag_credit_behind_proxy: bool = False
-    """Dial-in bots come through a proxy: the kernel's round trip does not
-    bound their network credit (the season's cap and their answers do)."""
+    """Sessions a dial-in token may hold at once (0: any number)."""
+    referee: Mapping[str, Any] = field(default_factory=dict)
+    """The running referee's other settings (its front door and limits:
+    ``max_connections``, ``hello_timeout``, ``lag_credit_behind_proxy``, ...;
+    :data:`~wizard_referee.referee.policy.SETTINGS` of scope ``process``)
+    given; the others keep the referee's defaults."""
+
+    def __post_init__(self) -> None:
+        unknown = set(self.referee) - set(names(PROCESS))
+        if unknown:
+            raise ValueError(f"not a ladder process's setting: {', '.join(sorted(unknown))}")
+
     lease: float = 30.0
     """Seconds the runner's, its sessions' and its sets' leases run without renewal."""
     seed: int | None = None
@@ -1075,10 +1084,9 @@ class Ladder:
             port=self.options.port,
             parallel=self.options.instances,
             sandbox=self.season.sandbox,
-            max_sessions_per_token=self.options.max_sessions_per_token,
-            max_connections=self.options.max_connections,
-            lag_credit_behind_proxy=self.options.lag_credit_behind_proxy,
             **rules,
+            **self.options.referee,
+            max_sessions_per_token=self.options.max_sessions_per_token,
             **self.season.policy,
         )
 

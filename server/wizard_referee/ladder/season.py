@@ -15,20 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wizard_arena.rules import Rules
-from wizard_referee.referee.policy import RefereePolicy
+from wizard_referee.referee.policy import SEASON, RefereePolicy, names
 from wizard_referee.tournament.seating import DEFAULT_SEATING, SEATINGS, games_per_deal
 
 __all__ = ["POLICY_KEYS", "Season", "SeasonError"]
 
-#: The referee's settings a season fixes (the rest are the running process's).
-POLICY_KEYS = (
-    "move_time",
-    "time_bank",
-    "fault_policy",
-    "max_faults",
-    "reconnect_window",
-    "lag_credit_cap",
-)
+#: The referee's settings a season fixes (the rest are the running process's):
+#: the :data:`~wizard_referee.referee.policy.SETTINGS` of scope ``season``.
+POLICY_KEYS = names(SEASON)
 
 
 class SeasonError(ValueError):

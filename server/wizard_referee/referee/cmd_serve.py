@@ -13,11 +13,16 @@ import trio
 
 from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
 from wizard_arena.cli.web_options import WebOptions, add_web_arguments, port_number
-from wizard_referee.referee.faults import FAULT_POLICIES
 from wizard_referee.referee.grpc_setup import prepare_referee_transport
 from wizard_referee.referee.listen import SERVE_FIXES, listen_problem, serve_failure
 from wizard_referee.referee.logs import configure_logging
-from wizard_referee.referee.policy import PolicyError, RefereePolicy
+from wizard_referee.referee.policy import (
+    INTERNAL,
+    SETTINGS,
+    PolicyError,
+    RefereePolicy,
+    add_flags,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,29 +36,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--port", type=port_number, default=50051, help="port (default 50051; 0: any free port)"
     )
     add_rules_arguments(parser)
-    parser.add_argument(
-        "--move-time",
-        type=float,
-        default=1.0,
-        metavar="SECONDS",
-        help="deadline per decision (default 1.0)",
-    )
-    parser.add_argument(
-        "--lag-credit-cap",
-        type=float,
-        default=0.5,
-        metavar="SECONDS",
-        help="most network credit a decision gets: the round trip of each bot that asks for "
-        "clock probes is measured and added to its deadlines, up to this (default 0.5; "
-        "0: no credit and no probes; docs/protocol.md)",
-    )
-    parser.add_argument(
-        "--lag-credit-behind-proxy",
-        action="store_true",
-        help="bots reach this server through a proxy: the kernel's round trip of a "
-        "connection is the proxy's, so only the cap and the bot's fastest answers bound "
-        "its credit",
-    )
     parser.add_argument(
         "--token-file",
         type=Path,
@@ -74,14 +56,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="read --bot-seed-secret from this file (its first line), out of sight of 'ps'",
     )
-    _add_limits(parser.add_argument_group("resilience and limits"))
-    parser.add_argument(
-        "--reseat-delay",
-        type=float,
-        default=0.5,
-        metavar="SECONDS",
-        help="pause after a bot's game before seating it again, so a bot that stops after "
-        "its last game can leave first (default 0.5)",
+    add_flags(
+        parser.add_argument_group("the referee's policy (the same as [tournament] keys)"),
+        [name for name, s in SETTINGS.items() if s.scope != INTERNAL],
     )
     parser.add_argument(
         "--log-level",
@@ -97,103 +74,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(auto: console on a terminal, JSON otherwise)",
     )
     add_web_arguments(parser)
-
-
-def _add_limits(r: argparse._ArgumentGroup) -> None:
-    """The flags of the referee's policy beyond the move time (RefereePolicy)."""
-    r.add_argument(
-        "--reconnect-window",
-        type=float,
-        default=30.0,
-        metavar="SECONDS",
-        help="a bot whose connection drops in a game may take its seat back within this "
-        "time (Hello.resume_token; default 30, 0 disables)",
-    )
-    r.add_argument(
-        "--max-connections",
-        type=int,
-        default=0,
-        metavar="N",
-        help="open bot streams at most; more are refused with RESOURCE_EXHAUSTED "
-        "(default 0: no limit)",
-    )
-    r.add_argument(
-        "--hello-timeout",
-        type=float,
-        default=5.0,
-        metavar="SECONDS",
-        help="a new stream must send its Hello within this time (default 5)",
-    )
-    r.add_argument(
-        "--max-greeting",
-        type=int,
-        default=256,
-        metavar="N",
-        help="streams at most that have not had their Hello answered; more are refused "
-        "with RESOURCE_EXHAUSTED (default 256; 0: no limit)",
-    )
-    r.add_argument(
-        "--max-greeting-per-peer",
-        type=int,
-        default=16,
-        metavar="N",
-        help="the same from one address, an IPv6 one by its /64, loopback and Unix sockets "
-        "excepted (default 16; 0: no limit)",
-    )
-    r.add_argument(
-        "--auth-backoff",
-        type=float,
-        default=1.0,
-        metavar="SECONDS",
-        help="after 3 failed authentications in a row from one address, its new streams "
-        "are refused for this long, doubling with each further failure up to 64 times "
-        "(default 1; 0: no back-off)",
-    )
-    r.add_argument(
-        "--max-sessions-per-token",
-        type=int,
-        default=0,
-        metavar="N",
-        help="connected sessions at most per access token (default 0: no limit)",
-    )
-    r.add_argument(
-        "--max-message-bytes",
-        type=int,
-        default=64 * 1024,
-        metavar="BYTES",
-        help="largest message a bot may send (default 65536)",
-    )
-    r.add_argument(
-        "--time-bank",
-        type=float,
-        default=0.0,
-        metavar="SECONDS",
-        help="per seat and game: time a decision may run past --move-time by drawing on "
-        "it (default 0: none)",
-    )
-    r.add_argument(
-        "--max-consecutive-timeouts",
-        type=int,
-        default=10,
-        metavar="N",
-        help="a bot whose last N decisions all timed out is cut off (DEADLINE_EXCEEDED) "
-        "and not seated again until it connects again (default 10; 0: never)",
-    )
-    r.add_argument(
-        "--fault-policy",
-        choices=FAULT_POLICIES,
-        default="default",
-        help="what a fault costs beyond the default action: nothing (default), the "
-        "round (forfeit_round: -10 points per card dealt) or, after --max-faults "
-        "faults in a game, the seat (remove)",
-    )
-    r.add_argument(
-        "--max-faults",
-        type=int,
-        default=3,
-        metavar="K",
-        help="faults in one game after which --fault-policy remove removes the seat (default 3)",
-    )
 
 
 def read_tokens(path: Path) -> frozenset[str]:

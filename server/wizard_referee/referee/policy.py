@@ -17,14 +17,15 @@ wizard_referee.referee.policy.PolicyError: max_faults must be at least 1
 
 from __future__ import annotations
 
+import argparse
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from typing import Any
 
 from wizard_referee.referee.faults import FAULT_POLICIES, FaultPolicy
 
-__all__ = ["PolicyError", "RefereePolicy"]
+__all__ = ["SETTINGS", "PolicyError", "RefereePolicy", "Setting"]
 
 
 class PolicyError(ValueError):
@@ -106,26 +107,6 @@ class RefereePolicy:
     """Matchmaking waits this long after a bot's game ends before seating it
     again, so a bot that stops after its last game can leave first."""
 
-    #: field -> (the least value, whether the least value itself is allowed)
-    _LEAST: ClassVar[dict[str, tuple[float, bool]]] = {
-        "move_time": (0, False),
-        "lag_credit_cap": (0, True),
-        "time_bank": (0, True),
-        "max_faults": (1, True),
-        "reconnect_window": (0, True),
-        "max_consecutive_timeouts": (0, True),
-        "hello_timeout": (0, False),
-        "max_greeting": (0, True),
-        "max_greeting_per_peer": (0, True),
-        "auth_backoff": (0, True),
-        "inbound_limit": (1, True),
-        "outbound_limit": (1, True),
-        "max_message_bytes": (0, False),
-        "max_connections": (0, True),
-        "max_sessions_per_token": (0, True),
-        "reseat_delay": (0, True),
-    }
-
     def __post_init__(self) -> None:
         try:
             object.__setattr__(self, "fault_policy", FaultPolicy(self.fault_policy))
@@ -134,22 +115,10 @@ class RefereePolicy:
             raise PolicyError(
                 "fault_policy", f"must be one of {choices}, not {self.fault_policy!r}"
             ) from None
-        for f in fields(self):
-            if f.name in self._LEAST:
-                self._check(f.name, getattr(self, f.name), f.type == "int")
-
-    def _check(self, name: str, value: Any, whole: bool) -> None:
-        least, inclusive = self._LEAST[name]
-        if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
-            kind = "a whole number" if whole else "a number of seconds"
-            raise PolicyError(name, f"must be {kind}, not {value!r}")
-        if not whole and not math.isfinite(value):
-            raise PolicyError(name, f"must be a finite number of seconds, not {value!r}")
-        if inclusive and value < least:
-            problem = "must not be negative" if least == 0 else f"must be at least {least}"
-            raise PolicyError(name, problem)
-        if not inclusive and value <= least:
-            raise PolicyError(name, "must be positive")
+        for setting in SETTINGS.values():
+            problem = setting.problem(getattr(self, setting.name))
+            if problem is not None:
+                raise PolicyError(setting.name, problem)
 
     @classmethod
     def from_mapping(cls, settings: Mapping[str, Any]) -> RefereePolicy:
@@ -160,3 +129,299 @@ class RefereePolicy:
         field that cannot be."""
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in settings.items() if k in names and v is not None})
+
+
+SEASON = "season"
+"""A setting fixed for a whole competition, so that its games compare: a
+``[tournament]`` key, a ``ladder create`` flag, a ``serve`` flag."""
+PROCESS = "process"
+"""A setting of the running referee (its front door and limits): a
+``[tournament]`` key, a ``ladder run`` flag, a ``serve`` flag."""
+INTERNAL = "internal"
+"""A setting with no flag or key (tests and embedders set it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One field of :class:`RefereePolicy` as the command line and the
+    configuration files offer it: the one source from which ``serve``'s,
+    ``ladder create``'s and ``ladder run``'s flags and the ``[tournament]``
+    keys are made, and the bound :class:`RefereePolicy` checks.
+
+    >>> SETTINGS["hello_timeout"].flag, SETTINGS["hello_timeout"].problem(0)
+    ('--hello-timeout', 'must be positive')
+    >>> SETTINGS["max_greeting"].problem(-1), SETTINGS["max_faults"].problem(2.5)
+    ('must not be negative', 'must be a whole number, not 2.5')
+    """
+
+    name: str
+    kind: str
+    """``seconds``, ``whole``, ``flag`` or ``choice``."""
+    scope: str
+    """:data:`SEASON`, :data:`PROCESS` or :data:`INTERNAL`."""
+    help: str
+    """What the flag does, without its default."""
+    least: float = 0
+    """The least value of a number."""
+    inclusive: bool = True
+    """Whether :attr:`least` itself is allowed."""
+    zero: str = ""
+    """What 0 means, where it means something of its own (``no limit``)."""
+    example: str = ""
+    """A good value as a TOML file writes it."""
+    metavar: str | None = None
+    choices: tuple[str, ...] = ()
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def default(self) -> Any:
+        value = _DEFAULTS[self.name]
+        return value.value if isinstance(value, FaultPolicy) else value
+
+    def problem(self, value: Any) -> str | None:
+        """What is wrong with ``value`` for this setting (None: nothing)."""
+        if self.kind == "flag":
+            return None if type(value) is bool else f"must be true or false, not {value!r}"
+        if self.kind == "choice":
+            if value in self.choices:
+                return None
+            return f"must be one of {', '.join(self.choices)}, not {value!r}"
+        whole = self.kind == "whole"
+        if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
+            kind = "a whole number" if whole else "a number of seconds"
+            return f"must be {kind}, not {value!r}"
+        if not whole and not math.isfinite(value):
+            return f"must be a finite number of seconds, not {value!r}"
+        least = int(self.least) if whole else self.least
+        if self.inclusive and value < least:
+            return "must not be negative" if least == 0 else f"must be at least {least}"
+        if not self.inclusive and value <= least:
+            return "must be positive"
+        return None
+
+    def what(self) -> str:
+        """Completes "KEY must be ...": ``a number of seconds, 0 or more``."""
+        if self.kind == "flag":
+            return "true or false"
+        if self.kind == "choice":
+            return "one of " + ", ".join(f'"{c}"' for c in self.choices)
+        unit = "a whole number" if self.kind == "whole" else "a number of seconds"
+        least = int(self.least) if self.kind == "whole" else self.least
+        return f"{unit}, {least:g} or more" if self.inclusive else f"{unit} above {least:g}"
+
+    def flag_help(self, default: Any = None) -> str:
+        """The flag's help with its default (``default``: the policy's)."""
+        default = self.default if default is None else default
+        if self.kind in ("flag", "choice"):
+            return self.help  # (a choice's help names its default)
+        shown = f"{default:g}" if isinstance(default, float) else str(default)
+        if self.zero and default == 0:
+            return f"{self.help} (default 0: {self.zero})"
+        if self.zero:
+            return f"{self.help} (default {shown}; 0: {self.zero})"
+        return f"{self.help} (default {shown})"
+
+
+def _settings(*rows: Setting) -> dict[str, Setting]:
+    return {row.name: row for row in rows}
+
+
+_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(RefereePolicy)}
+
+#: Every field of :class:`RefereePolicy`, in the order its flags are listed.
+SETTINGS: dict[str, Setting] = _settings(
+    Setting(
+        "move_time",
+        "seconds",
+        SEASON,
+        "deadline per decision",
+        inclusive=False,
+        example="1.0",
+        metavar="SECONDS",
+    ),
+    Setting(
+        "lag_credit_cap",
+        "seconds",
+        SEASON,
+        "most network credit a decision gets: the round trip of each bot that asks for "
+        "clock probes is measured and added to its deadlines, up to this (docs/protocol.md)",
+        zero="no credit and no probes",
+        example="0.5",
+        metavar="SECONDS",
+    ),
+    Setting(
+        "time_bank",
+        "seconds",
+        SEASON,
+        "per seat and game: time a decision may run past the move time by drawing on it",
+        zero="none",
+        example="2.0",
+        metavar="SECONDS",
+    ),
+    Setting(
+        "fault_policy",
+        "choice",
+        SEASON,
+        "what a fault costs beyond the default action: nothing (default, the default), "
+        "the round (forfeit_round: -10 points per card dealt) or, after max faults in a "
+        "game, the seat (remove)",
+        choices=FAULT_POLICIES,
+        example='"default"',
+    ),
+    Setting(
+        "max_faults",
+        "whole",
+        SEASON,
+        "faults in one game after which fault policy remove removes the seat",
+        least=1,
+        example="3",
+        metavar="K",
+    ),
+    Setting(
+        "reconnect_window",
+        "seconds",
+        SEASON,
+        "a bot whose connection drops in a game may take its seat back within this time "
+        "(Hello.resume_token)",
+        zero="never",
+        example="30",
+        metavar="SECONDS",
+    ),
+    Setting(
+        "lag_credit_behind_proxy",
+        "flag",
+        PROCESS,
+        "bots reach the referee through a proxy: the kernel's round trip of a connection "
+        "is the proxy's, so only the cap and the bot's fastest answers bound its credit",
+        example="true",
+    ),
+    Setting(
+        "max_connections",
+        "whole",
+        PROCESS,
+        "open bot streams at most; more are refused with RESOURCE_EXHAUSTED",
+        zero="no limit",
+        example="100",
+        metavar="N",
+    ),
+    Setting(
+        "hello_timeout",
+        "seconds",
+        PROCESS,
+        "a new stream must send its Hello within this time",
+        inclusive=False,
+        example="5",
+        metavar="SECONDS",
+    ),
+    Setting(
+        "max_greeting",
+        "whole",
+        PROCESS,
+        "streams at most that have not had their Hello answered; more are refused with "
+        "RESOURCE_EXHAUSTED",
+        zero="no limit",
+        example="256",
+        metavar="N",
+    ),
+    Setting(
+        "max_greeting_per_peer",
+        "whole",
+        PROCESS,
+        "the same from one address, an IPv6 one by its /64, loopback and Unix sockets excepted",
+        zero="no limit",
+        example="16",
+        metavar="N",
+    ),
+    Setting(
+        "auth_backoff",
+        "seconds",
+        PROCESS,
+        "after 3 failed authentications in a row from one address, its new streams are "
+        "refused for this long, doubling with each further failure up to 64 times",
+        zero="no back-off",
+        example="1.0",
+        metavar="SECONDS",
+    ),
+    Setting(
+        "max_sessions_per_token",
+        "whole",
+        PROCESS,
+        "connected sessions at most per access token",
+        zero="no limit",
+        example="2",
+        metavar="N",
+    ),
+    Setting(
+        "max_message_bytes",
+        "whole",
+        PROCESS,
+        "largest message a bot may send",
+        inclusive=False,
+        example="65536",
+        metavar="BYTES",
+    ),
+    Setting(
+        "max_consecutive_timeouts",
+        "whole",
+        PROCESS,
+        "a bot whose last N decisions all timed out is cut off (DEADLINE_EXCEEDED) and not "
+        "seated again until it connects again",
+        zero="never",
+        example="10",
+        metavar="N",
+    ),
+    Setting(
+        "reseat_delay",
+        "seconds",
+        PROCESS,
+        "pause after a bot's game before seating it again, so a bot that stops after its "
+        "last game can leave first",
+        example="0.5",
+        metavar="SECONDS",
+    ),
+    Setting("inbound_limit", "whole", INTERNAL, "unread messages before a flood", least=1),
+    Setting("outbound_limit", "whole", INTERNAL, "unsent messages before a cut-off", least=1),
+)
+assert set(SETTINGS) == set(_DEFAULTS), set(SETTINGS) ^ set(_DEFAULTS)
+
+
+def names(scope: str) -> tuple[str, ...]:
+    """The settings of one scope, in :data:`SETTINGS`' order."""
+    return tuple(name for name, s in SETTINGS.items() if s.scope == scope)
+
+
+def add_flags(
+    parser: argparse._ActionsContainer,
+    settings: Iterable[str],
+    *,
+    defaults: Mapping[str, Any] | None = None,
+    unset: bool = False,
+) -> None:
+    """Add the flags of ``settings`` to ``parser`` (or an argument group),
+    each to ``dest`` of its field's name: with the policy's default, one of
+    ``defaults`` instead, or none at all (``unset``: the flag is ``None``
+    when not given, so that a file's or a store's value stands)."""
+    defaults = defaults or {}
+    for name in settings:
+        s = SETTINGS[name]
+        default = defaults.get(name, s.default)
+        help_text = s.flag_help(s.default if unset else default)
+        if s.kind == "flag":
+            parser.add_argument(
+                s.flag, action="store_true", default=None if unset else default, help=s.help
+            )
+        elif s.kind == "choice":
+            parser.add_argument(
+                s.flag, choices=s.choices, default=None if unset else default, help=help_text
+            )
+        else:
+            parser.add_argument(
+                s.flag,
+                type=float if s.kind == "seconds" else int,
+                default=None if unset else default,
+                metavar=s.metavar,
+                help=help_text,
+            )

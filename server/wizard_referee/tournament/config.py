@@ -76,13 +76,6 @@ class TournamentConfig:
     """The seatings of a deal (:mod:`.seating`): ``balanced`` (seats and
     neighbours) or ``cyclic`` (seats only). ``None``: ``balanced`` for a new
     tournament, the stored one on ``--resume``."""
-    move_time: float = 1.0
-    lag_credit_cap: float = 0.5
-    """Seconds of network credit a decision gets at most (the bot's measured
-    round trip, added to its deadline; 0: none). See RefereePolicy."""
-    lag_credit_behind_proxy: bool = False
-    """The entrants reach the referee through a proxy or relay (the kernel's
-    measure of a connection is then not the bot's)."""
     bid_restriction: str = "none"
     seed: int = 1
     parallel: int = 1
@@ -120,21 +113,6 @@ class TournamentConfig:
     """Rule variant, with hidden_bids: the bids are revealed after the round's tricks."""
     first_dealer_by_draw: bool = False
     """Rule variant: the first dealer is drawn (highest card; drawn from each game's deal seed)."""
-    reconnect_window: float = 30.0
-    """Seconds a bot whose connection dropped may take its seat back (0: never)."""
-    time_bank: float = 0.0
-    """Seconds per seat and game a decision may run past move_time (0: none)."""
-    max_connections: int = 0
-    """Open bot streams at most on the tournament's referee (0: no limit)."""
-    max_sessions_per_token: int = 0
-    """Connected sessions at most per entrant token (0: no limit)."""
-    max_message_bytes: int = 64 * 1024
-    """Largest message a bot may send."""
-    fault_policy: str = "default"
-    """What a fault costs: ``default``, ``forfeit_round`` or ``remove``
-    (docs/protocol-reference.md, "Fault policy")."""
-    max_faults: int = 3
-    """Faults in one game after which fault policy ``remove`` removes the seat."""
     executor: str = "local"
     """Who plays the games: ``local`` (a referee of our own, ``parallel``
     tables at once) or ``ray`` (warm workers on a Ray cluster, each running
@@ -157,6 +135,45 @@ class TournamentConfig:
     tournament is created and kept in its database, so ``--resume`` uses it
     again. Give one only to make a tournament reproducible from its file (a
     bot that learns it can predict the others' seeds, never the deals)."""
+
+    # The referee's policy (RefereePolicy; the keys are made from its SETTINGS,
+    # in their order, a test checks): what a competition fixes, ...
+    move_time: float = 1.0
+    """Seconds allowed for each decision."""
+    lag_credit_cap: float = 0.5
+    """Seconds of network credit a decision gets at most (the bot's measured
+    round trip, added to its deadline; 0: none). See RefereePolicy."""
+    time_bank: float = 0.0
+    """Seconds per seat and game a decision may run past move_time (0: none)."""
+    fault_policy: str = "default"
+    """What a fault costs: ``default``, ``forfeit_round`` or ``remove``
+    (docs/protocol-reference.md, "Fault policy")."""
+    max_faults: int = 3
+    """Faults in one game after which fault policy ``remove`` removes the seat."""
+    reconnect_window: float = 30.0
+    """Seconds a bot whose connection dropped may take its seat back (0: never)."""
+    # ... and the tournament's referee's front door and limits
+    lag_credit_behind_proxy: bool = False
+    """The entrants reach the referee through a proxy or relay (the kernel's
+    measure of a connection is then not the bot's)."""
+    max_connections: int = 0
+    """Open bot streams at most on the tournament's referee (0: no limit)."""
+    hello_timeout: float = 5.0
+    """Seconds a new stream has to send its Hello."""
+    max_greeting: int = 256
+    """Streams at most that have not had their Hello answered (0: no limit)."""
+    max_greeting_per_peer: int = 16
+    """The same from one address, loopback excepted (0: no limit)."""
+    auth_backoff: float = 1.0
+    """Seconds an address is refused after 3 failed logins in a row, doubling (0: none)."""
+    max_sessions_per_token: int = 0
+    """Connected sessions at most per entrant token (0: no limit)."""
+    max_message_bytes: int = 64 * 1024
+    """Largest message a bot may send."""
+    max_consecutive_timeouts: int = 10
+    """Decisions in a row a bot may let time out before it is cut off (0: no limit)."""
+    reseat_delay: float = 0.5
+    """Seconds after a bot's game before it is seated again."""
 
     @property
     def rules(self) -> Rules:

@@ -4,13 +4,14 @@
 
 A new ``[tournament]`` key is a field of
 :class:`~.tournament.TournamentConfig` plus one row here (a test checks that
-the two agree).
+the two agree); the referee's policy keys are made from its settings
+(:data:`~wizard_referee.referee.policy.SETTINGS`), as ``serve``'s flags are.
 
 >>> section_problems({"players": "four", "move_time": "fast", "database": 5})
 ['players must be a whole number from 3 to 6 (e.g. players = 4), not "four"', \
-'move_time must be a number of seconds above 0 (e.g. move_time = 1.0), not "fast"', \
 'database must be a file path or a postgresql:// URL, a string \
-(e.g. database = "results.sqlite"), not 5']
+(e.g. database = "results.sqlite"), not 5', \
+'move_time must be a number of seconds above 0 (e.g. move_time = 1.0), not "fast"']
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wizard_arena.rules import BidRestriction
-from wizard_referee.referee.faults import FAULT_POLICIES
+from wizard_referee.referee.policy import INTERNAL, SETTINGS, Setting
 from wizard_referee.tournament.seating import SEATINGS
 
 __all__ = [
@@ -96,6 +97,11 @@ def _sizes(v: Any) -> bool:
     return v is None or (isinstance(v, list | tuple) and all(type(x) is int for x in v))
 
 
+def _setting(setting: Setting) -> Key:
+    """The key of one of the referee's settings: what RefereePolicy accepts."""
+    return Key(lambda v: setting.problem(v) is None, setting.what(), setting.example)
+
+
 #: executor name -> the module that plays a tournament with it (loaded only
 #: when chosen: :func:`~.executors.load_executor`); here, beside the key that
 #: names one, so the command line lists them without loading the executors
@@ -114,9 +120,6 @@ TOURNAMENT_KEYS: dict[str, Key] = {
         "one of " + ", ".join(f'"{o}"' for o in SEATINGS),
         f'"{SEATINGS[0]}"',
     ),
-    "move_time": _seconds(zero=False, example="1.0"),
-    "lag_credit_cap": _seconds(zero=True, example="0.5"),
-    "lag_credit_behind_proxy": _flag(),
     "bid_restriction": _choice(b.value for b in BidRestriction),
     "seed": Key(lambda v: type(v) is int, "a whole number", "1"),
     "parallel": _whole(1, None, "2"),
@@ -137,13 +140,6 @@ TOURNAMENT_KEYS: dict[str, Key] = {
     "tricksy_suited": _flag(),
     "reveal_bids_after_tricks": _flag(),
     "first_dealer_by_draw": _flag(),
-    "reconnect_window": _seconds(zero=True, example="30"),
-    "time_bank": _seconds(zero=True, example="2.0"),
-    "max_connections": _whole(0, None, "100"),
-    "max_sessions_per_token": _whole(0, None, "2"),
-    "max_message_bytes": _whole(1, None, "65536"),
-    "fault_policy": _choice(FAULT_POLICIES),
-    "max_faults": _whole(1, None, "3"),
     "executor": _choice(tuple(EXECUTORS)),
     "workers": _whole(0, None, "4"),
     "ray_address": _text(
@@ -160,6 +156,8 @@ TOURNAMENT_KEYS: dict[str, Key] = {
         "a secret, a non-empty string (leave it out: one is drawn and stored)",
         '"a-long-random-string"',
     ),
+    # the referee's policy, made from its one table of settings
+    **{name: _setting(setting) for name, setting in SETTINGS.items() if setting.scope != INTERNAL},
 }
 
 #: The keys of an ``[[entrant]]`` table.
