@@ -1,8 +1,8 @@
 """The ladder's store and its registry commands, on SQLite and PostgreSQL: a
 season created, entrants added, versioned, retired, tokens rotated (only
 their hashes kept); bad input one line and nothing written; a store of a
-newer schema refused, one of the first form converted after a copy is
-kept; one ladder process at a time on an SQLite store."""
+newer schema refused, another program's file refused in one line; one
+ladder process at a time on an SQLite store."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from wizard_referee.ladder.sql import LADDER_SCHEMA
-from wizard_referee.ladder.store import Busy, LadderStore, StoreError, new_token, token_hash
-from wizard_referee.storage import open_database
+from wizard_referee.ladder.store import Busy, LadderStore, new_token, token_hash
+from wizard_referee.storage import NotThisStore, open_database
 
 from .cli_here import Ran, cli_here
 from .conftest import ROOT
@@ -259,40 +259,26 @@ def test_a_store_of_a_newer_schema_is_refused_and_left_as_it_is(
     assert ran.returncode == 2 and ("exists" in ran.stderr or "holds a ladder" in ran.stderr)
 
 
-def test_a_store_of_the_first_form_is_converted_after_a_copy_is_kept(
-    sqlite_season: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+def test_a_file_that_is_not_a_ladders_store_is_one_line_naming_the_right_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The ladder's first stores kept their version in a table of their own
-    form (one column): converted to the storage room's when opened to write,
-    after a note naming the copy kept; a reader refuses them in one line
-    saying so, and writes nothing."""
-    season = sqlite_season
-    ladder(capsys, monkeypatch, "add", "alice", "-d", str(season))
-    db = sqlite3.connect(season)
-    db.executescript(  # (the first form: version 1's tables, its own schema_version)
-        "DROP TABLE abandons; DROP INDEX sessions_slot; DROP INDEX sets_claimed;"
-        " ALTER TABLE sessions DROP COLUMN slot;"
-        "DROP TABLE schema_version; CREATE TABLE schema_version (version INTEGER NOT NULL);"
-        "INSERT INTO schema_version (version) VALUES (1);"
+    """Another program's database, or a version table of another form: one
+    line, nothing written, told by the error's type (not its words)."""
+    other = tmp_path / "other.sqlite"
+    db = sqlite3.connect(other)
+    db.executescript(
+        "CREATE TABLE season (x); CREATE TABLE schema_version (version INTEGER NOT NULL);"
     )
     db.close()
-    first = dump(season)
-    # a reader (standings, the web pages) says in one line how to convert it
-    ran = ladder(capsys, monkeypatch, "standings", "-d", str(season))
-    assert ran.returncode == 2 and ran.stderr.count("\n") == 1, ran.stderr
-    assert "first form" in ran.stderr and "open it once to write" in ran.stderr
-    with pytest.raises(StoreError, match="first form"):
-        LadderStore.open(season, read_only=True)
-    assert dump(season) == first
-    ran = ladder(capsys, monkeypatch, "list", "-d", str(season))
-    assert ran.returncode == 0, ran.stderr
-    assert "alice" in ran.stdout and "converting it now" in ran.stderr
-    copy = season.parent / f"{season.name}.schema-1.bak"
-    assert copy.is_file() and str(copy) in ran.stderr
-    assert dump(copy) == first
-    assert f"schema_version ('ladder', {LADDER_SCHEMA.version})" in dump(season)
-    again = ladder(capsys, monkeypatch, "list", "-d", str(season))
-    assert again.returncode == 0 and again.stderr == ""
+    before = dump(other)
+    for verb in ("list", "standings"):
+        ran = ladder(capsys, monkeypatch, verb, "-d", str(other))
+        assert ran.returncode == 2 and ran.stderr.count("\n") == 1, ran.stderr
+        assert "not a ladder's" in ran.stderr, ran.stderr
+        assert "give the file 'wizard-arena ladder create' made" in ran.stderr
+    with pytest.raises(NotThisStore):
+        LadderStore.open(other, read_only=True)
+    assert dump(other) == before
 
 
 def test_one_ladder_process_holds_an_sqlite_store(

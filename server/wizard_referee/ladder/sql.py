@@ -183,11 +183,6 @@ LADDER_SCHEMA = Schema(
     unversioned=1,
 )
 
-LEGACY_VERSION = "SELECT version FROM schema_version"
-"""The version of a store its first form kept (a ``schema_version`` of one
-column, no ``component``): its tables are version 1's."""
-LEGACY_DROP = "DROP TABLE schema_version"
-
 
 @functools.lru_cache(maxsize=256)
 def _order(statement: str) -> tuple[str, tuple[str, ...]]:

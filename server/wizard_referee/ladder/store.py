@@ -35,7 +35,6 @@ import os
 import re
 import secrets
 import socket
-import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,13 +47,11 @@ from wizard_referee.ratings.models import GameResult
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.storage import (
     Database,
-    DatabaseError,
-    SchemaTooNew,
+    NotThisStore,
     StorageError,
     StoreExists,
     beside_store,
     is_url,
-    open_database,
     open_store,
     remove_store,
     shown,
@@ -240,18 +237,12 @@ class LadderStore:
                     f"no ladder at {path}: create one with wizard-arena ladder create "
                     f"--database {path}"
                 )
-        if read_only:
-            _refuse_first_form(target)
-        else:
-            _convert_first_form(target)
         try:
             db = open_store(target, LADDER_SCHEMA, create=False, read_only=read_only)
-        except SchemaTooNew:
-            raise
-        except StoreError as e:
-            if "not a ladder's" in str(e) and not is_url(target):
-                raise StoreError(f"{e}: give the file 'wizard-arena ladder create' made") from None
-            raise
+        except NotThisStore as e:
+            if is_url(target):
+                raise
+            raise NotThisStore(f"{e}: give the file 'wizard-arena ladder create' made") from None
         store = cls(db, target)
         try:
             if not store.rows(sql.SEASON):
@@ -962,80 +953,3 @@ def deal_seed(secret: str, set_id: int) -> str:
 
 def _json(text: str | None) -> Any:
     return json.loads(text) if text else None
-
-
-def _first_form(db: Database) -> int | None:
-    """The version a store of the ladder's first form keeps (a
-    ``schema_version`` table of one column); None for any other database."""
-    try:
-        if not {"season", "schema_version"} <= db.tables():
-            return None
-    except DatabaseError:
-        return None  # (not a database: open_store says so)
-    try:
-        db.execute("SELECT component FROM schema_version LIMIT 1")
-        return None  # the storage room's table
-    except DatabaseError:
-        pass
-    return int(db.execute(sql.LEGACY_VERSION).fetchone()[0])
-
-
-def _refuse_first_form(target: str) -> None:
-    """A reader's open of a store of the ladder's first form: refused in one
-    line saying how to convert it (a reader writes nothing). Nothing for
-    any other store."""
-    if is_url(target):
-        return  # (the first form was SQLite's alone)
-    try:
-        db = open_database(target, read_only=True)
-    except StoreError:
-        return  # (open_store says why)
-    try:
-        version = _first_form(db)
-    except DatabaseError as e:
-        raise StoreError(f"{db.where} cannot be read: {e.reason}") from None
-    finally:
-        db.abandon()
-    if version is not None:
-        raise StoreError(
-            f"{db.where} holds {LADDER_SCHEMA.what} whose schema version is kept in its first "
-            "form, which this wizard-arena reads only once converted: open it once to write "
-            f"(e.g. wizard-arena ladder list --database {db.where}) and it is converted, "
-            "after a copy of it is kept"
-        )
-
-
-def _convert_first_form(target: str) -> None:
-    """Bring a store of the ladder's first form (SQLite, a ``schema_version``
-    table of one column, its tables version 1's) to the storage room's
-    ``schema_version`` (one row per schema), after a note with the copy
-    kept of it. Nothing for any other store."""
-    if is_url(target):
-        return  # (the first form was SQLite's alone)
-    try:
-        db = open_database(target, create=False)
-    except StoreError:
-        return  # (open_store says why)
-    try:
-        version = _first_form(db)
-        if version is None:
-            return
-        if version > 1:
-            raise SchemaTooNew(
-                f"{db.where} holds {LADDER_SCHEMA.what} of schema version {version}, newer "
-                f"than this wizard-arena knows ({LADDER_SCHEMA.version}): upgrade "
-                "wizard-arena to use it"
-            )
-        print(
-            f"{db.where} holds {LADDER_SCHEMA.what} whose schema version is kept in its "
-            f"first form; this wizard-arena keeps it as the storage room does: "
-            f"{db.backup_note(version, LADDER_SCHEMA.version)}; converting it now",
-            file=sys.stderr,
-            flush=True,
-        )
-        with db.transaction():
-            db.execute(sql.LEGACY_DROP)  # (its tables are version 1's: written down next)
-    except DatabaseError as e:
-        raise StoreError(f"{db.where} cannot be read: {e.reason}") from None
-    finally:
-        db.close()

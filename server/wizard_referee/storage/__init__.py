@@ -31,6 +31,7 @@ from wizard_referee.storage.database import (
 from wizard_referee.storage.migrations import (
     VERSION_TABLE,
     Migration,
+    NotThisStore,
     Schema,
     SchemaTooNew,
     StoreExists,
@@ -46,6 +47,7 @@ __all__ = [
     "DatabaseError",
     "DatabaseLost",
     "Migration",
+    "NotThisStore",
     "Rows",
     "Schema",
     "SchemaTooNew",

@@ -36,6 +36,7 @@ from wizard_referee.storage.database import (
 __all__ = [
     "VERSION_TABLE",
     "Migration",
+    "NotThisStore",
     "Schema",
     "SchemaTooNew",
     "StoreExists",
@@ -54,6 +55,11 @@ _VERSION_DDL = (
 
 class SchemaTooNew(StorageError):
     """A store written by a newer program, of a schema this one does not know."""
+
+
+class NotThisStore(StorageError):
+    """The database is there but does not hold the schema asked for (another
+    program's file, another kind of store)."""
 
 
 class StoreExists(StorageError):
@@ -170,10 +176,10 @@ def _prepare(
     try:
         found = stored_version(db, schema)
     except DatabaseError as e:
-        raise StorageError(f"{db.where} is not {schema.noun} ({e.reason})") from None
+        raise NotThisStore(f"{db.where} is not {schema.noun} ({e.reason})") from None
     if found is None:
         if not create:
-            raise StorageError(
+            raise NotThisStore(
                 f"{db.where} is {db.described} but not {schema.what} "
                 f"(no {' or '.join(sorted(schema.marks))} table)"
             )
