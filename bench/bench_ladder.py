@@ -252,7 +252,7 @@ def bots(args: argparse.Namespace) -> None:
 def standings(args: argparse.Namespace) -> dict[str, Any]:
     from wizard_arena.rules import Rules
     from wizard_referee.ladder import sql
-    from wizard_referee.ladder.live import LiveModel
+    from wizard_referee.ladder.plackett_luce import LiveModel
     from wizard_referee.ladder.season import Season
     from wizard_referee.ladder.simulate import Field, season
     from wizard_referee.ladder.standings import official

@@ -236,7 +236,7 @@ class Soak:
         return result
 
     def check(self) -> dict[str, Any]:
-        from wizard_referee.ladder.live import LiveModel, replay
+        from wizard_referee.ladder.plackett_luce import LiveModel, replay
         from wizard_referee.ladder.store import LadderStore
 
         per_set = 6  # (3 players, balanced seating)

@@ -109,7 +109,7 @@ def measure_ladder(target: str, records: list[Any], games: int) -> dict[str, Any
     """Store ``games`` games (sets of 12) in a new ladder store at ``target``;
     the figures, with the claims' and finishes' per table."""
     from wizard_arena.rules import Rules
-    from wizard_referee.ladder.live import LiveModel
+    from wizard_referee.ladder.plackett_luce import LiveModel
     from wizard_referee.ladder.season import Season
     from wizard_referee.ladder.store import LadderStore, new_token
 

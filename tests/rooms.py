@@ -321,7 +321,7 @@ ROOMS: list[Room] = [
         ("wizard_referee.compare",),
         "the `compare` verb: the plan of duplicate deals, seats and seeds (`plan.py`), the "
         "anytime-valid confidence sequence that decides when to stop (`stats.py`), the results "
-        "store and tally of one comparison (`session.py`), games in worker processes "
+        "store and tally of one comparison (`comparison.py`), games in worker processes "
         "(`local_play.py`) or over the tournament's host (`referee_play.py`); `--why` asks "
         "the analysis room for the split of A - B into bidding and play",
         (
@@ -423,7 +423,8 @@ ROOMS: list[Room] = [
         "registry of entrants and versions, leases, sets, games, live ratings, the lock that "
         "keeps a second ladder process off an SQLite file), a "
         "season's settings (`season.py`), matchmaking (`matchmaking.py`, pure: the runner and "
-        "the simulations share it), the live ratings (`live.py`, OpenSkill's Plackett-Luce), "
+        "the simulations share it), the live ratings (`plackett_luce.py`, OpenSkill's "
+        "Plackett-Luce), "
         "the official standings (`standings.py`, the tournament's Bradley-Terry with its "
         "printed intervals), the running ladder over the tournament's host (`runner.py`), "
         "seasons of simulated fields through the same matchmaker and ratings (`simulate.py`, "

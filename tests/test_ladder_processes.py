@@ -30,7 +30,7 @@ from wizard_arena.client import (
 )
 from wizard_arena.rules import Rules
 from wizard_bots.random_bot import RandomBot
-from wizard_referee.ladder.live import LiveModel, replay
+from wizard_referee.ladder.plackett_luce import LiveModel, replay
 from wizard_referee.ladder.season import Season
 from wizard_referee.ladder.standings import official
 from wizard_referee.ladder.store import LadderStore, new_token

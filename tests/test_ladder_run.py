@@ -29,7 +29,7 @@ import trio
 from wizard_arena.client import AuthenticationError, open_bot_session, serve_bot, server_info
 from wizard_arena.rules import Rules
 from wizard_bots.random_bot import RandomBot
-from wizard_referee.ladder.live import LiveModel, replay
+from wizard_referee.ladder.plackett_luce import LiveModel, replay
 from wizard_referee.ladder.runner import Ladder, RunOptions, run_ladder
 from wizard_referee.ladder.season import Season
 from wizard_referee.ladder.standings import official

@@ -17,7 +17,7 @@ from starlette.routing import Route
 from wizard_arena.rules import Rules
 from wizard_bots.heuristic import HeuristicBot
 from wizard_bots.random_bot import RandomBot
-from wizard_referee.ladder.live import LiveModel
+from wizard_referee.ladder.plackett_luce import LiveModel
 from wizard_referee.ladder.season import Season
 from wizard_referee.ladder.standings import official, official_files, write_failure, write_json
 from wizard_referee.ladder.store import LadderStore, new_token

@@ -324,9 +324,9 @@ if netns.inside():
     ) -> None:
         from wizard_arena.rules import Rules
         from wizard_referee.cluster.compare_play import play_compare
+        from wizard_referee.compare.comparison import Progress, open_comparison
         from wizard_referee.compare.local_play import play_planned
         from wizard_referee.compare.plan import ComparePlan, parse_bot
-        from wizard_referee.compare.session import Progress, open_comparison
         from wizard_referee.compare.stats import Design
 
         random_bot = parse_bot("wizard_bots.random_bot:RandomBot")

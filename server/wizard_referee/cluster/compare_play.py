@@ -3,7 +3,7 @@ played in-process (every bot a Python class) by warm workers on a Ray
 cluster (:class:`~.workers.LocalWorker`, one CPU and one game at a time
 each, the bot classes imported once), each record stored by this process
 (the coordinator) as it arrives, in the comparison's own order of counting
-(:mod:`wizard_referee.compare.session`), so the answer does not depend on
+(:mod:`wizard_referee.compare.comparison`), so the answer does not depend on
 which worker played what. A game whose worker dies is played again on
 another worker. Bots given as commands (or ``--referee``) play over a
 referee on this machine only (the local executor).
@@ -20,8 +20,8 @@ import trio
 from wizard_referee.cluster.connect import RayConnectError, address_problem, open_ray
 from wizard_referee.cluster.coordinator import Coordinator, Worker, WorkerStartError
 from wizard_referee.cluster.workers import LocalWorker
+from wizard_referee.compare.comparison import CompareError, Comparison, Progress
 from wizard_referee.compare.plan import PlannedGame
-from wizard_referee.compare.session import CompareError, Comparison, Progress
 from wizard_referee.referee.record import GameRecord
 
 __all__ = ["SLOTS", "play_compare", "problems"]

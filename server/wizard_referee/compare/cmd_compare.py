@@ -18,8 +18,8 @@ import sys
 from typing import Any
 
 from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
+from wizard_referee.compare.comparison import CompareError, Comparison, Outcome, Progress
 from wizard_referee.compare.plan import DEFAULT_OPPONENTS, BotSpec, ComparePlan, parse_bot
-from wizard_referee.compare.session import CompareError, Comparison, Outcome, Progress
 from wizard_referee.compare.stats import DEFAULT_H1, QUESTIONS, Design, Verdict
 from wizard_referee.referee.grpc_setup import prepare_referee_transport
 from wizard_referee.sandbox.cli import add_sandbox_arguments, limits_from_args
@@ -271,7 +271,7 @@ def _settings(args: argparse.Namespace) -> tuple[ComparePlan, int, Design, bool]
 
 def run(args: argparse.Namespace) -> int:
     from wizard_arena.loader import SpecError
-    from wizard_referee.compare.session import open_comparison
+    from wizard_referee.compare.comparison import open_comparison
 
     try:
         plan, deals, design, sequential = _settings(args)

@@ -189,7 +189,7 @@ def play_in_process(comparison: Any, parallel: int, progress: Any) -> None:
     stored at once. Keeps ``2 * parallel`` games under way, in plan order.
     ``comparison`` is a :class:`~.session.Comparison`, ``progress`` its
     :class:`~.session.Progress`."""
-    from wizard_referee.compare.session import CompareError
+    from wizard_referee.compare.comparison import CompareError
 
     results: queue.Queue[tuple[PlannedGame, GameRecord | None, BaseException | None]]
     results = queue.Queue()

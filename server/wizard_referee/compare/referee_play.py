@@ -18,8 +18,8 @@ from typing import Any
 
 import trio
 
+from wizard_referee.compare.comparison import CompareError, Comparison, Progress
 from wizard_referee.compare.plan import BotSpec, ComparePlan
-from wizard_referee.compare.session import CompareError, Comparison, Progress
 from wizard_referee.referee.logs import get_logger
 from wizard_referee.sandbox import OUTPUT_LIMIT, Limits
 from wizard_referee.storage import beside_store

@@ -62,8 +62,8 @@ from typing import Any, TextIO
 
 import trio
 
-from wizard_referee.ladder.live import LiveModel, ordinal, replay
 from wizard_referee.ladder.matchmaking import Candidate, Matchmaker, Policy
+from wizard_referee.ladder.plackett_luce import LiveModel, ordinal, replay
 from wizard_referee.ladder.standings import (
     STORE_ENV,
     STORE_FROM_ENV,

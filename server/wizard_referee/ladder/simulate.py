@@ -45,8 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from wizard_referee.ladder.live import LiveModel
 from wizard_referee.ladder.matchmaking import Candidate, Matchmaker, Policy
+from wizard_referee.ladder.plackett_luce import LiveModel
 from wizard_referee.ratings.models import GameResult, groups
 from wizard_referee.tournament.calibrate import Case, Coverage, outcome, simulate
 from wizard_referee.tournament.leaderboard import rate_results

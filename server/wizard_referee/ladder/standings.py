@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from wizard_referee.ladder.live import ordinal
+from wizard_referee.ladder.plackett_luce import ordinal
 from wizard_referee.ladder.store import Entrant, LadderStore, StoreError, Version
 from wizard_referee.storage import beside_store
 from wizard_referee.tournament.leaderboard import rate_results

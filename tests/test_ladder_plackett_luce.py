@@ -1,4 +1,4 @@
-"""The ladder's live ratings (ladder/live.py): Plackett-Luce, ties ranked
+"""The ladder's live ratings (ladder/plackett_luce.py): Plackett-Luce, ties ranked
 as the order they leave undecided."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 
-from wizard_referee.ladder.live import LiveModel, Rating, replay
+from wizard_referee.ladder.plackett_luce import LiveModel, Rating, replay
 
 MODEL = LiveModel()
 
