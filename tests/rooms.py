@@ -239,7 +239,7 @@ ROOMS: list[Room] = [
             "trio",
         ),
         "grpc only in `bridge.py`; `web/` only in `cmd_serve.py`, when it starts the pages "
-        "(`--web`)",
+        "(`--web`), and `listen.py`, when it checks they can be served",
     ),
     Room(
         ("wizard_referee.tournament.launcher", "wizard_referee.tournament.launcher_child"),

@@ -418,6 +418,7 @@ WEB_STARTERS = {
     "wizard_referee.referee.cmd_serve",
     "wizard_referee.tournament.cmd_tournament",
     "wizard_referee.ladder.cmd_ladder",
+    "wizard_referee.referee.listen",  # (web_problem: whether the [web] extra loads)
 }
 
 
@@ -571,3 +572,18 @@ def test_the_bot_loader_loads_neither_grpc_nor_trio() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split("\n")[0] in ("['trio']", "[]"), out.stdout + out.stderr
     assert "grpc" not in out.stdout
+
+
+def test_no_verb_imports_another_verbs_module() -> None:
+    """A verb's module (``cmd_*.py``) is the command line's alone: what two
+    verbs share lives in a module of its own (the executor flags in
+    config_keys, the web flags in cli/web_options, ...)."""
+
+    def verb(name: str) -> bool:
+        return name.rsplit(".", 1)[-1].startswith("cmd_")
+
+    _refuse(
+        [m for m in MODULES if m.name != "wizard_arena.cli"],
+        lambda m, i: not verb(i.module) or i.module == m.name,
+        "modules import a verb's module",
+    )

@@ -19,9 +19,8 @@ from typing import Any
 
 import pytest
 
-from wizard_arena.client.cmd_bot import EXIT_BOT_ERRORS
 from wizard_arena.client.errorlog import ErrorLog
-from wizard_arena.client.results import RecordKind, read_report
+from wizard_arena.client.results import EXIT_BOT_ERRORS, RecordKind, read_report
 from wizard_arena.rules import Rules
 from wizard_bots.random_bot import RandomBot
 

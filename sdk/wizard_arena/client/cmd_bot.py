@@ -36,13 +36,13 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from wizard_arena.client import DEFAULT_SERVER
+from wizard_arena.client.results import EXIT_BOT_ERRORS
 from wizard_arena.loader import SpecError, async_bot_class, load_bot, load_class, parse_arg
 
 if TYPE_CHECKING:
     pass
 
 __all__ = [
-    "EXIT_BOT_ERRORS",
     "SpecError",
     "add_arguments",
     "load_bot",
@@ -51,10 +51,6 @@ __all__ = [
     "read_token_file",
     "run",
 ]
-
-#: Exit status of a run whose games were played while the bot raised or
-#: returned unusable actions (the SDK sent the referee's default instead).
-EXIT_BOT_ERRORS = 4
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -27,7 +27,14 @@ from typing import Any
 from wizard_arena.bot import GameSummary
 from wizard_arena.protocol.messages import FaultSummary, Welcome
 
-__all__ = ["ClientRecord", "RecordKind", "RunResult", "read_report", "summary"]
+__all__ = [
+    "EXIT_BOT_ERRORS",
+    "ClientRecord",
+    "RecordKind",
+    "RunResult",
+    "read_report",
+    "summary",
+]
 
 
 class RecordKind(enum.StrEnum):
@@ -98,6 +105,12 @@ class ClientRecord:
         values = {k: v for k, v in data.items() if k in known}
         values["kind"] = RecordKind(values["kind"])
         return cls(**values)
+
+
+#: Exit status of ``wizard-arena bot`` after a run whose games were played
+#: while the bot raised or returned unusable actions (the SDK sent the
+#: referee's default instead): see :attr:`RunResult.bot_errors`.
+EXIT_BOT_ERRORS = 4
 
 
 @dataclass

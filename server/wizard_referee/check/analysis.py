@@ -14,8 +14,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from wizard_arena.client.cmd_bot import EXIT_BOT_ERRORS
-from wizard_arena.client.results import ClientRecord, RecordKind
+from wizard_arena.client.results import EXIT_BOT_ERRORS, ClientRecord, RecordKind
 from wizard_referee.check.report import ADVICE, CheckReport, Problem, limit_advice
 from wizard_referee.referee.faults import FAULT_CODES
 from wizard_referee.referee.record import GameRecord

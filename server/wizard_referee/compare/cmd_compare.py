@@ -24,7 +24,7 @@ from wizard_referee.compare.stats import DEFAULT_H1, QUESTIONS, Design, Verdict
 from wizard_referee.referee.grpc_setup import prepare_referee_transport
 from wizard_referee.sandbox.cli import add_sandbox_arguments, limits_from_args
 from wizard_referee.storage import beside_store, database_target, shown
-from wizard_referee.tournament.cmd_tournament import add_executor_arguments
+from wizard_referee.tournament.config_keys import add_executor_arguments
 
 __all__ = ["DEFAULT_MAX_GAMES", "add_arguments", "run"]
 

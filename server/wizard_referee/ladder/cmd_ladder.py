@@ -275,7 +275,7 @@ def _run(args: argparse.Namespace) -> int:
 
     web = WebOptions.from_args(args)
     if web.wanted:
-        from wizard_referee.referee.cmd_serve import web_problem
+        from wizard_referee.referee.listen import web_problem
 
         problem = web_problem(web, args.port)
         if problem is not None:
@@ -364,7 +364,7 @@ def _web_starter(args: argparse.Namespace) -> Any:
         return None
 
     async def on_arena(arena: Any, nursery: Any) -> None:
-        from wizard_referee.referee.cmd_serve import web_line
+        from wizard_referee.referee.listen import web_line
         from wizard_referee.web.serve import start_web
 
         for url in await start_web(nursery, web, arena, ladder=args.database):

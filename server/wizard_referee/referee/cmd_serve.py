@@ -14,7 +14,13 @@ import trio
 from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
 from wizard_arena.cli.web_options import WebOptions, add_web_arguments, port_number
 from wizard_referee.referee.grpc_setup import prepare_referee_transport
-from wizard_referee.referee.listen import SERVE_FIXES, listen_problem, serve_failure
+from wizard_referee.referee.listen import (
+    SERVE_FIXES,
+    listen_problem,
+    serve_failure,
+    web_line,
+    web_problem,
+)
 from wizard_referee.referee.logs import configure_logging
 from wizard_referee.referee.policy import (
     INTERNAL,
@@ -129,36 +135,6 @@ async def _main(
                 arena.log.info("signal", signal=signal.Signals(sig).name)
                 nursery.cancel_scope.cancel()
                 break
-
-
-def web_line(url: str) -> str:
-    """The line naming a web server's address: the pages, or ``/metrics``
-    alone (``--metrics-port``; its URL was printed as ``.../metrics/``, a
-    redirect, under "web pages and metrics")."""
-    if url.endswith("/metrics"):
-        return f"metrics: {url}"
-    return f"web pages and metrics: {url}/"
-
-
-def web_problem(web: WebOptions, referee_port: int = 0) -> str | None:
-    """Why the web pages cannot be served (the extra missing, a port in use,
-    or the referee's ``referee_port`` given to them too), or None."""
-    try:
-        import wizard_referee.web  # noqa: F401
-    except ImportError as e:
-        return str(e)
-    taken = {referee_port: "the referee's --port"} if referee_port else {}
-    for port, flag in ((web.port, "--web"), (web.metrics_port, "--metrics-port")):
-        if port:
-            if port in taken:
-                return f"{flag} {port}: {taken[port]} already takes that port: choose another"
-            taken[port] = flag
-            problem = listen_problem(
-                web.host, port, f"choose another port with {flag} N", "check --web-host"
-            )
-            if problem is not None:
-                return problem
-    return None
 
 
 def run(args: argparse.Namespace) -> int:

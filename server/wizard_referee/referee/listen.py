@@ -9,7 +9,17 @@ import socket
 
 import trio
 
-__all__ = ["SERVE_FIXES", "bind_problem", "leaves", "listen_problem", "serve_failure"]
+from wizard_arena.cli.web_options import WebOptions
+
+__all__ = [
+    "SERVE_FIXES",
+    "bind_problem",
+    "leaves",
+    "listen_problem",
+    "serve_failure",
+    "web_line",
+    "web_problem",
+]
 
 #: How to choose another port, and another address, for ``wizard-arena serve``.
 SERVE_FIXES = ("choose another port with --port N", "check --host (default 127.0.0.1)")
@@ -70,3 +80,33 @@ def serve_failure(
     if message is None and "serve on" in str(failed[0]):
         message = f"{failed[0]}: {host_fix}"
     return message
+
+
+def web_line(url: str) -> str:
+    """The line naming a web server's address: the pages, or ``/metrics``
+    alone (``--metrics-port``; its URL was printed as ``.../metrics/``, a
+    redirect, under "web pages and metrics")."""
+    if url.endswith("/metrics"):
+        return f"metrics: {url}"
+    return f"web pages and metrics: {url}/"
+
+
+def web_problem(web: WebOptions, referee_port: int = 0) -> str | None:
+    """Why the web pages cannot be served (the extra missing, a port in use,
+    or the referee's ``referee_port`` given to them too), or None."""
+    try:
+        import wizard_referee.web  # noqa: F401
+    except ImportError as e:
+        return str(e)
+    taken = {referee_port: "the referee's --port"} if referee_port else {}
+    for port, flag in ((web.port, "--web"), (web.metrics_port, "--metrics-port")):
+        if port:
+            if port in taken:
+                return f"{flag} {port}: {taken[port]} already takes that port: choose another"
+            taken[port] = flag
+            problem = listen_problem(
+                web.host, port, f"choose another port with {flag} N", "check --web-host"
+            )
+            if problem is not None:
+                return problem
+    return None

@@ -11,12 +11,10 @@ tournament; ``--out FILE`` writes a file and says how many games it holds.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from typing import TextIO
 
 from wizard_referee.storage import database_target
-from wizard_referee.tournament.store import ResultsStore, StoreError, open_existing
+from wizard_referee.tournament.store import StoreError, export_games, open_existing
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,22 +33,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="-",
         help="write to FILE (default '-': standard output)",
     )
-
-
-def export_games(store: ResultsStore, out: TextIO) -> int:
-    """Write ``store``'s finished games to ``out``, one JSON line each; how many."""
-    count = 0
-    for spec, seats, faulted in store.finished_games():
-        line = {
-            "players": [s.entrant for s in seats],
-            "scores": [s.total for s in seats],
-            "game_id": spec.id,
-            "duplicate_set": spec.duplicate_set,
-            "faulted": faulted,
-        }
-        out.write(json.dumps(line) + "\n")
-        count += 1
-    return count
 
 
 def run(args: argparse.Namespace) -> int:

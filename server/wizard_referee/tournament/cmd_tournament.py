@@ -20,7 +20,7 @@ from wizard_arena.cli.web_options import WebOptions, add_web_arguments, port_num
 from wizard_arena.rules import BidRestriction
 from wizard_referee.storage import StorageError, database_target, shown
 from wizard_referee.tournament.config import TournamentConfig
-from wizard_referee.tournament.config_keys import EXECUTORS, TournamentError
+from wizard_referee.tournament.config_keys import TournamentError, add_executor_arguments
 from wizard_referee.tournament.seating import SEATINGS
 
 # The referee, trio, grpc and the ratings (numpy) are imported when the
@@ -57,33 +57,6 @@ def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
     if args.round_sizes is not None:
         out["round_sizes"] = list(parse_round_sizes(args.round_sizes))
     return out
-
-
-def add_executor_arguments(
-    group: argparse._ArgumentGroup,
-    workers_help: str = "Ray workers, each playing --parallel games at once (default: as many "
-    "as the cluster's CPUs hold)",
-) -> None:
-    """``--executor``, ``--workers`` and ``--ray-address`` (tournament and compare)."""
-    group.add_argument(
-        "--executor",
-        choices=sorted(EXECUTORS),
-        help="who plays the games: local (this machine, one referee; the default) or "
-        "ray (warm workers on a Ray cluster; pip install 'wizard-arena[ray]')",
-    )
-    group.add_argument(
-        "--workers",
-        type=int,
-        metavar="N",
-        help=workers_help,
-    )
-    group.add_argument(
-        "--ray-address",
-        metavar="ADDRESS",
-        help="join this Ray cluster: HOST:6379 (its head), 'ray://HOST:10001' (Ray Client) or "
-        "'auto' (the one 'ray start' made on this machine); default: start Ray here with "
-        "every core",
-    )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -222,7 +195,7 @@ def _web_starter(
             f'"{config.executor}" the games are played on the workers: follow the results '
             f"with: wizard-arena web --database {shown(config.database)}"
         )
-    from wizard_referee.referee.cmd_serve import web_line, web_problem
+    from wizard_referee.referee.listen import web_line, web_problem
 
     problem = web_problem(web, config.port)
     if problem is not None:
@@ -289,7 +262,7 @@ def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
         seating = stored_seating((store.tournament_config() or {}).get("plan") or {})
         board = leaderboard(store, method=args.method, exclude_faulted=config.exclude_faulted)
         if args.export_results:
-            from wizard_referee.tournament.cmd_export import export_games
+            from wizard_referee.tournament.store import export_games
 
             with open(args.export_results, "w", encoding="utf-8") as out:
                 export_games(store, out)

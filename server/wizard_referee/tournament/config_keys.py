@@ -16,6 +16,7 @@ the two agree); the referee's policy keys are made from its settings
 
 from __future__ import annotations
 
+import argparse
 import difflib
 import json
 import math
@@ -36,6 +37,7 @@ __all__ = [
     "TOURNAMENT_KEYS",
     "Key",
     "TournamentError",
+    "add_executor_arguments",
     "entrant_problems",
     "listed",
     "plan_differences",
@@ -109,6 +111,35 @@ EXECUTORS: dict[str, str] = {
     "local": "wizard_referee.tournament.runner",
     "ray": "wizard_referee.cluster.tournament_play",
 }
+
+
+def add_executor_arguments(
+    group: argparse._ArgumentGroup,
+    workers_help: str = "Ray workers, each playing --parallel games at once (default: as many "
+    "as the cluster's CPUs hold)",
+) -> None:
+    """``--executor``, ``--workers`` and ``--ray-address`` (tournament and compare): the
+    executors :data:`EXECUTORS` names, listed without loading them."""
+    group.add_argument(
+        "--executor",
+        choices=sorted(EXECUTORS),
+        help="who plays the games: local (this machine, one referee; the default) or "
+        "ray (warm workers on a Ray cluster; pip install 'wizard-arena[ray]')",
+    )
+    group.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help=workers_help,
+    )
+    group.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="join this Ray cluster: HOST:6379 (its head), 'ray://HOST:10001' (Ray Client) or "
+        "'auto' (the one 'ray start' made on this machine); default: start Ray here with "
+        "every core",
+    )
+
 
 #: Every ``[tournament]`` key, in the order of TournamentConfig's fields.
 TOURNAMENT_KEYS: dict[str, Key] = {

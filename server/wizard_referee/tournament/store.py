@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from wizard_referee import storage
 from wizard_referee.referee.record import GameRecord
@@ -48,6 +48,7 @@ __all__ = [
     "ResultsStore",
     "SeatResult",
     "StoreError",
+    "export_games",
     "open_existing",
     "start_problem",
     "store_exists",
@@ -498,3 +499,19 @@ class ResultsStore:
             "SELECT COUNT(*), COALESCE(MAX(finished_at), 0) FROM games WHERE status = 'finished'"
         ).fetchone()
         return int(row[0]), float(row[1])
+
+
+def export_games(store: ResultsStore, out: TextIO) -> int:
+    """Write ``store``'s finished games to ``out``, one JSON line each; how many."""
+    count = 0
+    for spec, seats, faulted in store.finished_games():
+        line = {
+            "players": [s.entrant for s in seats],
+            "scores": [s.total for s in seats],
+            "game_id": spec.id,
+            "duplicate_set": spec.duplicate_set,
+            "faulted": faulted,
+        }
+        out.write(json.dumps(line) + "\n")
+        count += 1
+    return count
