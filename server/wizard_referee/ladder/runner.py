@@ -84,9 +84,15 @@ from wizard_referee.tournament.config import EntrantConfig, TournamentConfig
 from wizard_referee.tournament.config_keys import TournamentError
 from wizard_referee.tournament.confine import sandbox_problems
 from wizard_referee.tournament.entrants import MAX_RESTARTS, EntrantStartError, Instance
-from wizard_referee.tournament.host import GameHost, OnArena, free_session, open_host, run_game
+from wizard_referee.tournament.host import (
+    GameHost,
+    HostedGame,
+    OnArena,
+    free_session,
+    open_host,
+    run_game,
+)
 from wizard_referee.tournament.seating import deal_seatings
-from wizard_referee.tournament.store import GameSpec
 
 __all__ = ["Ladder", "LadderTokens", "RunOptions", "Stats", "run_ladder"]
 
@@ -749,7 +755,7 @@ class Ladder:
             for s in seats:
                 if s is not None:
                     s.busy = True
-            spec = GameSpec(f"s{set_id}-r{r}", 0, set_id, 0, r, deal, tuple(seating))
+            spec = HostedGame(f"s{set_id}-r{r}", deal, tuple(seating))
             tags = {"ladder": self.season.name, "set": set_id, "seating": r}
             record = await run_game(self.host.arena, self.host.launched, spec, seats, tags)
             t0 = time.perf_counter()

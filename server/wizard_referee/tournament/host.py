@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
 import trio
 
@@ -56,7 +56,9 @@ from wizard_referee.tournament.store import GameSpec
 
 __all__ = [
     "GameHost",
+    "HostedGame",
     "OnArena",
+    "Planned",
     "arena_config",
     "bot_game_id",
     "game_tags",
@@ -66,6 +68,31 @@ __all__ = [
 
 OnArena = Callable[[Arena, trio.Nursery], Awaitable[None]]
 """Awaited once a host's referee serves (``tournament --web`` starts the pages)."""
+
+
+class Planned(Protocol):
+    """What the host needs of a game to play it: a tournament's
+    :class:`~.store.GameSpec`, a comparison's, a ladder's :class:`HostedGame`."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def seed(self) -> str:
+        """The deal's seed."""
+        ...
+
+    @property
+    def seats(self) -> tuple[str, ...]:
+        """The entrant in each seat, by name."""
+        ...
+
+
+class HostedGame(NamedTuple):
+    """A game for the host that belongs to no tournament's plan (a ladder's)."""
+
+    id: str
+    seed: str
+    seats: tuple[str, ...]
 
 
 def arena_config(
@@ -109,7 +136,7 @@ def bot_game_id(secret: str | bytes, game_id: str) -> str:
 async def run_game(
     arena: Arena,
     launched: dict[str, Instance],
-    spec: GameSpec,
+    spec: Planned,
     seats: Sequence[Session | None],
     tags: dict[str, Any],
     bot_seeds: Sequence[int] | None = None,
@@ -221,7 +248,7 @@ class GameHost:
         return seats
 
     async def play(
-        self, spec: GameSpec, tags: dict[str, Any], bot_seeds: Sequence[int] | None = None
+        self, spec: Planned, tags: dict[str, Any], bot_seeds: Sequence[int] | None = None
     ) -> GameRecord:
         """Play ``spec`` as soon as its seats' entrants have a free session
         (``bot_seeds``: each seat's ``GameStarted.bot_seed``, else derived
