@@ -77,18 +77,60 @@ def rss_kib(pid: int) -> int:
     return 0
 
 
+#: glibc's arenas of threads other than the main one are heaps of up to
+#: 64 MiB, each mapped at an address that is a multiple of it.
+MALLOC_HEAP_ALIGN = 64 * 2**20
+
+
+def memory_map(pid: int) -> dict[str, int]:
+    """Process ``pid``'s resident anonymous memory by kind, in KiB, from
+    ``/proc/PID/smaps``: ``heap`` (glibc's main arena), ``malloc_arenas``
+    (the other threads' glibc heaps) and ``other_anon`` (the rest: CPython's
+    pymalloc arenas, blocks mapped on their own, thread stacks)."""
+    kinds = {"heap_kib": 0, "malloc_arenas_kib": 0, "other_anon_kib": 0}
+    kind: str | None = None
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            head = line.split()
+            if "-" in head[0] and len(head) >= 5 and not line[0].isupper():
+                start = int(head[0].split("-")[0], 16)
+                name = head[5] if len(head) > 5 else ""
+                if name == "[heap]":
+                    kind = "heap_kib"
+                elif name:
+                    kind = None  # a file, the stack, vdso...
+                elif start % MALLOC_HEAP_ALIGN == 0:
+                    kind = "malloc_arenas_kib"
+                else:
+                    kind = "other_anon_kib"
+            elif head[0] == "Rss:" and kind is not None:
+                kinds[kind] += int(head[1])
+    return kinds
+
+
 def memory_detail(pid: int) -> dict[str, int]:
     """Where process ``pid``'s RSS is: anonymous and file-backed KiB
-    (``/proc/PID/smaps_rollup``), and its number of threads."""
+    (``/proc/PID/smaps_rollup``), the anonymous part by kind
+    (:func:`memory_map`), and its number of threads."""
     detail: dict[str, int] = {}
     with contextlib.suppress(OSError), open(f"/proc/{pid}/smaps_rollup") as f:
         for line in f:
             key, _, rest = line.partition(":")
             if key in ("Rss", "Anonymous", "Pss_Anon", "Pss_File"):
                 detail[key.lower() + "_kib"] = int(rest.split()[0])
+    detail |= memory_map(pid)
     with contextlib.suppress(OSError):
         detail["threads"] = len(os.listdir(f"/proc/{pid}/task"))
     return detail
+
+
+def grown(before: dict[str, int], after: dict[str, int]) -> str:
+    """The change of each kind of anonymous memory, for a line."""
+    return ", ".join(
+        f"{key.removesuffix('_kib').replace('_', ' ')} {after[key] - before[key]:+,} KiB"
+        for key in ("heap_kib", "malloc_arenas_kib", "other_anon_kib")
+        if key in before and key in after
+    )
 
 
 def cpu_seconds(pid: int) -> float:
@@ -445,6 +487,7 @@ def flood_phase(args: argparse.Namespace, say: Any) -> dict[str, Any]:
         f"attack; RSS {rss_start / 1024:.1f} -> peak {peak / 1024:.1f} -> "
         f"{rss_after / 1024:.1f} MiB {args.settle:g} s after the last round"
     )
+    say(f"anonymous memory since the start: {grown(detail_start, rounds[-1]['memory_after'])}")
     return result
 
 
