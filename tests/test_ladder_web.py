@@ -111,6 +111,32 @@ def test_standings_and_games_withheld_until_their_set_is_complete(ladder_path: P
     }
 
 
+def test_web_database_opens_a_ladders_store_running_or_not(
+    ladder_path: Path, tmp_path: Path
+) -> None:
+    """``wizard-arena web --database`` on a ladder's store shows its season:
+    in progress while a ladder process runs it, and after it stopped."""
+    from wizard_referee.web.cmd_web import web_state
+    from wizard_referee.web.data import Unavailable
+
+    running = web_state(str(ladder_path))
+    assert running.ladder is not None and running.store is None
+    (info,) = get(running, "/api/info")
+    assert info.json()["mode"] == "ladder" and info.json()["in_progress"] is True
+    stopped = tmp_path / "stopped.sqlite"
+    shutil.copy(ladder_path, stopped)
+    with LadderStore.open(stopped) as store:
+        store.stop_runner("test-runner")
+    state = web_state(str(stopped))
+    info, standings, replay = get(state, "/api/info", "/api/ladder/standings", "/api/games/s1-r0")
+    assert info.json()["in_progress"] is False and info.json()["sets"]["finished"] == 2
+    assert len(standings.json()["rows"]) == 4 and replay.status_code == 200
+    other = tmp_path / "other.sqlite"
+    other.write_bytes(b"not a database at all, not even SQLite's header" * 100)
+    with pytest.raises(Unavailable):
+        web_state(str(other))
+
+
 def test_an_entrants_page_shows_its_versions_and_rating_over_time(ladder_path: Path) -> None:
     state = WebState(ladder=LadderData(ladder_path))
     page, data, by_entry, plot, nobody, games = get(

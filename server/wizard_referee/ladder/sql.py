@@ -265,6 +265,8 @@ ADD_SPAN = (
     "INSERT INTO runners (id, host, pid, started_at, expires_at, stopped_at)"
     " VALUES (:id, :host, :pid, :started, :until, :until)"
 )
+RUNNING = "SELECT COUNT(*) FROM runners WHERE expires_at >= :now AND stopped_at IS NULL"
+"""Ladder processes running now (their leases running)."""
 RESTART_RUNNER = "UPDATE runners SET started_at = :now WHERE id = :id"
 STOP_RUNNER = "UPDATE runners SET stopped_at = :now, expires_at = :now WHERE id = :id"
 END_OTHER_RUNNERS = "UPDATE runners SET expires_at = :now WHERE id <> :id AND expires_at > :now"

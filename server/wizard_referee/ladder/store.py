@@ -596,6 +596,10 @@ class LadderStore:
         with self.db.transaction():
             self.run(sql.DROP_SESSION, {"id": session})
 
+    def running(self) -> int:
+        """Ladder processes running the season now (their leases running)."""
+        return int(self.rows(sql.RUNNING, {"now": self.clock()})[0][0])
+
     def online(self) -> dict[int, int]:
         """Sessions connected now, by version."""
         return {int(v): int(n) for v, n in self.rows(sql.ONLINE, {"now": self.clock()})}

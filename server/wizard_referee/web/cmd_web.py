@@ -1,5 +1,6 @@
-"""``wizard-arena web --database DB``: the pages of a tournament's results
-store (an SQLite file or a ``postgresql://`` URL)."""
+"""``wizard-arena web --database DB``: the pages of a store (an SQLite file
+or a ``postgresql://`` URL): a tournament's or a comparison's results, or a
+ladder's season, running or not."""
 
 from __future__ import annotations
 
@@ -11,7 +12,13 @@ import trio
 
 from wizard_arena.cli.web_options import port_number
 from wizard_referee.referee.listen import listen_problem
-from wizard_referee.storage import database_target
+from wizard_referee.storage import (
+    StorageError,
+    database_target,
+    open_database,
+    shown,
+    stored_version,
+)
 from wizard_referee.web.app import WebState
 from wizard_referee.web.data import StoreData, Unavailable
 from wizard_referee.web.serve import serve_web
@@ -26,7 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=database_target,
         required=True,
         metavar="PATH|URL",
-        help="the tournament's results: an SQLite file or a postgresql:// URL",
+        help="the store: a tournament's or a comparison's results, or a ladder's season; an "
+        "SQLite file or a postgresql:// URL",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument(
@@ -57,16 +65,54 @@ async def _main(state: WebState, host: str, port: int) -> None:
         async with trio.open_nursery() as nursery:
             urls = await nursery.start(serve_web, state, host, port)
             where = state.store.where if state.store is not None else ""
+            if state.ladder is not None:
+                where = f"the ladder at {shown(state.ladder.target)}"
             print(f"wizard-arena web: {urls[0]}/ ({where})", file=sys.stderr, flush=True)
             async for _ in signals:
                 nursery.cancel_scope.cancel()
                 break
 
 
-def run(args: argparse.Namespace) -> int:
-    store = StoreData(args.database, bootstrap=args.bootstrap)
+def web_state(target: str, bootstrap: int = 1000) -> WebState:
+    """What the pages of the store at ``target`` show: a ladder's season
+    where it holds one, else a tournament's (or a comparison's) results.
+    Unavailable (one line) when it is neither."""
+    store = StoreData(target, bootstrap=bootstrap)
     try:
         store.check()
+    except Unavailable as not_results:
+        if not holds_ladder(target):
+            raise not_results from None
+        try:
+            from wizard_referee.web.ladder import LadderData
+        except ImportError as e:  # (the [ladder] extra)
+            raise Unavailable(f"{shown(target)} holds a ladder's season: {e}") from None
+        ladder = LadderData(target)
+        ladder.check()
+        return WebState(ladder=ladder)
+    return WebState(store=store)
+
+
+def holds_ladder(target: str) -> bool:
+    """Whether the store at ``target`` holds a ladder's season (of any
+    schema version: a newer one is then refused by the ladder's own words)."""
+    from wizard_referee.ladder.sql import LADDER_SCHEMA
+
+    try:
+        db = open_database(target, read_only=True)
+    except StorageError:
+        return False
+    try:
+        return stored_version(db, LADDER_SCHEMA) is not None
+    except StorageError:
+        return False
+    finally:
+        db.abandon()
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        state = web_state(args.database, args.bootstrap)
     except Unavailable as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -74,5 +120,5 @@ def run(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"error: {problem}", file=sys.stderr)
         return 2
-    trio.run(_main, WebState(store=store), args.host, args.port)
+    trio.run(_main, state, args.host, args.port)
     return 0

@@ -103,7 +103,7 @@ class LadderData:
                 "created_at": created,
                 "sets": sets,
                 "games": {"finished": sum(store.game_counts().values()) // season.players},
-                "in_progress": True,
+                "in_progress": store.running() > 0,
             }
 
         return dict(self._read(read))
