@@ -55,8 +55,7 @@ def make_bot(name: str, game: int) -> Bot:
 def play(names: list[str], players: int, game: int) -> GameRecord:
     """One game played in-process, as a stored game's record."""
     from wizard_arena.local import play_local
-    from wizard_arena.rules import action_text
-    from wizard_referee.referee.record import MoveRecord, RoundRecord
+    from wizard_referee.compare.local_play import local_record
 
     seats = [names[(game + s) % len(names)] for s in range(players)]
     labels = [f"{n}{s}" if seats.count(n) > 1 else n for s, n in enumerate(seats)]
@@ -64,33 +63,7 @@ def play(names: list[str], players: int, game: int) -> GameRecord:
     result = play_local(
         [make_bot(n, game) for n in seats], rules, seed=game, names=labels, record=True
     )
-    rounds = [
-        RoundRecord(
-            d.round,
-            d.dealer,
-            [[c.text for c in h] for h in d.hands],
-            d.turned_card.text if d.turned_card is not None else None,
-        )
-        for d in result.deals
-    ]
-    for mv in result.moves:
-        rounds[mv.round - 1].moves.append(MoveRecord(mv.seat, action_text(mv.action), 0.0))
-    return GameRecord(
-        game_id=f"g{game}",
-        rules=rules.to_dict(),
-        names=labels,
-        seed=game,
-        first_dealer=result.first_dealer,
-        started_at=0.0,
-        finished_at=1.0,
-        status="finished",
-        rounds=rounds,
-        results=[
-            [list(r.bids), list(r.tricks), list(r.points), list(r.totals)] for r in result.results
-        ],
-        totals=list(result.totals),
-        ranks=list(result.ranks),
-    )
+    return local_record(result, f"g{game}", game, finished=1.0)
 
 
 def quantiles(values: list[float]) -> dict[str, float]:

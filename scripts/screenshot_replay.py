@@ -16,7 +16,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 from playwright.sync_api import sync_playwright
 
@@ -24,7 +23,7 @@ from wizard_arena.local import play_local
 from wizard_arena.rules import Rules
 from wizard_bots.heuristic import HeuristicBot
 from wizard_bots.random_bot import RandomBot
-from wizard_referee.compare.local_play import record_of
+from wizard_referee.compare.local_play import local_record
 from wizard_referee.tournament.store import GameSpec, ResultsStore
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,7 +45,7 @@ def make_store(path: Path) -> str:
         for spec in specs:
             bots = [classes[n]() for n in spec.seats]
             result = play_local(bots, RULES, seed=spec.seed, names=spec.seats, record=True)
-            record = record_of(SimpleNamespace(spec=spec, tags={}), result, time.time())  # type: ignore[arg-type]
+            record = local_record(result, spec.id, spec.seed, started=time.time())
             store.save_game(spec, record)
     return specs[0].id
 

@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from wizard_arena import SeatView
 from wizard_arena.bot import Bot
 from wizard_arena.local import play_local
-from wizard_arena.rules import Rules, action_text
+from wizard_arena.rules import Rules
 from wizard_bots.heuristic import HeuristicBot
-from wizard_referee.referee.record import GameRecord, MoveRecord, RoundRecord
+from wizard_referee.compare.local_play import local_record
+from wizard_referee.referee.record import GameRecord
 
 
 class OneTooManyBot(HeuristicBot):
@@ -31,40 +32,7 @@ def played(
 ) -> GameRecord:
     """One game of ``bots`` played in-process, as a finished game's record."""
     result = play_local(bots, rules, seed=seed, names=names, record=True, game_id=game_id)
-    rounds = [
-        RoundRecord(
-            d.round,
-            d.dealer,
-            [[c.text for c in h] for h in d.hands],
-            d.turned_card.text if d.turned_card is not None else None,
-        )
-        for d in result.deals
-    ]
-    for mv in result.moves:
-        rounds[mv.round - 1].moves.append(
-            MoveRecord(mv.seat, action_text(mv.action), 0.0, mv.fault)
-        )
-    n = rules.players
-    return GameRecord(
-        game_id=game_id,
-        rules=rules.to_dict(),
-        names=list(names),
-        seed=seed,
-        first_dealer=result.first_dealer,
-        started_at=0.0,
-        finished_at=1.0,
-        status="finished",
-        rounds=rounds,
-        results=[
-            [list(r.bids), list(r.tricks), list(r.points), list(r.totals)] for r in result.results
-        ],
-        totals=list(result.totals),
-        ranks=list(result.ranks),
-        faults=[{} for _ in range(n)],
-        fault_details=[{} for _ in range(n)],
-        draw=[[c.text if c is not None else None for c in row] for row in result.draw],
-        removed=[None] * n,
-    )
+    return local_record(result, game_id, seed, finished=1.0)
 
 
 def stored(path: str, records: Sequence[GameRecord]) -> None:

@@ -8,7 +8,6 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -18,7 +17,7 @@ from wizard_arena.local import play_local
 from wizard_arena.rules import Rules
 from wizard_bots.heuristic import HeuristicBot
 from wizard_bots.random_bot import RandomBot
-from wizard_referee.compare.local_play import record_of
+from wizard_referee.compare.local_play import local_record
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.store import GameSpec, ResultsStore
 from wizard_referee.web.app import WebState, create_app
@@ -39,8 +38,8 @@ def play_record(spec: GameSpec, rules: Rules, entrants: dict[str, Any] | None = 
     classes = ENTRANTS if entrants is None else entrants
     bots = [classes[name]() for name in spec.seats]
     result = play_local(bots, rules, seed=spec.seed, game_id=spec.id, names=spec.seats, record=True)
-    planned = SimpleNamespace(spec=spec, tags={"duplicate_set": spec.duplicate_set})
-    return record_of(planned, result, time.time())  # type: ignore[arg-type]
+    tags = {"duplicate_set": spec.duplicate_set}
+    return local_record(result, spec.id, spec.seed, started=time.time(), tags=tags)
 
 
 def make_store(

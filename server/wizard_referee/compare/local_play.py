@@ -26,7 +26,7 @@ from wizard_arena.rules import action_text
 from wizard_referee.compare.plan import BotSpec, ComparePlan, PlannedGame
 from wizard_referee.referee.record import GameRecord, MoveRecord, RoundRecord
 
-__all__ = ["GamePool", "check_bot", "play_in_process", "play_planned", "record_of"]
+__all__ = ["GamePool", "check_bot", "local_record", "play_in_process", "play_planned"]
 
 _plan: ComparePlan | None = None
 _classes: dict[str, type] = {}
@@ -59,8 +59,18 @@ def _build(spec: BotSpec) -> Bot:
     return bot
 
 
-def record_of(game: PlannedGame, result: LocalGameResult, started: float) -> GameRecord:
-    """The full record of a game played in-process."""
+def local_record(
+    result: LocalGameResult,
+    game_id: str,
+    seed: Any,
+    *,
+    started: float = 0.0,
+    finished: float = 0.0,
+    tags: dict[str, Any] | None = None,
+) -> GameRecord:
+    """The full record of a game played in-process (``play_local(...,
+    record=True)``), as the referee keeps one: what ``replay``, the pages
+    and ``analyse`` read."""
     n = result.rules.players
     faults: list[dict[str, int]] = [{} for _ in range(n)]
     details: list[dict[str, str]] = [{} for _ in range(n)]
@@ -81,13 +91,13 @@ def record_of(game: PlannedGame, result: LocalGameResult, started: float) -> Gam
             MoveRecord(mv.seat, action_text(mv.action), round(mv.ms, 3), mv.fault)
         )
     return GameRecord(
-        game_id=game.spec.id,
+        game_id=game_id,
         rules=result.rules.to_dict(),
         names=list(result.names),
-        seed=game.spec.seed,
+        seed=seed,
         first_dealer=result.first_dealer,
         started_at=started,
-        finished_at=time.time(),
+        finished_at=finished,
         status="finished",
         rounds=rounds,
         results=[
@@ -97,7 +107,7 @@ def record_of(game: PlannedGame, result: LocalGameResult, started: float) -> Gam
         ranks=list(result.ranks),
         faults=faults,
         fault_details=details,
-        tags=game.tags,
+        tags=dict(tags or {}),
         draw=[[c.text if c is not None else None for c in row] for row in result.draw],
         removed=[None] * n,
     )
@@ -118,7 +128,14 @@ def play_planned(plan: ComparePlan, game: PlannedGame) -> GameRecord:
         bot_seeds=game.bot_seeds,
         record=True,
     )
-    record = record_of(game, result, started)
+    record = local_record(
+        result,
+        game.spec.id,
+        game.spec.seed,
+        started=started,
+        finished=time.time(),
+        tags=game.tags,
+    )
     record.tags["cpu_s"] = round(time.process_time() - cpu, 3)
     return record
 
