@@ -62,19 +62,10 @@ from wizard_arena.protocol import wire
 from wizard_arena.protocol.messages import ClockProbeReply, Hello
 from wizard_arena.testing import RawBot
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from serve_process import rss_kib, start_serve
+
 TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def rss_kib(pid: int) -> int:
-    """VmRSS of process ``pid`` in KiB (0 if it is gone)."""
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
 
 
 #: glibc's arenas of threads other than the main one are heaps of up to
@@ -162,29 +153,9 @@ class Server:
             *("serve", "--port", "0", "--players", "4"),
             *("--move-time", "1", "--log-level", "warning", "--log-format", "json", *extra),
         ]
-        self.proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        self.proc, self.address = start_serve(argv, stdout=subprocess.PIPE)
         pin(self.proc.pid, 0)
-        assert self.proc.stderr is not None
-        self.address = ""
         self.events: list[tuple[float, dict[str, Any]]] = []
-        lines: list[str] = []
-        deadline = time.monotonic() + 30
-        for line in self.proc.stderr:
-            lines.append(line)
-            if " serving on " in line and not line.startswith("{"):
-                self.address = line.split(" serving on ", 1)[1].split()[0]
-                break
-            if time.monotonic() > deadline:
-                break
-        if not self.address:
-            self.proc.kill()
-            raise RuntimeError("the server did not start:\n" + "".join(lines[-20:]))
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:

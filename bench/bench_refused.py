@@ -49,20 +49,11 @@ import grpc
 from wizard_arena.protocol import wire
 from wizard_arena.protocol.messages import Hello
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from serve_process import rss_kib, start_serve
+
 OPEN_KINDS = ("options", "version", "resume", "garbage")
 TOKEN_KINDS = ("token",)
-
-
-def rss_kib(pid: int) -> int:
-    """VmRSS of process ``pid`` in KiB (0 if it is gone)."""
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
 
 
 class Server:
@@ -74,27 +65,7 @@ class Server:
             *("-m", "wizard_arena.cli", "serve", "--port", "0", "--players", "4"),
             *("--tricksy", "--log-level", "warning", "--log-format", "json", *extra),
         ]
-        self.proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        assert self.proc.stderr is not None
-        self.address = ""
-        lines = []
-        deadline = time.monotonic() + 30
-        for line in self.proc.stderr:
-            lines.append(line)
-            if " serving on " in line and not line.startswith("{"):
-                self.address = line.split(" serving on ", 1)[1].split()[0]
-                break
-            if time.monotonic() > deadline:
-                break
-        if not self.address:
-            self.proc.kill()
-            raise RuntimeError("the server did not start:\n" + "".join(lines[-20:]))
+        self.proc, self.address = start_serve(argv)
 
     def stop(self) -> int:
         if self.proc.poll() is None:

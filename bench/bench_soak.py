@@ -53,22 +53,13 @@ from typing import Any
 from wizard_bots.misbehaving import CLIENTS, KINDS, RawClient, SlowBot
 from wizard_referee.stats import percentile
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from serve_process import rss_kib, start_serve
+
 SDK_KINDS = ("random", "heuristic")
 
 
 # -- the server and what its log says ---------------------------------------------------------
-
-
-def rss_kib(pid: int) -> int:
-    """VmRSS of process ``pid`` in KiB (0 if it is gone)."""
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
 
 
 @dataclass
@@ -143,27 +134,13 @@ class Server:
             "--log-format",
             "json",
         ]
-        self.proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
         self.log = ServerLog()
-        self.address = ""
-        assert self.proc.stderr is not None
-        deadline = time.monotonic() + 30
-        for line in self.proc.stderr:
-            self.log.line(line)
-            if " serving on " in line and not line.startswith("{"):
-                self.address = line.split(" serving on ", 1)[1].split()[0]
-                break
-            if time.monotonic() > deadline:
-                break
-        if not self.address:
-            self.proc.kill()
-            raise RuntimeError("the server did not start: " + "\n".join(self.log.other_lines))
+        try:
+            self.proc, self.address = start_serve(argv, on_line=self.log.line)
+        except RuntimeError:
+            raise RuntimeError(
+                "the server did not start: " + "\n".join(self.log.other_lines)
+            ) from None
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
