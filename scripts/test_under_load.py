@@ -52,6 +52,18 @@ def readme_test_command() -> list[str]:
     return [sys.executable if command[0] in ("python", "python3") else command[0], *command[1:]]
 
 
+def activated() -> dict[str, str]:
+    """This environment as the README's ``. .venv/bin/activate`` leaves it:
+    the folder of this Python's scripts (``wizard-arena``) first on PATH."""
+    env = dict(os.environ)
+    scripts = str(Path(sys.executable).parent)
+    if env.get("PATH", "").split(os.pathsep)[0] != scripts:
+        env["PATH"] = scripts + os.pathsep + env.get("PATH", "")
+    if sys.prefix != sys.base_prefix:
+        env["VIRTUAL_ENV"] = sys.prefix
+    return env
+
+
 def cores() -> int:
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
@@ -120,7 +132,12 @@ def main(argv: list[str]) -> int:
             time.sleep(args.warmup)
             started = time.monotonic()
             proc = subprocess.Popen(
-                command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+                command,
+                cwd=ROOT,
+                env=activated(),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
             )
             last = ""
             assert proc.stdout is not None

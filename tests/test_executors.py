@@ -233,3 +233,45 @@ def test_the_coordinator_matches_object_refs_by_value(monkeypatch: pytest.Monkey
     got: list[object] = []
     c._arrived(Ref("game"), lambda item, record, w: got.append((item, record)))
     assert got == [("g1", "the record")] and not worker.running
+
+
+def test_ray_started_here_again_after_its_node_timed_out(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ray gives a node it starts a fixed 30 s to register, which a busy
+    machine can miss: starting Ray here is tried again (three times in all),
+    joining a given address or any other failure is not."""
+    pytest.importorskip("ray")
+    from wizard_referee.cluster import connect
+
+    timed_out = RuntimeError(
+        "The current node timed out during startup. This could happen because some of "
+        "the raylet failed to startup or the GCS has become overloaded."
+    )
+    calls: list[dict[str, object]] = []
+
+    def failing(times: int, error: Exception) -> object:
+        def init(**settings: object) -> None:
+            calls.append(settings)
+            if len(calls) <= times:
+                raise error
+
+        return init
+
+    monkeypatch.setattr(connect.ray, "shutdown", lambda: None)
+    monkeypatch.setattr(connect.ray, "init", failing(2, timed_out))
+    connect.init_ray({"address": "local"}, "")
+    assert len(calls) == 3
+    err = capsys.readouterr().err
+    assert "try 1 of 3" in err and "try 2 of 3" in err
+    calls.clear()
+    monkeypatch.setattr(connect.ray, "init", failing(3, timed_out))
+    with pytest.raises(connect.RayConnectError, match="timed out during startup"):
+        connect.init_ray({"address": "local"}, "")
+    assert len(calls) == 3
+    for address, error in (("10.0.0.9:6379", timed_out), ("", ValueError("bad settings"))):
+        calls.clear()
+        monkeypatch.setattr(connect.ray, "init", failing(1, error))
+        with pytest.raises(connect.RayConnectError):
+            connect.init_ray({"address": address or "local"}, address)
+        assert len(calls) == 1, address

@@ -7,6 +7,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -69,3 +70,7 @@ def test_the_load_script_runs_a_command_beside_busy_processes() -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.readme_test_command()[1:] == ["-m", "pytest", "-n", "auto"]
+    # the command runs as after the README's ". .venv/bin/activate": this
+    # Python's scripts (wizard-arena) first on PATH
+    path = module.activated()["PATH"].split(os.pathsep)
+    assert path[0] == str(Path(sys.executable).parent)

@@ -34,9 +34,11 @@ __all__ = [
     "CONNECT_TIMEOUT",
     "EXCLUDES",
     "LOOPBACK",
+    "START_ATTEMPTS",
     "RayConnectError",
     "address_problem",
     "first_line",
+    "init_ray",
     "open_ray",
     "runtime_env",
 ]
@@ -199,6 +201,32 @@ def _reload_ray_config() -> None:
     AuthenticationTokenLoader.instance().reset_cache()
 
 
+#: Tries of starting Ray on this machine: its node has a fixed 30 s to
+#: register with its GCS, which a busy machine can miss ("timed out during
+#: startup"); nothing of a failed start is kept.
+START_ATTEMPTS = 3
+
+
+def init_ray(settings: dict[str, Any], address: str, attempts: int = START_ATTEMPTS) -> list[str]:
+    """``ray.init(**settings)``, again after a start on this machine that
+    timed out (``attempts`` in all); what Ray wrote to standard error."""
+    for attempt in range(1, attempts + 1):
+        said: list[str] = []
+        try:
+            with _stderr_kept(said):
+                ray.init(**settings)
+            return said
+        except Exception as e:
+            if address or attempt == attempts or "timed out during startup" not in str(e):
+                raise RayConnectError(_init_problem(address, e, "".join(said))) from None
+            with contextlib.suppress(Exception):
+                ray.shutdown()
+            sys.stderr.write(
+                f"Ray did not start here in time (try {attempt} of {attempts}): starting it again\n"
+            )
+    raise AssertionError("unreachable")
+
+
 @contextlib.contextmanager
 def open_ray(address: str, working_dir: str = "") -> Iterator[None]:
     """Ray, joined or started, for the duration of the block (a Ray already
@@ -229,12 +257,7 @@ def open_ray(address: str, working_dir: str = "") -> Iterator[None]:
         if _on_loopback(address):
             settings["_node_ip_address"] = LOOPBACK
     with _run_token() if not address else contextlib.nullcontext():
-        said: list[str] = []
-        try:
-            with _stderr_kept(said):
-                ray.init(**settings)
-        except Exception as e:
-            raise RayConnectError(_init_problem(address, e, "".join(said))) from None
+        said = init_ray(settings, address)
         sys.stderr.write("".join(said))  # joined: Ray's words as they would have been
         try:
             yield
