@@ -471,14 +471,29 @@ def test_the_seasons_network_credit_cap_reaches_its_dial_in_bots(
     assert f"network credit up to {expected:g} s" in season.describe()
 
     async def main() -> None:
-        async with running(path, referee={"lag_credit_behind_proxy": cap == 0.25}) as ladder:
+        limits = {"lag_credit_behind_proxy": cap == 0.25, "hello_timeout": 2.5, "max_greeting": 7}
+        async with running(path, referee=limits, max_sessions_per_token=2) as ladder:
             assert ladder.config().lag_credit_behind_proxy is (cap == 0.25)
+            # the running process's limits reach its referee; the season's stay
+            policy = ladder.config().policy
+            assert (policy.hello_timeout, policy.max_greeting) == (2.5, 7)
+            assert policy.max_sessions_per_token == 2 and policy.lag_credit_cap == expected
+            assert ladder.host.arena.config.policy == policy
             info = await trio.to_thread.run_sync(server_info, ladder.address)
             assert info.lag_credit_cap == expected
             async with open_bot_session(ladder.address, name="a", token=token) as session:
                 assert session.welcome.clock_probes is (expected > 0)
 
     trio.run(main)
+
+
+def test_run_options_take_the_running_referees_settings_alone() -> None:
+    """A season's settings (its move time) and the ladder's own session
+    limit are not a running process's referee settings."""
+    assert RunOptions(referee={"auth_backoff": 0.0}).referee == {"auth_backoff": 0.0}
+    for key in ("move_time", "max_sessions_per_token", "no_such_limit"):
+        with pytest.raises(ValueError, match=f"not a ladder process's setting: {key}"):
+            RunOptions(referee={key: 1})
 
 
 def test_an_interrupted_set_goes_on_when_its_entrant_returns(

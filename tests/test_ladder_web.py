@@ -119,7 +119,11 @@ def test_web_database_opens_a_ladders_store_running_or_not(
     from wizard_referee.web.cmd_web import web_state
     from wizard_referee.web.data import Unavailable
 
-    running = web_state(str(ladder_path))
+    live = tmp_path / "running.sqlite"
+    shutil.copy(ladder_path, live)
+    with LadderStore.open(live) as store:
+        store.start_runner("another-runner", "here", 2, 3600.0)  # (its lease runs an hour)
+    running = web_state(str(live))
     assert running.ladder is not None and running.store is None
     (info,) = get(running, "/api/info")
     assert info.json()["mode"] == "ladder" and info.json()["in_progress"] is True

@@ -21,6 +21,7 @@ from wizard_referee.referee.policy import (
     INTERNAL,
     PROCESS,
     SEASON,
+    SERVE,
     SETTINGS,
     PolicyError,
     RefereePolicy,
@@ -139,6 +140,10 @@ def test_one_table_makes_every_flag_and_key_with_the_policys_default() -> None:
             assert name not in serve_defaults and name not in TOURNAMENT_KEYS, name
             continue
         assert serve_defaults[name] == setting.default, name
+        if setting.scope == SERVE:  # serve's matchmaking's alone
+            assert name not in TOURNAMENT_KEYS and name not in fields, name
+            assert name not in create and name not in run, name
+            continue
         assert fields[name].default == setting.default, name
         assert TOURNAMENT_KEYS[name].accepts(setting.default), name
         assert TOURNAMENT_KEYS[name].what == setting.what(), name
@@ -147,7 +152,8 @@ def test_one_table_makes_every_flag_and_key_with_the_policys_default() -> None:
         else:
             assert setting.scope == PROCESS and name in run and name not in create, name
     assert run["max_sessions_per_token"] == 1  # the ladder's own default
-    assert set(names(SEASON)) | set(names(PROCESS)) | set(names(INTERNAL)) == set(SETTINGS)
+    scopes = (SEASON, PROCESS, SERVE, INTERNAL)
+    assert {n for scope in scopes for n in names(scope)} == set(SETTINGS)
     with pytest.raises(ValueError, match="not a season's setting: hello_timeout"):
         Season("s", policy={"hello_timeout": 2})
 
@@ -161,7 +167,6 @@ def test_one_table_makes_every_flag_and_key_with_the_policys_default() -> None:
         ("auth_backoff", "0", 0.0),
         ("max_consecutive_timeouts", "4", 4),
         ("max_message_bytes", "1000", 1000),
-        ("reseat_delay", "0.25", 0.25),
     ],
 )
 def test_a_front_door_limit_reaches_the_referee_from_every_surface(

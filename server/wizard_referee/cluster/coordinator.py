@@ -27,13 +27,33 @@ from wizard_referee.cluster.connect import first_line
 from wizard_referee.cluster.workers import WorkerStopped
 from wizard_referee.referee.record import GameRecord
 
-__all__ = ["MAX_ATTEMPTS", "STALL", "Coordinator", "Failed", "Worker", "WorkerStartError"]
+__all__ = [
+    "MAX_ATTEMPTS",
+    "STALL",
+    "Coordinator",
+    "Failed",
+    "Worker",
+    "WorkerStartError",
+    "stall_for",
+]
 
 #: A game lost with its worker this many times is given up.
 MAX_ATTEMPTS = 3
-#: Seconds without any ready worker, with games left, before giving up (a
-#: tournament gives its workers at least twice its ``connect_timeout``).
+#: Seconds without any ready worker, with games left, before giving up (at
+#: least: :func:`stall_for`).
 STALL = 120.0
+
+
+def stall_for(connect_timeout: float) -> float:
+    """How long a run waits for a ready worker: a worker is ready once its
+    entrants have connected, which they may take ``connect_timeout`` to do;
+    twice that on a busy cluster, and never less than :data:`STALL`.
+
+    >>> stall_for(60), stall_for(150)
+    (120.0, 300.0)
+    """
+    return max(STALL, 2.0 * connect_timeout)
+
 
 T = TypeVar("T")
 

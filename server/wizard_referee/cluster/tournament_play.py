@@ -21,10 +21,10 @@ import ray
 from wizard_referee.cluster.connect import RayConnectError, address_problem, open_ray
 from wizard_referee.cluster.coordinator import (
     MAX_ATTEMPTS,
-    STALL,
     Coordinator,
     Worker,
     WorkerStartError,
+    stall_for,
 )
 from wizard_referee.cluster.workers import HostWorker
 from wizard_referee.referee.record import GameRecord
@@ -116,9 +116,7 @@ async def _play(run: TournamentRun) -> None:
         config.parallel,
         run.notice,
         run.log,
-        # a worker is ready once its entrants have connected, which they may
-        # take connect_timeout to do: twice that, on a busy cluster
-        stall=max(STALL, 2 * config.connect_timeout),
+        stall=stall_for(config.connect_timeout),
     )
     run.notice(
         f"{workers} Ray worker(s), each playing {config.parallel} game(s) at once "

@@ -65,12 +65,13 @@ def local_record(
     seed: Any,
     *,
     started: float = 0.0,
-    finished: float = 0.0,
+    finished: float | None = None,
     tags: dict[str, Any] | None = None,
 ) -> GameRecord:
     """The full record of a game played in-process (``play_local(...,
     record=True)``), as the referee keeps one: what ``replay``, the pages
-    and ``analyse`` read."""
+    and ``analyse`` read (``finished``: when it ended, by default when it
+    started)."""
     n = result.rules.players
     faults: list[dict[str, int]] = [{} for _ in range(n)]
     details: list[dict[str, str]] = [{} for _ in range(n)]
@@ -97,7 +98,7 @@ def local_record(
         seed=seed,
         first_dealer=result.first_dealer,
         started_at=started,
-        finished_at=finished,
+        finished_at=started if finished is None else finished,
         status="finished",
         rounds=rounds,
         results=[

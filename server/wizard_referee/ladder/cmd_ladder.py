@@ -252,6 +252,10 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     if args.tables < 0:
         raise CommandError("--tables must not be negative")
+    if args.instances < 1:
+        raise CommandError("--instances must be at least 1")
+    if not args.lease >= 1:
+        raise CommandError("--lease must be at least 1 second")
     referee = {name: getattr(args, name) for name in names(PROCESS)}
     try:
         RefereePolicy.from_mapping(referee)
@@ -259,10 +263,6 @@ def _run(args: argparse.Namespace) -> int:
         raise CommandError(e.flag()) from None
     with LadderStore.open(args.database) as store:
         season, _, _ = store.season()
-    if args.instances < 1:
-        raise CommandError("--instances must be at least 1")
-    if not args.lease >= 1:
-        raise CommandError("--lease must be at least 1 second")
     if args.port:
         from wizard_referee.referee.listen import listen_problem
 
@@ -451,6 +451,8 @@ def _create(args: argparse.Namespace) -> int:
             policy=policy,
             sandbox=args.sandbox,
         )
+    except PolicyError as e:
+        raise CommandError(e.flag()) from None
     except ValueError as e:
         raise CommandError(str(e)) from None
     with LadderStore.create(args.database, season):

@@ -64,7 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_flags(
         parser.add_argument_group("the referee's policy (the same as [tournament] keys)"),
-        [name for name, s in SETTINGS.items() if s.scope != INTERNAL],
+        [name for name, s in SETTINGS.items() if s.scope != INTERNAL],  # (serve's too)
     )
     parser.add_argument(
         "--log-level",

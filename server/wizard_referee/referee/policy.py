@@ -137,6 +137,9 @@ SEASON = "season"
 PROCESS = "process"
 """A setting of the running referee (its front door and limits): a
 ``[tournament]`` key, a ``ladder run`` flag, a ``serve`` flag."""
+SERVE = "serve"
+"""A setting of ``serve``'s matchmaking alone (a tournament and a ladder
+seat their own games): a ``serve`` flag."""
 INTERNAL = "internal"
 """A setting with no flag or key (tests and embedders set it)."""
 
@@ -158,7 +161,7 @@ class Setting:
     kind: str
     """``seconds``, ``whole``, ``flag`` or ``choice``."""
     scope: str
-    """:data:`SEASON`, :data:`PROCESS` or :data:`INTERNAL`."""
+    """:data:`SEASON`, :data:`PROCESS`, :data:`SERVE` or :data:`INTERNAL`."""
     help: str
     """What the flag does, without its default."""
     least: float = 0
@@ -247,7 +250,7 @@ SETTINGS: dict[str, Setting] = _settings(
         "seconds",
         SEASON,
         "most network credit a decision gets: the round trip of each bot that asks for "
-        "clock probes is measured and added to its deadlines, up to this (docs/protocol.md)",
+        "clock probes is measured and added to its deadlines, up to this; see docs/protocol.md",
         zero="no credit and no probes",
         example="0.5",
         metavar="SECONDS",
@@ -265,9 +268,9 @@ SETTINGS: dict[str, Setting] = _settings(
         "fault_policy",
         "choice",
         SEASON,
-        "what a fault costs beyond the default action: nothing (default, the default), "
-        "the round (forfeit_round: -10 points per card dealt) or, after max faults in a "
-        "game, the seat (remove)",
+        "what a fault costs beyond the default action: default (nothing more; the "
+        "default), forfeit_round (the round: -10 points per card dealt) or remove (after "
+        "max faults in a game, the seat)",
         choices=FAULT_POLICIES,
         example='"default"',
     ),
@@ -376,7 +379,7 @@ SETTINGS: dict[str, Setting] = _settings(
     Setting(
         "reseat_delay",
         "seconds",
-        PROCESS,
+        SERVE,
         "pause after a bot's game before seating it again, so a bot that stops after its "
         "last game can leave first",
         example="0.5",

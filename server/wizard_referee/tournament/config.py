@@ -172,8 +172,6 @@ class TournamentConfig:
     """Largest message a bot may send."""
     max_consecutive_timeouts: int = 10
     """Decisions in a row a bot may let time out before it is cut off (0: no limit)."""
-    reseat_delay: float = 0.5
-    """Seconds after a bot's game before it is seated again."""
 
     @property
     def rules(self) -> Rules:

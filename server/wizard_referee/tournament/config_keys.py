@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wizard_arena.rules import BidRestriction
-from wizard_referee.referee.policy import INTERNAL, SETTINGS, Setting
+from wizard_referee.referee.policy import PROCESS, SEASON, SETTINGS, Setting
 from wizard_referee.tournament.seating import SEATINGS
 
 __all__ = [
@@ -188,7 +188,11 @@ TOURNAMENT_KEYS: dict[str, Key] = {
         '"a-long-random-string"',
     ),
     # the referee's policy, made from its one table of settings
-    **{name: _setting(setting) for name, setting in SETTINGS.items() if setting.scope != INTERNAL},
+    **{
+        name: _setting(setting)
+        for name, setting in SETTINGS.items()
+        if setting.scope in (SEASON, PROCESS)
+    },
 }
 
 #: The keys of an ``[[entrant]]`` table.

@@ -13,15 +13,18 @@ import trio
 from wizard_arena.cli.web_options import port_number
 from wizard_referee.referee.listen import listen_problem
 from wizard_referee.storage import (
+    VERSION_TABLE,
     StorageError,
     database_target,
     open_database,
     shown,
-    stored_version,
 )
 from wizard_referee.web.app import WebState
 from wizard_referee.web.data import StoreData, Unavailable
 from wizard_referee.web.serve import serve_web
+
+#: The component name a ladder's store gives its schema version.
+LADDER = "ladder"
 
 FIXES = ("choose another port with --port N", "check --host (default 127.0.0.1)")
 
@@ -94,16 +97,20 @@ def web_state(target: str, bootstrap: int = 1000) -> WebState:
 
 
 def holds_ladder(target: str) -> bool:
-    """Whether the store at ``target`` holds a ladder's season (of any
-    schema version: a newer one is then refused by the ladder's own words)."""
-    from wizard_referee.ladder.sql import LADDER_SCHEMA
-
+    """Whether the store at ``target`` holds a ladder's season (the version
+    table names it; read without the ladder room, which needs the
+    ``[ladder]`` extra)."""
     try:
         db = open_database(target, read_only=True)
     except StorageError:
         return False
     try:
-        return stored_version(db, LADDER_SCHEMA) is not None
+        if VERSION_TABLE not in db.tables():
+            return False
+        row = db.execute(
+            f"SELECT version FROM {VERSION_TABLE} WHERE component = ?", (LADDER,)
+        ).fetchone()
+        return row is not None
     except StorageError:
         return False
     finally:
