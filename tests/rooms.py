@@ -426,7 +426,7 @@ ROOMS: list[Room] = [
         "the simulations share it), the live ratings (`plackett_luce.py`, OpenSkill's "
         "Plackett-Luce), "
         "the official standings (`standings.py`, the tournament's Bradley-Terry with its "
-        "printed intervals), the running ladder over the tournament's host (`runner.py`), "
+        "printed intervals), the running ladder process over the tournament's host (`process.py`), "
         "seasons of simulated fields through the same matchmaker and ratings (`simulate.py`, "
         "with the calibration harness); `cmd_ladder.py` is the `ladder` verb",
         (

@@ -188,7 +188,7 @@ def test_the_rooms_are_all_seen() -> None:
         "wizard_arena.protocol.wire.fast",
         "wizard_arena.client",
         "wizard_arena.testing.raw",
-        "wizard_arena.conformance.runner",
+        "wizard_arena.conformance.vectors",
         "wizard_arena.cli",
         "wizard_arena.rl.encoding",
         "wizard_arena.rl.aec",
@@ -200,7 +200,7 @@ def test_the_rooms_are_all_seen() -> None:
         "wizard_referee.sandbox.cgroups",
         "wizard_referee.storage.postgres",
         "wizard_referee.web.app",
-        "wizard_referee.ladder.runner",
+        "wizard_referee.ladder.process",
         "wizard_bots.misbehaving.client",
     ):
         assert room in names

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from wizard_arena.conformance.runner import VectorFormatError, load_vectors, run_files
+from wizard_arena.conformance.vectors import VectorFormatError, load_vectors, run_files
 
 from .cli_here import cli_here
 from .conftest import ROOT, SHARED_CONFORMANCE, SHARED_FILES, requires_shared_vectors

@@ -30,7 +30,7 @@ from wizard_arena.client import AuthenticationError, open_bot_session, serve_bot
 from wizard_arena.rules import Rules
 from wizard_bots.random_bot import RandomBot
 from wizard_referee.ladder.plackett_luce import LiveModel, replay
-from wizard_referee.ladder.runner import Ladder, RunOptions, run_ladder
+from wizard_referee.ladder.process import Ladder, RunOptions, run_ladder
 from wizard_referee.ladder.season import Season
 from wizard_referee.ladder.standings import official
 from wizard_referee.ladder.store import LadderStore, new_token
@@ -261,7 +261,7 @@ def test_official_standings_are_tried_again_after_a_failure(
 ) -> None:
     """A failed official fit is tried again (after a back-off), its error
     shown meanwhile (progress line, pages' file); one success clears it."""
-    from wizard_referee.ladder import runner
+    from wizard_referee.ladder import process as runner
     from wizard_referee.ladder.standings import official_files, read_failure
 
     monkeypatch.setattr(runner, "STANDINGS_RETRY", 0.2)
@@ -331,7 +331,7 @@ def test_a_database_that_comes_back_refusing_the_ladder_stops_it(
     """Its database dropped (a refusal for good once it answers, not a lost
     connection), the ladder stops with one line saying why, instead of
     trying again forever with every table waiting."""
-    from wizard_referee.ladder import runner
+    from wizard_referee.ladder import process as runner
     from wizard_referee.storage import DatabaseLost, StorageError
 
     monkeypatch.setattr(runner, "RECONNECT_FIRST", 0.05)
@@ -374,7 +374,7 @@ def test_a_set_claimed_as_the_database_went_is_not_held_forever(
     error reaching the ladder before it started the set) is suspended once
     the database answers again, then played on: not left 'playing', its
     claim renewed by the heartbeat and nobody playing it."""
-    from wizard_referee.ladder import runner
+    from wizard_referee.ladder import process as runner
     from wizard_referee.storage import DatabaseLost
 
     monkeypatch.setattr(runner, "RECONNECT_FIRST", 0.05)

@@ -32,7 +32,7 @@ from wizard_arena.rules import Rules
 from wizard_bots.random_bot import RandomBot
 from wizard_referee.ladder import sql
 from wizard_referee.ladder.plackett_luce import LiveModel
-from wizard_referee.ladder.runner import Ladder, RunOptions, run_ladder
+from wizard_referee.ladder.process import Ladder, RunOptions, run_ladder
 from wizard_referee.ladder.season import Season
 from wizard_referee.ladder.store import ClaimLost, LadderStore, StoreError, new_token
 from wizard_referee.referee.logs import get_logger

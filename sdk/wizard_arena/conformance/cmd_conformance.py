@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from wizard_arena.conformance.runner import main
+from wizard_arena.conformance.vectors import main
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -285,7 +285,7 @@ def _run(args: argparse.Namespace) -> int:
     prepare_referee_transport()  # before the referee loads grpc
     import trio
 
-    from wizard_referee.ladder.runner import RunOptions
+    from wizard_referee.ladder.process import RunOptions
     from wizard_referee.referee.logs import configure_logging, get_logger, log_file
 
     options = RunOptions(
@@ -318,7 +318,7 @@ async def _serve(args: argparse.Namespace, season: Season, options: Any, log: An
 
     import trio
 
-    from wizard_referee.ladder.runner import Ladder, run_ladder
+    from wizard_referee.ladder.process import Ladder, run_ladder
     from wizard_referee.referee.arena import freeze_startup_objects
     from wizard_referee.tournament.cli_errors import runner_error
 
