@@ -138,9 +138,7 @@ class RunOptions:
     given; the others keep the referee's defaults."""
 
     def __post_init__(self) -> None:
-        unknown = set(self.referee) - set(names(PROCESS)) | {"max_sessions_per_token"} & set(
-            self.referee
-        )
+        unknown = set(self.referee) - (set(names(PROCESS)) - {"max_sessions_per_token"})
         if unknown:
             raise ValueError(f"not a ladder process's setting: {', '.join(sorted(unknown))}")
 

@@ -407,24 +407,17 @@ def add_flags(
     each to ``dest`` of its field's name: with the policy's default, one of
     ``defaults`` instead, or none at all (``unset``: the flag is ``None``
     when not given, so that a file's or a store's value stands)."""
-    defaults = defaults or {}
     for name in settings:
         s = SETTINGS[name]
-        default = defaults.get(name, s.default)
-        help_text = s.flag_help(s.default if unset else default)
+        default = s.default if unset else (defaults or {}).get(name, s.default)
+        common: dict[str, Any] = {
+            "default": None if unset else default,
+            "help": s.flag_help(default),
+        }
         if s.kind == "flag":
-            parser.add_argument(
-                s.flag, action="store_true", default=None if unset else default, help=s.help
-            )
+            parser.add_argument(s.flag, action="store_true", **common)
         elif s.kind == "choice":
-            parser.add_argument(
-                s.flag, choices=s.choices, default=None if unset else default, help=help_text
-            )
+            parser.add_argument(s.flag, choices=s.choices, **common)
         else:
-            parser.add_argument(
-                s.flag,
-                type=float if s.kind == "seconds" else int,
-                default=None if unset else default,
-                metavar=s.metavar,
-                help=help_text,
-            )
+            kind = float if s.kind == "seconds" else int
+            parser.add_argument(s.flag, type=kind, metavar=s.metavar, **common)

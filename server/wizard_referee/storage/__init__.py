@@ -39,6 +39,7 @@ from wizard_referee.storage.migrations import (
     remove_store,
     store_exists,
     stored_version,
+    written_version,
 )
 
 __all__ = [
@@ -62,4 +63,5 @@ __all__ = [
     "shown",
     "store_exists",
     "stored_version",
+    "written_version",
 ]

@@ -44,6 +44,7 @@ __all__ = [
     "remove_store",
     "store_exists",
     "stored_version",
+    "written_version",
 ]
 
 VERSION_TABLE = "schema_version"
@@ -110,17 +111,25 @@ class Schema:
         return self.migrations[-1].version
 
 
+def written_version(db: Database, component: str, tables: set[str] | None = None) -> int | None:
+    """The version ``db``'s version table gives ``component`` (None: none;
+    ``tables``: ``db.tables()``, where the caller has them)."""
+    if VERSION_TABLE not in (db.tables() if tables is None else tables):
+        return None
+    row = db.execute(
+        f"SELECT version FROM {VERSION_TABLE} WHERE component = ?", (component,)
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
 def stored_version(db: Database, schema: Schema) -> tuple[int, bool] | None:
     """The version of ``schema`` in ``db`` and whether it is written down
     (False: an unversioned store's); None: ``db`` does not hold it.
     StorageError for a store with the schema's tables and no version."""
     tables = db.tables()
-    if VERSION_TABLE in tables:
-        row = db.execute(
-            f"SELECT version FROM {VERSION_TABLE} WHERE component = ?", (schema.component,)
-        ).fetchone()
-        if row is not None:
-            return int(row[0]), True
+    version = written_version(db, schema.component, tables)
+    if version is not None:
+        return version, True
     if not schema.marks <= tables:
         return None
     if schema.unversioned is None:

@@ -13,11 +13,11 @@ import trio
 from wizard_arena.cli.web_options import port_number
 from wizard_referee.referee.listen import listen_problem
 from wizard_referee.storage import (
-    VERSION_TABLE,
     StorageError,
     database_target,
     open_database,
     shown,
+    written_version,
 )
 from wizard_referee.web.app import WebState
 from wizard_referee.web.data import StoreData, Unavailable
@@ -105,12 +105,7 @@ def holds_ladder(target: str) -> bool:
     except StorageError:
         return False
     try:
-        if VERSION_TABLE not in db.tables():
-            return False
-        row = db.execute(
-            f"SELECT version FROM {VERSION_TABLE} WHERE component = ?", (LADDER,)
-        ).fetchone()
-        return row is not None
+        return written_version(db, LADDER) is not None
     except StorageError:
         return False
     finally:
