@@ -17,7 +17,7 @@ another uid only as root). Two parts:
   and the wait from a confined start's end until its group can be removed.
 - ``tournament``: 8 entrants (the random bot, ``wizard-arena bot``), 4
   players, short games (round sizes 1 to 5), 2 tables at once, played on
-  the tournament's host (:func:`wizard_referee.tournament.host.open_host`)
+  the hosting room's host (:func:`wizard_referee.hosting.host.open_host`)
   confined (each entrant over the referee's Unix socket) and unconfined
   (loopback TCP), alternated, ``--runs`` each: the start-up (the launcher,
   the referee, 8 bots connected), games per minute over the games, and the
@@ -176,16 +176,17 @@ def _config(sandbox: str, games: int, workdir: str) -> Any:
 
 
 async def _tournament(sandbox: str, games: int, workdir: str) -> dict[str, Any]:
+    from wizard_referee.hosting.host import open_host
     from wizard_referee.referee.logs import get_logger
-    from wizard_referee.tournament.host import game_tags, open_host
     from wizard_referee.tournament.runner import plan_games
+    from wizard_referee.tournament.store import game_tags
 
     config = _config(sandbox, games, workdir)
     specs = plan_games(config)
     specs = (specs * (games // len(specs) + 1))[:games]
     t0 = time.perf_counter()
     logs = Path(workdir) / f"logs-{sandbox}"
-    async with open_host(config, "bench", logs, get_logger(bench="sandbox")) as host:
+    async with open_host(config.hosting(), "bench", logs, get_logger(bench="sandbox")) as host:
         started = time.perf_counter() - t0
         r0, w0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
         decisions = 0

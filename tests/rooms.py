@@ -242,29 +242,44 @@ ROOMS: list[Room] = [
         "(`--web`), and `listen.py`, when it checks they can be served",
     ),
     Room(
-        ("wizard_referee.tournament.launcher", "wizard_referee.tournament.launcher_child"),
-        "the bot launcher, which starts every bot (a tournament's, compare's, the ladder's, a "
-        "Ray worker's, `check`'s): a process started before gRPC, so bots are never forked "
-        "from a gRPC process; it puts a confined start in its cgroup before its exec, and "
-        "keeps each bot's output to its limit (`launcher_child.py`, the standard library only)",
-        ("wizard_referee.sandbox", "trio"),
+        ("wizard_referee.hosting",),
+        "what plays games on a referee of its own, whoever plans them (a tournament, a "
+        "comparison over the referee, the ladder, a Ray worker): its settings (`config.py`: "
+        "`HostConfig`, the rules, the referee's policy, the entrants (`EntrantConfig`), how "
+        "they run and their limits; `HostError`), the host (`host.py`: `open_host`, "
+        "`GameHost.play` of any planned game, `run_game`), the command entrants' instances, "
+        "supervised and restarted (`entrants.py`), confined entrants (`confine.py`: "
+        '`sandbox = "bwrap"`, each entrant\'s uid, folder, limits and GPUs, the checks before '
+        "any game, and each node's own checks, which a Ray worker runs on its node), one "
+        "start of a bot's process, confined or not, the one way every bot is started "
+        "(`bot_process.py`, `check`'s too), and the launcher that starts them: a process "
+        "started before gRPC, so bots are never forked from a gRPC process; it puts a "
+        "confined start in its cgroup before its exec, and keeps each bot's output to its "
+        "limit (`launcher.py`; `launcher_child.py`, the standard library only)",
+        (
+            "wizard_referee.referee",
+            "wizard_referee.sandbox",
+            "wizard_referee.storage",
+            "wizard_arena.rules",
+            "trio",
+        ),
+        "never the rooms that use it (tournament, compare, ladder, cluster, check); its "
+        "`__init__` imports nothing, so that `check` starts the launcher before gRPC loads; "
+        "`launcher_child.py` the standard library alone",
     ),
     Room(
         ("wizard_referee.tournament",),
-        "configuration (`config.py`, the key table `config_keys.py`), the plan (`plan.py`), the "
-        "tables (`schedule.py`) and who sits where at each deal (`seating.py`), entrant "
-        'supervision, confined entrants (`confine.py`: `sandbox = "bwrap"`, each entrant\'s '
-        "uid, folder, limits and GPUs, the checks before any game, and each node's own checks, "
-        "which a Ray worker runs on its node), the machinery that plays games (`host.py`: a "
-        "referee, the entrants, `run_game`), the executors' table (`executors.py`: `local` or "
-        "`ray`, by module path), the runner and its dispatch of games to free sessions "
-        "(`dispatch.py`), the results store (`store.py`: its schema, on the storage room), the "
-        "leaderboard, the calibration of its intervals "
+        "configuration (`config.py`, the key table `config_keys.py`; `hosting()` is its "
+        "host's `HostConfig`), the plan (`plan.py`), the tables (`schedule.py`) and who sits "
+        "where at each deal (`seating.py`), the executors' table (`executors.py`: `local` or "
+        "`ray`, by module path), the runner and its dispatch of games to the free sessions of "
+        "the hosting room's host (`dispatch.py`), the results store (`store.py`: its schema, "
+        "on the storage room), the leaderboard, the calibration of its intervals "
         "on simulated fields (`calibrate.py`), a record re-read step by step (`replay.py`, for "
         "the `replay` verb and the web replay); the `tournament`, `demo`, `replay` and `export` "
         "verbs",
         (
-            "wizard_referee.tournament.launcher",
+            "wizard_referee.hosting",
             "wizard_referee.referee",
             "wizard_referee.ratings",
             "wizard_referee.sandbox",
@@ -294,18 +309,19 @@ ROOMS: list[Room] = [
         "flags of `compare` and `check` (`cli.py`)",
         ("pyseccomp",),
         note="no `asyncio` or `threading` either, so that every place that starts a bot can use "
-        "it (the tournament's launcher, `compare` through the tournament's host, `check`, the "
-        "Ray workers)",
+        "it (the hosting room's launcher, for a tournament, `compare`, the ladder, `check` and "
+        "the Ray workers)",
     ),
     Room(
         ("wizard_referee.cluster",),
         "the `ray` executor (the optional extra `wizard-arena[ray]`): joining or starting Ray "
-        "(`connect.py`), the warm workers (`workers.py`: a Ray actor running the tournament "
+        "(`connect.py`), the warm workers (`workers.py`: a Ray actor running the hosting "
         "room's host, i.e. a referee and every command entrant, or playing a comparison "
         "in-process), the coordinator that hands games to idle workers, replays a lost "
         "worker's games and stores each record as it arrives (`coordinator.py`), and the "
         "executors of `tournament` and `compare` (`tournament_play.py`, `compare_play.py`)",
         (
+            "wizard_referee.hosting",
             "wizard_referee.tournament",
             "wizard_referee.compare",
             "wizard_referee.referee",
@@ -322,9 +338,10 @@ ROOMS: list[Room] = [
         "the `compare` verb: the plan of duplicate deals, seats and seeds (`plan.py`), the "
         "anytime-valid confidence sequence that decides when to stop (`stats.py`), the results "
         "store and tally of one comparison (`comparison.py`), games in worker processes "
-        "(`local_play.py`) or over the tournament's host (`referee_play.py`); `--why` asks "
+        "(`local_play.py`) or over the hosting room's host (`referee_play.py`); `--why` asks "
         "the analysis room for the split of A - B into bidding and play",
         (
+            "wizard_referee.hosting",
             "wizard_referee.tournament",
             "wizard_referee.analysis",
             "wizard_referee.referee",
@@ -374,7 +391,7 @@ ROOMS: list[Room] = [
             "wizard_referee.referee",
             "wizard_referee.sandbox",
             "wizard_referee.stats",
-            "wizard_referee.tournament.launcher",
+            "wizard_referee.hosting",
             "wizard_arena.rules",
             "wizard_arena.protocol",
             "wizard_arena.client",
@@ -382,8 +399,10 @@ ROOMS: list[Room] = [
             "wizard_arena.cli",
             "trio",
         ),
-        "the client for its records and the bot command; the tournament's launcher, which "
-        "starts every bot (`tournament/launcher.py`)",
+        "the client for its records and the bot command; its bot started as every bot is, "
+        "through the hosting room (`hosting/bot_process.py`): the check is a diagnosis of one "
+        "process (its exit status, its standard error, no restarts), so it keeps its own "
+        "lobby and game loop",
     ),
     Room(
         ("wizard_referee.web",),
@@ -426,10 +445,12 @@ ROOMS: list[Room] = [
         "the simulations share it), the live ratings (`plackett_luce.py`, OpenSkill's "
         "Plackett-Luce), "
         "the official standings (`standings.py`, the tournament's Bradley-Terry with its "
-        "printed intervals), the running ladder process over the tournament's host (`process.py`), "
+        "printed intervals), the running ladder process over the hosting room's host "
+        "(`process.py`), "
         "seasons of simulated fields through the same matchmaker and ratings (`simulate.py`, "
         "with the calibration harness); `cmd_ladder.py` is the `ladder` verb",
         (
+            "wizard_referee.hosting",
             "wizard_referee.tournament",
             "wizard_referee.referee",
             "wizard_referee.ratings",

@@ -385,8 +385,27 @@ def test_the_sandbox_room_starts_no_thread_or_event_loop() -> None:
     )
 
 
+def test_the_hosting_room_serves_the_rooms_above_it_and_loads_nothing_first() -> None:
+    """The hosting room plays for the tournament, compare, ladder, cluster and
+    check rooms and imports none of them; its ``__init__`` imports nothing
+    (``check`` starts the launcher from it before gRPC loads); the launcher's
+    child process runs on the standard library alone."""
+    users = ("tournament", "compare", "ladder", "cluster", "check", "web", "analysis")
+    _refuse(
+        _in("wizard_referee.hosting"),
+        lambda m, i: not within(i.module, *(f"wizard_referee.{r}" for r in users)),
+        "the hosting room imports a room that uses it",
+    )
+    init = next(m for m in MODULES if m.name == "wizard_referee.hosting")
+    assert init.path.name == "__init__.py" and not init.imports, init.imports
+    child = next(m for m in MODULES if m.name == "wizard_referee.hosting.launcher_child")
+    assert [
+        i.module for i in child.imports if i.module.split(".")[0] not in sys.stdlib_module_names
+    ] == []
+
+
 def test_ladder_room_imports_what_its_docstring_says() -> None:
-    """The ladder plays over the tournament's host and rates with the
+    """The ladder plays over the hosting room's host and rates with the
     ratings room and openskill: never the client, the check, compare or
     cluster rooms, grpc or the example bots; openskill nowhere else."""
     _refuse(

@@ -216,7 +216,7 @@ def test_a_command_with_placeholders_that_never_connects() -> None:
 
 
 def test_a_flooding_bot_keeps_its_output_limit_and_the_cap_of_the_tournament() -> None:
-    """``check`` starts its bot through the tournament's launcher: past
+    """``check`` starts its bot through the hosting room's launcher: past
     ``--output-limit`` its output is dropped, one line saying so, and the
     capture file holds no more (not the 629 MB of a bot writing at once)."""
     flood = f"{sys.executable} -c 'import os; os.write(2, b\"z\" * 200000); raise SystemExit(3)'"

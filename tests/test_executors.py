@@ -108,7 +108,7 @@ def test_a_worker_whose_entrants_cannot_start_plays_their_seats_as_faults(
 
     entrants: list[dict[str, object]] = [{"name": f"c{i}", "command": ["false"]} for i in range(3)]
     config = _config(tmp_path, entrants, executor="ray", round_sizes=[1])
-    worker = HostWorker(config, "secret", 0, str(tmp_path / "logs"), "")
+    worker = HostWorker(config.hosting(), config.name, "secret", 0, str(tmp_path / "logs"), "")
     info = worker.ready()
     assert "error" not in info, info
     record = worker.play(GameSpec("g0", 0, 0, 0, 0, "7", ("c0", "c1", "c2")), {})

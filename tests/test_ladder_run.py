@@ -29,13 +29,13 @@ import trio
 from wizard_arena.client import AuthenticationError, open_bot_session, serve_bot, server_info
 from wizard_arena.rules import Rules
 from wizard_bots.random_bot import RandomBot
+from wizard_referee.hosting.config import HostError
 from wizard_referee.ladder.plackett_luce import LiveModel, replay
 from wizard_referee.ladder.process import Ladder, RunOptions, run_ladder
 from wizard_referee.ladder.season import Season
 from wizard_referee.ladder.standings import official
 from wizard_referee.ladder.store import LadderStore, new_token
 from wizard_referee.referee.logs import get_logger
-from wizard_referee.tournament.config_keys import TournamentError
 from wizard_referee.tournament.seating import deal_seatings
 
 from .cli_here import cli_here
@@ -473,7 +473,7 @@ def test_the_seasons_network_credit_cap_reaches_its_dial_in_bots(
     async def main() -> None:
         limits = {"lag_credit_behind_proxy": cap == 0.25, "hello_timeout": 2.5, "max_greeting": 7}
         async with running(path, referee=limits, max_sessions_per_token=2) as ladder:
-            assert ladder.config().lag_credit_behind_proxy is (cap == 0.25)
+            assert ladder.config().policy.lag_credit_behind_proxy is (cap == 0.25)
             # the running process's limits reach its referee; the season's stay
             policy = ladder.config().policy
             assert (policy.hello_timeout, policy.max_greeting) == (2.5, 7)
@@ -649,7 +649,7 @@ def test_a_confined_season_whose_shared_path_reaches_its_store_is_refused(
             raise AssertionError("the ladder ran")
 
     with pytest.RaisesGroup(
-        pytest.RaisesExc(TournamentError, match="PYTHONPATH"), flatten_subgroups=True
+        pytest.RaisesExc(HostError, match="PYTHONPATH"), flatten_subgroups=True
     ) as refused:
         trio.run(main)
     (line,) = (str(e) for e in refused.value.exceptions)

@@ -1,4 +1,4 @@
-"""The launcher process that starts a tournament's bots (wizard_referee.tournament.launcher):
+"""The launcher process that starts a tournament's bots (wizard_referee.hosting.launcher):
 no bot dies at birth while the runner's gRPC threads run, exits and signals are
 reported, and no bot outlives its runner."""
 
@@ -19,9 +19,9 @@ import pytest
 import trio
 
 from wizard_arena.rules import Rules
+from wizard_referee.hosting.launcher import open_launcher
+from wizard_referee.hosting.launcher_child import dropped_line
 from wizard_referee.referee.arena import ArenaConfig, serve_arena
-from wizard_referee.tournament.launcher import open_launcher
-from wizard_referee.tournament.launcher_child import dropped_line
 
 from .conftest import ROOT
 from .support import run_aio_bots, scaled
@@ -134,7 +134,7 @@ def test_a_bots_output_past_its_limit_is_dropped_with_one_line(tmp_path: Path) -
 
 _RUNNER = """
 import sys, trio
-from wizard_referee.tournament.launcher import open_launcher
+from wizard_referee.hosting.launcher import open_launcher
 
 async def main():
     async with open_launcher() as launcher:
@@ -183,7 +183,7 @@ def test_what_a_bot_wrote_is_shown_without_its_control_characters(tmp_path: Path
     title, a cleared screen, a right-to-left override) is shown as text,
     never sent to the terminal as it is."""
     from wizard_referee.check.report import CheckReport, Problem, format_report
-    from wizard_referee.tournament.entrants import log_tail
+    from wizard_referee.hosting.entrants import log_tail
 
     hostile = "\x1b]0;pwned\x07\x1b[2J\u202eevil\ttab \u00e9"
     shown = "\\x1b]0;pwned\\x07\\x1b[2J\\u202eevil\ttab \u00e9"
@@ -194,3 +194,37 @@ def test_what_a_bot_wrote_is_shown_without_its_control_characters(tmp_path: Path
     report.problems.append(Problem("crash", 1, "it crashed", "fix it"))
     text = format_report(report)
     assert f"  | {shown}\n" in text and "\x1b" not in text and "\u202e" not in text
+
+
+@pytest.mark.e2e
+def test_a_bot_process_is_stopped_at_the_end_of_its_block(tmp_path: Path) -> None:
+    """open_bot_process: the bot's output to its log and standard error to
+    its own file; a bot still running at the end of the block is stopped
+    (SIGTERM; SIGKILL after the grace for one that ignores it), one that
+    ended keeps its status."""
+    from wizard_referee.hosting.bot_process import open_bot_process
+
+    log, err = tmp_path / "out.log", tmp_path / "err.log"
+    env = dict(os.environ)
+    stubborn = "trap '' TERM; echo up; while true; do sleep 0.05; done"
+
+    async def main() -> None:
+        async with open_launcher() as launcher:
+            async with open_bot_process(
+                launcher, ["sh", "-c", "echo out; echo err >&2; exit 4"], env, log, err=err
+            ) as bot:
+                assert await bot.wait() == 4
+                assert not await bot.stop()  # it had ended
+            assert bot.returncode == 4
+            async with open_bot_process(launcher, ["sleep", "30"], env, log) as sleeper:
+                assert sleeper.returncode is None and sleeper.exceeded() is None
+            assert sleeper.returncode == -signal.SIGTERM
+            async with open_bot_process(launcher, ["sh", "-c", stubborn], env, log) as bot:
+                with trio.fail_after(scaled(10)):
+                    while "up" not in log.read_text():
+                        await trio.sleep(0.01)
+                assert await bot.stop(grace=0.2)
+            assert bot.returncode == -signal.SIGKILL
+
+    trio.run(main)
+    assert log.read_text().startswith("out\n") and err.read_text() == "err\n"

@@ -12,11 +12,11 @@ from pathlib import Path
 import trio
 
 from wizard_arena.rules import Rules
+from wizard_referee.hosting.launcher import open_launcher
 from wizard_referee.ladder.season import Season
 from wizard_referee.ladder.standings import write_json
 from wizard_referee.ladder.store import LadderStore, new_token
 from wizard_referee.referee.logs import log_file
-from wizard_referee.tournament.launcher import open_launcher
 from wizard_referee.tournament.store import ResultsStore
 
 

@@ -592,7 +592,9 @@ if netns.inside():  # Ray imported in the namespace's run only (it loads grpc)
         )
         monkeypatch.setattr(workers, "where", lambda: {"host": "node-b", "ip": "10.0.0.2"})
         config = _config(tmp_path / "t.sqlite", executor="ray", sandbox="bwrap")
-        worker = workers.HostWorker(config, "secret", 0, str(tmp_path / "logs"), "")
+        worker = workers.HostWorker(
+            config.hosting(), config.name, "secret", 0, str(tmp_path / "logs"), ""
+        )
         error = worker.ready()["error"]
         assert error.startswith(
             "node node-b (10.0.0.2) cannot confine the entrants, and plays none of their games: "

@@ -18,11 +18,11 @@ from wizard_arena.bot import GameInfo
 from wizard_arena.client import RunResult, run_bot, serve_bot
 from wizard_arena.protocol.messages import ActionRejected, DecisionRequest, RoundStart, Welcome
 from wizard_arena.rules import Bid, Rules
+from wizard_referee.hosting.entrants import Instance
 from wizard_referee.referee.arena import ArenaConfig
 from wizard_referee.referee.policy import PolicyError, RefereePolicy
 from wizard_referee.referee.record import GameRecord, MoveRecord, RoundRecord, verify_record
 from wizard_referee.referee.seat import CloseCode
-from wizard_referee.tournament.entrants import Instance
 from wizard_referee.tournament.runner import (
     EntrantConfig,
     TournamentConfig,

@@ -25,10 +25,10 @@ import pytest
 import trio
 
 from wizard_referee import sandbox
+from wizard_referee.hosting.host import bot_game_id
 from wizard_referee.sandbox.cgroups import hierarchy
 from wizard_referee.sandbox.seccomp import filter_program as seccomp_program
 from wizard_referee.tournament.config import TournamentConfig
-from wizard_referee.tournament.host import bot_game_id
 from wizard_referee.tournament.runner import plan_games, run_tournament
 
 from .conftest import NEEDS_SANDBOX
@@ -253,7 +253,7 @@ def test_a_file_of_its_folder_the_entrants_uid_cannot_read_is_named(tmp_path: Pa
 def test_a_launched_process_is_held_to_its_cgroup_and_the_limit_named(tmp_path: Path) -> None:
     """The launcher puts the process in its group before its exec: a shell
     that starts 12 sleeping children under a limit of 8 is refused some."""
-    from wizard_referee.tournament.launcher import open_launcher
+    from wizard_referee.hosting.launcher import open_launcher
 
     async def main() -> str | None:
         group = sandbox.Cgroup.create(f"wizard-arena-{os.getpid()}-t", sandbox.Limits(processes=8))
@@ -330,7 +330,7 @@ def test_a_shared_path_that_reaches_what_no_entrant_may_read_is_refused(
     or an entrant's folder, or is within one, is refused before any game in
     one line, as an entrant's folder holding the store is; a library
     folder of its own passes."""
-    from wizard_referee.tournament.confine import sandbox_problems
+    from wizard_referee.hosting.confine import sandbox_problems
 
     monkeypatch.chdir(tmp_path)
     for path in ("entries/a", "entries/b/lib", "results.sqlite.logs/extra", "lib"):
@@ -342,9 +342,9 @@ def test_a_shared_path_that_reaches_what_no_entrant_may_read_is_refused(
         write_toml(tmp_path / "t.toml", tournament, [*entrants, {"name": "c", "token": "t"}])
     )
     monkeypatch.setenv("PYTHONPATH", str(tmp_path / "lib"))
-    assert sandbox_problems(config) == []
+    assert sandbox_problems(config.hosting(), here=False) == []
     monkeypatch.setenv("PYTHONPATH", str(tmp_path / shared))
-    (line,) = sandbox_problems(config)
+    (line,) = sandbox_problems(config.hosting(), here=False)
     assert line == (
         f"{shared} (from PYTHONPATH, or the Python environment) is seen by every confined "
         f"entrant, and through it {reached}: take it out of PYTHONPATH, or keep the "
@@ -357,7 +357,7 @@ def test_a_folder_is_relative_to_the_file_and_ray_leaves_the_node_checks_to_its_
 ) -> None:
     """With executor ray the coordinator checks the folders alone: bubblewrap,
     cgroups and GPUs are each node's (its workers run node_problems)."""
-    from wizard_referee.tournament.confine import sandbox_problems
+    from wizard_referee.hosting.confine import sandbox_problems
 
     real = shutil.which
     monkeypatch.setattr(
@@ -370,21 +370,19 @@ def test_a_folder_is_relative_to_the_file_and_ray_leaves_the_node_checks_to_its_
     config = TournamentConfig.from_toml(write_toml(tmp_path / "t.toml", tournament, entrants))
     assert config.entrants[0].folder == str(tmp_path / "bots" / "a")
     assert config.entrants[0].limits == sandbox.Limits()  # the documented defaults
-    assert sandbox_problems(config) == []  # no bubblewrap on the coordinator: its nodes'
-    local = TournamentConfig.from_toml(
-        write_toml(tmp_path / "t.toml", {**tournament, "executor": "local"}, entrants)
-    )
-    assert "needs bubblewrap" in sandbox_problems(local)[0]
+    # no bubblewrap on the coordinator: its nodes'
+    assert sandbox_problems(config.hosting(), here=False) == []
+    assert "needs bubblewrap" in sandbox_problems(config.hosting())[0]
 
 
 def test_a_folder_that_holds_the_results_store_is_refused(tmp_path: Path) -> None:
-    from wizard_referee.tournament.confine import sandbox_problems
+    from wizard_referee.hosting.confine import sandbox_problems
 
     entrants = [{"name": n, "command": "x", "folder": "."} for n in "abc"]
     config = TournamentConfig.from_toml(
         write_toml(tmp_path / "t.toml", {"players": 3, "sandbox": "bwrap"}, entrants)
     )
-    assert sandbox_problems(config)[0] == (
+    assert sandbox_problems(config.hosting())[0] == (
         f"entrant 'a': its folder {tmp_path} holds the results store "
         f"{tmp_path / 'tournament.sqlite'}: give each entrant a folder of its own"
     )
@@ -396,7 +394,7 @@ def test_a_cpu_quota_holds_a_busy_process_to_its_share(tmp_path: Path) -> None:
     0.05 s of CPU (the kernel's CFS quota), far less than what even a busy
     machine gives it (measured here at load 11 on 2 cores: 0.06 s confined,
     0.72 s unconfined)."""
-    from wizard_referee.tournament.launcher import open_launcher
+    from wizard_referee.hosting.launcher import open_launcher
 
     spin = (
         "import time\n"
@@ -739,15 +737,15 @@ def test_an_entrant_gets_the_device_files_of_its_gpus_and_no_others(
     """No GPU here: what bubblewrap is given. Each instance's sandbox has
     /dev/nvidiaN of its own GPUs, the driver's shared files, and its
     CUDA_VISIBLE_DEVICES naming them; an instance without GPUs, none."""
+    from wizard_referee.hosting.confine import instance_gpus
     from wizard_referee.sandbox import bwrap
-    from wizard_referee.tournament.confine import instance_gpus
 
     monkeypatch.setattr(bwrap.glob, "glob", lambda pattern: list(FAKE_DEV))
     if visible is None:
         monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     else:
         monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
-    from wizard_referee.tournament import confine
+    from wizard_referee.hosting import confine
 
     monkeypatch.setattr(confine.glob, "glob", lambda pattern: list(FAKE_DEV))
     shares = instance_gpus(asks)
@@ -765,7 +763,7 @@ def test_an_entrant_gets_the_device_files_of_its_gpus_and_no_others(
 
 
 def test_too_few_gpus_or_gpus_named_by_uuid_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    from wizard_referee.tournament import confine
+    from wizard_referee.hosting import confine
 
     monkeypatch.setattr(confine.glob, "glob", lambda pattern: [])
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
@@ -786,7 +784,7 @@ def test_the_keyring_is_no_channel_between_two_runs_of_a_uid() -> None:
     the first cannot leave a key in its user keyring, the second cannot
     read one; and the filter holds for every start, through the launcher
     that starts every bot (tournament, compare, ladder, Ray workers, check)."""
-    from wizard_referee.tournament.launcher import open_launcher
+    from wizard_referee.hosting.launcher import open_launcher
 
     confinement = sandbox.Confinement(uid=sandbox.UID_BASE)
     env = env_with_tests()

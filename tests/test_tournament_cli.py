@@ -229,7 +229,7 @@ def test_a_bot_given_up_between_games_costs_only_its_own_seats(
     is not waited for (connect_timeout 600 s): its later seats are played by
     the default action at once, recorded as ``crash`` with the reason, and
     every game is played and stored."""
-    from wizard_referee.tournament import entrants
+    from wizard_referee.hosting import entrants
 
     monkeypatch.setattr(entrants, "MAX_RESTARTS", 0)
     once = entrant("once", "tests.bots.det_bot:DeterministicBot", "--games", "1")
@@ -449,7 +449,7 @@ def test_any_name_is_a_log_file_in_the_logs_folder_and_bots_see_opaque_ids(
     file of DATABASE.logs/ (nothing written beside or above it; "a/b" once
     aborted the run), and every game id a bot was told is the record's
     opaque ``bot_game_id``, never the planned id naming deal and rotation."""
-    from wizard_referee.tournament.entrants import log_name
+    from wizard_referee.hosting.entrants import log_name
 
     names = ["../../escaped", "a/b", "c #1 100%"]
     entrants = [

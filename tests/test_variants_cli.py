@@ -286,7 +286,7 @@ def test_tournament_refuses_base_game_bot(tmp_path: Path) -> None:
     # at once (not after connect_timeout): a refused bot can never join
     assert str(err.value).startswith(
         "entrant r0 was refused: it cannot play the rule option(s) tricksy: "
-        "this tournament plays 3 players, bid restriction none, tricksy"
+        "the games are played with 3 players, bid restriction none, tricksy"
     )
 
 

@@ -25,8 +25,8 @@ from starlette.routing import Route
 
 from wizard_arena.bot import GameInfo
 from wizard_arena.rules import Rules
-from wizard_referee.tournament.entrants import log_name
-from wizard_referee.tournament.host import bot_game_id, run_game
+from wizard_referee.hosting.entrants import log_name
+from wizard_referee.hosting.host import bot_game_id, run_game
 from wizard_referee.tournament.store import GameSpec, ResultsStore
 from wizard_referee.web.app import WebState, routes
 from wizard_referee.web.data import MAX_ID_CHARS, MemoryData, StoreData

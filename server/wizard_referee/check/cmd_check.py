@@ -84,6 +84,7 @@ import shlex
 import sys
 import tempfile
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -94,25 +95,24 @@ import trio
 from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
 from wizard_arena.rules import Rules
 from wizard_referee.check.report import CheckReport, Problem, format_report
+from wizard_referee.hosting.bot_process import BotProcess, open_bot_process
+from wizard_referee.hosting.confine import SOCKET_NAME, confined_address
+from wizard_referee.hosting.launcher import Launcher, open_launcher
 from wizard_referee.referee.grpc_setup import prepare_referee_transport
 from wizard_referee.referee.logs import configure_logging, shown
 from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.sandbox import (
     OUTPUT_LIMIT,
-    SOCKET_DIR,
     UID_BASE,
-    Cgroup,
     Confinement,
     Limits,
     SandboxError,
-    confined_command,
     problems,
     sweep,
 )
 from wizard_referee.sandbox.cli import add_sandbox_arguments, limits_from_args
 from wizard_referee.sandbox.probe import unreadable
-from wizard_referee.tournament.launcher import LaunchedProcess, Launcher, open_launcher
 
 if TYPE_CHECKING:  # the referee and the SDK's client (and grpc) load in run(), after
     # the referee's listener is chosen (grpc_setup)
@@ -281,7 +281,7 @@ async def _opponent(bot: Any, address: str, name: str, token: str) -> None:
 
 
 async def _wait_for_session(
-    arena: Arena, sessions: list[Session], proc: LaunchedProcess, timeout: float
+    arena: Arena, sessions: list[Session], bot: BotProcess, timeout: float
 ) -> Session | None:
     """The bot's live session (waiting up to ``timeout`` for a (re)connection)."""
     with trio.move_on_after(timeout):
@@ -289,7 +289,7 @@ async def _wait_for_session(
             live = [s for s in sessions if s.alive and not s.busy]
             if live:
                 return live[-1]
-            if proc.poll() is not None:
+            if bot.returncode is not None:
                 return None
             with trio.move_on_after(0.1):
                 await arena.wait_for_change()
@@ -352,10 +352,6 @@ async def run_check(
     return result
 
 
-#: The referee's Unix socket in its folder (seen in the sandbox as SOCKET_DIR).
-SOCKET_NAME = "referee.sock"
-
-
 async def _referee_check(
     opts: CheckOptions,
     config: Any,
@@ -378,59 +374,41 @@ async def _referee_check(
             name = f"{cls.__name__.removesuffix('Bot').lower() or 'bot'}-{i + 1}"
             lobby.names.append(name)
             nursery.start_soon(_opponent, cls(), arena.address, name, token)
-        address = f"unix:{SOCKET_DIR}/{SOCKET_NAME}" if socket_dir else arena.address
+        address = confined_address() if socket_dir else arena.address
         cmd = make_command(address, bot_token, opts.games)
-        group: Cgroup | None = None
-        try:
-            if socket_dir is not None:
-                group = Cgroup.create(f"wizard-arena-{os.getpid()}-check", opts.limits)
-            proc = await _start_bot(
-                launcher, cmd, address, bot_token, opts, (stdout, stderr), group, socket_dir
-            )
-        except (OSError, SandboxError, ValueError) as e:
-            result.start_error = f"cannot start {cmd[0]!r}: {e}"
-            if group is not None:
-                group.remove()
-            nursery.cancel_scope.cancel()
-            return
-        try:
-            await _play_games(lobby, proc, opts, result)
-            # let a bot that plays N games and leaves exit by itself
-            with trio.move_on_after(_EXIT_GRACE if result.connected else 0):
-                while proc.poll() is None:
-                    await trio.sleep(0.05)
-        finally:
-            with trio.CancelScope(shield=True):
-                result.stopped = await _stop(proc)
-                if group is not None:
-                    result.killed = group.exceeded()
-                    await _remove(group)
-            nursery.cancel_scope.cancel()
-    result.exit_code = None if result.stopped else proc.returncode
+        async with contextlib.AsyncExitStack() as stack:
+            try:
+                files = (stdout, stderr)
+                started = _start_bot(launcher, cmd, address, bot_token, opts, files, socket_dir)
+                bot = await stack.enter_async_context(started)
+            except (OSError, SandboxError, ValueError) as e:
+                result.start_error = f"cannot start {cmd[0]!r}: {e}"
+                nursery.cancel_scope.cancel()
+                return
+            try:
+                await _play_games(lobby, bot, opts, result)
+                # let a bot that plays N games and leaves exit by itself
+                with trio.move_on_after(_EXIT_GRACE if result.connected else 0):
+                    await bot.wait()
+            finally:
+                result.stopped = await bot.stop()
+                result.killed = bot.exceeded()
+                result.exit_code = None if result.stopped else bot.returncode
+                nursery.cancel_scope.cancel()
 
 
-async def _remove(group: Cgroup) -> None:
-    """Kill what the bot left in its group and remove the group."""
-    for _ in range(50):
-        group.kill_all()
-        if group.remove():
-            return
-        await trio.sleep(0.02)
-
-
-async def _start_bot(
+def _start_bot(
     launcher: Launcher,
     cmd: list[str],
     address: str,
     token: str,
     opts: CheckOptions,
     outputs: tuple[Path, Path],
-    group: Cgroup | None = None,
     socket_dir: Path | None = None,
-) -> LaunchedProcess:
-    """Start the bot through the launcher, as the tournament starts an
-    entrant (its output capped); confined (``group``: its cgroup) as the
-    tournament confines one, its folder ``opts.workdir`` and uid UID_BASE."""
+) -> AbstractAsyncContextManager[BotProcess]:
+    """The bot's process, started as the host starts an entrant (its output
+    capped); confined (``socket_dir``: the referee's socket's folder) as the
+    host confines one, its folder ``opts.workdir`` and uid UID_BASE."""
     env = dict(
         os.environ,
         WIZARD_ARENA_SERVER=address,
@@ -439,8 +417,8 @@ async def _start_bot(
         WIZARD_ARENA_GAMES=str(opts.games),
         PYTHONUNBUFFERED="1",
     )
-    cwd: str | None = opts.workdir
-    if group is not None:
+    confinement = None
+    if socket_dir is not None:
         confinement = Confinement(
             uid=UID_BASE,
             folder=Path(opts.workdir),
@@ -448,26 +426,11 @@ async def _start_bot(
             limits=opts.limits,
             writable=tuple(Path(w) for w in opts.writable),
         )
-        cmd, env = confined_command(cmd, env, confinement)
-        cwd = None
-    procs = group.procs_files if group is not None else ()
     stdout, stderr = outputs
-    return await launcher.spawn(
-        cmd, env, stdout, cwd or "", procs, limit=opts.output_limit, err=stderr
+    cwd = "" if confinement is not None else opts.workdir
+    return open_bot_process(
+        launcher, cmd, env, stdout, cwd, confinement, limit=opts.output_limit, err=stderr
     )
-
-
-async def _stop(proc: LaunchedProcess) -> bool:
-    """Stop the bot if it is still running (SIGTERM, then SIGKILL); whether it was."""
-    if proc.poll() is not None:
-        return False
-    proc.terminate()
-    with trio.move_on_after(3):
-        await proc.wait()
-    if proc.poll() is None:
-        proc.kill()
-        await proc.wait()
-    return True
 
 
 class _Lobby:
@@ -497,7 +460,7 @@ class _Lobby:
 
 
 async def _play_games(
-    lobby: _Lobby, proc: LaunchedProcess, opts: CheckOptions, result: CheckRun
+    lobby: _Lobby, proc: BotProcess, opts: CheckOptions, result: CheckRun
 ) -> None:
     """Referee the games, the bot in each seat in turn, while it stays connected."""
     players = opts.players

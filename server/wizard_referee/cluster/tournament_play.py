@@ -31,8 +31,7 @@ from wizard_referee.referee.record import GameRecord
 from wizard_referee.tournament.config import TournamentConfig
 from wizard_referee.tournament.config_keys import TournamentError
 from wizard_referee.tournament.executors import TournamentRun, log_dir
-from wizard_referee.tournament.host import game_tags
-from wizard_referee.tournament.store import GameSpec
+from wizard_referee.tournament.store import GameSpec, game_tags
 
 __all__ = ["play_tournament", "problems", "worker_resources"]
 
@@ -103,7 +102,9 @@ async def _play(run: TournamentRun) -> None:
     logs = str(log_dir(config))
 
     def spawn(index: int) -> Any:
-        return actor.remote(config, run.secret, index, logs, config.ray_working_dir)
+        return actor.remote(
+            config.hosting(), config.name, run.secret, index, logs, config.ray_working_dir
+        )
 
     def submit(handle: Any, spec: GameSpec) -> Any:
         return handle.play.remote(spec, game_tags(spec, config.name))

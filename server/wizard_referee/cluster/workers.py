@@ -1,7 +1,7 @@
 """The Ray actors that play games.
 
 :class:`HostWorker` runs the local runner's machinery
-(:func:`wizard_referee.tournament.host.open_host`) in a trio thread of its
+(:func:`wizard_referee.hosting.host.open_host`) in a trio thread of its
 own: a referee on a free loopback port, ``parallel`` instances of every
 command entrant (restarted when they crash, as in a local run; confined
 under ``sandbox = "bwrap"``, as in a local run, after the node's own checks:
@@ -32,14 +32,12 @@ import trio
 
 from wizard_referee.compare.local_play import play_planned
 from wizard_referee.compare.plan import ComparePlan, PlannedGame
+from wizard_referee.hosting.config import HostConfig, HostError
+from wizard_referee.hosting.confine import node_problems
+from wizard_referee.hosting.host import GameHost, Planned, open_host
 from wizard_referee.referee.grpc_setup import prepare_referee_transport
 from wizard_referee.referee.logs import configure_logging, get_logger, log_file
 from wizard_referee.referee.record import GameRecord
-from wizard_referee.tournament.config import TournamentConfig
-from wizard_referee.tournament.config_keys import TournamentError
-from wizard_referee.tournament.confine import node_problems
-from wizard_referee.tournament.host import GameHost, open_host
-from wizard_referee.tournament.store import GameSpec
 
 __all__ = ["HostWorker", "LocalWorker", "WorkerStopped", "where"]
 
@@ -71,7 +69,7 @@ def _logs_folder(wanted: str, index: int) -> Path:
         return Path(tempfile.mkdtemp(prefix=f"wizard-arena-worker-{index}-"))
 
 
-def _workdir(config: TournamentConfig, shipped_from: str) -> str:
+def _workdir(config: HostConfig, shipped_from: str) -> str:
     """Where the entrants' commands run: the TOML file's folder, found in
     the copy Ray unpacked (the current folder) when ``shipped_from`` (the
     folder sent as the runtime_env's working_dir) holds it."""
@@ -90,7 +88,7 @@ class HostWorker:
     ``max_concurrency`` above ``parallel``; :meth:`ready` says when it can play."""
 
     def __init__(
-        self, config: TournamentConfig, secret: str, index: int, logs: str, shipped_from: str
+        self, config: HostConfig, name: str, secret: str, index: int, logs: str, shipped_from: str
     ) -> None:
         # Ray loaded grpc before this referee could choose its listener: grpc's
         # default stays, and its log says why (grpc_setup)
@@ -99,6 +97,8 @@ class HostWorker:
         self.config = replace(
             config, host="127.0.0.1", port=0, workdir=_workdir(config, shipped_from)
         )
+        self.name = name
+        """The competition's name, for the worker's log."""
         self.secret = secret
         self.index = index
         self.logs = _logs_folder(logs, index)
@@ -119,14 +119,14 @@ class HostWorker:
             self._started.set()
 
     async def _serve(self) -> None:
-        log = get_logger(tournament=self.config.name, worker=self.index)
+        log = get_logger(tournament=self.name, worker=self.index)
         self._token = trio.lowlevel.current_trio_token()
         if self.config.sandbox == "bwrap":
             # confined on every node, or not at all: a node that cannot refuses its games
             found = node_problems(self.config)
             if found:
                 here = where()
-                raise TournamentError(
+                raise HostError(
                     f"node {here['host']} ({here['ip']}) cannot confine the entrants, and "
                     f"plays none of their games: {'; '.join(found)}"
                 )
@@ -143,7 +143,7 @@ class HostWorker:
             return {"error": self._error or "the worker's referee stopped"}
         return {**where(), "logs": str(self.logs)}
 
-    def play(self, spec: GameSpec, tags: dict[str, Any]) -> GameRecord:
+    def play(self, spec: Planned, tags: dict[str, Any]) -> GameRecord:
         """Play one game (as soon as its seats are free) and return its record."""
         host, token = self._host, self._token
         if host is None or token is None:

@@ -8,11 +8,12 @@ the answer is known.
   sequence for their mean that decides when to stop;
 - :mod:`.session`: the results store and the tally of one comparison;
 - :mod:`.local_play`: games in worker processes (every bot a Python class);
-- :mod:`.referee_play`: games over a referee, on the tournament's host
-  (:mod:`wizard_referee.tournament.host`: its referee and entrants);
+- :mod:`.referee_play`: games over a referee, on the hosting room's host
+  (:mod:`wizard_referee.hosting.host`: its referee and entrants);
 - :mod:`.cmd_compare`: the verb.
 
-May import: the tournament room (its host and store), the referee room, the
+May import: the hosting room (its host), the tournament room (its store),
+the referee room, the
 ratings room (Student's t), the sandbox room (its flags), the storage room
 (where a store's logs go), the SDK's rules, protocol, bot API,
 :mod:`wizard_arena.local`, the bot loader (:mod:`wizard_arena.loader`) and

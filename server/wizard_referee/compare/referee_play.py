@@ -1,7 +1,7 @@
-"""A comparison's games over the referee, on the tournament's host
-(:func:`wizard_referee.tournament.host.open_host`): a referee of its own,
+"""A comparison's games over the referee, on the hosting room's host
+(:func:`wizard_referee.hosting.host.open_host`): a referee of its own,
 every bot an entrant started by the launcher (``parallel`` instances each,
-restarted when they crash), the games played with the tournament's
+restarted when they crash), the games played with a tournament's
 deadlines and fault handling. A bot given as a Python class runs as
 ``python -m wizard_arena.cli bot MODULE:CLASS --server {server}``, its token
 in its environment (``WIZARD_ARENA_TOKEN``).
@@ -20,14 +20,14 @@ import trio
 
 from wizard_referee.compare.comparison import CompareError, Comparison, Progress
 from wizard_referee.compare.plan import BotSpec, ComparePlan
+from wizard_referee.hosting.config import EntrantConfig, HostConfig, HostError
+from wizard_referee.hosting.confine import sandbox_problems
+from wizard_referee.hosting.entrants import preflight
+from wizard_referee.hosting.host import GameHost, open_host
 from wizard_referee.referee.logs import get_logger
+from wizard_referee.referee.policy import RefereePolicy
 from wizard_referee.sandbox import OUTPUT_LIMIT, Limits
 from wizard_referee.storage import beside_store
-from wizard_referee.tournament.config import EntrantConfig, TournamentConfig
-from wizard_referee.tournament.config_keys import TournamentError
-from wizard_referee.tournament.confine import sandbox_problems
-from wizard_referee.tournament.entrants import preflight
-from wizard_referee.tournament.host import GameHost, open_host
 
 __all__ = ["REMEDY", "Confining", "bot_command", "host_config", "play_over_referee", "problems"]
 
@@ -72,8 +72,8 @@ class Confining:
 
 def host_config(
     plan: ComparePlan, parallel: int, move_time: float, confining: Confining | None = None
-) -> TournamentConfig:
-    """The tournament host's settings for the comparison's games: its bots as
+) -> HostConfig:
+    """The host's settings for the comparison's games: its bots as
     command entrants (each in its ``--folder``, confined with ``--sandbox
     bwrap``), its rules, the deadline, in the current folder."""
     how = confining or Confining()
@@ -90,23 +90,16 @@ def host_config(
         )
         for name, bot in zip(plan.names, bots, strict=True)
     )
-    rules: dict[str, Any] = dict(plan.rules.to_dict())
-    if rules.get("round_sizes") is not None:
-        rules["round_sizes"] = tuple(rules["round_sizes"])
-    config = TournamentConfig(
+    return HostConfig(
         entrants,
-        name="compare",
-        move_time=move_time,
+        rules=plan.rules,
+        policy=RefereePolicy(move_time=move_time),
         parallel=parallel,
         workdir=os.getcwd(),
-        bot_seed_secret=plan.secret,
         sandbox=how.sandbox,
-        database=how.database,
+        private=how.database,
         output_limit=how.output_limit,
-        **rules,
     )
-    assert config.rules == plan.rules, (config.rules, plan.rules)
-    return config
 
 
 def problems(plan: ComparePlan, confining: Confining | None = None) -> list[str]:
@@ -119,7 +112,7 @@ def problems(plan: ComparePlan, confining: Confining | None = None) -> list[str]
 
 
 def in_compare_words(line: str) -> str:
-    """A tournament's message in compare's words (flags, not keys).
+    """A host's message in compare's words (flags, not keys).
 
     >>> in_compare_words('sandbox = "bwrap" needs bubblewrap, or set sandbox = "none"')
     '--sandbox bwrap needs bubblewrap, or leave out --sandbox'
@@ -143,7 +136,7 @@ async def play_over_referee(
     move_time: float = 1.0,
     confining: Confining | None = None,
 ) -> None:
-    """Play the comparison's games on the tournament's host until it is done."""
+    """Play the comparison's games on the host until it is done."""
     plan = comparison.plan
     config = host_config(plan, parallel, move_time, confining)
     logs = beside_store(comparison.store.target, ".logs")
@@ -158,7 +151,7 @@ async def play_over_referee(
                 for _ in range(parallel):
                     games.start_soon(_play_games, comparison, host, games.cancel_scope)
             n.cancel_scope.cancel()
-    except TournamentError as e:
+    except HostError as e:
         raise CompareError(str(e)) from None
     except BaseExceptionGroup as group:
         raise _first_error(group) from None

@@ -14,13 +14,13 @@ live Bayesian rating and the official Bradley-Terry one.
   the simulations share it); :mod:`.live`: the live ratings (OpenSkill's
   Plackett-Luce); :mod:`.standings`: the official ones (Bradley-Terry with
   the tournament's printed intervals) and the table of both;
-- :mod:`.runner`: the running ladder over the tournament room's host (a
+- :mod:`.process`: the running ladder over the hosting room's host (a
   referee, the hosted entrants' processes); :mod:`.simulate`: matchmaking
   and ratings on simulated fields;
 - :mod:`.cmd_ladder`: the ``ladder`` verb and its sub-commands.
 
-May import: the tournament room (its host, seatings, entrants' processes,
-confinement, leaderboard, calibration harness), the referee room, the
+May import: the hosting room (its host, entrants' processes, confinement),
+the tournament room (seatings, leaderboard, calibration harness), the referee room, the
 ratings room, the sandbox room, the storage room, the SDK's rules, protocol and cli;
 ``openskill`` (the ``[ladder]`` extra). Never the client, the check,
 compare or cluster rooms; the web room only in the function of the

@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from wizard_arena.cli.rules_options import add_rules_arguments, rules_from_args
+from wizard_referee.hosting.config import EntrantConfig, HostError
+from wizard_referee.hosting.entrants import preflight
 from wizard_referee.ladder.season import Season
 from wizard_referee.ladder.store import DIAL_IN, LadderStore, StoreError, new_token
 from wizard_referee.referee.policy import (
@@ -35,9 +37,6 @@ from wizard_referee.referee.policy import (
 )
 from wizard_referee.sandbox.cli import add_limit_arguments
 from wizard_referee.storage import beside_store, database_target, shown
-from wizard_referee.tournament.config import EntrantConfig
-from wizard_referee.tournament.config_keys import TournamentError
-from wizard_referee.tournament.entrants import preflight
 from wizard_referee.tournament.seating import DEFAULT_SEATING, SEATINGS
 
 DEFAULT_DATABASE = "ladder.sqlite"
@@ -241,7 +240,7 @@ def run(args: argparse.Namespace) -> int:
     func: Action = args.func
     try:
         return func(args)
-    except (CommandError, StoreError, TournamentError) as e:
+    except (CommandError, StoreError, HostError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
 

@@ -1,6 +1,6 @@
 """The running ladder: one process (an SQLite store held for it alone,
 :meth:`.LadderStore.hold`; a PostgreSQL one shared with other processes), the
-tournament room's host (a referee, the launcher, the hosted entrants'
+hosting room's host (a referee, the launcher, the hosted entrants'
 processes, confined under ``sandbox = "bwrap"``), and these tasks:
 
 - **matchmaking** (:mod:`.matchmaking`): whenever entries are free, tables
@@ -62,6 +62,17 @@ from typing import Any, TextIO
 
 import trio
 
+from wizard_referee.hosting.config import EntrantConfig, HostConfig, HostError
+from wizard_referee.hosting.confine import sandbox_problems
+from wizard_referee.hosting.entrants import MAX_RESTARTS, EntrantStartError, Instance
+from wizard_referee.hosting.host import (
+    GameHost,
+    HostedGame,
+    OnArena,
+    free_session,
+    open_host,
+    run_game,
+)
 from wizard_referee.ladder.matchmaking import Candidate, Matchmaker, Policy
 from wizard_referee.ladder.plackett_luce import LiveModel, ordinal, replay
 from wizard_referee.ladder.standings import (
@@ -75,23 +86,11 @@ from wizard_referee.ladder.standings import (
 from wizard_referee.ladder.store import HOSTED, ClaimLost, LadderStore, Version
 from wizard_referee.referee.arena import Session
 from wizard_referee.referee.handshake import TokensUnavailable
-from wizard_referee.referee.policy import PROCESS, names
+from wizard_referee.referee.policy import PROCESS, RefereePolicy, names
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.referee.seat import CloseCode
 from wizard_referee.sandbox import UID_BASE, Confinement, Limits
 from wizard_referee.storage import DatabaseError, DatabaseLost, StorageError
-from wizard_referee.tournament.config import EntrantConfig, TournamentConfig
-from wizard_referee.tournament.config_keys import TournamentError
-from wizard_referee.tournament.confine import sandbox_problems
-from wizard_referee.tournament.entrants import MAX_RESTARTS, EntrantStartError, Instance
-from wizard_referee.tournament.host import (
-    GameHost,
-    HostedGame,
-    OnArena,
-    free_session,
-    open_host,
-    run_game,
-)
 from wizard_referee.tournament.seating import deal_seatings
 
 __all__ = ["Ladder", "LadderTokens", "RunOptions", "Stats", "run_ladder"]
@@ -1071,29 +1070,29 @@ class Ladder:
 
     # -- running -------------------------------------------------------------------------
 
-    def config(self) -> TournamentConfig:
+    def config(self) -> HostConfig:
         """The host's settings: the season's rules and referee, this run's address and limits."""
-        rules: dict[str, Any] = {
-            k: tuple(v) if isinstance(v, list) else v
-            for k, v in self.season.rules.to_dict().items()
-        }
         hosted = tuple(
             EntrantConfig(v.label, v.command, folder=v.folder or "", **(v.limits or {}))
             for v in self.active.values()
             if v.kind == HOSTED and v.command is not None
         )
-        return TournamentConfig(
-            entrants=hosted,
-            name=self.season.name,
-            database=self.store.target,
-            host=self.options.host,
-            port=self.options.port,
+        policy = RefereePolicy.from_mapping(
+            {
+                **self.options.referee,
+                "max_sessions_per_token": self.options.max_sessions_per_token,
+                **self.season.policy,
+            }
+        )
+        return HostConfig(
+            hosted,
+            rules=self.season.rules,
+            policy=policy,
             parallel=self.options.instances,
             sandbox=self.season.sandbox,
-            **rules,
-            **self.options.referee,
-            max_sessions_per_token=self.options.max_sessions_per_token,
-            **self.season.policy,
+            host=self.options.host,
+            port=self.options.port,
+            private=self.store.target,
         )
 
     async def run(
@@ -1111,7 +1110,7 @@ class Ladder:
             # (the hosted entrants' folders, what every entrant sees, this node)
             problems = sandbox_problems(config)
             if problems:
-                raise TournamentError("; ".join(problems))
+                raise HostError("; ".join(problems))
         self.store.start_runner(self.runner, socket.gethostname(), os.getpid(), self.options.lease)
         self._load()
         self.point, self.intervals = read_official(self.store.files)  # a run's before this one

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from wizard_referee.hosting.config import HostError
+from wizard_referee.hosting.entrants import EntrantStartError
 from wizard_referee.referee.listen import leaves, serve_failure
 from wizard_referee.storage import StorageError
 from wizard_referee.tournament.config_keys import TournamentError
-from wizard_referee.tournament.entrants import EntrantStartError
 
 __all__ = ["TOURNAMENT_FIXES", "runner_error"]
 
@@ -35,8 +36,9 @@ def runner_error(group: BaseExceptionGroup[Any], host: str, port: int) -> BaseEx
             starts.setdefault(e.entrant, str(e))  # one report per entrant
     if starts:
         return TournamentError("\n".join(starts.values()))
-    if errors and all(isinstance(e, TournamentError) for e in errors):
-        return errors[0]
+    if errors and all(isinstance(e, TournamentError | HostError) for e in errors):
+        first = errors[0]
+        return first if isinstance(first, TournamentError) else TournamentError(str(first))
     failed = [e for e in errors if isinstance(e, StorageError)]
     if failed:
         return TournamentError(

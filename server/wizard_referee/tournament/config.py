@@ -12,8 +12,9 @@ from typing import Any
 
 from wizard_arena.cli.rules_options import rules_from_mapping
 from wizard_arena.rules import Rules
+from wizard_referee.hosting.config import EntrantConfig, HostConfig
 from wizard_referee.referee.policy import PolicyError, RefereePolicy
-from wizard_referee.sandbox import OUTPUT_LIMIT, Limits
+from wizard_referee.sandbox import OUTPUT_LIMIT
 from wizard_referee.storage import is_url, shown
 from wizard_referee.tournament.config_keys import (
     LIMIT_KEYS,
@@ -27,41 +28,6 @@ from wizard_referee.tournament.config_keys import (
 from wizard_referee.tournament.seating import DEFAULT_SEATING
 
 __all__ = ["EntrantConfig", "TournamentConfig", "TournamentError"]
-
-
-@dataclass(frozen=True)
-class EntrantConfig:
-    name: str
-    command: tuple[str, ...] | None = None
-    """Command line started by the runner (``None`` for an external bot)."""
-    token: str | None = None
-    """An external bot's access token (command entrants get a fresh one)."""
-    num_cpus: float = 0.0
-    """CPUs one instance needs beyond its table's (a bot thinking on 4 threads: 3),
-    asked of Ray by the worker that runs it (executor ``ray``)."""
-    num_gpus: float = 0.0
-    """GPUs one instance needs (executor ``ray``)."""
-    memory: float = 0.0
-    """Bytes of memory one instance needs (executor ``ray``)."""
-    folder: str = ""
-    """The entrant's own folder (from a file: relative to its folder), where its
-    command runs; a confined entrant sees it read-only. Empty: ``workdir``
-    (confined: none, it runs in its ``/tmp``)."""
-    memory_limit: int = Limits.memory
-    """Bytes of memory one confined instance may use (sandbox ``bwrap``)."""
-    max_processes: int = Limits.processes
-    """Processes and threads one confined instance may run at once."""
-    cpu_limit: float = Limits.cpus
-    """CPUs' worth of time one confined instance may use, as a quota."""
-
-    @property
-    def kind(self) -> str:
-        return "command" if self.command is not None else "external"
-
-    @property
-    def limits(self) -> Limits:
-        """What one confined instance may use."""
-        return Limits(self.memory_limit, self.max_processes, float(self.cpu_limit))
 
 
 @dataclass(frozen=True)
@@ -184,6 +150,22 @@ class TournamentConfig:
         """How the referee treats the entrants (raises PolicyError for a
         setting that cannot be; :meth:`validate` turns that into a TournamentError)."""
         return RefereePolicy.from_mapping(vars(self))
+
+    def hosting(self) -> HostConfig:
+        """What the host of this tournament's games needs of it."""
+        return HostConfig(
+            entrants=self.entrants,
+            rules=self.rules,
+            policy=self.policy,
+            parallel=self.parallel,
+            sandbox=self.sandbox,
+            workdir=self.workdir,
+            output_limit=self.output_limit,
+            connect_timeout=self.connect_timeout,
+            host=self.host,
+            port=self.port,
+            private=self.database,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

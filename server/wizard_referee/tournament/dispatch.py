@@ -1,4 +1,5 @@
-"""Seating a tournament's games on the local runner's host (:mod:`.host`):
+"""Seating a tournament's games on the local runner's host
+(:mod:`wizard_referee.hosting.host`):
 starting each pending game as soon as a free session of each of its seats'
 entrants is there (``parallel`` games at once), saving each game's record
 as it ends, and the progress line (shared by every executor)."""
@@ -12,11 +13,11 @@ from typing import Any, TextIO
 
 import trio
 
+from wizard_referee.hosting.host import GameHost, run_game
 from wizard_referee.ratings.models import EloState
 from wizard_referee.referee.arena import Session
 from wizard_referee.referee.record import GameRecord
-from wizard_referee.tournament.host import GameHost, game_tags, run_game
-from wizard_referee.tournament.store import GameSpec, ResultsStore
+from wizard_referee.tournament.store import GameSpec, ResultsStore, game_tags
 
 __all__ = ["Progress", "schedule", "show_progress"]
 
@@ -63,13 +64,14 @@ async def schedule(
     host: GameHost,
     pending: list[GameSpec],
     saved: Callable[[GameSpec, GameRecord], None],
+    tournament: str,
 ) -> None:
-    """Play the ``pending`` games on ``host``, each as soon as its seats'
+    """Play the ``pending`` games of ``tournament`` on ``host``, each as soon as its seats'
     entrants have a free session (an entrant with no live session is waited
     for up to ``connect_timeout``, then its seat plays without it), at most
     ``parallel`` at once; each record is handed to ``saved`` as it ends;
     returns when all have ended."""
-    seating = _Seating(host, saved)
+    seating = _Seating(host, saved, tournament)
     queue = list(pending)
     async with trio.open_nursery() as nursery:
         while queue or seating.running:
@@ -83,6 +85,7 @@ async def schedule(
 class _Seating:
     host: GameHost
     saved: Callable[[GameSpec, GameRecord], None]
+    tournament: str
     running: int = 0
 
     def start_ready(self, queue: list[GameSpec], nursery: trio.Nursery) -> bool:
@@ -107,7 +110,7 @@ class _Seating:
     async def play(self, spec: GameSpec, seats: list[Session | None]) -> None:
         host = self.host
         try:
-            tags = game_tags(spec, host.config.name)
+            tags = game_tags(spec, self.tournament)
             record = await run_game(host.arena, host.launched, spec, seats, tags, down=host.down)
             self.saved(spec, record)
         finally:

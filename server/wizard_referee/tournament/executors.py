@@ -27,12 +27,12 @@ from typing import Any, Protocol, TextIO, cast
 import trio
 
 from wizard_arena.extras import MissingExtraError
+from wizard_referee.hosting.host import OnArena
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.storage import beside_store
 from wizard_referee.tournament.config import TournamentConfig
 from wizard_referee.tournament.config_keys import EXECUTORS, TournamentError
 from wizard_referee.tournament.dispatch import Progress, show_progress
-from wizard_referee.tournament.host import OnArena
 from wizard_referee.tournament.store import GameSpec, ResultsStore
 
 __all__ = ["EXECUTORS", "RAY_EXTRA", "Executor", "TournamentRun", "load_executor", "log_dir"]

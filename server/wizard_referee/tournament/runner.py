@@ -17,9 +17,9 @@ seat. Each command entrant is started ``parallel`` times so that it can sit
 at several tables at once.
 
 The parts: :mod:`.config` (the configuration), :mod:`.plan` (the game plan
-in the store), :mod:`.entrants` and :mod:`.launcher` (starting and
-supervising the entrants' processes), :mod:`.seating` (seating the games on
-the entrants' sessions), :mod:`.leaderboard` (ratings and statistics);
+in the store), the hosting room (:mod:`wizard_referee.hosting`: the referee,
+starting and supervising the entrants' processes), :mod:`.dispatch` (seating
+the games on the entrants' sessions), :mod:`.leaderboard` (ratings and statistics);
 this module runs them together. The names most callers need are re-exported
 here.
 """
@@ -32,6 +32,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
+from wizard_referee.hosting.confine import sandbox_problems, unconfined_note
+from wizard_referee.hosting.entrants import preflight, relabel_crashes
+from wizard_referee.hosting.host import OnArena, open_host
 from wizard_referee.referee.listen import listen_problem
 from wizard_referee.referee.logs import get_logger
 from wizard_referee.referee.record import GameRecord
@@ -39,11 +42,8 @@ from wizard_referee.storage import shown
 from wizard_referee.tournament.cli_errors import TOURNAMENT_FIXES, runner_error
 from wizard_referee.tournament.config import EntrantConfig, TournamentConfig
 from wizard_referee.tournament.config_keys import TournamentError, listed, plan_differences
-from wizard_referee.tournament.confine import sandbox_problems, unconfined_note
 from wizard_referee.tournament.dispatch import Progress, schedule
-from wizard_referee.tournament.entrants import preflight, relabel_crashes
 from wizard_referee.tournament.executors import TournamentRun, load_executor, log_dir
-from wizard_referee.tournament.host import OnArena, open_host
 from wizard_referee.tournament.leaderboard import (
     Leaderboard,
     LeaderboardRow,
@@ -90,10 +90,10 @@ async def run_tournament(
 
     Checked before anything is created: the database (new, or a tournament
     with the same plan for ``resume``) and that every entrant command can
-    start (:func:`.entrants.preflight`), and confined (``sandbox = "bwrap"``:
-    :func:`.confine.sandbox_problems`). A new database in which no game was
-    played is removed again when the run fails, so the same command can be
-    run again once the problem is fixed."""
+    start (:func:`~wizard_referee.hosting.entrants.preflight`), and confined
+    (``sandbox = "bwrap"``: :func:`~wizard_referee.hosting.confine.sandbox_problems`).
+    A new database in which no game was played is removed again when the run
+    fails, so the same command can be run again once the problem is fixed."""
     log = get_logger(tournament=config.name)
     try:
         problem = start_problem(config.database, resume=resume, what="tournament")
@@ -102,7 +102,10 @@ async def run_tournament(
     if problem is not None:
         raise TournamentError(problem)
     executor = load_executor(config.executor)
-    problems = sandbox_problems(config) or preflight(config.entrants, config.workdir)
+    hosting = config.hosting()
+    problems = sandbox_problems(hosting, here=config.executor == "local") or preflight(
+        config.entrants, config.workdir
+    )
     problems += executor.problems(config)
     if config.port and config.executor == "local":
         busy = listen_problem(config.host, config.port, *TOURNAMENT_FIXES)
@@ -126,7 +129,7 @@ async def run_tournament(
             where = shown(config.database)
             kept = results_note or f"results in {where}, logs in {log_dir(config)}/"
             progress_stream.write(f"{config.name}: {left}; {kept}\n")
-            note = unconfined_note(config)
+            note = unconfined_note(hosting)
             if note:
                 progress_stream.write(note + "\n")
             progress_stream.flush()
@@ -167,9 +170,9 @@ async def play_tournament(run: TournamentRun) -> None:
     free (:mod:`.dispatch`)."""
     config = run.config
     async with open_host(
-        config, run.secret, log_dir(config), run.log, run.notice, on_arena=run.on_arena
+        config.hosting(), run.secret, log_dir(config), run.log, run.notice, on_arena=run.on_arena
     ) as host:
-        await schedule(host, run.pending, run.saved)
+        await schedule(host, run.pending, run.saved, config.name)
 
 
 def problems(config: TournamentConfig) -> list[str]:

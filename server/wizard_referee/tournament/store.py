@@ -49,6 +49,7 @@ __all__ = [
     "SeatResult",
     "StoreError",
     "export_games",
+    "game_tags",
     "open_existing",
     "start_problem",
     "store_exists",
@@ -122,6 +123,17 @@ class GameSpec:
     def duplicate_set(self) -> str:
         """Games sharing the deal: the same table and deal set, every rotation."""
         return f"t{self.table_idx}-d{self.deal_set}"
+
+
+def game_tags(spec: GameSpec, tournament: str) -> dict[str, Any]:
+    """The tags a tournament game's record carries."""
+    return {
+        "table": spec.table_idx,
+        "deal_set": spec.deal_set,
+        "rotation": spec.rotation,
+        "duplicate_set": spec.duplicate_set,
+        "tournament": tournament,
+    }
 
 
 @dataclass(frozen=True)

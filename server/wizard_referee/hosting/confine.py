@@ -1,4 +1,4 @@
-"""Command entrants under ``sandbox = "bwrap"``: what the tournament asks of
+"""Command entrants under ``sandbox = "bwrap"``: what the host asks of
 the sandbox room (:mod:`wizard_referee.sandbox`). Each entrant runs as its
 own uid (``UID_BASE`` + its place among the entrants, from 0), sees its own
 folder, reaches the referee on a Unix socket only, and has its limits
@@ -19,8 +19,8 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+from wizard_referee.hosting.config import EntrantConfig, HostConfig
 from wizard_referee.sandbox import (
     SOCKET_DIR,
     UID_BASE,
@@ -62,13 +62,16 @@ def confined_address() -> str:
     return f"unix:{SOCKET_DIR}/{SOCKET_NAME}"
 
 
-def entrant_uid(entrants: Sequence[Any], entrant: Any) -> int:
+def entrant_uid(entrants: Sequence[EntrantConfig], entrant: EntrantConfig) -> int:
     """The uid a confined entrant runs as (one per entrant)."""
     return UID_BASE + [e.name for e in entrants].index(entrant.name)
 
 
 def confinement_for(
-    entrants: Sequence[Any], entrant: Any, socket_dir: Path, gpus: tuple[str, ...] = ()
+    entrants: Sequence[EntrantConfig],
+    entrant: EntrantConfig,
+    socket_dir: Path,
+    gpus: tuple[str, ...] = (),
 ) -> Confinement:
     """What an instance of ``entrant`` sees and may use (``gpus``: its GPUs)."""
     return Confinement(
@@ -94,8 +97,10 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def sandbox_problems(config: Any) -> list[str]:
-    """Why the command entrants cannot run as configured (each a line)."""
+def sandbox_problems(config: HostConfig, *, here: bool = True) -> list[str]:
+    """Why the command entrants cannot run as configured (each a line);
+    ``here``: they run on this machine (else the node's own checks,
+    :func:`node_problems`, are left to each node)."""
     commands = [e for e in config.entrants if e.command is not None]
     out = [
         f"entrant {e.name!r}: folder {_rel(e.folder)} does not exist"
@@ -104,7 +109,8 @@ def sandbox_problems(config: Any) -> list[str]:
     ]
     if config.sandbox != "bwrap" or not commands or out:
         return out
-    database = None if is_url(config.database) else Path(config.database).resolve()
+    private = config.private
+    database = None if not private or is_url(private) else Path(private).resolve()
     for e in commands:
         if database is not None and e.folder and _inside(database, Path(e.folder).resolve()):
             out.append(
@@ -112,24 +118,24 @@ def sandbox_problems(config: Any) -> list[str]:
                 f"{_rel(database)}: give each entrant a folder of its own"
             )
     out += shared_path_problems(config, python_paths())
-    if config.executor != "local":
+    if not here:
         return out  # the rest is each node's: node_problems, on every Ray worker
     return out or node_problems(config)
 
 
-def shared_path_problems(config: Any, shared: Sequence[Path]) -> list[str]:
+def shared_path_problems(config: HostConfig, shared: Sequence[Path]) -> list[str]:
     """The folders every confined entrant sees (``shared``: ``PYTHONPATH``,
     the Python environment and what its ``.pth`` files add) that hold what
     no entrant may read: the results store, the logs, the configuration
     file's folder, or an entrant's own folder (each one line)."""
     # (what, its name, whether a folder within it is refused too)
     guarded: list[tuple[Path, str, bool]] = []
-    if not is_url(config.database):
-        store = Path(config.database).resolve()
+    if config.private and not is_url(config.private):
+        store = Path(config.private).resolve()
         guarded += [(store, f"the results store {_rel(store)}", False)]
-    # (beside the store; in the current folder for a PostgreSQL database)
-    logs = beside_store(config.database, ".logs").resolve()
-    guarded += [(logs, f"the logs {_rel(logs)}/", True)]
+    if config.private:  # (beside the store; in the current folder for a PostgreSQL database)
+        logs = beside_store(config.private, ".logs").resolve()
+        guarded += [(logs, f"the logs {_rel(logs)}/", True)]
     if config.workdir:
         guarded.append((Path(config.workdir).resolve(), "the configuration's folder", False))
     for e in config.entrants:
@@ -152,7 +158,7 @@ def shared_path_problems(config: Any, shared: Sequence[Path]) -> list[str]:
     return out
 
 
-def node_problems(config: Any) -> list[str]:
+def node_problems(config: HostConfig) -> list[str]:
     """Why this machine cannot confine the command entrants (bubblewrap or
     setpriv missing, cgroups it cannot make, too few GPUs, a probe start
     that fails, a folder the entrants' uids cannot read), each one line: the
@@ -180,7 +186,7 @@ def node_problems(config: Any) -> list[str]:
     return out
 
 
-def unconfined_note(config: Any) -> str | None:
+def unconfined_note(config: HostConfig) -> str | None:
     """The line saying that command entrants run unconfined (``None``: none do)."""
     if config.sandbox != "none" or not any(e.command for e in config.entrants):
         return None

@@ -1,5 +1,5 @@
-"""The processes of a tournament's command entrants: checked before the
-tournament starts, started through the launcher (:mod:`.launcher`),
+"""The processes of a host's command entrants: checked before any game,
+each start through :func:`~.bot_process.open_bot_process`,
 restarted when they crash, and stopped at once, with the last lines of their
 log, when they cannot start.
 
@@ -17,15 +17,13 @@ as ``crash``.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import itertools
 import json
 import os
 import secrets
 import shutil
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,10 +31,12 @@ from urllib.parse import quote
 
 import trio
 
+from wizard_referee.hosting.bot_process import open_bot_process
+from wizard_referee.hosting.config import EntrantConfig
+from wizard_referee.hosting.launcher import OUTPUT_LIMIT, LaunchedProcess, Launcher
 from wizard_referee.referee.logs import open_private, shown
 from wizard_referee.referee.record import GameRecord
-from wizard_referee.sandbox import Cgroup, SandboxError, confined_command
-from wizard_referee.tournament.launcher import OUTPUT_LIMIT, Launcher
+from wizard_referee.sandbox import Confinement, SandboxError
 
 __all__ = [
     "MAX_RESTARTS",
@@ -94,24 +94,22 @@ class EntrantStartError(Exception):
 class Instance:
     """One running copy of a command entrant (its own token and log)."""
 
-    entrant: Any
-    """The :class:`~.tournament.EntrantConfig`."""
+    entrant: EntrantConfig
     index: int
     token: str
     restarts: int = 0
     log_path: Path | None = None
-    proc: Any = None
-    """The running process (a :class:`~.launcher.LaunchedProcess`), once started."""
+    proc: LaunchedProcess | None = None
+    """The running process, once started."""
     connected: bool = False
     """Its bot has connected at least once (set by the runner)."""
-    confinement: Any = None
-    """How it runs confined (a :class:`wizard_referee.sandbox.Confinement`),
-    or ``None``: as this user."""
+    confinement: Confinement | None = None
+    """How it runs confined, or ``None``: as this user."""
     exit_reason: str | None = None
     """The limit its last process exceeded ("out of memory: limit 512 MiB"),
     known once that process has exited (``None``: none, or unconfined)."""
-    scope: Any = None
-    """The trio cancel scope its supervision runs in, once started (the
+    scope: trio.CancelScope | None = None
+    """The cancel scope its supervision runs in, once started (the
     host's :meth:`~.host.GameHost.stop` cancels it)."""
     down: str | None = None
     """Why it runs no more, once its supervision gave up on it (it never
@@ -176,7 +174,9 @@ def _node_problem(name: str, command: Sequence[str], workdir: str, remedy: str) 
     return None
 
 
-def preflight(entrants: Sequence[Any], workdir: str, remedy: str = FILE_REMEDY) -> list[str]:
+def preflight(
+    entrants: Sequence[EntrantConfig], workdir: str, remedy: str = FILE_REMEDY
+) -> list[str]:
     """Why entrant commands could not start (program not found, a Node.js bot
     without its packages), before anything is created or started; each
     message ends with ``remedy``, what else its user can do."""
@@ -196,14 +196,17 @@ def preflight(entrants: Sequence[Any], workdir: str, remedy: str = FILE_REMEDY) 
 # -- running ----------------------------------------------------------------------------
 
 
-def make_instances(entrants: Sequence[Any], parallel: int) -> tuple[list[Instance], dict[str, str]]:
+def make_instances(
+    entrants: Sequence[EntrantConfig], parallel: int
+) -> tuple[list[Instance], dict[str, str]]:
     """``parallel`` instances of every command entrant, each with a fresh
     token; and the entrant's name by token (external bots' tokens too)."""
     instances: list[Instance] = []
     token_owner: dict[str, str] = {}
     for e in entrants:
         if e.command is None:
-            token_owner[e.token] = e.name
+            if e.token is not None:  # (an external bot without one can never join)
+                token_owner[e.token] = e.name
             continue
         for i in range(parallel):
             token = secrets.token_hex(16)  # hex: never starts with "-"
@@ -220,6 +223,7 @@ WITHHELD_ENV = frozenset({"RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH"})
 def command_line(inst: Instance, address: str) -> tuple[list[str], dict[str, str]]:
     """The instance's command with ``{server}``, ``{token}`` and ``{name}``
     replaced, and its environment."""
+    assert inst.entrant.command is not None
     subst = {"{server}": address, "{token}": inst.token, "{name}": inst.entrant.name}
     cmd = []
     for part in inst.entrant.command:
@@ -283,54 +287,6 @@ def start_failure(inst: Instance, returncode: int, workdir: str) -> str:
     return "\n".join(lines)
 
 
-async def _run_once(proc: Any) -> int:
-    """Wait for the process to end; on cancellation stop it (SIGTERM, then SIGKILL)."""
-    try:
-        return int(await proc.wait())
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
-            with trio.CancelScope(shield=True), trio.move_on_after(3):
-                await proc.wait()
-            if proc.poll() is None:
-                proc.kill()
-
-
-_starts = itertools.count(1)
-
-
-@contextlib.asynccontextmanager
-async def _confined(
-    inst: Instance, cmd: list[str], env: dict[str, str]
-) -> AsyncIterator[tuple[list[str], dict[str, str], Cgroup | None]]:
-    """The argv and environment of one start of ``inst`` and its cgroup
-    (confined; else ``cmd``, ``env`` and ``None``). At the end of the block
-    every process left in the cgroup is killed and the cgroup removed."""
-    if inst.confinement is None:
-        yield cmd, env, None
-        return
-    name = inst.entrant.name
-    try:
-        cgroup = Cgroup.create(
-            f"wizard-arena-{os.getpid()}-{inst.index}-{next(_starts)}", inst.confinement.limits
-        )
-    except SandboxError as e:
-        raise EntrantStartError(name, f"entrant {name!r}: {e}") from None
-    try:
-        try:
-            argv, argv_env = confined_command(cmd, env, inst.confinement)
-        except SandboxError as e:
-            raise EntrantStartError(name, f"entrant {name!r}: {e}") from None
-        yield argv, argv_env, cgroup
-    finally:
-        with trio.CancelScope(shield=True), trio.move_on_after(5):
-            while True:
-                cgroup.kill_all()
-                if cgroup.remove():
-                    break
-                await trio.sleep(0.01)
-
-
 async def supervise(
     inst: Instance,
     address: str,
@@ -356,32 +312,29 @@ async def supervise(
                 f"{_MARK}{time.strftime('%Y-%m-%d %H:%M:%S')} starting {name} "
                 f"(instance {inst.index}, restart {inst.restarts}) ---\n"
             )
-        async with _confined(inst, cmd, env) as (argv, argv_env, cgroup):
-            try:
-                proc = inst.proc = await launcher.spawn(
-                    argv,
-                    argv_env,
-                    inst.log_path,
-                    workdir,
-                    cgroup.procs_files if cgroup else (),
-                    limit=output_limit,
-                )
-            except OSError as e:
-                log.error("entrant_start_failed", entrant=name, error=str(e))
-                raise EntrantStartError(
-                    name,
-                    f"entrant {name!r}: cannot start {cmd[0]!r}: {e}",
-                    f"never started: {cmd[0]!r}: {e}",
-                ) from None
-            returncode = await _run_once(proc)
-            inst.exit_reason = cgroup.exceeded() if cgroup is not None else None
+        try:
+            async with open_bot_process(
+                launcher, cmd, env, inst.log_path, workdir, inst.confinement, limit=output_limit
+            ) as bot:
+                inst.proc = bot.proc
+                returncode = await bot.wait()
+                inst.exit_reason = bot.exceeded()
+        except SandboxError as e:
+            raise EntrantStartError(name, f"entrant {name!r}: {e}") from None
+        except OSError as e:
+            log.error("entrant_start_failed", entrant=name, error=str(e))
+            raise EntrantStartError(
+                name,
+                f"entrant {name!r}: cannot start {cmd[0]!r}: {e}",
+                f"never started: {cmd[0]!r}: {e}",
+            ) from None
         if not inst.connected:
             if refused(inst.token):
                 return
             log.error(
                 "entrant_cannot_start",
                 entrant=name,
-                returncode=proc.returncode,
+                returncode=returncode,
                 reason=inst.exit_reason,
                 log=str(inst.log_path),
             )
@@ -396,7 +349,7 @@ async def supervise(
             "entrant_exited",
             entrant=name,
             instance=inst.index,
-            returncode=proc.returncode,
+            returncode=returncode,
             restarts=inst.restarts,
             log=str(inst.log_path),
             reason=inst.exit_reason,
@@ -408,7 +361,7 @@ async def supervise(
             )
             why = f", {inst.exit_reason}" if inst.exit_reason else ""
             notice(
-                f"entrant {name!r} (instance {inst.index}) exited with status {proc.returncode}"
+                f"entrant {name!r} (instance {inst.index}) exited with status {returncode}"
                 f"{why} ({then}; its games record the fault 'crash'); its log: {inst.log_path}"
             )
         if gave_up:

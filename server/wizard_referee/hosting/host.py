@@ -1,16 +1,16 @@
-"""The machinery that plays a tournament's games, whoever hands them out: a
-referee of its own, every command entrant started (``parallel`` instances
-each, through the launcher, restarted when they crash) and their sessions.
+"""The machinery that plays games, whoever hands them out: a referee of its
+own, every command entrant started (``parallel`` instances each, through the
+launcher, restarted when they crash) and their sessions.
 
-:func:`open_host` runs it for the duration of a block. The local runner
-(:mod:`.runner`, :mod:`.dispatch`) seats its pending games on it; a
-cluster worker (:mod:`wizard_referee.cluster`) runs one per worker and
-plays the games the coordinator hands it with :meth:`GameHost.play`; the
-ladder (:mod:`wizard_referee.ladder`) opens it ``open_ended``, with the
-access tokens of its registry, and launches and stops its hosted entrants'
-instances as they are registered and retired (:meth:`GameHost.launch`,
-:meth:`GameHost.stop`). :func:`run_game` is the one way a planned game is
-played on it.
+:func:`open_host` runs it for the duration of a block, from a
+:class:`~.config.HostConfig`. A tournament's local runner seats its pending
+games on it; a cluster worker (:mod:`wizard_referee.cluster`) runs one per
+worker and plays the games the coordinator hands it with
+:meth:`GameHost.play`, as a comparison over the referee does; the ladder
+opens it ``open_ended``, with the access tokens of its registry, and
+launches and stops its hosted entrants' instances as they are registered
+and retired (:meth:`GameHost.launch`, :meth:`GameHost.stop`).
+:func:`run_game` is the one way a planned game is played on it.
 """
 
 from __future__ import annotations
@@ -28,20 +28,14 @@ from typing import Any, NamedTuple, Protocol
 
 import trio
 
-from wizard_referee.referee.arena import Arena, ArenaConfig, Session, serve_arena
-from wizard_referee.referee.handshake import AccessTokens
-from wizard_referee.referee.logs import private_folder
-from wizard_referee.referee.record import GameRecord
-from wizard_referee.sandbox import SandboxError, sweep
-from wizard_referee.tournament.config import TournamentConfig
-from wizard_referee.tournament.config_keys import TournamentError
-from wizard_referee.tournament.confine import (
+from wizard_referee.hosting.config import HostConfig, HostError
+from wizard_referee.hosting.confine import (
     SOCKET_NAME,
     confined_address,
     confinement_for,
     instance_gpus,
 )
-from wizard_referee.tournament.entrants import (
+from wizard_referee.hosting.entrants import (
     EntrantStartError,
     Instance,
     log_name,
@@ -51,8 +45,12 @@ from wizard_referee.tournament.entrants import (
     settle_exits,
     supervise,
 )
-from wizard_referee.tournament.launcher import Launcher, open_launcher
-from wizard_referee.tournament.store import GameSpec
+from wizard_referee.hosting.launcher import Launcher, open_launcher
+from wizard_referee.referee.arena import Arena, ArenaConfig, Session, serve_arena
+from wizard_referee.referee.handshake import AccessTokens
+from wizard_referee.referee.logs import private_folder
+from wizard_referee.referee.record import GameRecord
+from wizard_referee.sandbox import SandboxError, sweep
 
 __all__ = [
     "GameHost",
@@ -61,7 +59,6 @@ __all__ = [
     "Planned",
     "arena_config",
     "bot_game_id",
-    "game_tags",
     "open_host",
     "run_game",
 ]
@@ -71,8 +68,8 @@ OnArena = Callable[[Arena, trio.Nursery], Awaitable[None]]
 
 
 class Planned(Protocol):
-    """What the host needs of a game to play it: a tournament's
-    :class:`~.store.GameSpec`, a comparison's, a ladder's :class:`HostedGame`."""
+    """What the host needs of a game to play it: a tournament's or a
+    comparison's planned game, a ladder's :class:`HostedGame`."""
 
     @property
     def id(self) -> str: ...
@@ -88,7 +85,7 @@ class Planned(Protocol):
 
 
 class HostedGame(NamedTuple):
-    """A game for the host that belongs to no tournament's plan (a ladder's)."""
+    """A game for the host (a ladder's, or any caller's without a plan of its own)."""
 
     id: str
     seed: str
@@ -96,9 +93,9 @@ class HostedGame(NamedTuple):
 
 
 def arena_config(
-    config: TournamentConfig, tokens: AccessTokens, secret: str, *, port: int | None = None
+    config: HostConfig, tokens: AccessTokens, secret: str, *, port: int | None = None
 ) -> ArenaConfig:
-    """The referee of a tournament's games (``port``: another than the file's)."""
+    """The referee of a host's games (``port``: another than the config's)."""
     return ArenaConfig(
         host=config.host,
         port=config.port if port is None else port,
@@ -109,17 +106,6 @@ def arena_config(
         keep_records=1,  # the results store keeps every game
         bot_seed_secret=secret,
     )
-
-
-def game_tags(spec: GameSpec, tournament: str) -> dict[str, Any]:
-    """The tags a tournament game's record carries."""
-    return {
-        "table": spec.table_idx,
-        "deal_set": spec.deal_set,
-        "rotation": spec.rotation,
-        "duplicate_set": spec.duplicate_set,
-        "tournament": tournament,
-    }
 
 
 def bot_game_id(secret: str | bytes, game_id: str) -> str:
@@ -178,7 +164,7 @@ def free_session(sessions: list[Session]) -> Session | None:
 class GameHost:
     """A running referee with the entrants' sessions (see :func:`open_host`)."""
 
-    config: TournamentConfig
+    config: HostConfig
     arena: Arena
     pool: dict[str, list[Session]]
     launched: dict[str, Instance]
@@ -278,7 +264,7 @@ class GameHost:
 
 @contextlib.asynccontextmanager
 async def open_host(
-    config: TournamentConfig,
+    config: HostConfig,
     secret: str,
     logs: Path,
     log: Any,
@@ -292,7 +278,7 @@ async def open_host(
 ) -> AsyncIterator[GameHost]:
     """Start the launcher, the referee and every command entrant's
     ``config.parallel`` instances (their logs in ``logs``); yield once every
-    entrant has a session (TournamentError when one cannot join); stop them
+    entrant has a session (HostError when one cannot join); stop them
     all at the end of the block.
 
     ``open_ended`` (a ladder): the entrants come later (:meth:`GameHost.launch`),
@@ -318,7 +304,7 @@ async def open_host(
             try:
                 gpus = instance_gpus([inst.entrant.num_gpus for inst in instances])
             except ValueError as e:
-                raise TournamentError(f"the entrants' GPUs (num_gpus): {e}") from None
+                raise HostError(f"the entrants' GPUs (num_gpus): {e}") from None
             for inst, own in zip(instances, gpus, strict=True):
                 inst.confinement = confinement_for(config.entrants, inst.entrant, socket_dir, own)
         async with open_launcher() as launcher, trio.open_nursery() as nursery:
@@ -413,7 +399,7 @@ def _socket_folder(confined: bool) -> Iterator[Path | None]:
 
 
 async def await_entrants(
-    config: TournamentConfig,
+    config: HostConfig,
     arena: Arena,
     pool: dict[str, list[Session]],
     log_dir: Path,
@@ -444,12 +430,12 @@ async def await_entrants(
     why = refused()
     if why:
         reasons = "; ".join(f"entrant {name} was {reason}" for name, reason in why.items())
-        raise TournamentError(
-            f"{reasons}: this tournament plays {config.rules.describe()} "
+        raise HostError(
+            f"{reasons}: the games are played with {config.rules.describe()} "
             f"(see the logs in {log_dir})"
         )
     if missing():
-        raise TournamentError(
+        raise HostError(
             f"entrant(s) {', '.join(missing())} did not connect within "
             f"{config.connect_timeout:g} s (see the logs in {log_dir})"
         )

@@ -33,8 +33,8 @@ from typing import Any
 
 import trio
 
+from wizard_referee.hosting import launcher_child
 from wizard_referee.sandbox import OUTPUT_LIMIT
-from wizard_referee.tournament import launcher_child
 
 __all__ = ["OUTPUT_LIMIT", "LaunchedProcess", "Launcher", "open_launcher"]
 
