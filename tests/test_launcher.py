@@ -197,6 +197,30 @@ def test_what_a_bot_wrote_is_shown_without_its_control_characters(tmp_path: Path
 
 
 @pytest.mark.e2e
+def test_a_start_answered_after_its_caller_gave_up_is_killed(tmp_path: Path) -> None:
+    """A spawn the launcher answers too late (its caller already told
+    OSError) leaves no orphan running: the process is killed once it starts.
+    The bot writes a line every 20 ms for a minute; its log stops growing."""
+    log = tmp_path / "log"
+    ticks = "while true; do echo tick; sleep 0.02; done"
+
+    def size() -> int:
+        return log.stat().st_size if log.exists() else 0
+
+    async def main() -> tuple[int, int]:
+        async with open_launcher() as launcher:
+            with pytest.raises(OSError, match="did not answer"):
+                await launcher.spawn(["sh", "-c", ticks], dict(os.environ), log, answer_timeout=0)
+            await trio.sleep(scaled(1.0))
+            before = size()
+            await trio.sleep(0.5)
+            return before, size()
+
+    before, after = trio.run(main)
+    assert before == after, f"the orphan kept writing: {before} -> {after} bytes"
+
+
+@pytest.mark.e2e
 def test_a_bot_process_is_stopped_at_the_end_of_its_block(tmp_path: Path) -> None:
     """open_bot_process: the bot's output to its log and standard error to
     its own file; a bot still running at the end of the block is stopped

@@ -90,6 +90,8 @@ class Launcher:
         self._next_id = 0
         self._pending: dict[int, tuple[trio.Event, list[LaunchedProcess | str]]] = {}
         self._running: dict[int, LaunchedProcess] = {}
+        self._abandoned: set[int] = set()
+        """Spawn requests given up on (no answer in time): killed if they start."""
         self._gone = trio.Event()
 
     @property
@@ -115,13 +117,16 @@ class Launcher:
         *,
         limit: int = OUTPUT_LIMIT,
         err: str | Path | None = None,
+        answer_timeout: float = 30.0,
     ) -> LaunchedProcess:
         """Start ``cmd`` with stdout and stderr appended to ``log`` (stderr to
         ``err`` if given), at most ``limit`` bytes to each (0: no limit; the
         rest dropped, one line saying so), in the cgroup whose
         ``cgroup.procs`` files are ``cgroup`` (if any) from before its exec.
         OSError when it cannot be started (no such program, a cgroup it
-        cannot enter, ...)."""
+        cannot enter, ...), or when the launcher does not answer within
+        ``answer_timeout`` seconds (a process it starts after that is killed
+        at once: nothing else would ever stop it)."""
         if self._gone.is_set():
             raise OSError("the launcher process has ended")
         self._next_id += 1
@@ -143,9 +148,10 @@ class Launcher:
             }
         )
         try:
-            with trio.fail_after(30):
+            with trio.fail_after(answer_timeout):
                 await done.wait()
         except trio.TooSlowError:
+            self._abandoned.add(rid)
             raise OSError("the launcher process did not answer") from None
         finally:
             self._pending.pop(rid, None)
@@ -157,8 +163,15 @@ class Launcher:
 
     def _dispatch(self, msg: dict[str, Any]) -> None:
         if msg.get("op") == "spawned":
-            entry = self._pending.get(int(msg["id"]))
-            if entry is not None:
+            rid = int(msg["id"])
+            entry = self._pending.get(rid)
+            if entry is None and rid in self._abandoned:
+                self._abandoned.discard(rid)
+                if "pid" in msg:  # started after its caller gave up: no one would stop it
+                    late = LaunchedProcess(self, int(msg["pid"]))
+                    self._running[late.pid] = late
+                    late.kill()
+            elif entry is not None:
                 if "error" in msg:
                     entry[1].append(str(msg["error"]))
                 else:
