@@ -12,12 +12,9 @@ from dataclasses import dataclass
 
 from wizard_arena.rules import Rules
 from wizard_referee.referee.policy import RefereePolicy
-from wizard_referee.sandbox import OUTPUT_LIMIT, Limits
+from wizard_referee.sandbox import OUTPUT_LIMIT, SANDBOXES, Limits
 
-__all__ = ["SANDBOXES", "EntrantConfig", "HostConfig", "HostError"]
-
-#: How command entrants may run: as this user, or each confined (bubblewrap).
-SANDBOXES = ("none", "bwrap")
+__all__ = ["EntrantConfig", "HostConfig", "HostError"]
 
 
 class HostError(Exception):

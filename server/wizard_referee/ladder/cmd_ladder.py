@@ -35,6 +35,7 @@ from wizard_referee.referee.policy import (
     add_flags,
     names,
 )
+from wizard_referee.sandbox import SANDBOXES
 from wizard_referee.sandbox.cli import add_limit_arguments
 from wizard_referee.storage import beside_store, database_target, shown
 from wizard_referee.tournament.seating import DEFAULT_SEATING, SEATINGS
@@ -79,7 +80,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     c.add_argument(
         "--sandbox",
-        choices=["none", "bwrap"],
+        choices=SANDBOXES,
         default="none",
         help="how hosted entrants run: bwrap (confined: docs/untrusted-bots.md) or none "
         "(as this user; the default)",

@@ -16,6 +16,7 @@ from typing import Any
 
 from wizard_arena.rules import Rules
 from wizard_referee.referee.policy import SEASON, RefereePolicy, names
+from wizard_referee.sandbox import SANDBOXES
 from wizard_referee.tournament.seating import DEFAULT_SEATING, SEATINGS, games_per_deal
 
 __all__ = ["POLICY_KEYS", "Season", "SeasonError"]
@@ -46,7 +47,7 @@ class Season:
             raise SeasonError(f"the rules seat {self.rules.players}, the tables {self.players}")
         if self.seating not in SEATINGS:
             raise SeasonError(f"seating must be one of {', '.join(SEATINGS)}")
-        if self.sandbox not in ("none", "bwrap"):
+        if self.sandbox not in SANDBOXES:
             raise SeasonError(f"sandbox must be none or bwrap, not {self.sandbox!r}")
         unknown = set(self.policy) - set(POLICY_KEYS)
         if unknown:

@@ -30,6 +30,7 @@ tournament, compare and check rooms and their processes can all use it.
 
 from wizard_referee.sandbox.bwrap import (
     ENV_ALLOWED,
+    SANDBOXES,
     SOCKET_DIR,
     UID_BASE,
     Confinement,
@@ -52,6 +53,7 @@ from wizard_referee.sandbox.probe import probe, problems
 __all__ = [
     "ENV_ALLOWED",
     "OUTPUT_LIMIT",
+    "SANDBOXES",
     "SOCKET_DIR",
     "UID_BASE",
     "Cgroup",

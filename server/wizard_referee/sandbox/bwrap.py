@@ -40,6 +40,7 @@ from wizard_referee.sandbox.seccomp import filter_file
 
 __all__ = [
     "ENV_ALLOWED",
+    "SANDBOXES",
     "SOCKET_DIR",
     "UID_BASE",
     "Confinement",
@@ -77,6 +78,9 @@ ENV_ALLOWED = (
 )
 #: What setpriv does to the command, as root.
 SETPRIV_DROP = ("--clear-groups", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs")
+
+#: How a bot started for others may run: as this user, or confined (bubblewrap).
+SANDBOXES = ("none", "bwrap")
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import math
 
+from wizard_referee.sandbox.bwrap import SANDBOXES
 from wizard_referee.sandbox.cgroups import OUTPUT_LIMIT, Limits, size_text
 
 __all__ = [
@@ -88,7 +89,7 @@ def add_sandbox_arguments(group: argparse._ArgumentGroup, what: str) -> None:
     """The flags, ``what`` naming the bots they confine ("the bots", "the bot")."""
     group.add_argument(
         "--sandbox",
-        choices=["none", "bwrap"],
+        choices=SANDBOXES,
         default="none",
         help=f"how {what} run: bwrap (confined: an unprivileged uid, a read-only folder, "
         "no network, the limits below; needs bubblewrap; docs/untrusted-bots.md) or none "

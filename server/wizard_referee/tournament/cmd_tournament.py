@@ -18,6 +18,7 @@ from wizard_arena.cli.rules_options import (
 )
 from wizard_arena.cli.web_options import WebOptions, add_web_arguments, port_number
 from wizard_arena.rules import BidRestriction
+from wizard_referee.sandbox import SANDBOXES
 from wizard_referee.storage import StorageError, database_target, shown
 from wizard_referee.tournament.config import TournamentConfig
 from wizard_referee.tournament.config_keys import TournamentError, add_executor_arguments
@@ -95,7 +96,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_executor_arguments(o)
     o.add_argument(
         "--sandbox",
-        choices=["none", "bwrap"],
+        choices=SANDBOXES,
         help="how command entrants run: bwrap (each confined: its own uid, folder and "
         "limits, no network; needs bubblewrap) or none (as this user; the default)",
     )

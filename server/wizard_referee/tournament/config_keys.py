@@ -27,6 +27,7 @@ from typing import Any
 
 from wizard_arena.rules import BidRestriction
 from wizard_referee.referee.policy import PROCESS, SEASON, SETTINGS, Setting
+from wizard_referee.sandbox import SANDBOXES
 from wizard_referee.tournament.seating import SEATINGS
 
 __all__ = [
@@ -181,7 +182,7 @@ TOURNAMENT_KEYS: dict[str, Key] = {
     "ray_working_dir": _text(
         "a folder sent to every Ray worker, a string (empty: none)", '"."', empty=True
     ),
-    "sandbox": _choice(("none", "bwrap")),
+    "sandbox": _choice(SANDBOXES),
     "bot_seed_secret": Key(
         lambda v: v is None or (isinstance(v, str) and v != ""),
         "a secret, a non-empty string (leave it out: one is drawn and stored)",
