@@ -453,9 +453,9 @@ ROOMS: list[Room] = [
         "a store's database, named by a path (SQLite, `sqlite.py`) or a `postgresql://` URL "
         "(PostgreSQL through psycopg 3, `postgres.py`, the optional extra "
         "`wizard-arena[postgres]`), behind one small interface (`database.py`: portable SQL "
-        "with `?` placeholders, transactions, `locked` (a claim's `FOR UPDATE SKIP LOCKED`; "
-        "SQLite's `BEGIN IMMEDIATE` needs none), the database's clock (for leases), JSON "
-        "fields, every driver error one `DatabaseError`), and versioned schemas "
+        "with `?` or `:name` placeholders, transactions, `locked` (a claim's `FOR UPDATE "
+        "SKIP LOCKED`; SQLite's `BEGIN IMMEDIATE` needs none), the database's clock (for "
+        "leases), JSON fields, every driver error one `DatabaseError`), and versioned schemas "
         "(`migrations.py`: a `schema_version` table; an older store migrated after a note, "
         "SQLite's copied first; a newer one refused in one line); the tables are the caller's",
         ("wizard_arena.extras", "psycopg"),

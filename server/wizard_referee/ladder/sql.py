@@ -5,8 +5,8 @@ run as written: ``TEXT``, ``INTEGER``, ``BIGINT`` and ``DOUBLE PRECISION``
 columns (times are Unix seconds, structured values JSON text),
 ``RETURNING``, ``COALESCE``, ``LIMIT``, no function of one database alone
 (no ``json_extract``, no ``INSERT OR ...``, no ``datetime()``). Parameters
-are named (``:name``); the store passes them to the storage room as its
-``?`` placeholders (:func:`positional`). The tables are a versioned
+are named (``:name``), bound by the storage room from a mapping
+(:meth:`~wizard_referee.storage.Database.execute`). The tables are a versioned
 schema of the storage room (:data:`LADDER_SCHEMA`), whose ``{id}`` is
 the column of an id the database assigns.
 
@@ -19,16 +19,9 @@ and the leases are its own.
 
 from __future__ import annotations
 
-import functools
-import re
-from collections.abc import Mapping
-from typing import Any
-
 from wizard_referee.storage import VERSION_TABLE, Migration, Schema
 
-__all__ = ["LADDER_SCHEMA", "positional"]
-
-_NAME = re.compile(r"(?<![:\w]):([A-Za-z_][A-Za-z0-9_]*)")
+__all__ = ["LADDER_SCHEMA"]
 
 _TABLES_V1: tuple[str, ...] = (
     """CREATE TABLE season (
@@ -182,23 +175,6 @@ LADDER_SCHEMA = Schema(
     marks=frozenset({"season", "sets", "set_results"}),
     unversioned=1,
 )
-
-
-@functools.lru_cache(maxsize=256)
-def _order(statement: str) -> tuple[str, tuple[str, ...]]:
-    return _NAME.sub("?", statement), tuple(_NAME.findall(statement))
-
-
-def positional(statement: str, params: Mapping[str, Any] | None) -> tuple[str, list[Any]]:
-    """``statement`` with its ``:name`` parameters as ``?`` and their values
-    in that order.
-
-    >>> positional("UPDATE t SET a = :x WHERE b = :y AND c < :x - 1", {"x": 1, "y": 2})
-    ('UPDATE t SET a = ? WHERE b = ? AND c < ? - 1', [1, 2, 1])
-    """
-    text, names = _order(statement)
-    given = params or {}
-    return text, [given[n] for n in names]
 
 
 # -- the season -------------------------------------------------------------------------

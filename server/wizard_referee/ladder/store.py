@@ -42,7 +42,7 @@ from typing import Any
 
 from wizard_referee.ladder import sql
 from wizard_referee.ladder.season import Season
-from wizard_referee.ladder.sql import LADDER_SCHEMA, positional
+from wizard_referee.ladder.sql import LADDER_SCHEMA
 from wizard_referee.ratings.models import GameResult
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.storage import (
@@ -291,17 +291,16 @@ class LadderStore:
 
     def rows(self, statement: str, params: Params | None = None) -> list[Any]:
         """The rows of a statement of :mod:`.sql` (its ``:name`` parameters from ``params``)."""
-        return self.db.execute(*positional(statement, params)).fetchall()
+        return self.db.execute(statement, params or {}).fetchall()
 
     def run(self, statement: str, params: Params | None = None) -> int:
         """Run a statement; the rows it changed."""
-        return self.db.execute(*positional(statement, params)).rowcount
+        return self.db.execute(statement, params or {}).rowcount
 
     def run_many(self, statement: str, params: Sequence[Params]) -> None:
         """Run a statement once for each of ``params``."""
         if params:
-            text, _ = positional(statement, params[0])
-            self.db.executemany(text, [positional(statement, p)[1] for p in params])
+            self.db.executemany(statement, params)
 
     # -- the season -------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """The storage room: a database named by a path (SQLite, the default) or a
 ``postgresql://`` URL (PostgreSQL through psycopg 3, the ``postgres``
 extra), behind one small interface (:class:`Database`: portable SQL with
-``?`` placeholders, transactions, a row-locking helper, JSON fields), and
+``?`` or ``:name`` placeholders, transactions, a row-locking helper, JSON fields), and
 versioned schemas with their migrations (:class:`Schema`, :func:`open_store`:
 an older store is migrated on opening after a note saying how it was
 backed up; a newer one is refused in one line).
@@ -20,9 +20,11 @@ from wizard_referee.storage.database import (
     Database,
     DatabaseError,
     DatabaseLost,
+    Params,
     Rows,
     StorageError,
     beside_store,
+    bind,
     database_target,
     is_url,
     open_database,
@@ -49,12 +51,14 @@ __all__ = [
     "DatabaseLost",
     "Migration",
     "NotThisStore",
+    "Params",
     "Rows",
     "Schema",
     "SchemaTooNew",
     "StorageError",
     "StoreExists",
     "beside_store",
+    "bind",
     "database_target",
     "is_url",
     "open_database",
