@@ -48,14 +48,18 @@ from wizard_referee.referee.record import GameRecord
 from wizard_referee.storage import (
     Database,
     NotThisStore,
+    PlayedGame,
     StorageError,
     StoreExists,
     beside_store,
+    game_record,
+    game_rows,
     is_url,
     open_store,
     remove_store,
     shown,
     store_exists,
+    write_game,
 )
 
 StoreError = StorageError
@@ -766,37 +770,19 @@ class LadderStore:
         finished, in one transaction; a game stored already is refused
         (never counted twice), and so is one of a set whose claim another
         process took (:class:`ClaimLost`). The bytes of its record."""
-        text = record.to_json()
-        params = {
-            "id": record.game_id,
-            "set": set_id,
-            "seating": seating,
-            "seats": json.dumps(list(seats)),
-            "status": record.status,
-            "started": record.started_at,
-            "finished": record.finished_at,
-            "faulted": int(bool(record.faulted_seats)),
-            "record": text,
-        }
-        rows = []
-        if record.status == "finished":
-            rows = [
-                {
-                    "game": record.game_id,
-                    "seat": seat,
-                    "version": version,
-                    "total": record.totals[seat],
-                    "rank": record.ranks[seat],
-                    "faults": json.dumps(record.faults[seat], sort_keys=True),
-                }
-                for seat, version in enumerate(seats)
-            ]
+        game = PlayedGame.of(record)
         with self.db.transaction():
             self._hold_claim(set_id, runner)
-            self.run(sql.ADD_GAME, params)
+            write_game(
+                self.db,
+                game,
+                planned=False,
+                seats=seats,
+                columns={"set_id": set_id, "seating": seating},
+                seat_columns=[{"version_id": version} for version in seats],
+            )
             self.run(sql.GAME_STORED, {"set": set_id})
-            self.run_many(sql.ADD_SEAT_RESULT, rows)
-        return len(text)
+        return len(game.record)
 
     def finish_set(
         self,
@@ -902,38 +888,49 @@ class LadderStore:
 
     def game(self, game_id: str) -> tuple[GameRecord, str] | None:
         """A stored game's record and its set's status."""
-        rows = self.rows(sql.GAME, {"id": game_id})
-        if not rows:
+        text, found = game_record(self.db, game_id), self.game_set(game_id)
+        if text is None or found is None:
             return None
-        return GameRecord.from_json(rows[0][8]), str(rows[0][9])
+        return GameRecord.from_json(text), found[1]
+
+    def game_set(self, game_id: str) -> tuple[int, str] | None:
+        """The set of a stored game and the set's status."""
+        rows = self.rows(sql.GAME_SET, {"id": game_id})
+        return None if not rows else (int(rows[0][0]), str(rows[0][1]))
 
     def latest_games(self, limit: int, entrant_id: int | None = None) -> list[dict[str, Any]]:
         """The latest stored games (of one entrant's versions), newest first:
         id, set, seating, seats (version ids), status, times, faulted, the
         set's status, and totals and ranks by seat (None: not finished)."""
-        if entrant_id is None:
-            rows = self.rows(sql.GAMES_LIST, {"limit": limit})
-        else:
-            rows = self.rows(sql.GAMES_LIST_OF, {"limit": limit, "entrant": entrant_id})
-        out = []
-        for gid, set_id, seating, seats, status, started, ended, faulted, set_status in rows:
-            seated = self.rows(sql.SEAT_TOTALS, {"id": gid})
-            out.append(
-                {
-                    "id": gid,
-                    "set": int(set_id),
-                    "seating": int(seating),
-                    "seats": json.loads(seats),
-                    "status": status,
-                    "started_at": started,
-                    "finished_at": ended,
-                    "faulted": bool(faulted),
-                    "set_status": set_status,
-                    "totals": [int(t) for _, t, _ in seated] or None,
-                    "ranks": [int(r) for _, _, r in seated] or None,
-                }
-            )
-        return out
+        found = game_rows(
+            self.db,
+            own=("set_id", "seating"),
+            where="" if entrant_id is None else sql.GAMES_OF_ENTRANT,
+            params={"entrant": entrant_id},
+            order="finished_at DESC",
+            limit=limit,
+        )
+        statuses: dict[int, str] = {}
+        for g in found:
+            set_id = int(g.own["set_id"])
+            if set_id not in statuses:
+                statuses[set_id] = str(self.rows(sql.SET_STATUS, {"id": set_id})[0][0])
+        return [
+            {
+                "id": g.id,
+                "set": int(g.own["set_id"]),
+                "seating": int(g.own["seating"]),
+                "seats": g.seats,
+                "status": g.status,
+                "started_at": g.started_at,
+                "finished_at": g.finished_at,
+                "faulted": g.faulted,
+                "set_status": statuses[int(g.own["set_id"])],
+                "totals": g.totals,
+                "ranks": g.ranks,
+            }
+            for g in found
+        ]
 
     def history(self, entrant_id: int) -> list[tuple[int, int, Rating]]:
         """An entrant's live rating after each of its finished sets: the
