@@ -389,7 +389,9 @@ ROOMS: list[Room] = [
         ("wizard_referee.web",),
         "the web pages and their JSON API (`app.py`, Starlette, with the pages in `static/`), "
         "what they show read from a results store (SQLite or PostgreSQL) or a referee's "
-        "memory in worker threads and cached (`data.py`; `replay.py`, `plot.py`), the tables "
+        "memory in worker threads and cached (`data.py`, the ladder's `ladder.py`; the games "
+        "list and the replays of any store of games read by one reader, `games.py`; "
+        "`replay.py`, `plot.py`), the tables "
         "in progress as a spectator may "
         "see them (`spectator.py`, from the rules core's `Game.public_view()`), the Prometheus "
         "metrics (`metrics.py`), hypercorn's trio worker (`serve.py`); `cmd_web.py` is the "

@@ -53,7 +53,6 @@ from wizard_referee.storage import (
     StoreExists,
     beside_store,
     game_record,
-    game_rows,
     is_url,
     open_store,
     remove_store,
@@ -898,39 +897,14 @@ class LadderStore:
         rows = self.rows(sql.GAME_SET, {"id": game_id})
         return None if not rows else (int(rows[0][0]), str(rows[0][1]))
 
-    def latest_games(self, limit: int, entrant_id: int | None = None) -> list[dict[str, Any]]:
-        """The latest stored games (of one entrant's versions), newest first:
-        id, set, seating, seats (version ids), status, times, faulted, the
-        set's status, and totals and ranks by seat (None: not finished)."""
-        found = game_rows(
-            self.db,
-            own=("set_id", "seating"),
-            where="" if entrant_id is None else sql.GAMES_OF_ENTRANT,
-            params={"entrant": entrant_id},
-            order="finished_at DESC",
-            limit=limit,
-        )
-        statuses: dict[int, str] = {}
-        for g in found:
-            set_id = int(g.own["set_id"])
-            if set_id not in statuses:
-                statuses[set_id] = str(self.rows(sql.SET_STATUS, {"id": set_id})[0][0])
-        return [
-            {
-                "id": g.id,
-                "set": int(g.own["set_id"]),
-                "seating": int(g.own["seating"]),
-                "seats": g.seats,
-                "status": g.status,
-                "started_at": g.started_at,
-                "finished_at": g.finished_at,
-                "faulted": g.faulted,
-                "set_status": statuses[int(g.own["set_id"])],
-                "totals": g.totals,
-                "ranks": g.ranks,
-            }
-            for g in found
-        ]
+    def set_statuses(self, set_ids: Sequence[int]) -> dict[int, str]:
+        """The status of each of sets ``set_ids`` (those that exist)."""
+        out = {}
+        for set_id in set(set_ids):
+            found = self.rows(sql.SET_STATUS, {"id": set_id})
+            if found:
+                out[set_id] = str(found[0][0])
+        return out
 
     def history(self, entrant_id: int) -> list[tuple[int, int, Rating]]:
         """An entrant's live rating after each of its finished sets: the

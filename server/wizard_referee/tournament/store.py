@@ -42,7 +42,6 @@ from wizard_referee.storage import (
     StoreExists,
     game_counts,
     game_record,
-    game_rows,
     games_fingerprint,
     games_table,
     is_url,
@@ -401,30 +400,6 @@ class ResultsStore:
     def entrant_names(self) -> list[tuple[str, str]]:
         """Every entrant's name and kind, by name."""
         return [(r[0], r[1]) for r in self.db.execute("SELECT name, kind FROM entrants ORDER BY 1")]
-
-    def game_rows(self, entrant: str | None = None) -> list[dict[str, Any]]:
-        """Every planned game in plan order (those ``entrant`` sits in): id,
-        table, deal set, rotation, seats, status, times, faulted, and for a
-        finished game its totals and ranks by seat."""
-        own = ("seq", "table_idx", "deal_set", "rotation")
-        return [
-            {
-                "id": g.id,
-                "seq": g.own["seq"],
-                "table": g.own["table_idx"],
-                "deal_set": g.own["deal_set"],
-                "rotation": g.own["rotation"],
-                "seats": g.seats,
-                "status": g.status,
-                "started_at": g.started_at,
-                "finished_at": g.finished_at,
-                "faulted": g.faulted,
-                "totals": g.totals,
-                "ranks": g.ranks,
-            }
-            for g in game_rows(self.db, own=own, order="seq")
-            if entrant is None or entrant in g.seats
-        ]
 
     def same_deal_unfinished(self, game_id: str) -> list[str]:
         """The other games dealt the same cards as ``game_id`` (its deal
