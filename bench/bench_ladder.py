@@ -257,6 +257,7 @@ def standings(args: argparse.Namespace) -> dict[str, Any]:
     from wizard_referee.ladder.simulate import Field, season
     from wizard_referee.ladder.standings import official
     from wizard_referee.ladder.store import LadderStore, new_token
+    from wizard_referee.storage import PlayedGame, write_game
 
     f = Field(entries=args.entries, players=4, online=0.75)
     per_round = round(args.entries * 0.75) // 4 * 12
@@ -284,34 +285,24 @@ def standings(args: argparse.Namespace) -> dict[str, Any]:
                 for r, g in enumerate(unit):
                     gid = f"s{set_id}-r{r}"
                     seats = [ids[p] for p in g.players]
-                    store.run(
-                        sql.ADD_GAME,
-                        {
-                            "id": gid,
-                            "set": set_id,
-                            "seating": r,
-                            "seats": json.dumps(seats),
-                            "status": "finished",
-                            "started": 0.0,
-                            "finished": 0.0,
-                            "faulted": 0,
-                            "record": "{}",
-                        },
-                    )
                     ranks = sorted(g.scores, reverse=True)
-                    store.run_many(
-                        sql.ADD_SEAT_RESULT,
-                        [
-                            {
-                                "game": gid,
-                                "seat": i,
-                                "version": v,
-                                "total": int(x),
-                                "rank": ranks.index(x) + 1,
-                                "faults": "{}",
-                            }
-                            for i, (v, x) in enumerate(zip(seats, g.scores, strict=True))
-                        ],
+                    write_game(
+                        store.db,
+                        PlayedGame(
+                            gid,
+                            "finished",
+                            0.0,
+                            0.0,
+                            False,
+                            "{}",
+                            tuple(int(x) for x in g.scores),
+                            tuple(ranks.index(x) + 1 for x in g.scores),
+                            tuple({} for _ in seats),
+                        ),
+                        planned=False,
+                        seats=seats,
+                        columns={"set_id": set_id, "seating": r},
+                        seat_columns=[{"version_id": v} for v in seats],
                     )
             store.finish_set(set_id, members, model.rate, runner="bench")
     written = time.perf_counter() - t

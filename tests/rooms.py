@@ -408,7 +408,9 @@ ROOMS: list[Room] = [
         ("wizard_referee.web",),
         "the web pages and their JSON API (`app.py`, Starlette, with the pages in `static/`), "
         "what they show read from a results store (SQLite or PostgreSQL) or a referee's "
-        "memory in worker threads and cached (`data.py`; `replay.py`, `plot.py`), the tables "
+        "memory in worker threads and cached (`data.py`, the ladder's `ladder.py`; the games "
+        "list and the replays of any store of games read by one reader, `games.py`; "
+        "`replay.py`, `plot.py`), the tables "
         "in progress as a spectator may "
         "see them (`spectator.py`, from the rules core's `Game.public_view()`), the Prometheus "
         "metrics (`metrics.py`), hypercorn's trio worker (`serve.py`); `cmd_web.py` is the "
@@ -474,11 +476,14 @@ ROOMS: list[Room] = [
         "a store's database, named by a path (SQLite, `sqlite.py`) or a `postgresql://` URL "
         "(PostgreSQL through psycopg 3, `postgres.py`, the optional extra "
         "`wizard-arena[postgres]`), behind one small interface (`database.py`: portable SQL "
-        "with `?` placeholders, transactions, `locked` (a claim's `FOR UPDATE SKIP LOCKED`; "
-        "SQLite's `BEGIN IMMEDIATE` needs none), the database's clock (for leases), JSON "
-        "fields, every driver error one `DatabaseError`), and versioned schemas "
+        "with `?` or `:name` placeholders, transactions, `locked` (a claim's `FOR UPDATE "
+        "SKIP LOCKED`; SQLite's `BEGIN IMMEDIATE` needs none), the database's clock (for "
+        "leases), JSON fields, every driver error one `DatabaseError`), and versioned schemas "
         "(`migrations.py`: a `schema_version` table; an older store migrated after a note, "
-        "SQLite's copied first; a newer one refused in one line); the tables are the caller's",
+        "SQLite's copied first; a newer one refused in one line); the tables are the caller's, "
+        "but for the played games' columns every store of games shares (`games.py`: `games` "
+        "and `seat_results`, which each store extends with its own columns; a played game "
+        "written, the games and a record read back, whichever store made them)",
         ("wizard_arena.extras", "psycopg"),
         "psycopg in `postgres.py` alone (loaded only for a URL); no other room imports a "
         "database driver, and the others import the room's `__init__` only; no `asyncio` or "

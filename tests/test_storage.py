@@ -191,6 +191,41 @@ def test_sql_is_written_once_for_both(database: str) -> None:
         db.close()
 
 
+def test_named_parameters_are_bound_from_a_mapping(database: str) -> None:
+    """``:name`` placeholders take their values from a mapping, a name used
+    twice taking its value twice; a ``:word`` inside quotes and a
+    PostgreSQL ``::type`` cast are no parameters; ``?`` with a sequence
+    works in the same connection."""
+    db = open_store(database, schema(V1, V2))
+    try:
+        db.executemany(
+            "INSERT INTO birds (name, seen, colour) VALUES (:name, :seen, :colour)",
+            [
+                {"name": "wren", "seen": 1.0, "colour": "brown"},
+                {"colour": "blue", "seen": 2.0, "name": "jay", "unused": "is ignored"},
+            ],
+        )
+        db.execute("INSERT INTO birds (name, seen) VALUES (?, ?)", ("robin", 3.0))
+        rows = db.execute(
+            "SELECT name, ':seen' FROM birds WHERE seen >= :low AND seen < :low + 2"
+            " AND colour <> ':colour' ORDER BY seen",
+            {"low": 1.0},
+        ).fetchall()
+        assert rows == [("wren", ":seen"), ("jay", ":seen")]
+        changed = db.execute(
+            "UPDATE birds SET colour = :c WHERE name = :n OR colour = :c",
+            {"c": "red", "n": "robin"},
+        )
+        assert changed.rowcount == 1
+        if db.backend == "postgresql":  # (a cast, not a parameter named text)
+            (seen,) = db.execute("SELECT seen::text FROM birds WHERE name = :n", {"n": "jay"})
+            assert seen == ("2",)
+        with pytest.raises(KeyError, match="missing"):
+            db.execute("SELECT name FROM birds WHERE name = :missing", {"n": "jay"})
+    finally:
+        db.close()
+
+
 def test_the_database_clock_is_the_epoch_in_seconds(database: str) -> None:
     db = open_database(database)
     try:

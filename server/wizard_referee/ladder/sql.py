@@ -5,10 +5,13 @@ run as written: ``TEXT``, ``INTEGER``, ``BIGINT`` and ``DOUBLE PRECISION``
 columns (times are Unix seconds, structured values JSON text),
 ``RETURNING``, ``COALESCE``, ``LIMIT``, no function of one database alone
 (no ``json_extract``, no ``INSERT OR ...``, no ``datetime()``). Parameters
-are named (``:name``); the store passes them to the storage room as its
-``?`` placeholders (:func:`positional`). The tables are a versioned
+are named (``:name``), bound by the storage room from a mapping
+(:meth:`~wizard_referee.storage.Database.execute`). The tables are a versioned
 schema of the storage room (:data:`LADDER_SCHEMA`), whose ``{id}`` is
-the column of an id the database assigns.
+the column of an id the database assigns; ``games`` and ``seat_results``
+are the storage room's shared tables of played games with the ladder's own
+columns (a game's set and seating; a seat's version), written and read
+back through it (:mod:`wizard_referee.storage.games`).
 
 Claims and presence are rows with lease expiry times, which several ladder
 processes sharing one PostgreSQL store need (a set ``playing`` is claimed
@@ -19,16 +22,15 @@ and the leases are its own.
 
 from __future__ import annotations
 
-import functools
-import re
-from collections.abc import Mapping
-from typing import Any
+from wizard_referee.storage import (
+    VERSION_TABLE,
+    Migration,
+    Schema,
+    games_table,
+    seat_results_table,
+)
 
-from wizard_referee.storage import VERSION_TABLE, Migration, Schema
-
-__all__ = ["LADDER_SCHEMA", "positional"]
-
-_NAME = re.compile(r"(?<![:\w]):([A-Za-z_][A-Za-z0-9_]*)")
+__all__ = ["LADDER_SCHEMA"]
 
 _TABLES_V1: tuple[str, ...] = (
     """CREATE TABLE season (
@@ -93,27 +95,11 @@ _TABLES_V1: tuple[str, ...] = (
         finish_seq INTEGER UNIQUE,
         why TEXT
     )""",
-    """CREATE TABLE games (
-        id TEXT PRIMARY KEY,
-        set_id BIGINT NOT NULL REFERENCES sets (id),
-        seating INTEGER NOT NULL,
-        seats TEXT NOT NULL,
-        status TEXT NOT NULL,
-        started_at DOUBLE PRECISION,
-        finished_at DOUBLE PRECISION,
-        faulted INTEGER NOT NULL,
-        record TEXT NOT NULL,
-        UNIQUE (set_id, seating)
-    )""",
-    """CREATE TABLE seat_results (
-        game_id TEXT NOT NULL REFERENCES games (id),
-        seat INTEGER NOT NULL,
-        version_id BIGINT NOT NULL REFERENCES versions (id),
-        total INTEGER NOT NULL,
-        rank INTEGER NOT NULL,
-        faults TEXT NOT NULL,
-        PRIMARY KEY (game_id, seat)
-    )""",
+    games_table(
+        ["set_id BIGINT NOT NULL REFERENCES sets (id)", "seating INTEGER NOT NULL"],
+        constraints=["UNIQUE (set_id, seating)"],
+    ),
+    seat_results_table("version_id BIGINT NOT NULL REFERENCES versions (id)"),
     """CREATE TABLE set_results (
         set_id BIGINT NOT NULL REFERENCES sets (id),
         version_id BIGINT NOT NULL REFERENCES versions (id),
@@ -182,23 +168,6 @@ LADDER_SCHEMA = Schema(
     marks=frozenset({"season", "sets", "set_results"}),
     unversioned=1,
 )
-
-
-@functools.lru_cache(maxsize=256)
-def _order(statement: str) -> tuple[str, tuple[str, ...]]:
-    return _NAME.sub("?", statement), tuple(_NAME.findall(statement))
-
-
-def positional(statement: str, params: Mapping[str, Any] | None) -> tuple[str, list[Any]]:
-    """``statement`` with its ``:name`` parameters as ``?`` and their values
-    in that order.
-
-    >>> positional("UPDATE t SET a = :x WHERE b = :y AND c < :x - 1", {"x": 1, "y": 2})
-    ('UPDATE t SET a = ? WHERE b = ? AND c < ? - 1', [1, 2, 1])
-    """
-    text, names = _order(statement)
-    given = params or {}
-    return text, [given[n] for n in names]
 
 
 # -- the season -------------------------------------------------------------------------
@@ -379,18 +348,9 @@ SET_ROW = (
 )
 SET_COUNTS = "SELECT status, COUNT(*) FROM sets GROUP BY status"
 GAMES_OF_SET = "SELECT seating, status FROM games WHERE set_id = :set ORDER BY seating"
-ADD_GAME = (
-    "INSERT INTO games (id, set_id, seating, seats, status, started_at, finished_at, faulted,"
-    " record) VALUES (:id, :set, :seating, :seats, :status, :started, :finished, :faulted,"
-    " :record)"
-)
 GAME_STORED = "UPDATE sets SET suspended_at = NULL WHERE id = :set"
 """A game of a set stored: it was played on, so a later suspension starts
 a return window of its own."""
-ADD_SEAT_RESULT = (
-    "INSERT INTO seat_results (game_id, seat, version_id, total, rank, faults)"
-    " VALUES (:game, :seat, :version, :total, :rank, :faults)"
-)
 SET_SCORES = (
     "SELECT r.version_id, SUM(r.total) FROM seat_results r JOIN games g ON g.id = r.game_id"
     " WHERE g.set_id = :set GROUP BY r.version_id"
@@ -425,26 +385,15 @@ GAME_COUNTS = (
     " JOIN sets s ON s.id = g.set_id WHERE s.status = 'finished' GROUP BY r.version_id"
 )
 FINGERPRINT = "SELECT finished_sets, registry FROM season"
-GAME = (
-    "SELECT g.id, g.set_id, g.seating, g.seats, g.status, g.started_at, g.finished_at,"
-    " g.faulted, g.record, s.status FROM games g JOIN sets s ON s.id = g.set_id WHERE g.id = :id"
-)
+GAME_SET = "SELECT g.set_id, s.status FROM games g JOIN sets s ON s.id = g.set_id WHERE g.id = :id"
+SET_STATUS = "SELECT status FROM sets WHERE id = :id"
 SETS_BY_VERSION = "SELECT version_id, COUNT(*) FROM set_results GROUP BY version_id"
-GAMES_LIST = (
-    "SELECT g.id, g.set_id, g.seating, g.seats, g.status, g.started_at, g.finished_at,"
-    " g.faulted, s.status FROM games g JOIN sets s ON s.id = g.set_id"
-    " ORDER BY g.finished_at DESC LIMIT :limit"
-)
-"""The latest stored games, newest first."""
-GAMES_LIST_OF = (
-    "SELECT g.id, g.set_id, g.seating, g.seats, g.status, g.started_at, g.finished_at,"
-    " g.faulted, s.status FROM games g JOIN sets s ON s.id = g.set_id"
-    " WHERE g.id IN (SELECT r.game_id FROM seat_results r JOIN versions v"
+GAMES_OF_ENTRANT = (
+    "id IN (SELECT r.game_id FROM seat_results r JOIN versions v"
     " ON v.id = r.version_id WHERE v.entrant_id = :entrant)"
-    " ORDER BY g.finished_at DESC LIMIT :limit"
 )
-"""The latest stored games of an entrant (any version), newest first."""
-SEAT_TOTALS = "SELECT seat, total, rank FROM seat_results WHERE game_id = :id ORDER BY seat"
+"""The condition of an entrant's games (any version), for the list of the
+latest (:func:`~wizard_referee.storage.game_rows`)."""
 HISTORY_OF = (
     "SELECT r.finish_seq, r.version_id, r.mu, r.sigma FROM set_results r"
     " JOIN versions v ON v.id = r.version_id WHERE v.entrant_id = :entrant"

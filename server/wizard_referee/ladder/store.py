@@ -42,20 +42,23 @@ from typing import Any
 
 from wizard_referee.ladder import sql
 from wizard_referee.ladder.season import Season
-from wizard_referee.ladder.sql import LADDER_SCHEMA, positional
+from wizard_referee.ladder.sql import LADDER_SCHEMA
 from wizard_referee.ratings.models import GameResult
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.storage import (
     Database,
     NotThisStore,
+    PlayedGame,
     StorageError,
     StoreExists,
     beside_store,
+    game_record,
     is_url,
     open_store,
     remove_store,
     shown,
     store_exists,
+    write_game,
 )
 
 StoreError = StorageError
@@ -291,17 +294,16 @@ class LadderStore:
 
     def rows(self, statement: str, params: Params | None = None) -> list[Any]:
         """The rows of a statement of :mod:`.sql` (its ``:name`` parameters from ``params``)."""
-        return self.db.execute(*positional(statement, params)).fetchall()
+        return self.db.execute(statement, params or {}).fetchall()
 
     def run(self, statement: str, params: Params | None = None) -> int:
         """Run a statement; the rows it changed."""
-        return self.db.execute(*positional(statement, params)).rowcount
+        return self.db.execute(statement, params or {}).rowcount
 
     def run_many(self, statement: str, params: Sequence[Params]) -> None:
         """Run a statement once for each of ``params``."""
         if params:
-            text, _ = positional(statement, params[0])
-            self.db.executemany(text, [positional(statement, p)[1] for p in params])
+            self.db.executemany(statement, params)
 
     # -- the season -------------------------------------------------------------------
 
@@ -767,37 +769,19 @@ class LadderStore:
         finished, in one transaction; a game stored already is refused
         (never counted twice), and so is one of a set whose claim another
         process took (:class:`ClaimLost`). The bytes of its record."""
-        text = record.to_json()
-        params = {
-            "id": record.game_id,
-            "set": set_id,
-            "seating": seating,
-            "seats": json.dumps(list(seats)),
-            "status": record.status,
-            "started": record.started_at,
-            "finished": record.finished_at,
-            "faulted": int(bool(record.faulted_seats)),
-            "record": text,
-        }
-        rows = []
-        if record.status == "finished":
-            rows = [
-                {
-                    "game": record.game_id,
-                    "seat": seat,
-                    "version": version,
-                    "total": record.totals[seat],
-                    "rank": record.ranks[seat],
-                    "faults": json.dumps(record.faults[seat], sort_keys=True),
-                }
-                for seat, version in enumerate(seats)
-            ]
+        game = PlayedGame.of(record)
         with self.db.transaction():
             self._hold_claim(set_id, runner)
-            self.run(sql.ADD_GAME, params)
+            write_game(
+                self.db,
+                game,
+                planned=False,
+                seats=seats,
+                columns={"set_id": set_id, "seating": seating},
+                seat_columns=[{"version_id": version} for version in seats],
+            )
             self.run(sql.GAME_STORED, {"set": set_id})
-            self.run_many(sql.ADD_SEAT_RESULT, rows)
-        return len(text)
+        return len(game.record)
 
     def finish_set(
         self,
@@ -903,37 +887,23 @@ class LadderStore:
 
     def game(self, game_id: str) -> tuple[GameRecord, str] | None:
         """A stored game's record and its set's status."""
-        rows = self.rows(sql.GAME, {"id": game_id})
-        if not rows:
+        text, found = game_record(self.db, game_id), self.game_set(game_id)
+        if text is None or found is None:
             return None
-        return GameRecord.from_json(rows[0][8]), str(rows[0][9])
+        return GameRecord.from_json(text), found[1]
 
-    def latest_games(self, limit: int, entrant_id: int | None = None) -> list[dict[str, Any]]:
-        """The latest stored games (of one entrant's versions), newest first:
-        id, set, seating, seats (version ids), status, times, faulted, the
-        set's status, and totals and ranks by seat (None: not finished)."""
-        if entrant_id is None:
-            rows = self.rows(sql.GAMES_LIST, {"limit": limit})
-        else:
-            rows = self.rows(sql.GAMES_LIST_OF, {"limit": limit, "entrant": entrant_id})
-        out = []
-        for gid, set_id, seating, seats, status, started, ended, faulted, set_status in rows:
-            seated = self.rows(sql.SEAT_TOTALS, {"id": gid})
-            out.append(
-                {
-                    "id": gid,
-                    "set": int(set_id),
-                    "seating": int(seating),
-                    "seats": json.loads(seats),
-                    "status": status,
-                    "started_at": started,
-                    "finished_at": ended,
-                    "faulted": bool(faulted),
-                    "set_status": set_status,
-                    "totals": [int(t) for _, t, _ in seated] or None,
-                    "ranks": [int(r) for _, _, r in seated] or None,
-                }
-            )
+    def game_set(self, game_id: str) -> tuple[int, str] | None:
+        """The set of a stored game and the set's status."""
+        rows = self.rows(sql.GAME_SET, {"id": game_id})
+        return None if not rows else (int(rows[0][0]), str(rows[0][1]))
+
+    def set_statuses(self, set_ids: Sequence[int]) -> dict[int, str]:
+        """The status of each of sets ``set_ids`` (those that exist)."""
+        out = {}
+        for set_id in set(set_ids):
+            found = self.rows(sql.SET_STATUS, {"id": set_id})
+            if found:
+                out[set_id] = str(found[0][0])
         return out
 
     def history(self, entrant_id: int) -> list[tuple[int, int, Rating]]:

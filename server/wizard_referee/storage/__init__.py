@@ -1,14 +1,17 @@
 """The storage room: a database named by a path (SQLite, the default) or a
 ``postgresql://`` URL (PostgreSQL through psycopg 3, the ``postgres``
 extra), behind one small interface (:class:`Database`: portable SQL with
-``?`` placeholders, transactions, a row-locking helper, JSON fields), and
+``?`` or ``:name`` placeholders, transactions, a row-locking helper, JSON fields), and
 versioned schemas with their migrations (:class:`Schema`, :func:`open_store`:
 an older store is migrated on opening after a note saying how it was
 backed up; a newer one is refused in one line).
 
-A store's tables are the caller's (the tournament room's results store;
-any room that keeps data in a database uses this one the same way): this
-room knows no table but its own ``schema_version``.
+A store's tables are the caller's (the tournament room's results store,
+the ladder's; any room that keeps data in a database uses this one the
+same way), but for its own ``schema_version`` and the played games'
+columns every store of games shares (:mod:`.games`: ``games`` and
+``seat_results``, which each store extends with its own columns; writing a
+played game, reading the games back).
 
 May import: the standard library, psycopg (only when a ``postgresql://``
 URL is opened: :mod:`.postgres`) and :mod:`wizard_arena.extras`. Nothing
@@ -20,13 +23,27 @@ from wizard_referee.storage.database import (
     Database,
     DatabaseError,
     DatabaseLost,
+    Params,
     Rows,
     StorageError,
     beside_store,
+    bind,
     database_target,
     is_url,
     open_database,
     shown,
+)
+from wizard_referee.storage.games import (
+    GameRow,
+    PlayedGame,
+    Recorded,
+    game_counts,
+    game_record,
+    game_rows,
+    games_fingerprint,
+    games_table,
+    seat_results_table,
+    write_game,
 )
 from wizard_referee.storage.migrations import (
     VERSION_TABLE,
@@ -47,21 +64,33 @@ __all__ = [
     "Database",
     "DatabaseError",
     "DatabaseLost",
+    "GameRow",
     "Migration",
     "NotThisStore",
+    "Params",
+    "PlayedGame",
+    "Recorded",
     "Rows",
     "Schema",
     "SchemaTooNew",
     "StorageError",
     "StoreExists",
     "beside_store",
+    "bind",
     "database_target",
+    "game_counts",
+    "game_record",
+    "game_rows",
+    "games_fingerprint",
+    "games_table",
     "is_url",
     "open_database",
     "open_store",
     "remove_store",
+    "seat_results_table",
     "shown",
     "store_exists",
     "stored_version",
+    "write_game",
     "written_version",
 ]

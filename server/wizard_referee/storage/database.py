@@ -3,7 +3,8 @@
 A store is named by a *target*: a ``postgresql://`` (or ``postgres://``)
 URL opens PostgreSQL (:mod:`.postgres`), anything else is the path of an
 SQLite file (:mod:`.sqlite`). Callers write portable SQL: ``?``
-placeholders (translated for psycopg), types both accept (``TEXT``,
+placeholders with a sequence of values, or ``:name`` ones with a mapping
+(:func:`bind`; both translated for psycopg), types both accept (``TEXT``,
 ``INTEGER``, ``BIGINT``, ``DOUBLE PRECISION``), ``INSERT ... ON CONFLICT``,
 no statement of one backend alone (``PRAGMA``); the few expressions that
 differ are methods here (:meth:`Database.json_text`,
@@ -21,13 +22,18 @@ so that no caller imports ``sqlite3`` or ``psycopg`` to catch one.
 'runs/t.sqlite.logs'
 >>> beside_store("postgresql://arena@db.example/season", ".logs").as_posix()
 'season.logs'
+>>> bind("UPDATE t SET a = :x WHERE b = :y AND c < :x - 1", {"x": 1, "y": 2})
+('UPDATE t SET a = ? WHERE b = ? AND c < ? - 1', [1, 2, 1])
+>>> bind("SELECT ':x', v::text FROM t WHERE k = :k", {"k": 3})
+("SELECT ':x', v::text FROM t WHERE k = ?", [3])
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
@@ -36,9 +42,11 @@ from urllib.parse import unquote, urlsplit
 __all__ = [
     "Database",
     "DatabaseError",
+    "Params",
     "Rows",
     "StorageError",
     "beside_store",
+    "bind",
     "database_target",
     "is_url",
     "open_database",
@@ -48,6 +56,13 @@ __all__ = [
 _SCHEMES = ("postgresql://", "postgres://")
 _ANY_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: A quoted literal or identifier (kept as it is), or a ``:name`` parameter
+#: (not PostgreSQL's ``::type`` cast).
+_NAMED = re.compile(r"'[^']*'|\"[^\"]*\"|(?<![:\w]):([A-Za-z_][A-Za-z0-9_]*)")
+
+Params = Sequence[Any] | Mapping[str, Any]
+"""A statement's parameters: values in the order of its ``?`` placeholders,
+or values by the names of its ``:name`` ones."""
 
 
 class StorageError(ValueError):
@@ -118,6 +133,29 @@ def beside_store(target: str | Path, suffix: str) -> Path:
     return Path(name.replace("/", "_") + suffix)
 
 
+@functools.lru_cache(maxsize=512)
+def _named(sql: str) -> tuple[str, tuple[str, ...]]:
+    names: list[str] = []
+
+    def one(m: re.Match[str]) -> str:
+        if m[1] is None:
+            return m[0]
+        names.append(m[1])
+        return "?"
+
+    return _NAMED.sub(one, sql), tuple(names)
+
+
+def bind(sql: str, params: Params = ()) -> tuple[str, Sequence[Any]]:
+    """``sql`` with ``?`` placeholders and its values in their order: as given
+    for a sequence, or from a mapping by the ``:name`` placeholders (outside
+    quotes) of ``sql``, each ``?`` then (a name may occur more than once)."""
+    if not isinstance(params, Mapping):
+        return sql, params
+    text, names = _named(sql)
+    return text, [params[n] for n in names]
+
+
 class Rows(Protocol):
     """What a query returns (an SQLite or psycopg cursor): rows as tuples."""
 
@@ -153,13 +191,22 @@ class Database(ABC):
         """The store's name as it may be printed (no password)."""
         self.read_only = read_only
 
-    @abstractmethod
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
-        """Run one statement (``?`` placeholders); its rows."""
+    def execute(self, sql: str, params: Params = ()) -> Rows:
+        """Run one statement (``?`` placeholders with a sequence, ``:name``
+        ones with a mapping: :func:`bind`); its rows."""
+        return self._execute(*bind(sql, params))
+
+    def executemany(self, sql: str, rows: Iterable[Params]) -> None:
+        """Run one statement once per row of parameters (each as :meth:`execute`'s)."""
+        self._executemany(_named(sql)[0], (bind(sql, row)[1] for row in rows))
 
     @abstractmethod
-    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        """Run one statement once per row of parameters."""
+    def _execute(self, sql: str, params: Sequence[Any]) -> Rows:
+        """Run one statement with ``?`` placeholders; its rows."""
+
+    @abstractmethod
+    def _executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Run one statement with ``?`` placeholders once per row of values."""
 
     @abstractmethod
     def transaction(self) -> AbstractContextManager[None]:

@@ -154,13 +154,13 @@ class PostgresDatabase(Database):
             return DatabaseLost(self.where, first_line(error))
         return DatabaseError(self.where, first_line(error))
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
+    def _execute(self, sql: str, params: Sequence[Any]) -> Rows:
         try:
             return self.con.execute(postgres_sql(sql), params)
         except psycopg.Error as e:
             raise self._fail(e) from e
 
-    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+    def _executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         try:
             with self.con.cursor() as cur:
                 cur.executemany(postgres_sql(sql), rows)

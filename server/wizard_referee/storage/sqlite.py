@@ -83,13 +83,13 @@ class SQLiteDatabase(Database):
     def _fail(self, error: sqlite3.Error) -> DatabaseError:
         return DatabaseError(self.where, first_line(error))
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
+    def _execute(self, sql: str, params: Sequence[Any]) -> Rows:
         try:
             return self.con.execute(sql, params)
         except sqlite3.Error as e:
             raise self._fail(e) from e
 
-    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+    def _executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         try:
             self.con.executemany(sql, rows)
         except sqlite3.Error as e:

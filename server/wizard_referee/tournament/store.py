@@ -12,6 +12,10 @@ Tables (:data:`TOURNAMENT_SCHEMA`, version 1; ``schema_version`` says so):
 - ``seat_results``: per finished game and seat, the entrant, final total,
   rank, per-round bids/tricks/points and fault counts.
 
+``games`` and ``seat_results`` are the storage room's shared tables of
+played games (:mod:`wizard_referee.storage.games`) with the tournament's
+own columns: a game is written and read back as every store's is.
+
 A game's results are written in one transaction when it ends, so a crash
 (even SIGKILL) never leaves a half-written game: on ``--resume`` every game
 not ``finished`` is played again from its deal. SQLite runs in WAL mode
@@ -33,12 +37,19 @@ from wizard_referee.referee.record import GameRecord
 from wizard_referee.storage import (
     VERSION_TABLE,
     Migration,
+    PlayedGame,
     Schema,
     StoreExists,
+    game_counts,
+    game_record,
+    games_fingerprint,
+    games_table,
     is_url,
     open_store,
     remove_store,
+    seat_results_table,
     shown,
+    write_game,
 )
 from wizard_referee.storage import StorageError as StoreError
 
@@ -71,31 +82,21 @@ TOURNAMENT_SCHEMA = Schema(
                 " config TEXT NOT NULL,"
                 " created_at DOUBLE PRECISION NOT NULL)",
                 "CREATE TABLE entrants (name TEXT PRIMARY KEY, kind TEXT NOT NULL, command TEXT)",
-                "CREATE TABLE games ("
-                " id TEXT PRIMARY KEY,"
-                " seq INTEGER NOT NULL UNIQUE,"
-                " table_idx INTEGER NOT NULL,"
-                " deal_set INTEGER NOT NULL,"
-                " rotation INTEGER NOT NULL,"
-                " seed TEXT NOT NULL,"
-                " seats TEXT NOT NULL,"
-                " rules TEXT NOT NULL,"
-                " status TEXT NOT NULL DEFAULT 'pending',"
-                " started_at DOUBLE PRECISION,"
-                " finished_at DOUBLE PRECISION,"
-                " faulted INTEGER NOT NULL DEFAULT 0,"
-                " record TEXT)",
-                "CREATE TABLE seat_results ("
-                " game_id TEXT NOT NULL REFERENCES games(id),"
-                " seat INTEGER NOT NULL,"
-                " entrant TEXT NOT NULL,"
-                " total INTEGER NOT NULL,"
-                " rank INTEGER NOT NULL,"
-                " bids TEXT NOT NULL,"
-                " tricks TEXT NOT NULL,"
-                " points TEXT NOT NULL,"
-                " faults TEXT NOT NULL,"
-                " PRIMARY KEY (game_id, seat))",
+                games_table(
+                    [
+                        "seq INTEGER NOT NULL UNIQUE",
+                        "table_idx INTEGER NOT NULL",
+                        "deal_set INTEGER NOT NULL",
+                        "rotation INTEGER NOT NULL",
+                        "seed TEXT NOT NULL",
+                    ],
+                    with_seats=["rules TEXT NOT NULL"],
+                    planned=True,
+                ),
+                seat_results_table(
+                    "entrant TEXT NOT NULL",
+                    rounds=["bids TEXT NOT NULL", "tricks TEXT NOT NULL", "points TEXT NOT NULL"],
+                ),
                 "CREATE INDEX seat_results_entrant ON seat_results(entrant)",
             ),
         ),
@@ -309,49 +310,29 @@ class ResultsStore:
         return [g for g in self.games() if g.id in wanted]
 
     def counts(self) -> dict[str, int]:
-        rows = self.db.execute("SELECT status, COUNT(*) FROM games GROUP BY status").fetchall()
-        return {status: n for status, n in rows}
+        return game_counts(self.db)
 
     def save_game(self, spec: GameSpec, record: GameRecord) -> None:
         """Store a finished (or aborted) game and its seat results in one transaction.
 
         Saving the same game twice is refused (a result is never counted twice).
         """
-        finished = record.status == "finished"
+        res = record.results
         with self.db.transaction():
-            cur = self.db.execute(
-                "UPDATE games SET status = ?, started_at = ?, finished_at = ?, faulted = ?,"
-                " record = ? WHERE id = ? AND status != 'finished'",
-                (
-                    record.status,
-                    record.started_at,
-                    record.finished_at,
-                    int(bool(record.faulted_seats)),
-                    record.to_json(),
-                    spec.id,
-                ),
+            write_game(
+                self.db,
+                PlayedGame.of(record),
+                planned=True,
+                seat_columns=[
+                    {
+                        "entrant": entrant,
+                        "bids": json.dumps([r[0][seat] for r in res]),
+                        "tricks": json.dumps([r[1][seat] for r in res]),
+                        "points": json.dumps([r[2][seat] for r in res]),
+                    }
+                    for seat, entrant in enumerate(spec.seats)
+                ],
             )
-            if cur.rowcount != 1:
-                raise ValueError(f"game {spec.id} is unknown or already finished")
-            if not finished:
-                return
-            rows = []
-            for seat, entrant in enumerate(spec.seats):
-                res = record.results
-                rows.append(
-                    (
-                        spec.id,
-                        seat,
-                        entrant,
-                        record.totals[seat],
-                        record.ranks[seat],
-                        json.dumps([r[0][seat] for r in res]),
-                        json.dumps([r[1][seat] for r in res]),
-                        json.dumps([r[2][seat] for r in res]),
-                        json.dumps(record.faults[seat], sort_keys=True),
-                    )
-                )
-            self.db.executemany("INSERT INTO seat_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
     def mark_failed(self, game_id: str) -> None:
         """A game that could not be played for a reason outside the bots
@@ -374,10 +355,8 @@ class ResultsStore:
         return dict(rows)
 
     def record(self, game_id: str) -> GameRecord | None:
-        row = self.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
-        if row is None or row[0] is None:
-            return None
-        return GameRecord.from_json(row[0])
+        text = game_record(self.db, game_id)
+        return None if text is None else GameRecord.from_json(text)
 
     def planned(self, game_id: str) -> bool:
         """Whether ``game_id`` is a game of this tournament."""
@@ -434,44 +413,6 @@ class ResultsStore:
         """Every entrant's name and kind, by name."""
         return [(r[0], r[1]) for r in self.db.execute("SELECT name, kind FROM entrants ORDER BY 1")]
 
-    def game_rows(self, entrant: str | None = None) -> list[dict[str, Any]]:
-        """Every planned game in plan order (those ``entrant`` sits in): id,
-        table, deal set, rotation, seats, status, times, faulted, and for a
-        finished game its totals and ranks by seat."""
-        sql = (
-            "SELECT id, seq, table_idx, deal_set, rotation, seats, status, started_at,"
-            " finished_at, faulted FROM games"
-        )
-        rows = self.db.execute(sql + " ORDER BY seq").fetchall()
-        scores: dict[str, dict[int, tuple[int, int]]] = {}
-        for gid, seat, total, rank in self.db.execute(
-            "SELECT game_id, seat, total, rank FROM seat_results"
-        ):
-            scores.setdefault(gid, {})[seat] = (total, rank)
-        out = []
-        for r in rows:
-            seats = json.loads(r[5])
-            if entrant is not None and entrant not in seats:
-                continue
-            got = scores.get(r[0], {})
-            out.append(
-                {
-                    "id": r[0],
-                    "seq": r[1],
-                    "table": r[2],
-                    "deal_set": r[3],
-                    "rotation": r[4],
-                    "seats": seats,
-                    "status": r[6],
-                    "started_at": r[7],
-                    "finished_at": r[8],
-                    "faulted": bool(r[9]),
-                    "totals": [got[s][0] for s in sorted(got)] if got else None,
-                    "ranks": [got[s][1] for s in sorted(got)] if got else None,
-                }
-            )
-        return out
-
     def same_deal_unfinished(self, game_id: str) -> list[str]:
         """The other games dealt the same cards as ``game_id`` (its deal
         set's rotations: one deal seed) that have not finished, in plan order."""
@@ -507,10 +448,7 @@ class ResultsStore:
 
     def fingerprint(self) -> tuple[int, float]:
         """Finished games and the last finish time: changes when a game is stored."""
-        row = self.db.execute(
-            "SELECT COUNT(*), COALESCE(MAX(finished_at), 0) FROM games WHERE status = 'finished'"
-        ).fetchone()
-        return int(row[0]), float(row[1])
+        return games_fingerprint(self.db)
 
 
 def export_games(store: ResultsStore, out: TextIO) -> int:

@@ -1,6 +1,9 @@
 """What the pages show, as plain JSON-able data: read from a tournament's
-results store (:class:`StoreData`) or from the finished games a running
-referee keeps in memory (:class:`MemoryData`).
+results store (:class:`StoreData`; a comparison's is one too) or from the
+finished games a running referee keeps in memory (:class:`MemoryData`). The
+games list and the replays of a store are read as every store's are
+(:mod:`.games`); what is the tournament's own is its withholding rule
+(:meth:`StoreData.showing`), the leaderboard and the entrants' pages.
 
 Every method here is blocking and may be slow (a query over the store, the
 ratings with their bootstrap intervals, a record re-read through the rules
@@ -30,9 +33,10 @@ from wizard_referee.analysis.summary import bot_summaries
 from wizard_referee.referee.arena import Arena
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.stats import percentile
-from wizard_referee.storage import DatabaseError, beside_store, shown
+from wizard_referee.storage import DatabaseError, GameRow, beside_store, shown
 from wizard_referee.tournament.leaderboard import leaderboard_of
 from wizard_referee.tournament.store import GameSpec, ResultsStore, SeatResult, StoreError
+from wizard_referee.web.games import NotFound, Showing, Withheld, game_lines, replay
 from wizard_referee.web.replay import record_summary, replay_json
 
 __all__ = [
@@ -62,15 +66,6 @@ ANALYSIS_GAMES = 100
 #: 15-round game): a finished game's record never changes, so a seat's grades
 #: hold whatever finishes after it and are not computed again while kept.
 GRADED_SEATS = 1024
-
-
-class NotFound(LookupError):
-    """No such game or entrant (HTTP 404)."""
-
-
-class Withheld(LookupError):
-    """A finished game whose replay would show hands of games still to be
-    played (the other rotations of its deal): HTTP 403 until they end."""
 
 
 def withheld_why(game_id: str, waiting: list[str]) -> str:
@@ -166,6 +161,10 @@ def latency(records: list[GameRecord], name: str) -> dict[str, Any]:
         "p95_ms": _number(percentile(ms, 0.95)) if ms else None,
         "max_ms": _number(max(ms)) if ms else None,
     }
+
+
+#: A tournament game's place in its plan: its line's field -> its column.
+_PLACE = {"seq": "seq", "table": "table_idx", "deal_set": "deal_set", "rotation": "rotation"}
 
 
 class StoreData:
@@ -309,15 +308,24 @@ class StoreData:
         )
         return sealed
 
-    def _visible_rows(self, store: ResultsStore, entrant: str | None) -> list[dict[str, Any]]:
+    def showing(self, store: ResultsStore) -> Showing:
+        """The tournament's part of its games' lines: withheld while their
+        deal is still to be played (:meth:`_sealed`), their place in the plan."""
         sealed = self._sealed(store)
-        rows = store.game_rows(entrant)
-        for row in rows:
-            waiting = sealed.get(row["id"])
-            if waiting:
-                row.update(totals=None, ranks=None, faulted=None)
-                row["withheld"] = withheld_why(row["id"], waiting)
-        return rows
+
+        def withheld(game_id: str, row: object) -> str | None:
+            waiting = sealed.get(game_id)
+            return withheld_why(game_id, waiting) if waiting else None
+
+        def fields(row: GameRow) -> dict[str, Any]:
+            own = row.own
+            return {k: own[c] for k, c in _PLACE.items()}
+
+        return Showing(withheld, fields=fields)
+
+    def _visible_rows(self, store: ResultsStore, entrant: str | None) -> list[dict[str, Any]]:
+        lines = game_lines(store.db, self.showing(store), own=tuple(_PLACE.values()), order="seq")
+        return [line for line in lines if entrant is None or entrant in line["seats"]]
 
     def games(self, entrant: str | None = None) -> dict[str, Any]:
         def read(store: ResultsStore) -> dict[str, Any]:
@@ -329,15 +337,12 @@ class StoreData:
 
     def game(self, game_id: str) -> dict[str, Any]:
         def read(store: ResultsStore) -> dict[str, Any]:
-            record = store.record(game_id)
-            if record is None:
+            def unknown() -> str:
                 known = store.planned(game_id)
                 why = "has not been played yet" if known else "is not in this tournament"
-                raise NotFound(f"game {game_id!r} {why}")
-            waiting = self._sealed(store).get(game_id)
-            if waiting:  # the same hands are still to be played: not a card before they end
-                raise Withheld(withheld_why(game_id, waiting))
-            return replay_json(record)
+                return f"game {game_id!r} {why}"
+
+            return dict(replay(store.db, game_id, self.showing(store), unknown))
 
         return dict(self._cached(("game", game_id), read))
 

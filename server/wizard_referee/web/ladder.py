@@ -2,6 +2,10 @@
 store (read-only, in a worker thread, cached until the store changes) and
 the official ratings' files its runner keeps beside it.
 
+The games list and the replays are read as every store's are
+(:mod:`.games`); what is the ladder's own is its withholding rule
+(:meth:`LadderData.showing`), the standings and the entrants' versions.
+
 The withholding rule is the web room's (docs/web.md): the games of a
 duplicate set share one deal, so a game's replay, scores and place in
 any statistic are withheld while its set is being played or waits for a
@@ -18,6 +22,7 @@ from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
 
+from wizard_referee.ladder import sql
 from wizard_referee.ladder.standings import (
     failure_file,
     failure_note,
@@ -29,10 +34,10 @@ from wizard_referee.ladder.standings import (
     rows,
 )
 from wizard_referee.ladder.store import LadderStore, StoreError, Version
-from wizard_referee.storage import beside_store
-from wizard_referee.web.data import Cache, NotFound, Unavailable, Withheld
+from wizard_referee.storage import GameRow, beside_store
+from wizard_referee.web.data import Cache, NotFound, Unavailable
+from wizard_referee.web.games import Showing, game_lines, replay
 from wizard_referee.web.plot import ratings_svg
-from wizard_referee.web.replay import replay_json
 
 __all__ = ["GAMES_SHOWN", "LadderData", "set_withheld"]
 
@@ -142,43 +147,67 @@ class LadderData:
     def _labels(self, store: LadderStore) -> dict[int, str]:
         return {v.id: v.label for v in store.versions()}
 
-    def _shown(
-        self, store: LadderStore, game: dict[str, Any], labels: dict[int, str]
-    ) -> dict[str, Any]:
-        """A game's line for the lists, its scores withheld by the rule."""
+    def showing(self, store: LadderStore) -> Showing:
+        """The ladder's part of its games' lines: withheld while their set is
+        played or waits for a member, its seats' entries' labels, the set
+        and seating."""
         per_set = store.season()[0].games_per_set
-        line = {**game, "seats": [labels[v] for v in game["seats"]]}
-        if game["set_status"] in ("playing", "suspended"):
-            left = per_set - len(store.stored_games(game["set"]))
-            line.update(totals=None, ranks=None, faulted=None)
-            line["withheld"] = set_withheld(game["id"], game["set_status"], left)
-        return line
+        labels = self._labels(store)
+        sets: dict[int, str] = {}
+
+        def set_of(game_id: str, row: GameRow | None) -> tuple[int, str] | None:
+            set_id = int(row.own["set_id"]) if row is not None else None
+            if set_id is None:
+                found = store.game_set(game_id)
+                set_id = None if found is None else found[0]
+            if set_id is None:
+                return None
+            if set_id not in sets:
+                sets[set_id] = store.set_statuses([set_id])[set_id]
+            return set_id, sets[set_id]
+
+        def withheld(game_id: str, row: GameRow | None) -> str | None:
+            found = set_of(game_id, row)
+            if found is None or found[1] not in ("playing", "suspended"):
+                return None
+            left = per_set - len(store.stored_games(found[0]))
+            return set_withheld(game_id, found[1], left)
+
+        def fields(row: GameRow) -> dict[str, Any]:
+            found = set_of(row.id, row)
+            return {
+                "set": int(row.own["set_id"]),
+                "seating": int(row.own["seating"]),
+                "set_status": None if found is None else found[1],
+            }
+
+        return Showing(withheld, names=lambda seats: [labels[v] for v in seats], fields=fields)
+
+    def _lines(self, store: LadderStore, entrant_id: int | None) -> list[dict[str, Any]]:
+        """The latest :data:`GAMES_SHOWN` games (of an entrant's versions), newest first."""
+        return game_lines(
+            store.db,
+            self.showing(store),
+            own=("set_id", "seating"),
+            where="" if entrant_id is None else sql.GAMES_OF_ENTRANT,
+            params={"entrant": entrant_id},
+            order="finished_at DESC",
+            limit=GAMES_SHOWN,
+        )
 
     def games(self, entrant: str | None = None) -> dict[str, Any]:
         def read(store: LadderStore) -> dict[str, Any]:
-            labels = self._labels(store)
             who = None if entrant is None else self._entrant(store, entrant).id
-            return {
-                "games": [
-                    self._shown(store, g, labels) for g in store.latest_games(GAMES_SHOWN, who)
-                ]
-            }
+            return {"games": self._lines(store, who)}
 
         return dict(self._cached(("games", entrant), read))
 
     def game(self, game_id: str) -> dict[str, Any]:
         def read(store: LadderStore) -> dict[str, Any]:
-            found = store.game(game_id)
-            if found is None:
-                raise NotFound(f"game {game_id!r} has not been played in this ladder")
-            record, set_status = found
-            if set_status in ("playing", "suspended"):
-                m = _GAME_ID.fullmatch(game_id)
-                left = 0
-                if m is not None:
-                    left = store.season()[0].games_per_set - len(store.stored_games(int(m[1])))
-                raise Withheld(set_withheld(game_id, set_status, left))
-            return replay_json(record)
+            def unknown() -> str:
+                return f"game {game_id!r} has not been played in this ladder"
+
+            return dict(replay(store.db, game_id, self.showing(store), unknown))
 
         return dict(self._cached(("game", game_id), read))
 
@@ -203,9 +232,7 @@ class LadderData:
                 "retired_at": e.retired_at,
                 "versions": [_version(v, standing.get(v.label)) for v in e.versions],
                 "history": _history(history, labels),
-                "game_list": [
-                    self._shown(store, g, labels) for g in store.latest_games(GAMES_SHOWN, e.id)
-                ],
+                "game_list": self._lines(store, e.id),
             }
 
         return dict(self._cached(("entrant", name), read))

@@ -1,0 +1,308 @@
+"""The played games of a store, whichever made it (a tournament's, a
+comparison's, a ladder's): the columns of the tables ``games`` and
+``seat_results`` every such store has, which each extends with its own
+(:func:`games_table`, :func:`seat_results_table`), the statements that
+write a played game (:func:`write_game`) and those that read the games
+back (:func:`game_rows`, :func:`game_record`, :func:`game_counts`,
+:func:`games_fingerprint`).
+
+- ``games``: ``id``; ``seats``, who sits where as a JSON list in the
+  store's own terms (entrants' names, versions' ids); ``status``;
+  ``started_at`` and ``finished_at`` (Unix seconds); ``faulted`` (1 when
+  a seat faulted); ``record``, the game's complete record as JSON (a
+  referee's ``GameRecord``; NULL while a planned game is unplayed).
+- ``seat_results``: per finished game and seat, the final ``total``, the
+  ``rank`` and the ``faults`` (JSON, fault code -> count).
+
+A record is text here: the storage room knows no referee. What it takes of
+one is :class:`Recorded` (a ``GameRecord`` is one), and a reader converts
+the text it reads back (``GameRecord.from_json``).
+
+>>> games_table(["set_id BIGINT NOT NULL"]).split(", ")[:3]
+['CREATE TABLE games (id TEXT PRIMARY KEY', 'set_id BIGINT NOT NULL', 'seats TEXT NOT NULL']
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from wizard_referee.storage.database import Database
+
+__all__ = [
+    "GameRow",
+    "PlayedGame",
+    "Recorded",
+    "game_counts",
+    "game_record",
+    "game_rows",
+    "games_fingerprint",
+    "games_table",
+    "seat_results_table",
+    "write_game",
+]
+
+#: Games whose seats' results one query reads (its ``IN`` list).
+CHUNK = 500
+
+
+def games_table(
+    own: Sequence[str] = (),
+    *,
+    with_seats: Sequence[str] = (),
+    planned: bool = False,
+    constraints: Sequence[str] = (),
+) -> str:
+    """The statement that makes ``games``: the shared columns with the
+    store's ``own`` column definitions after ``id`` (where a game is in the
+    store's plan), ``with_seats`` after ``seats``, and ``constraints`` last.
+    ``planned``: a game's row is written before it is played (its status
+    ``pending`` by default, no record yet); else once it was played (its
+    record required)."""
+    columns = [
+        "id TEXT PRIMARY KEY",
+        *own,
+        "seats TEXT NOT NULL",
+        *with_seats,
+        "status TEXT NOT NULL DEFAULT 'pending'" if planned else "status TEXT NOT NULL",
+        "started_at DOUBLE PRECISION",
+        "finished_at DOUBLE PRECISION",
+        "faulted INTEGER NOT NULL DEFAULT 0" if planned else "faulted INTEGER NOT NULL",
+        "record TEXT" if planned else "record TEXT NOT NULL",
+        *constraints,
+    ]
+    return _create("games", columns)
+
+
+def seat_results_table(player: str, *, rounds: Sequence[str] = ()) -> str:
+    """The statement that makes ``seat_results``: the shared columns with the
+    store's ``player`` column definition (who played the seat) after
+    ``seat``, and ``rounds`` (per-round columns) before ``faults``."""
+    columns = [
+        "game_id TEXT NOT NULL REFERENCES games (id)",
+        "seat INTEGER NOT NULL",
+        player,
+        "total INTEGER NOT NULL",
+        "rank INTEGER NOT NULL",
+        *rounds,
+        "faults TEXT NOT NULL",
+        "PRIMARY KEY (game_id, seat)",
+    ]
+    return _create("seat_results", columns)
+
+
+def _create(table: str, columns: Sequence[str]) -> str:
+    return f"CREATE TABLE {table} ({', '.join(columns)})"
+
+
+class Recorded(Protocol):
+    """What is stored of a played game's record (a referee's ``GameRecord``)."""
+
+    @property
+    def game_id(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def started_at(self) -> float: ...
+    @property
+    def finished_at(self) -> float | None: ...
+    @property
+    def totals(self) -> list[int]: ...
+    @property
+    def ranks(self) -> list[int]: ...
+    @property
+    def faults(self) -> list[dict[str, int]]: ...
+    @property
+    def faulted_seats(self) -> list[int]: ...
+    def to_json(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """A played game as the shared columns store it."""
+
+    id: str
+    status: str
+    started_at: float | None
+    finished_at: float | None
+    faulted: bool
+    record: str
+    """The record's JSON."""
+    totals: tuple[int, ...] = ()
+    ranks: tuple[int, ...] = ()
+    faults: tuple[dict[str, int], ...] = ()
+    """By seat: fault code -> count."""
+
+    @classmethod
+    def of(cls, record: Recorded) -> PlayedGame:
+        return cls(
+            record.game_id,
+            record.status,
+            record.started_at,
+            record.finished_at,
+            bool(record.faulted_seats),
+            record.to_json(),
+            tuple(record.totals),
+            tuple(record.ranks),
+            tuple(record.faults),
+        )
+
+    @property
+    def finished(self) -> bool:
+        """Played to its end: its seats have results."""
+        return self.status == "finished"
+
+
+def write_game(
+    db: Database,
+    game: PlayedGame,
+    *,
+    planned: bool,
+    seats: Sequence[Any] | None = None,
+    columns: Mapping[str, Any] | None = None,
+    seat_columns: Sequence[Mapping[str, Any]] = (),
+) -> None:
+    """Write ``game``, inside the caller's transaction (with what else it
+    writes): its row, the store's own ``columns`` in it (and ``seats``,
+    who sits where, when given), and once it finished its seats' results,
+    seat ``i``'s with the store's own ``seat_columns[i]``. ``planned``: the
+    row is the game's planned one, not finished yet (ValueError if there
+    is none); else a new row (a game stored already is refused: never
+    counted twice)."""
+    values: dict[str, Any] = {
+        "status": game.status,
+        "started_at": game.started_at,
+        "finished_at": game.finished_at,
+        "faulted": int(game.faulted),
+        "record": game.record,
+        **(columns or {}),
+    }
+    if seats is not None:
+        values["seats"] = json.dumps(list(seats))
+    names = Database.json_keys(list(values))
+    if planned:
+        sets = ", ".join(f"{n} = :{n}" for n in names)
+        changed = db.execute(
+            f"UPDATE games SET {sets} WHERE id = :id AND status != 'finished'",
+            {**values, "id": game.id},
+        )
+        if changed.rowcount != 1:
+            raise ValueError(f"game {game.id} is unknown or already finished")
+    else:
+        db.execute(_insert("games", ["id", *names]), {**values, "id": game.id})
+    if not game.finished:
+        return
+    rows = [
+        {
+            "game_id": game.id,
+            "seat": seat,
+            "total": game.totals[seat],
+            "rank": game.ranks[seat],
+            "faults": json.dumps(game.faults[seat], sort_keys=True),
+            **(seat_columns[seat] if seat_columns else {}),
+        }
+        for seat in range(len(game.totals))
+    ]
+    db.executemany(_insert("seat_results", Database.json_keys(list(rows[0]))), rows)
+
+
+def _insert(table: str, names: Sequence[str]) -> str:
+    return f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join(':' + n for n in names)})"
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """A game as the lists show it: the shared columns and, for a finished
+    game, its totals and ranks by seat."""
+
+    id: str
+    seats: list[Any]
+    status: str
+    started_at: float | None
+    finished_at: float | None
+    faulted: bool
+    totals: list[int] | None
+    ranks: list[int] | None
+    own: dict[str, Any] = field(default_factory=dict)
+    """The store's own columns asked for (:func:`game_rows`), by name."""
+
+
+def game_rows(
+    db: Database,
+    *,
+    own: Sequence[str] = (),
+    where: str = "",
+    params: Mapping[str, Any] | None = None,
+    order: str = "id",
+    limit: int | None = None,
+) -> list[GameRow]:
+    """The games of ``db`` (those ``where`` holds: a condition on ``games``
+    with ``:name`` parameters from ``params``) in ``order``, the first
+    ``limit`` of them (None: all), each with the store's ``own`` columns
+    and its seats' totals and ranks."""
+    picked = ["id", "seats", "status", "started_at", "finished_at", "faulted", *own]
+    sql = f"SELECT {', '.join(Database.json_keys(picked))} FROM games"
+    if where:
+        sql += f" WHERE {where}"
+    sql += f" ORDER BY {order}"
+    args = dict(params or {})
+    if limit is not None:
+        sql += " LIMIT :limit"
+        args["limit"] = limit
+    found = db.execute(sql, args).fetchall()
+    scores = _scores(db, [r[0] for r in found])
+    out = []
+    for r in found:
+        got = scores.get(r[0])
+        out.append(
+            GameRow(
+                r[0],
+                json.loads(r[1]),
+                str(r[2]),
+                r[3],
+                r[4],
+                bool(r[5]),
+                [t for t, _ in got] if got else None,
+                [k for _, k in got] if got else None,
+                dict(zip(own, r[6:], strict=True)),
+            )
+        )
+    return out
+
+
+def _scores(db: Database, ids: Sequence[str]) -> dict[str, list[tuple[int, int]]]:
+    """The totals and ranks of the seats of games ``ids``, by game, in seat order."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    for start in range(0, len(ids), CHUNK):
+        chunk = ids[start : start + CHUNK]
+        rows = db.execute(
+            "SELECT game_id, total, rank FROM seat_results"
+            f" WHERE game_id IN ({', '.join('?' * len(chunk))}) ORDER BY game_id, seat",
+            chunk,
+        )
+        for gid, total, rank in rows:
+            out.setdefault(gid, []).append((int(total), int(rank)))
+    return out
+
+
+def game_record(db: Database, game_id: str) -> str | None:
+    """The record (JSON) of game ``game_id``; None: no such game, or none
+    played yet."""
+    row = db.execute("SELECT record FROM games WHERE id = :id", {"id": game_id}).fetchone()
+    return None if row is None or row[0] is None else str(row[0])
+
+
+def game_counts(db: Database) -> dict[str, int]:
+    """The games by status."""
+    rows = db.execute("SELECT status, COUNT(*) FROM games GROUP BY status")
+    return {str(status): int(n) for status, n in rows}
+
+
+def games_fingerprint(db: Database) -> tuple[int, float]:
+    """Finished games and the last finish time: changes when a game is stored."""
+    row = db.execute(
+        "SELECT COUNT(*), COALESCE(MAX(finished_at), 0) FROM games WHERE status = 'finished'"
+    ).fetchone()
+    return int(row[0]), float(row[1])
