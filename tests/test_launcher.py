@@ -252,3 +252,35 @@ def test_a_bot_process_is_stopped_at_the_end_of_its_block(tmp_path: Path) -> Non
 
     trio.run(main)
     assert log.read_text().startswith("out\n") and err.read_text() == "err\n"
+
+
+@pytest.mark.e2e
+def test_a_cancelled_block_still_hears_its_bots_stop(tmp_path: Path) -> None:
+    """A block cancelled from outside (Ctrl-C in a tournament) stops its
+    bots and ends: the launcher's reader outlives the cancellation, so
+    each bot's stop sees its exit. (With the reader cancelled too, every
+    stop waited for an exit no one would read, and the tournament hung.)"""
+    from wizard_referee.hosting.bot_process import BotProcess, open_bot_process
+    from wizard_referee.hosting.launcher import Launcher
+
+    log = tmp_path / "out.log"
+    env = dict(os.environ)
+    stopped: list[BotProcess] = []
+
+    async def bot(launcher: Launcher, task_status: trio.TaskStatus[None]) -> None:
+        async with open_bot_process(launcher, ["sleep", "30"], env, log) as proc:
+            stopped.append(proc)
+            task_status.started()
+            await trio.sleep_forever()
+
+    async def main() -> None:
+        with trio.move_on_after(scaled(30)) as guard:
+            with trio.CancelScope() as block:
+                async with open_launcher() as launcher, trio.open_nursery() as nursery:
+                    for _ in range(3):
+                        await nursery.start(bot, launcher)
+                    block.cancel()
+        assert not guard.cancelled_caught, "the cancelled block did not end"
+
+    trio.run(main)
+    assert [p.returncode for p in stopped] == [-signal.SIGTERM] * 3

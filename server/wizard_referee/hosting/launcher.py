@@ -93,6 +93,10 @@ class Launcher:
         self._abandoned: set[int] = set()
         """Spawn requests given up on (no answer in time): killed if they start."""
         self._gone = trio.Event()
+        self._reading = trio.CancelScope(shield=True)
+        """The reader's scope: shielded, so that a cancelled block still hears
+        its bots exit while it stops them; cancelled once the launcher is
+        closed (or did not end in time)."""
 
     @property
     def pid(self) -> int:
@@ -189,17 +193,17 @@ class Launcher:
         stream = trio.lowlevel.FdStream(self._out_fd)
         buf = b""
         try:
-            while True:
-                data = await stream.receive_some(65536)
-                if not data:
-                    break
-                buf += data
-                *lines, buf = buf.split(b"\n")
-                for line in lines:
-                    if line.strip():
-                        self._dispatch(json.loads(line))
+            with self._reading:
+                while True:
+                    data = await stream.receive_some(65536)
+                    if not data:
+                        break
+                    buf += data
+                    *lines, buf = buf.split(b"\n")
+                    for line in lines:
+                        if line.strip():
+                            self._dispatch(json.loads(line))
         finally:
-            await stream.aclose()
             self._gone.set()
             for done, _ in self._pending.values():
                 done.set()  # answered with "has ended"
@@ -207,6 +211,8 @@ class Launcher:
                 if proc.returncode is None:  # its parent is gone: so is it (SIGTERM)
                     proc._set_exited(-signal.SIGTERM)
             self._running.clear()
+            with trio.CancelScope(shield=True):
+                await stream.aclose()
 
     def _close(self) -> None:
         with contextlib.suppress(OSError):
@@ -229,6 +235,7 @@ async def open_launcher(stop_timeout: float = 10.0) -> AsyncIterator[Launcher]:
                 launcher._close()
                 with trio.CancelScope(shield=True), trio.move_on_after(stop_timeout):
                     await launcher._gone.wait()
+                launcher._reading.cancel()
                 nursery.cancel_scope.cancel()
     finally:
         launcher._close()
