@@ -422,15 +422,14 @@ def _play(
 
         play_in_process(comparison, _parallel(args), progress)
         return
-    import trio
-
     from wizard_referee.compare.referee_play import play_over_referee
+    from wizard_referee.hosting.interrupt import run_interruptible
     from wizard_referee.referee.logs import configure_logging, log_file
 
     log = log_file(beside_store(comparison.store.target, ".logs") / "runner.log")
     configure_logging("warning", "json", log)
     try:
-        trio.run(
+        run_interruptible(
             lambda: play_over_referee(
                 comparison,
                 _parallel(args),

@@ -17,7 +17,10 @@ Its small interface:
   them, never forked from a gRPC process;
 - :mod:`.entrants`: the command entrants' instances, supervised and
   restarted; :mod:`.confine`: what ``sandbox = "bwrap"`` asks of the
-  sandbox room, and the checks before any game.
+  sandbox room, and the checks before any game;
+- :mod:`.interrupt`: :func:`~.interrupt.run_interruptible`, how a command
+  that hosts games turns Ctrl-C into a cancellation that stops its bots
+  and keeps every finished game.
 
 This ``__init__`` imports nothing, so that the launcher can be started
 before gRPC loads (``check``).

@@ -131,8 +131,7 @@ def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
     from wizard_referee.referee.grpc_setup import prepare_referee_transport
 
     prepare_referee_transport()  # before the referee loads grpc
-    import trio
-
+    from wizard_referee.hosting.interrupt import run_interruptible
     from wizard_referee.tournament.runner import (
         format_leaderboard,
         leaderboard,
@@ -151,7 +150,7 @@ def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
         flush=True,
     )
     try:
-        store = trio.run(
+        store = run_interruptible(
             lambda: run_tournament(
                 config,
                 progress_stream=None if args.quiet else sys.stderr,

@@ -224,8 +224,7 @@ def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
     from wizard_referee.referee.grpc_setup import prepare_referee_transport
 
     prepare_referee_transport()  # before the referee loads grpc
-    import trio
-
+    from wizard_referee.hosting.interrupt import run_interruptible
     from wizard_referee.referee.arena import freeze_startup_objects
     from wizard_referee.tournament.executors import log_dir
     from wizard_referee.tournament.runner import (
@@ -240,7 +239,7 @@ def _run(args: argparse.Namespace, config: TournamentConfig) -> int:
     try:
         on_arena = _web_starter(args, config)
         freeze_startup_objects()  # the modules loaded so far live until exit
-        store = trio.run(
+        store = run_interruptible(
             lambda: run_tournament(
                 config, resume=args.resume, progress_stream=progress, on_arena=on_arena
             )

@@ -1,0 +1,60 @@
+"""Ctrl-C cancels a hosted run instead of raising into its code
+(:mod:`wizard_referee.hosting.interrupt`)."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+import trio
+
+from wizard_referee.hosting.interrupt import run_interruptible
+
+
+def _run_that_signals(sig: int, reached: list[str]) -> object:
+    async def run() -> str:
+        try:
+            os.kill(os.getpid(), sig)
+            total = sum(range(100_000))  # plain code: trio's default raises in here
+            reached.append(f"after the signal {total}")
+            await trio.sleep(60)  # cancelled by the signal
+            reached.append("slept")
+            return "done"
+        finally:
+            reached.append("finally")
+
+    return run
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_cancels_the_run_and_then_raises_keyboard_interrupt(sig: int) -> None:
+    reached: list[str] = []
+    before = signal.getsignal(sig)
+    with pytest.raises(KeyboardInterrupt):
+        run_interruptible(_run_that_signals(sig, reached))  # type: ignore[arg-type]
+    # the code between two checkpoints ran to the next one, then unwound
+    assert reached == [f"after the signal {sum(range(100_000))}", "finally"]
+    assert signal.getsignal(sig) == before  # the handler is put back
+
+
+def test_trio_s_default_raises_inside_plain_code_which_is_why() -> None:
+    """The hazard the helper removes: the same run under ``trio.run``."""
+    reached: list[str] = []
+    with pytest.raises(KeyboardInterrupt):
+        trio.run(_run_that_signals(signal.SIGINT, reached))  # type: ignore[arg-type]
+    assert reached == ["finally"]
+
+
+def test_a_run_returns_its_value_and_its_own_errors_unchanged() -> None:
+    async def value() -> int:
+        await trio.sleep(0)
+        return 42
+
+    async def broken() -> None:
+        await trio.sleep(0)
+        raise ValueError("its own")
+
+    assert run_interruptible(value) == 42
+    with pytest.raises(ValueError, match="its own"):
+        run_interruptible(broken)
