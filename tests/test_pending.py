@@ -182,7 +182,17 @@ def _message(kind: str, bot: MemBot, req: DecisionRequest) -> Any:
     return ActionMsg(bot.requests[-2].request_id, bot.random_action(req))
 
 
-def scripted(plan: Sequence[Step], hidden: bool, benching: bool) -> Any:
+@dataclass
+class Moments:
+    """What the scripted bots of one game do when (shared by them)."""
+
+    due: list[float]
+    """When their next messages are to be sent."""
+    sent: dict[str, float]
+    """When each last sent one."""
+
+
+def scripted(plan: Sequence[Step], hidden: bool, benching: bool, moments: Moments) -> Any:
     """``benching``: a fault may end the open request (fault policy
     ``forfeit_round`` or ``remove``)."""
     asked: dict[str, float] = {}
@@ -201,6 +211,8 @@ def scripted(plan: Sequence[Step], hidden: bool, benching: bool) -> Any:
 
     last = [-1.0]
     """When the bot last sent a message."""
+    faulted = [-1.0]
+    """When the bot last sent a message that faults its seat."""
 
     async def on_request(bot: MemBot, req: DecisionRequest) -> bool:
         k = len(bot.requests) - 1
@@ -209,6 +221,7 @@ def scripted(plan: Sequence[Step], hidden: bool, benching: bool) -> Any:
         if k >= len(plan):
             return False  # answered at once
         start = asked.get(req.request_id, trio.current_time())
+        faulted_before = faulted[0]  # (for an earlier request)
         step = plan[k]
         sent = ""
         answered = False
@@ -225,19 +238,40 @@ def scripted(plan: Sequence[Step], hidden: bool, benching: bool) -> Any:
                 # instant, maybe a deadline, where what has arrived when the
                 # referee settles a decision is trio's order)
                 continue
-            await trio.sleep_until(at)
+            moments.due.append(at)
+            try:
+                await trio.sleep_until(at)
+            finally:
+                moments.due.remove(at)
             bot.send(_message(kind, bot, req))
-            last[0] = at
+            moments.sent[bot.name] = last[0] = at
+            if kind in FAULTS:
+                faulted[0] = at
             answered = answered or sent == "legal" or (benching and sent in FAULTS)
             sent = kind
         in_time = trio.current_time() < start + _at("0", req)
-        if step.busy and sent in ANSWERS and not answered and in_time and not hidden:
+        now = trio.current_time()
+        if (
+            step.busy
+            and sent in ANSWERS
+            and not answered
+            and in_time
+            and not hidden
+            and not (benching and faulted_before >= start)
+            and not any(now <= t <= now + 2 * TICK for t in moments.due)
+            and not any(t == now for name, t in moments.sent.items() if name != bot.name)
+        ):
             # busy past the deadline right after an answer in time (handed to
             # the decision waiting for it): when the referee next runs is then
             # the same whichever task trio runs first. (After another message,
             # read by the seat's reader, or with other seats asked at once,
             # the reader's, the alarm's and the other decisions' order
-            # past the deadline is the scheduler's.)
+            # past the deadline is the scheduler's. So is it after a fault
+            # the bot sent for an earlier request once this one was asked,
+            # which may have ended it already; and when another bot sent a
+            # message at this instant, or one falls due within the jump: it
+            # is then read when the referee runs again, in the scheduler's
+            # order with the requests it sends then.)
             clock = trio.lowlevel.current_clock()
             assert isinstance(clock, trio.testing.MockClock)
             clock.jump(2 * TICK)
@@ -303,11 +337,12 @@ def run_game(
         async with memory_arena(
             rules=rules, move_time=0.25, bot_seed_secret="fixed", **settings
         ) as arena:
+            moments = Moments([], {})
             bots = [
                 MemBot(
                     f"b{i}",
                     rule_options=options,
-                    on_request=scripted(plan, hidden, "fault_policy" in settings),
+                    on_request=scripted(plan, hidden, "fault_policy" in settings, moments),
                 )
                 for i, plan in enumerate(plans)
             ]
