@@ -480,10 +480,14 @@ ROOMS: list[Room] = [
         "SKIP LOCKED`; SQLite's `BEGIN IMMEDIATE` needs none), the database's clock (for "
         "leases), JSON fields, every driver error one `DatabaseError`), and versioned schemas "
         "(`migrations.py`: a `schema_version` table; an older store migrated after a note, "
-        "SQLite's copied first; a newer one refused in one line); the tables are the caller's, "
-        "but for the played games' columns every store of games shares (`games.py`: `games` "
-        "and `seat_results`, which each store extends with its own columns; a played game "
-        "written, the games and a record read back, whichever store made them)",
+        "SQLite's copied first; a newer one refused in one line; a schema may carry schemas "
+        "shared with other kinds of store, `Schema.shared`, migrated with it); the tables are "
+        "the caller's, but for the played games' columns every store of games shares "
+        "(`games.py`: `games` and `seat_results`, which each store extends with its own "
+        "columns; their own schema, component `games`, to which a column is added by "
+        "declaring it once there, every store getting it on opening; a played game written, "
+        "the games and a record read back, with the columns the store has, whichever store "
+        "made them)",
         ("wizard_arena.extras", "psycopg"),
         "psycopg in `postgres.py` alone (loaded only for a URL); no other room imports a "
         "database driver, and the others import the room's `__init__` only; no `asyncio` or "

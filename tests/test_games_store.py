@@ -1,30 +1,57 @@
 """The played games every store of games shares (storage/games.py): the
 tournament's and the ladder's stores make the tables they made before
 (no migration for a store of either), write a game through the one writer
-and read it back through the one reader, on SQLite and PostgreSQL."""
+and read it back through the one reader, on SQLite and PostgreSQL. A
+column added to the shared tables is declared once and reaches every
+store: a new one at creation, an older one on opening (a reader of an
+older one reads it as None), and a store whose shared columns are newer is
+refused."""
 
 from __future__ import annotations
 
+import dataclasses
+import io
+import json
 import sqlite3
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from wizard_arena.rules import Rules
+from wizard_referee.ladder import store as ladder_store
 from wizard_referee.ladder.season import Season
+from wizard_referee.ladder.sql import LADDER_SCHEMA
 from wizard_referee.ladder.store import LadderStore, new_token
 from wizard_referee.storage import (
+    ADDED,
+    Added,
     DatabaseError,
     PlayedGame,
+    SchemaTooNew,
     game_counts,
     game_record,
     game_rows,
+    games,
     games_fingerprint,
+    games_table,
     open_database,
+    seat_results_table,
+    shown,
+    stored_columns,
+    write_game,
+    written_version,
 )
+from wizard_referee.tournament import store as tournament_store
 from wizard_referee.tournament.seating import deal_seatings
-from wizard_referee.tournament.store import TOURNAMENT_SCHEMA, GameSpec, ResultsStore
+from wizard_referee.tournament.store import (
+    TOURNAMENT_SCHEMA,
+    GameSpec,
+    ResultsStore,
+    export_games,
+)
+from wizard_referee.web.games import Showing, game_lines
 
 from .web_support import ENTRANTS, play_record
 
@@ -79,6 +106,8 @@ def test_the_games_tables_are_those_each_store_made_before(which: str, tmp_path:
     before = sqlite3.connect(":memory:")
     for statement in TOURNAMENT_BEFORE if which == "tournament" else LADDER_BEFORE:
         before.execute(statement)
+    for column in ADDED:  # (and each column added to them since, as a migration adds it)
+        before.execute(column.step)
     path = tmp_path / "now.sqlite"
     if which == "tournament":
         ResultsStore(path).close()
@@ -94,11 +123,13 @@ def test_the_games_tables_are_those_each_store_made_before(which: str, tmp_path:
 
 
 def test_a_tournament_store_made_before_opens_as_it_is(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], umpire: Callable[[bool], None]
 ) -> None:
     """A store of the tables made before, at version 1: opened to write,
-    nothing to migrate (no note, no copy), and its games are read and
-    written as a new store's."""
+    nothing to migrate (no note, no copy; with no column added to the
+    shared tables since, which a store gets as the tests below say), and
+    its games are read and written as a new store's."""
+    umpire(False)
     path = tmp_path / "old.sqlite"
     con = sqlite3.connect(path)
     other = [s for s in TOURNAMENT_SCHEMA.migrations[0].steps if "TABLE games" not in s]
@@ -205,3 +236,145 @@ def test_the_reader_opens_a_store_it_did_not_make(tmp_path: Path) -> None:
         assert games_fingerprint(db) == (0, 0.0)
     finally:
         db.close()
+
+
+# -- a column added to the shared tables --------------------------------------------------
+
+UMPIRE = Added("games", "umpire", "TEXT", "who umpired the game (a test's column)")
+
+
+@pytest.fixture
+def umpire(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bool], None]]:
+    """Declare :data:`UMPIRE` (True) or nothing added (False), as a
+    program of each version would: the games' schema with it, every
+    store's schema riding with that, a record's umpire its game's id."""
+
+    def declare(added: bool) -> None:
+        declared = (UMPIRE,) if added else ()
+        schema = games._games_schema(declared)
+        monkeypatch.setattr(games, "ADDED", declared)
+        monkeypatch.setattr(games, "GAMES_SCHEMA", schema)
+        patched = dataclasses.replace(TOURNAMENT_SCHEMA, shared=(schema,))
+        monkeypatch.setattr(tournament_store, "TOURNAMENT_SCHEMA", patched)
+        ladder = dataclasses.replace(LADDER_SCHEMA, shared=(schema,))
+        monkeypatch.setattr(ladder_store, "LADDER_SCHEMA", ladder)
+        umpires = {"umpire": lambda r: f"ump-{r.game_id}"} if added else {}
+        monkeypatch.setattr(
+            games, "record_columns", lambda r: {k: f(r) for k, f in umpires.items()}
+        )
+
+    yield declare
+
+
+def _tournament(database: str, played: int) -> list[GameSpec]:
+    """A tournament of three games in ``database``, its first ``played`` played."""
+    names = ("alice", "bob", "carol")
+    specs = [GameSpec(f"g{r}", r, 0, 0, r, "7:0", names[r:] + names[:r]) for r in range(3)]
+    with ResultsStore(database) as store:
+        store.create("t", {"name": "t"}, [(n, "command", None) for n in names], specs, {})
+        for spec in specs[:played]:
+            store.save_game(spec, play_record(spec, RULES))
+    return specs
+
+
+def _games_version(database: str) -> int | None:
+    db = open_database(database)
+    try:
+        return written_version(db, "games")
+    finally:
+        db.close()
+
+
+def _exported(store: ResultsStore) -> list[dict[str, Any]]:
+    out = io.StringIO()
+    export_games(store, out)
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+@pytest.mark.parametrize("which", ["tournament", "ladder"])
+def test_a_declared_column_is_in_a_new_store(
+    which: str, database: str, umpire: Callable[[bool], None]
+) -> None:
+    umpire(True)
+    if which == "ladder":
+        LadderStore.create(database, Season("s", players=3, rules=RULES)).close()
+    else:
+        _tournament(database, 2)
+        with ResultsStore(database) as store:
+            rows = game_rows(store.db, order="id")
+            assert [r.added for r in rows] == [
+                {"umpire": "ump-g0"},
+                {"umpire": "ump-g1"},
+                {"umpire": None},  # (not played)
+            ]
+            lines = game_lines(store.db, Showing(lambda _id, _row: None))
+            assert [line["umpire"] for line in lines] == ["ump-g0", "ump-g1", None]
+            assert [line["umpire"] for line in _exported(store)] == ["ump-g0", "ump-g1"]
+    assert _games_version(database) == 2
+
+
+def test_a_declared_column_reaches_an_older_store_on_opening(
+    database: str, umpire: Callable[[bool], None], capsys: pytest.CaptureFixture[str]
+) -> None:
+    umpire(False)
+    specs = _tournament(database, 1)
+    assert _games_version(database) == 1
+    capsys.readouterr()
+    umpire(True)
+    with ResultsStore(database) as store:
+        store.save_game(specs[1], play_record(specs[1], RULES))
+        rows = game_rows(store.db, where="status = 'finished'")
+        assert [r.added for r in rows] == [{"umpire": None}, {"umpire": "ump-g1"}]
+    assert _games_version(database) == 2
+    assert (
+        f"{shown(database)} holds the games' shared columns of schema version 1; "
+        "this wizard-arena writes version 2: "
+    ) in capsys.readouterr().err
+
+
+def test_an_older_store_opened_read_only_is_read_as_it_is(
+    database: str, umpire: Callable[[bool], None]
+) -> None:
+    umpire(False)
+    _tournament(database, 1)
+    umpire(True)
+    with ResultsStore(database, read_only=True) as store:
+        assert stored_columns(store.db) == ()
+        (row,) = game_rows(store.db, where="status = 'finished'")
+        assert row.id == "g0" and row.added == {"umpire": None}
+        (line,) = [x for x in game_lines(store.db, Showing(lambda *_: None)) if x["id"] == "g0"]
+        assert line["umpire"] is None
+        assert [x["umpire"] for x in _exported(store)] == [None]
+    assert _games_version(database) == 1  # (nothing migrated)
+
+
+def test_a_game_is_written_with_the_columns_its_store_has(
+    database: str, umpire: Callable[[bool], None]
+) -> None:
+    """Tables made as version 1 (no version written: read as 1) hold no
+    umpire: a game is written without it, and read back with it None."""
+    umpire(True)
+    db = open_database(database)
+    try:
+        db.execute(games_table())
+        db.execute(seat_results_table("player TEXT"))
+        record = play_record(GameSpec("g", 0, 0, 0, 0, "1:x", ("alice", "bob", "carol")), RULES)
+        with db.transaction():
+            write_game(db, PlayedGame.of(record), planned=False, seats=[1, 2, 3])
+        (row,) = game_rows(db)
+        assert row.added == {"umpire": None} and stored_columns(db) == ()
+    finally:
+        db.close()
+
+
+def test_a_newer_games_schema_is_refused(database: str, umpire: Callable[[bool], None]) -> None:
+    umpire(True)
+    _tournament(database, 0)
+    umpire(False)
+    for read_only in (False, True):
+        with pytest.raises(SchemaTooNew) as refused:
+            ResultsStore(database, read_only=read_only)
+        assert str(refused.value) == (
+            f"{shown(database)} holds the games' shared columns of schema version 2, newer "
+            "than this wizard-arena knows (1): upgrade wizard-arena to use it"
+        )

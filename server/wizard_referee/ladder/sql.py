@@ -23,6 +23,7 @@ and the leases are its own.
 from __future__ import annotations
 
 from wizard_referee.storage import (
+    GAMES_SCHEMA,
     VERSION_TABLE,
     Migration,
     Schema,
@@ -167,6 +168,7 @@ LADDER_SCHEMA = Schema(
     ),
     marks=frozenset({"season", "sets", "set_results"}),
     unversioned=1,
+    shared=(GAMES_SCHEMA,),
 )
 
 

@@ -11,7 +11,9 @@ the ladder's; any room that keeps data in a database uses this one the
 same way), but for its own ``schema_version`` and the played games'
 columns every store of games shares (:mod:`.games`: ``games`` and
 ``seat_results``, which each store extends with its own columns; writing a
-played game, reading the games back).
+played game, reading the games back). Those shared tables grow here, not
+in any store: a column added to them is declared once in :mod:`.games`,
+whose schema (``games``) each store's rides with (:attr:`Schema.shared`).
 
 May import: the standard library, psycopg (only when a ``postgresql://``
 URL is opened: :mod:`.postgres`) and :mod:`wizard_arena.extras`. Nothing
@@ -34,15 +36,21 @@ from wizard_referee.storage.database import (
     shown,
 )
 from wizard_referee.storage.games import (
+    ADDED,
+    GAMES_SCHEMA,
+    Added,
     GameRow,
     PlayedGame,
     Recorded,
+    game_columns,
     game_counts,
     game_record,
     game_rows,
     games_fingerprint,
     games_table,
+    record_columns,
     seat_results_table,
+    stored_columns,
     write_game,
 )
 from wizard_referee.storage.migrations import (
@@ -60,7 +68,10 @@ from wizard_referee.storage.migrations import (
 )
 
 __all__ = [
+    "ADDED",
+    "GAMES_SCHEMA",
     "VERSION_TABLE",
+    "Added",
     "Database",
     "DatabaseError",
     "DatabaseLost",
@@ -78,6 +89,7 @@ __all__ = [
     "beside_store",
     "bind",
     "database_target",
+    "game_columns",
     "game_counts",
     "game_record",
     "game_rows",
@@ -86,10 +98,12 @@ __all__ = [
     "is_url",
     "open_database",
     "open_store",
+    "record_columns",
     "remove_store",
     "seat_results_table",
     "shown",
     "store_exists",
+    "stored_columns",
     "stored_version",
     "write_game",
     "written_version",

@@ -13,6 +13,13 @@ back (:func:`game_rows`, :func:`game_record`, :func:`game_counts`,
   referee's ``GameRecord``; NULL while a planned game is unplayed).
 - ``seat_results``: per finished game and seat, the final ``total``, the
   ``rank`` and the ``faults`` (JSON, fault code -> count).
+- the columns added to either since (:data:`ADDED`), each nullable: NULL
+  in a game stored before it was added. They are declared here once:
+  :data:`GAMES_SCHEMA` (component ``games`` in ``schema_version``, which
+  rides with each store's schema: :attr:`.Schema.shared`) adds them to
+  every store on opening, a new one at creation; :func:`write_game` writes
+  and :func:`game_rows` reads those the store has (an older store opened
+  read-only has not all: theirs read as None).
 
 A record is text here: the storage room knows no referee. What it takes of
 one is :class:`Recorded` (a ``GameRecord`` is one), and a reader converts
@@ -25,27 +32,98 @@ the text it reads back (``GameRecord.from_json``).
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from wizard_referee.storage.database import Database
+from wizard_referee.storage.migrations import Migration, Schema, stored_version
 
 __all__ = [
+    "ADDED",
+    "GAMES_SCHEMA",
+    "Added",
     "GameRow",
     "PlayedGame",
     "Recorded",
+    "game_columns",
     "game_counts",
     "game_record",
     "game_rows",
     "games_fingerprint",
     "games_table",
+    "record_columns",
     "seat_results_table",
+    "stored_columns",
     "write_game",
 ]
 
 #: Games whose seats' results one query reads (its ``IN`` list).
 CHUNK = 500
+
+
+@dataclass(frozen=True)
+class Added:
+    """A column added to a shared table after its first version."""
+
+    table: Literal["games", "seat_results"]
+    name: str
+    type: str
+    """Its SQL type, portable (SQLite and PostgreSQL); the column is nullable."""
+    holds: str
+    """What it holds (NULL: stored before it was added, or not known)."""
+
+    @property
+    def step(self) -> str:
+        """The statement that adds it."""
+        return f"ALTER TABLE {self.table} ADD COLUMN {self.name} {self.type}"
+
+
+#: The columns added to the shared tables, in the order they were: the
+#: ``n``-th (from 1) is version ``n + 1`` of :data:`GAMES_SCHEMA`. A new
+#: one is declared here, last, and nowhere else: every store gets it on
+#: opening. Where a played game's record gives its value,
+#: :func:`record_columns` says how (a ``games`` column), or the store
+#: passes it (a ``seat_results`` one: :attr:`PlayedGame.seat_added`).
+ADDED: tuple[Added, ...] = ()
+
+
+def _games_schema(added: Sequence[Added]) -> Schema:
+    return Schema(
+        component="games",
+        what="the games' shared columns",
+        noun="a store of games",
+        migrations=(
+            Migration(1, ()),
+            *(Migration(n, (column.step,)) for n, column in enumerate(added, 2)),
+        ),
+        tables=("seat_results", "games"),
+        marks=frozenset({"games", "seat_results"}),
+        unversioned=1,
+    )
+
+
+#: The shared tables' own schema (their row ``games`` in
+#: ``schema_version``): version 1 is the tables as :func:`games_table` and
+#: :func:`seat_results_table` make them (in each store's first migration),
+#: each later version adds one column of :data:`ADDED`. Every store's
+#: :class:`.Schema` names it in :attr:`.Schema.shared`.
+GAMES_SCHEMA = _games_schema(ADDED)
+
+_STORED: weakref.WeakKeyDictionary[Database, tuple[Added, ...]] = weakref.WeakKeyDictionary()
+
+
+def stored_columns(db: Database) -> tuple[Added, ...]:
+    """The columns of :data:`ADDED` that ``db``'s shared tables have (by
+    its ``games`` version; asked once per connection: a column once there
+    stays). A store opened to write has them all; one opened read-only,
+    of an older version, those of its version."""
+    known = _STORED.get(db)
+    if known is None:
+        found = stored_version(db, GAMES_SCHEMA)
+        known = _STORED[db] = ADDED[: (1 if found is None else found[0]) - 1]
+    return known
 
 
 def games_table(
@@ -119,6 +197,12 @@ class Recorded(Protocol):
     def to_json(self) -> str: ...
 
 
+def record_columns(record: Recorded) -> dict[str, Any]:
+    """The values of the ``games`` columns of :data:`ADDED` that a played
+    game's record gives, by name (one line per such column)."""
+    return {}
+
+
 @dataclass(frozen=True)
 class PlayedGame:
     """A played game as the shared columns store it."""
@@ -134,6 +218,10 @@ class PlayedGame:
     ranks: tuple[int, ...] = ()
     faults: tuple[dict[str, int], ...] = ()
     """By seat: fault code -> count."""
+    added: Mapping[str, Any] = field(default_factory=dict)
+    """The ``games`` columns of :data:`ADDED`, by name (one not given: NULL)."""
+    seat_added: tuple[Mapping[str, Any], ...] = ()
+    """By seat: the ``seat_results`` columns of :data:`ADDED`, by name."""
 
     @classmethod
     def of(cls, record: Recorded) -> PlayedGame:
@@ -147,6 +235,7 @@ class PlayedGame:
             tuple(record.totals),
             tuple(record.ranks),
             tuple(record.faults),
+            record_columns(record),
         )
 
     @property
@@ -170,13 +259,17 @@ def write_game(
     seat ``i``'s with the store's own ``seat_columns[i]``. ``planned``: the
     row is the game's planned one, not finished yet (ValueError if there
     is none); else a new row (a game stored already is refused: never
-    counted twice)."""
+    counted twice). Of the columns of :data:`ADDED`, those the store has
+    (:func:`stored_columns`) are written: ``game.added``'s and
+    ``game.seat_added``'s values, NULL for one not given."""
+    present = stored_columns(db)
     values: dict[str, Any] = {
         "status": game.status,
         "started_at": game.started_at,
         "finished_at": game.finished_at,
         "faulted": int(game.faulted),
         "record": game.record,
+        **{c.name: game.added.get(c.name) for c in present if c.table == "games"},
         **(columns or {}),
     }
     if seats is not None:
@@ -201,6 +294,11 @@ def write_game(
             "total": game.totals[seat],
             "rank": game.ranks[seat],
             "faults": json.dumps(game.faults[seat], sort_keys=True),
+            **{
+                c.name: game.seat_added[seat].get(c.name) if game.seat_added else None
+                for c in present
+                if c.table == "seat_results"
+            },
             **(seat_columns[seat] if seat_columns else {}),
         }
         for seat in range(len(game.totals))
@@ -227,6 +325,9 @@ class GameRow:
     ranks: list[int] | None
     own: dict[str, Any] = field(default_factory=dict)
     """The store's own columns asked for (:func:`game_rows`), by name."""
+    added: dict[str, Any] = field(default_factory=dict)
+    """Every ``games`` column of :data:`ADDED`, by name (None: NULL, or
+    not in the store, an older one opened read-only)."""
 
 
 def game_rows(
@@ -240,9 +341,10 @@ def game_rows(
 ) -> list[GameRow]:
     """The games of ``db`` (those ``where`` holds: a condition on ``games``
     with ``:name`` parameters from ``params``) in ``order``, the first
-    ``limit`` of them (None: all), each with the store's ``own`` columns
-    and its seats' totals and ranks."""
-    picked = ["id", "seats", "status", "started_at", "finished_at", "faulted", *own]
+    ``limit`` of them (None: all), each with the store's ``own`` columns,
+    the shared columns of :data:`ADDED` and its seats' totals and ranks."""
+    added = _games_added(db)
+    picked = ["id", "seats", "status", "started_at", "finished_at", "faulted", *own, *added]
     sql = f"SELECT {', '.join(Database.json_keys(picked))} FROM games"
     if where:
         sql += f" WHERE {where}"
@@ -266,10 +368,38 @@ def game_rows(
                 bool(r[5]),
                 [t for t, _ in got] if got else None,
                 [k for _, k in got] if got else None,
-                dict(zip(own, r[6:], strict=True)),
+                dict(zip(own, r[6 : 6 + len(own)], strict=True)),
+                _added(added, r[6 + len(own) :]),
             )
         )
     return out
+
+
+def game_columns(
+    db: Database, *, where: str = "", params: Mapping[str, Any] | None = None
+) -> dict[str, dict[str, Any]]:
+    """The ``games`` columns of :data:`ADDED` of the games of ``db`` that
+    ``where`` holds (as :func:`game_rows`'s), by game id and name (None:
+    NULL, or not in the store); empty when none is declared."""
+    if not any(c.table == "games" for c in ADDED):
+        return {}
+    added = _games_added(db)
+    sql = f"SELECT {', '.join(['id', *added])} FROM games"
+    if where:
+        sql += f" WHERE {where}"
+    return {r[0]: _added(added, r[1:]) for r in db.execute(sql, dict(params or {}))}
+
+
+def _games_added(db: Database) -> list[str]:
+    """The ``games`` columns of :data:`ADDED` that ``db`` has."""
+    return [c.name for c in stored_columns(db) if c.table == "games"]
+
+
+def _added(present: Sequence[str], values: Sequence[Any]) -> dict[str, Any]:
+    """Every ``games`` column of :data:`ADDED` by name: ``values`` those
+    ``present`` in the store, None the others."""
+    got = dict(zip(present, values, strict=True))
+    return {c.name: got.get(c.name) for c in ADDED if c.table == "games"}
 
 
 def _scores(db: Database, ids: Sequence[str]) -> dict[str, list[tuple[int, int]]]:

@@ -14,6 +14,12 @@ schema this program writes:
 - a store made before versions were kept (:attr:`Schema.unversioned`):
   the version its tables are, written down.
 
+Tables every kind of store has (the played games': :mod:`.games`) evolve
+apart from any one store's: their own schema (:attr:`Schema.shared`),
+with its own row in ``schema_version``, which rides with each store's:
+made, migrated (in the same transaction, after the same note) or refused
+with it.
+
 A read-only open changes nothing: it reads a store of any version from
 :attr:`Schema.readable_from` to the current one.
 """
@@ -99,6 +105,14 @@ class Schema:
     :attr:`marks` present, no version row); None: there is no such store."""
     readable_from: int = 1
     """The oldest version a reader of this program reads without migrating."""
+    shared: tuple[Schema, ...] = ()
+    """Schemas of tables this store shares with other kinds of store (the
+    played games': :data:`.GAMES_SCHEMA`), each with its own row in
+    ``schema_version`` and its own migrations: brought to their versions
+    with this one by :func:`open_store` (after this one's migrations, in
+    the same transaction), or refused with it. Their tables are made by
+    this schema (their version 1 is what its first migration makes, or
+    no steps) and are among its :attr:`tables`."""
 
     def __post_init__(self) -> None:
         versions = [m.version for m in self.migrations]
@@ -184,6 +198,7 @@ def _prepare(
 ) -> None:
     try:
         found = stored_version(db, schema)
+        shared = [None if found is None else stored_version(db, s) for s in schema.shared]
     except DatabaseError as e:
         raise NotThisStore(f"{db.where} is not {schema.noun} ({e.reason})") from None
     if found is None:
@@ -195,46 +210,71 @@ def _prepare(
     elif new:
         raise _exists(db, schema)
     else:
-        version, _ = found
-        if version > schema.version:
-            raise SchemaTooNew(
-                f"{db.where} holds {schema.what} of schema version {version}, newer than "
-                f"this wizard-arena knows ({schema.version}): upgrade wizard-arena to use it"
-            )
+        for part, at in ((schema, found), *zip(schema.shared, shared, strict=True)):
+            _check(db, part, at)
         if db.read_only:
-            if version < schema.readable_from:
-                raise StorageError(
-                    f"{db.where} holds {schema.what} of schema version {version}, older "
-                    f"than this wizard-arena reads ({schema.readable_from}): open it once "
-                    "to write (e.g. resume it) and it is migrated"
-                )
             return
     db.ready_for_writes()
-    if found is not None and found == (schema.version, True):
+    current = [(s.version, True) for s in schema.shared]
+    if found == (schema.version, True) and shared == current:
         return
-    if found is not None and found[0] < schema.version and note is not None:
-        note(
-            f"{db.where} holds {schema.what} of schema version {found[0]}; this "
-            f"wizard-arena writes version {schema.version}: "
-            f"{db.backup_note(found[0], schema.version)}; migrating it now"
-        )
+    if found is not None and note is not None:
+        older = [
+            f"{part.what} of schema version {at[0]}; this wizard-arena writes "
+            f"version {part.version}"
+            for part, at in ((schema, found), *zip(schema.shared, shared, strict=True))
+            if at is not None and at[0] < part.version
+        ]
+        if older:
+            note(
+                f"{db.where} holds {', and '.join(older)}: "
+                f"{db.backup_note(found[0], schema.version)}; migrating it now"
+            )
     with db.transaction():
         db.lock_schema()
         again = stored_version(db, schema)  # (another process may have been first)
         if new and again is not None:
             raise _exists(db, schema)
-        if again == (schema.version, True):
-            return
-        start = 0 if again is None else again[0]
-        for migration in schema.migrations[start:]:
-            for step in migration.steps:
-                db.execute(step.replace("{id}", db.id_column))
-        db.execute(_VERSION_DDL)
-        db.execute(
-            f"INSERT INTO {VERSION_TABLE} (component, version) VALUES (?, ?)"
-            " ON CONFLICT (component) DO UPDATE SET version = excluded.version",
-            (schema.component, schema.version),
+        fresh = again is None
+        _migrate(db, schema, again)
+        for part in schema.shared:
+            _migrate(db, part, None if fresh else stored_version(db, part))
+
+
+def _check(db: Database, schema: Schema, found: tuple[int, bool] | None) -> None:
+    """Refuse a store whose ``schema`` is ``found`` newer than this program
+    knows, or (read-only) older than it reads."""
+    if found is None:
+        return
+    version, _ = found
+    if version > schema.version:
+        raise SchemaTooNew(
+            f"{db.where} holds {schema.what} of schema version {version}, newer than "
+            f"this wizard-arena knows ({schema.version}): upgrade wizard-arena to use it"
         )
+    if db.read_only and version < schema.readable_from:
+        raise StorageError(
+            f"{db.where} holds {schema.what} of schema version {version}, older "
+            f"than this wizard-arena reads ({schema.readable_from}): open it once "
+            "to write (e.g. resume it) and it is migrated"
+        )
+
+
+def _migrate(db: Database, schema: Schema, found: tuple[int, bool] | None) -> None:
+    """Bring ``schema`` from ``found`` (None: nothing of it yet) to its
+    version and write that down, inside the caller's transaction."""
+    if found == (schema.version, True):
+        return
+    start = 0 if found is None else found[0]
+    for migration in schema.migrations[start:]:
+        for step in migration.steps:
+            db.execute(step.replace("{id}", db.id_column))
+    db.execute(_VERSION_DDL)
+    db.execute(
+        f"INSERT INTO {VERSION_TABLE} (component, version) VALUES (?, ?)"
+        " ON CONFLICT (component) DO UPDATE SET version = excluded.version",
+        (schema.component, schema.version),
+    )
 
 
 def store_exists(target: str | Path, schema: Schema) -> bool:
@@ -254,16 +294,18 @@ def store_exists(target: str | Path, schema: Schema) -> bool:
 def remove_store(db: Database, schema: Schema) -> None:
     """Remove ``schema``'s store from ``db`` and close it: an SQLite file
     entirely, a PostgreSQL database's tables of the schema (and
-    ``schema_version`` unless another schema is recorded in it)."""
+    ``schema_version`` unless another store's schema is recorded in it)."""
     tables: tuple[str, ...] = schema.tables
+    components = (schema.component, *(s.component for s in schema.shared))
+    ours = ", ".join("?" * len(components))
     try:
         others = db.execute(
-            f"SELECT COUNT(*) FROM {VERSION_TABLE} WHERE component != ?", (schema.component,)
+            f"SELECT COUNT(*) FROM {VERSION_TABLE} WHERE component NOT IN ({ours})", components
         ).fetchone()[0]
     except DatabaseError:
         others = 0  # (no version table)
     if others:
-        db.execute(f"DELETE FROM {VERSION_TABLE} WHERE component = ?", (schema.component,))
+        db.execute(f"DELETE FROM {VERSION_TABLE} WHERE component IN ({ours})", components)
     else:
         tables += (VERSION_TABLE,)
     db.remove(tables)

@@ -2,8 +2,10 @@
 games as JSON lines, the input of ``wizard-arena ratings``.
 
 One line per finished game: ``players`` and ``scores`` by seat, ``game_id``,
-``duplicate_set`` (the deal, which groups games for the ratings' bootstrap)
-and ``faulted``. To standard output by default, so that
+``duplicate_set`` (the deal, which groups games for the ratings' bootstrap),
+``faulted`` and the shared columns added to the games since their first
+version (:data:`wizard_referee.storage.ADDED`; null where a store predates
+one). To standard output by default, so that
 ``wizard-arena export --database DB | wizard-arena ratings -`` re-rates a
 tournament; ``--out FILE`` writes a file and says how many games it holds.
 """

@@ -35,11 +35,13 @@ from typing import Any, TextIO
 from wizard_referee import storage
 from wizard_referee.referee.record import GameRecord
 from wizard_referee.storage import (
+    GAMES_SCHEMA,
     VERSION_TABLE,
     Migration,
     PlayedGame,
     Schema,
     StoreExists,
+    game_columns,
     game_counts,
     game_record,
     games_fingerprint,
@@ -104,6 +106,7 @@ TOURNAMENT_SCHEMA = Schema(
     tables=("seat_results", "games", "entrants", "tournament", VERSION_TABLE),
     marks=frozenset({"tournament", "games", "seat_results"}),
     unversioned=1,
+    shared=(GAMES_SCHEMA,),
 )
 
 
@@ -452,8 +455,11 @@ class ResultsStore:
 
 
 def export_games(store: ResultsStore, out: TextIO) -> int:
-    """Write ``store``'s finished games to ``out``, one JSON line each; how many."""
+    """Write ``store``'s finished games to ``out``, one JSON line each (with
+    the games' shared columns added since their first version,
+    :data:`.storage.ADDED`); how many."""
     count = 0
+    added = game_columns(store.db, where="status = 'finished'")
     for spec, seats, faulted in store.finished_games():
         line = {
             "players": [s.entrant for s in seats],
@@ -461,6 +467,7 @@ def export_games(store: ResultsStore, out: TextIO) -> int:
             "game_id": spec.id,
             "duplicate_set": spec.duplicate_set,
             "faulted": faulted,
+            **added.get(spec.id, {}),
         }
         out.write(json.dumps(line) + "\n")
         count += 1

@@ -61,6 +61,7 @@ def game_lines(db: Database, showing: Showing, **query: Any) -> list[dict[str, A
             "started_at": row.started_at,
             "finished_at": row.finished_at,
             "faulted": row.faulted,
+            **row.added,
             "totals": row.totals,
             "ranks": row.ranks,
         }

@@ -12,6 +12,7 @@ from typing import Any
 
 from wizard_arena.rules import Game, Play, Rules
 from wizard_referee.referee.record import GameRecord
+from wizard_referee.storage import record_columns
 from wizard_referee.tournament.replay import (
     Moved,
     RoundBegins,
@@ -75,7 +76,8 @@ def _step(step: Any, game: Game, names: list[str]) -> dict[str, Any]:
 
 
 def record_summary(record: GameRecord) -> dict[str, Any]:
-    """A game's line in a list of games (from its record)."""
+    """A game's line in a list of games (from its record; the shared
+    columns a store would hold of it too, :func:`.record_columns`)."""
     return {
         "id": record.game_id,
         "seats": list(record.names),
@@ -83,6 +85,7 @@ def record_summary(record: GameRecord) -> dict[str, Any]:
         "started_at": record.started_at,
         "finished_at": record.finished_at,
         "faulted": bool(record.faulted_seats),
+        **record_columns(record),
         "totals": list(record.totals) or None,
         "ranks": list(record.ranks) or None,
     }
