@@ -342,6 +342,62 @@ def test_removing_a_store_leaves_what_is_not_its(database: str) -> None:
     assert not store_exists(database, schema(V1))
 
 
+#: A schema that rides with the bird list's (as the games' with a store's):
+#: its version 1 is the tables the bird list makes; its version 2 adds a column.
+RINGS = Migration(2, ("ALTER TABLE birds ADD COLUMN ring TEXT",))
+
+
+def rings(*migrations: Migration) -> Schema:
+    return Schema(
+        component="rings",
+        what="the birds' rings",
+        noun="a ring list",
+        migrations=(Migration(1, ()), *migrations),
+        tables=(),
+        marks=frozenset({"birds"}),
+        unversioned=1,
+    )
+
+
+def test_a_shared_schema_is_migrated_refused_removed_and_made_with_its_store(
+    database: str,
+) -> None:
+    with_rings = schema(V1, shared=(rings(RINGS),))
+    # a store made before the shared schema had its column: migrated on
+    # opening, after one note naming what is older
+    open_store(database, schema(V1)).close()
+    notes: list[str] = []
+    db = open_store(database, with_rings, note=notes.append)
+    assert stored_version(db, rings(RINGS)) == (2, True)
+    db.execute("INSERT INTO birds (name, seen, ring) VALUES ('tit', 1.0, 'A1')")
+    db.close()
+    (note,) = notes
+    assert note.startswith(f"{shown(database)} holds the birds' rings of schema version 1; ")
+    assert "this wizard-arena writes version 2" in note
+    open_store(database, with_rings, note=notes.append).close()
+    assert len(notes) == 1  # at its version: nothing more said
+    # a newer shared schema is refused, to a writer and a reader alike
+    for read_only in (False, True):
+        with pytest.raises(SchemaTooNew, match="holds the birds' rings of schema version 2, new"):
+            open_store(database, schema(V1, shared=(rings(),)), read_only=read_only)
+    # removed with its store: nothing of either is left
+    db = open_store(database, with_rings)
+    db.execute("CREATE TABLE notes (text TEXT)")
+    remove_store(db, with_rings)
+    if database.startswith("postgresql://"):
+        db = open_database(database)
+        assert db.tables() == {"notes"}  # the version table went with its last rows
+        db.close()
+    else:
+        assert not Path(database).exists()
+    # and a new store is made with it at its version
+    db = open_store(database, with_rings, note=notes.append)
+    assert stored_version(db, rings(RINGS)) == (2, True)
+    assert stored_version(db, with_rings) == (1, True)
+    db.close()
+    assert len(notes) == 1
+
+
 @NEEDS_POSTGRES
 def test_postgres_errors_are_one_line_without_the_password(postgres_url: str) -> None:
     # (a password no random socket folder name can hold)
