@@ -140,6 +140,13 @@ def test_a_tournament_store_made_before_opens_as_it_is(
     con.commit()
     con.close()
     spec = GameSpec("g0", 0, 0, 0, 0, "7:0", ("alice", "bob", "carol"))
+    # opened, not to write (export, replay): nothing written, not even the
+    # games tables' version, which is the one their tables say
+    with ResultsStore(path, create=False):
+        pass
+    with sqlite3.connect(path) as con:
+        assert con.execute("SELECT * FROM schema_version").fetchall() == [("tournament", 1)]
+    con.close()
     with ResultsStore(path, create=False) as store:
         store.create("old", {"name": "old"}, [], [spec], RULES.to_dict())
         store.save_game(spec, play_record(spec, RULES))

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import time
 
 import pytest
 import trio
@@ -58,3 +60,54 @@ def test_a_run_returns_its_value_and_its_own_errors_unchanged() -> None:
     assert run_interruptible(value) == 42
     with pytest.raises(ValueError, match="its own"):
         run_interruptible(broken)
+
+
+def test_a_second_signal_stops_an_unwinding_that_hangs() -> None:
+    """After the first signal the handlers are trio's again: a second
+    Ctrl-C raises at once, even through a shielded wait in the unwinding."""
+    reached: list[str] = []
+
+    async def run() -> None:
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            await trio.sleep(60)
+        finally:
+            with trio.CancelScope(shield=True):
+                reached.append("unwinding")
+                os.kill(os.getpid(), signal.SIGINT)  # the second one
+                await trio.sleep(60)  # (shielded: only KeyboardInterrupt ends it)
+                reached.append("slept through")
+
+    clock = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        run_interruptible(run)
+    assert reached == ["unwinding"] and time.monotonic() - clock < 30
+
+
+def test_an_ignored_signal_stays_ignored() -> None:
+    """A background job's SIGINT is ignored: its run is not stopped by it."""
+
+    async def run() -> str:
+        os.kill(os.getpid(), signal.SIGINT)
+        await trio.sleep(0.2)
+        return "finished"
+
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        assert run_interruptible(run) == "finished"
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def test_a_run_that_goes_on_once_cancelled_is_not_taken_as_done() -> None:
+    """A run that swallows the cancellation and returns: a partial result,
+    not the run's, so the caller hears KeyboardInterrupt."""
+
+    async def stubborn() -> str:
+        os.kill(os.getpid(), signal.SIGTERM)
+        with contextlib.suppress(trio.Cancelled):  # (what a run must not do)
+            await trio.sleep(60)
+        return "partial"
+
+    with pytest.raises(KeyboardInterrupt):
+        run_interruptible(stubborn)

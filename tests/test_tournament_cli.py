@@ -618,12 +618,17 @@ def test_git_ignores_databases_and_their_logs() -> None:
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_ctrl_c_says_how_to_resume(tmp_path: Path, sig: int) -> None:
+@pytest.mark.parametrize(
+    ("sig", "group"),
+    [(signal.SIGINT, True), (signal.SIGTERM, True), (signal.SIGTERM, False)],
+    ids=["ctrl-c", "sigterm-to-all", "sigterm-to-the-runner"],
+)
+def test_ctrl_c_says_how_to_resume(tmp_path: Path, sig: int, group: bool) -> None:
     """Ctrl-C (to the whole process group, as a terminal sends it) or a
-    SIGTERM: the runner stops its bots, keeps its games and says how to
-    resume; nothing else on standard error (no warning of a coroutine left
-    unstarted: the signal cancels the run, never raises into its code)."""
+    SIGTERM (to all, or to the runner alone): the runner stops its bots,
+    keeps its games and says how to resume; nothing else on standard error
+    (no warning of a coroutine left unstarted: the signal cancels the run,
+    never raises into its code), and no process of it is left."""
     toml = write_toml(
         tmp_path / "t.toml",
         {"players": 3, "round_sizes": [1, 2], "deal_sets": 50, "database": "t.sqlite"},
@@ -639,13 +644,18 @@ def test_ctrl_c_says_how_to_resume(tmp_path: Path, sig: int) -> None:
         start_new_session=True,  # Ctrl-C goes to the terminal's foreground group
     )
     wait_for_finished_games(db, 1, 120, proc)
-    os.killpg(proc.pid, sig)
+    if group:
+        os.killpg(proc.pid, sig)
+    else:
+        os.kill(proc.pid, sig)
     _, err = proc.communicate(timeout=scaled(60))
     assert proc.returncode == 130, err
     assert err.strip() == (
         f"interrupted: the finished games are kept in {db}; continue with: "
         f"wizard-arena {shlex.join([*typed, '--resume'])}"
     )
+    with pytest.raises(ProcessLookupError):  # the launcher and the bots are gone too
+        os.killpg(proc.pid, 0)
 
 
 @pytest.mark.e2e

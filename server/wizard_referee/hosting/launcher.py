@@ -233,10 +233,12 @@ async def open_launcher(stop_timeout: float = 10.0) -> AsyncIterator[Launcher]:
                 yield launcher
             finally:
                 launcher._close()
-                with trio.CancelScope(shield=True), trio.move_on_after(stop_timeout):
-                    await launcher._gone.wait()
-                launcher._reading.cancel()
-                nursery.cancel_scope.cancel()
+                try:
+                    with trio.CancelScope(shield=True), trio.move_on_after(stop_timeout):
+                        await launcher._gone.wait()
+                finally:
+                    launcher._reading.cancel()
+                    nursery.cancel_scope.cancel()
     finally:
         launcher._close()
         proc = launcher._proc

@@ -86,6 +86,9 @@ class Added:
 #: opening. Where a played game's record gives its value,
 #: :func:`record_columns` says how (a ``games`` column), or the store
 #: passes it (a ``seat_results`` one: :attr:`PlayedGame.seat_added`).
+#: The shared columns migrate after a store's own: a store's migration
+#: never refers to one (nor rebuilds the shared tables without them), and
+#: no name here is a column a store adds of its own (a test checks it).
 ADDED: tuple[Added, ...] = ()
 
 

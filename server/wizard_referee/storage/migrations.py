@@ -215,8 +215,12 @@ def _prepare(
         if db.read_only:
             return
     db.ready_for_writes()
-    current = [(s.version, True) for s in schema.shared]
-    if found == (schema.version, True) and shared == current:
+    # at its versions: nothing written (a shared schema at its version but
+    # not yet written down, as every store made before it, is left so: a
+    # store opened to read without a read-only open, e.g. by export, takes
+    # no write lock and needs no right to write)
+    versions = [None if v is None else v[0] for v in shared]
+    if found == (schema.version, True) and versions == [s.version for s in schema.shared]:
         return
     if found is not None and note is not None:
         older = [
