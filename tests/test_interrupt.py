@@ -7,11 +7,24 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Iterator
 
 import pytest
 import trio
 
 from wizard_referee.hosting.interrupt import run_interruptible
+
+
+@pytest.fixture(autouse=True)
+def _ctrl_c_as_in_a_terminal() -> Iterator[None]:
+    """SIGINT handled as Python does by default: a test runner started as a
+    background job of a non-interactive shell inherits it ignored (POSIX),
+    and then neither trio nor run_interruptible hears it."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def _run_that_signals(sig: int, reached: list[str]) -> object:
