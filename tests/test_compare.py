@@ -686,3 +686,19 @@ def test_sigterm_stops_a_comparison_as_ctrl_c_does(tmp_path: Path) -> None:
     assert proc.returncode == 130, text[-2000:]
     assert "leaked" not in text and "resource_tracker" not in text, text[-2000:]
     assert "interrupted: the finished games are kept in compare.sqlite" in text
+
+
+def test_the_verb_puts_back_the_sigterm_handler_it_found(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """compare turns SIGTERM into Ctrl-C while it plays, and only then: run
+    inside another program (here pytest), it leaves that program's handler."""
+    before = signal.getsignal(signal.SIGTERM)
+    ran = cli_here(
+        ["compare", RANDOM, RANDOM, *SIZE_ARGS, "--games", "4", "--quiet"],
+        capsys,
+        monkeypatch,
+        cwd=tmp_path,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert signal.getsignal(signal.SIGTERM) == before

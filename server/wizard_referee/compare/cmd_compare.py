@@ -300,7 +300,7 @@ def run(args: argparse.Namespace) -> int:
     # SIGTERM stops it as Ctrl-C does: the workers are stopped and their
     # semaphores released (killed outright, it left them to Python's
     # resource tracker, which warned of leaked semaphores)
-    signal.signal(signal.SIGTERM, _interrupted)
+    before = signal.signal(signal.SIGTERM, _interrupted)
     try:
         if not args.quiet:
             print(_header(comparison, _where(args, in_process)), file=sys.stderr)
@@ -321,6 +321,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 130
     finally:
+        signal.signal(signal.SIGTERM, before)  # (the verb may run inside another program)
         store.close()
     _report(comparison.outcome(), args, _why(args) if args.why else None)
     return 0
