@@ -44,23 +44,20 @@ def run_interruptible(run: Callable[[], Awaitable[T]]) -> T:
     and then raises KeyboardInterrupt (with what the cancelled run raised
     on its way out, if anything, as its cause). A run that ends before a
     signal cancels it returns its result. Call it from the main thread."""
-    stopped: list[int] = []
+    scope = trio.CancelScope()  # cancelled by the first signal alone
     results: list[T] = []
     raised: list[BaseException] = []
     heard = [s for s in STOPPING_SIGNALS if signal.getsignal(s) is not signal.SIG_IGN]
 
+    async def watch(task_status: trio.TaskStatus[None]) -> None:
+        # the first signal only: leaving the block puts the handlers back
+        with trio.open_signal_receiver(*heard) as signals:
+            task_status.started()
+            async for _ in signals:
+                scope.cancel()
+                break
+
     async def main() -> None:
-        scope = trio.CancelScope()
-
-        async def watch(task_status: trio.TaskStatus[None]) -> None:
-            # the first signal only: leaving the block puts the handlers back
-            with trio.open_signal_receiver(*heard) as signals:
-                task_status.started()
-                async for sig in signals:
-                    stopped.append(sig)
-                    scope.cancel()
-                    break
-
         async with trio.open_nursery() as nursery:
             if heard:
                 await nursery.start(watch)
@@ -79,7 +76,7 @@ def run_interruptible(run: Callable[[], Awaitable[T]]) -> T:
     try:
         trio.run(main)
     except BaseException as e:
-        if stopped and not isinstance(e, KeyboardInterrupt):
+        if scope.cancel_called and not isinstance(e, KeyboardInterrupt):
             raise KeyboardInterrupt from e
         raise
     if results:  # (it ended before the signal's cancellation reached it)
