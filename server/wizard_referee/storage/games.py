@@ -348,15 +348,7 @@ def game_rows(
     the shared columns of :data:`ADDED` and its seats' totals and ranks."""
     added = _games_added(db)
     picked = ["id", "seats", "status", "started_at", "finished_at", "faulted", *own, *added]
-    sql = f"SELECT {', '.join(Database.json_keys(picked))} FROM games"
-    if where:
-        sql += f" WHERE {where}"
-    sql += f" ORDER BY {order}"
-    args = dict(params or {})
-    if limit is not None:
-        sql += " LIMIT :limit"
-        args["limit"] = limit
-    found = db.execute(sql, args).fetchall()
+    found = _select(db, Database.json_keys(picked), where, params, order, limit)
     scores = _scores(db, [r[0] for r in found])
     out = []
     for r in found:
@@ -387,10 +379,29 @@ def game_columns(
     if not any(c.table == "games" for c in ADDED):
         return {}
     added = _games_added(db)
-    sql = f"SELECT {', '.join(['id', *added])} FROM games"
+    return {r[0]: _added(added, r[1:]) for r in _select(db, ["id", *added], where, params)}
+
+
+def _select(
+    db: Database,
+    columns: Sequence[str],
+    where: str,
+    params: Mapping[str, Any] | None,
+    order: str | None = None,
+    limit: int | None = None,
+) -> list[Any]:
+    """The rows of ``games`` (``columns`` of those ``where`` holds, in
+    ``order``, the first ``limit``), as :func:`game_rows` asks them."""
+    sql = f"SELECT {', '.join(columns)} FROM games"
     if where:
         sql += f" WHERE {where}"
-    return {r[0]: _added(added, r[1:]) for r in db.execute(sql, dict(params or {}))}
+    if order is not None:
+        sql += f" ORDER BY {order}"
+    args = dict(params or {})
+    if limit is not None:
+        sql += " LIMIT :limit"
+        args["limit"] = limit
+    return list(db.execute(sql, args).fetchall())
 
 
 def _games_added(db: Database) -> list[str]:

@@ -201,6 +201,7 @@ def _prepare(
         shared = [None if found is None else stored_version(db, s) for s in schema.shared]
     except DatabaseError as e:
         raise NotThisStore(f"{db.where} is not {schema.noun} ({e.reason})") from None
+    parts = [(schema, found), *zip(schema.shared, shared, strict=True)]
     if found is None:
         if not create:
             raise NotThisStore(
@@ -210,7 +211,7 @@ def _prepare(
     elif new:
         raise _exists(db, schema)
     else:
-        for part, at in ((schema, found), *zip(schema.shared, shared, strict=True)):
+        for part, at in parts:
             _check(db, part, at)
         if db.read_only:
             return
@@ -226,7 +227,7 @@ def _prepare(
         older = [
             f"{part.what} of schema version {at[0]}; this wizard-arena writes "
             f"version {part.version}"
-            for part, at in ((schema, found), *zip(schema.shared, shared, strict=True))
+            for part, at in parts
             if at is not None and at[0] < part.version
         ]
         if older:
