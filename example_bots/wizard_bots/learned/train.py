@@ -246,6 +246,14 @@ def fit(model: BidModel, data: Samples, settings: Settings, rng: np.random.Gener
     return loss
 
 
+def _pool(jobs: int) -> Any:
+    """``jobs`` worker processes (None: play here), started afresh (spawn,
+    as compare's and analyse's): forked from a process whose other threads
+    hold locks (gRPC's, in a test run's worker), a worker could spin or
+    block for ever."""
+    return multiprocessing.get_context("spawn").Pool(jobs) if jobs > 1 else None
+
+
 def train(settings: Settings, log: bool = True) -> BidModel:
     """Iterations of self-play and refitting; the final model."""
     rng = np.random.default_rng(settings.seed)
@@ -253,7 +261,7 @@ def train(settings: Settings, log: bool = True) -> BidModel:
     behaviour: BidModel | None = None  # the heuristic's bids first
     parts: list[Samples] = []
     jobs = max(1, settings.jobs)
-    pool = multiprocessing.Pool(jobs) if jobs > 1 else None
+    pool = _pool(jobs)
     try:
         for it in range(settings.iterations):
             start = time.perf_counter()
@@ -631,7 +639,7 @@ def train_play(
     rng = np.random.default_rng(settings.seed)
     model = PlayModel.initial(settings.hidden, settings.seed)
     jobs = max(1, settings.jobs)
-    pool = multiprocessing.Pool(jobs) if jobs > 1 else None
+    pool = _pool(jobs)
     # more tasks than processes (they finish at about the same time), and
     # whole tasks held out; as many whatever --jobs is (the weights depend on
     # the seed alone)
